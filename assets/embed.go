@@ -1,0 +1,27 @@
+// Package assets holds the files a learner reads and installs, embedded in
+// the cnpa binary exactly as they ship.
+package assets
+
+import _ "embed"
+
+// CRD is the TeamSpace CustomResourceDefinition of LAB.md step 1.
+//
+//go:embed crd.yaml
+var CRD []byte
+
+// ReconcileScript is the shell engine: one level-triggered pass with
+// kubectl and jq.
+//
+//go:embed reconcile.sh
+var ReconcileScript []byte
+
+// ServiceUnit is the cnpa-op.service template; see internal/service.
+//
+//go:embed cnpa-op.service
+var ServiceUnit []byte
+
+// RBAC is the least-privilege ServiceAccount, ClusterRole and binding the
+// controller needs.
+//
+//go:embed rbac.yaml
+var RBAC []byte

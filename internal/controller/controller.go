@@ -1,0 +1,253 @@
+// Package controller is the TeamSpace controller: a level-triggered
+// reconcile loop in the shape of kubernetes/sample-controller. Informers on
+// TeamSpaces and on the namespaces and quotas carrying our label feed a
+// rate-limited workqueue of TeamSpace names; a periodic resync re-enqueues
+// every name, so missed events and a stopped controller still converge.
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// Config is everything the controller needs besides the cluster.
+type Config struct {
+	// ArchiveDir receives <name>.json for every TeamSpace finalized.
+	ArchiveDir string
+	// Finalizer adds platform.labhub.io/cleanup to live TeamSpaces. Off, it
+	// is never added, but one already present is still honoured on deletion.
+	Finalizer bool
+	// Interval is the full resync period.
+	Interval time.Duration
+	// Workers is the number of TeamSpaces reconciled in parallel.
+	Workers int
+	// Logger receives structured logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Controller reconciles TeamSpaces.
+type Controller struct {
+	cfg  Config
+	kube kubernetes.Interface
+	dyn  dynamic.Interface
+	log  *slog.Logger
+
+	teamSpaces cache.GenericLister
+	namespaces corelisters.NamespaceLister
+	quotas     corelisters.ResourceQuotaLister
+	synced     []cache.InformerSynced
+
+	queue    workqueue.TypedRateLimitingInterface[string]
+	recorder record.EventRecorder
+	metrics  *metrics
+
+	// warned remembers warnings already given for one generation of a
+	// TeamSpace, so a bad spec is reported once, not on every resync.
+	warned sync.Map
+
+	dynFactory  dynamicinformer.DynamicSharedInformerFactory
+	kubeFactory informers.SharedInformerFactory
+	ready       chan struct{}
+}
+
+// New builds a controller on rc. Nothing runs until Run or Once.
+func New(rc *rest.Config, cfg Config) (*Controller, error) {
+	if cfg.Interval <= 0 {
+		cfg.Interval = 3 * time.Second
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 4
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.ArchiveDir == "" {
+		return nil, errors.New("archive dir is empty: pass --archive-dir")
+	}
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	return &Controller{cfg: cfg, kube: kube, dyn: dyn, log: cfg.Logger, metrics: newMetrics(), ready: make(chan struct{})}, nil
+}
+
+// stripManagedFields drops what the controller never reads from cached
+// objects; managedFields are most of a small object's size.
+func stripManagedFields(obj any) (any, error) {
+	if a, err := meta.Accessor(obj); err == nil {
+		a.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+// setupInformers wires the three informers and the listers sync reads.
+func (c *Controller) setupInformers() {
+	// Informers never resync by themselves: the ticker in Run re-enqueues
+	// names from the cache, which costs no API request.
+	c.dynFactory = dynamicinformer.NewDynamicSharedInformerFactory(c.dyn, 0)
+	tsInformer := c.dynFactory.ForResource(teamspace.GVR)
+	tsInformer.Informer().SetTransform(stripManagedFields)
+	c.teamSpaces = tsInformer.Lister()
+
+	owned := informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = teamspace.OwnerLabel })
+	c.kubeFactory = informers.NewSharedInformerFactoryWithOptions(c.kube, 0, owned, informers.WithTransform(stripManagedFields))
+	nsInformer := c.kubeFactory.Core().V1().Namespaces()
+	quotaInformer := c.kubeFactory.Core().V1().ResourceQuotas()
+	c.namespaces = nsInformer.Lister()
+	c.quotas = quotaInformer.Lister()
+
+	byName := func(obj any) {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			c.queue.Add(u.GetName())
+		} else if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			if u, ok := d.Obj.(*unstructured.Unstructured); ok {
+				c.queue.Add(u.GetName())
+			}
+		}
+	}
+	tsInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: byName, UpdateFunc: func(_, n any) { byName(n) }, DeleteFunc: byName,
+	})
+	byLabel := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if a, err := meta.Accessor(obj); err == nil {
+			if name := a.GetLabels()[teamspace.OwnerLabel]; name != "" {
+				c.queue.Add(name)
+			}
+		}
+	}
+	ownedHandler := cache.ResourceEventHandlerFuncs{AddFunc: byLabel, UpdateFunc: func(_, n any) { byLabel(n) }, DeleteFunc: byLabel}
+	nsInformer.Informer().AddEventHandler(ownedHandler)
+	quotaInformer.Informer().AddEventHandler(ownedHandler)
+	c.synced = []cache.InformerSynced{tsInformer.Informer().HasSynced, nsInformer.Informer().HasSynced, quotaInformer.Informer().HasSynced}
+}
+
+// Run reconciles until ctx ends. Phases: start the event recorder and the
+// informers, wait for their caches, start the workers and the resync
+// ticker; on cancellation, stop taking new work and let in-flight syncs
+// finish.
+func (c *Controller) Run(ctx context.Context) error {
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.NewTypedMaxOfRateLimiter(
+			// Per TeamSpace: 5 ms doubling to 30 s, so one failing object
+			// backs off without delaying the others.
+			workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 30*time.Second),
+		),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "teamspaces"})
+	c.metrics.queueDepth(c.queue.Len)
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
+	defer broadcaster.Shutdown()
+	c.recorder = broadcaster.NewRecorder(scheme(), corev1.EventSource{Component: "cnpa-controller"})
+
+	c.setupInformers()
+	c.dynFactory.Start(ctx.Done())
+	c.kubeFactory.Start(ctx.Done())
+	defer c.queue.ShutDown()
+	c.log.Info("waiting for caches")
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+		return fmt.Errorf("caches did not sync: %w", ctx.Err())
+	}
+	close(c.ready)
+	c.log.Info("controller started", "workers", c.cfg.Workers, "interval", c.cfg.Interval.String(),
+		"finalizer", c.cfg.Finalizer, "archiveDir", c.cfg.ArchiveDir)
+
+	var wg sync.WaitGroup
+	for i := 0; i < c.cfg.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c.processNextWorkItem(context.WithoutCancel(ctx)) {
+			}
+		}()
+	}
+	go wait.Until(c.enqueueAll, c.cfg.Interval, ctx.Done())
+	<-ctx.Done()
+	c.log.Info("shutting down: finishing in-flight work")
+	// ShutDownWithDrain waits for the items being processed, so a sync that
+	// wrote an archive also gets to remove its finalizer.
+	c.queue.ShutDownWithDrain()
+	wg.Wait()
+	c.dynFactory.Shutdown()
+	c.kubeFactory.Shutdown()
+	c.log.Info("controller stopped")
+	return nil
+}
+
+// Ready is closed once the caches have synced.
+func (c *Controller) Ready() <-chan struct{} { return c.ready }
+
+// enqueueAll is the level-triggered safety net: every TeamSpace in the
+// cache is looked at again, whatever events were or were not seen.
+func (c *Controller) enqueueAll() {
+	objs, err := c.teamSpaces.List(labelsEverything())
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	for _, o := range objs {
+		c.queue.Add(o.(*unstructured.Unstructured).GetName())
+	}
+}
+
+func (c *Controller) processNextWorkItem(ctx context.Context) bool {
+	name, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer c.queue.Done(name)
+	start := time.Now()
+	err := c.sync(ctx, name)
+	c.metrics.observe(time.Since(start), err)
+	switch {
+	case err == nil:
+		c.queue.Forget(name)
+	case isSkip(err):
+		// Needs a human; the resync looks again. Retrying with backoff
+		// would only repeat the same answer.
+		c.queue.Forget(name)
+	default:
+		c.log.Error("reconcile failed, retrying with backoff", "teamspace", name, "err", err,
+			"retries", c.queue.NumRequeues(name))
+		c.queue.AddRateLimited(name)
+	}
+	return true
+}
+
+// scheme resolves the kind of the objects events are about; TeamSpaces are
+// unstructured and carry their own apiVersion and kind.
+func scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = corev1.AddToScheme(s)
+	return s
+}

@@ -1,0 +1,247 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
+
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// Event reasons, visible in `kubectl describe teamspace`.
+const (
+	ReasonSynced            = "Synced"
+	ReasonDriftCorrected    = "DriftCorrected"
+	ReasonArchived          = "Archived"
+	ReasonInvalidSpec       = "InvalidSpec"
+	ReasonNamespaceConflict = "NamespaceConflict"
+	ReasonArchiveFailed     = "ArchiveFailed"
+)
+
+// skipError marks a TeamSpace that cannot converge until a human acts
+// (invalid spec, foreign namespace). The sync already warned through an
+// event; the caller must not retry with backoff, the resync looks again.
+type skipError struct{ err error }
+
+func (e skipError) Error() string { return e.err.Error() }
+func (e skipError) Unwrap() error { return e.err }
+
+func skip(err error) error { return skipError{err} }
+
+func isSkip(err error) bool {
+	var s skipError
+	return errors.As(err, &s)
+}
+
+// sync converges one TeamSpace from the current state only. Phases:
+//  1. get it (gone → nothing to do);
+//  2. being deleted → archive it and remove our finalizer, nothing else;
+//  3. ensure our finalizer (when enabled), keeping every other one;
+//  4. compute the desired state (invalid → warn, stop here);
+//  5. ensure the namespace, never adopting a stranger's;
+//  6. ensure the quota;
+//  7. write status through /status, only when it differs.
+//
+// A pass where everything already matches makes no request at all: every
+// comparison is against the listers.
+func (c *Controller) sync(ctx context.Context, name string) error {
+	obj, err := c.teamSpaces.Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil // deleted; the namespace goes by garbage collection
+	}
+	if err != nil {
+		return err
+	}
+	// Never modify the cache: work on a copy.
+	u := obj.(*unstructured.Unstructured).DeepCopy()
+	ts, err := teamspace.FromUnstructured(u)
+	if err != nil {
+		c.warn(u, ReasonInvalidSpec, "cannot read TeamSpace: %v", err)
+		return skip(err)
+	}
+
+	if ts.DeletionTimestamp != nil {
+		return c.finalize(ctx, u, ts)
+	}
+	if c.cfg.Finalizer && !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
+		if err := c.setFinalizers(ctx, ts, append(append([]string{}, ts.Finalizers...), teamspace.Finalizer)); err != nil {
+			return fmt.Errorf("add finalizer: %w", err)
+		}
+	}
+
+	desired, err := teamspace.DesiredState(ts)
+	if err != nil {
+		// Invalid spec: keep the quota's last good values and do not advance
+		// status; a retry would fail the same way, so do not requeue.
+		c.warn(u, ReasonInvalidSpec, "%v; the quota keeps its last good values until it is fixed", err)
+		return skip(err)
+	}
+	changed, err := c.ensureNamespace(ctx, u, ts, desired)
+	if err != nil {
+		return err
+	}
+	quotaChanged, err := c.ensureQuota(ctx, u, ts, desired)
+	if err != nil {
+		return err
+	}
+	changed = changed || quotaChanged
+	if ts.Status.ObservedGeneration != ts.Generation || ts.Status.Namespace != desired.Namespace {
+		patch, _ := json.Marshal(map[string]any{"status": map[string]any{
+			"observedGeneration": ts.Generation, "namespace": desired.Namespace}})
+		if _, err := c.dyn.Resource(teamspace.GVR).Patch(ctx, name, types.MergePatchType, patch,
+			metav1.PatchOptions{FieldManager: teamspace.FieldManager}, "status"); err != nil {
+			return fmt.Errorf("write status: %w", err)
+		}
+		changed = true
+	}
+	if changed {
+		c.event(u, corev1.EventTypeNormal, ReasonSynced, "namespace %s and quota pods=%s cpu=%s in place for generation %d",
+			desired.Namespace, desired.Pods.String(), desired.CPU.String(), ts.Generation)
+	}
+	return nil
+}
+
+// finalize archives a TeamSpace being deleted and then removes only our
+// finalizer. The record is on disk before the finalizer goes, so a crash in
+// between repeats the (idempotent) write instead of losing the record.
+func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace) error {
+	if !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
+		return nil // not ours to hold; other finalizers belong to others
+	}
+	rec := ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}
+	if err := WriteArchive(c.cfg.ArchiveDir, rec); err != nil {
+		// Keep the finalizer: deletion stays blocked until the record is on
+		// disk. Returning the error retries with backoff.
+		c.warn(u, ReasonArchiveFailed, "cannot write the archive record, deletion stays blocked: %v", err)
+		return fmt.Errorf("archive: %w", err)
+	}
+	if err := c.setFinalizers(ctx, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer)); err != nil {
+		return fmt.Errorf("remove finalizer: %w", err)
+	}
+	c.metrics.archived.Inc()
+	c.event(u, corev1.EventTypeNormal, ReasonArchived, "archived to %s/%s.json; finalizer %s removed",
+		c.cfg.ArchiveDir, ts.Name, teamspace.Finalizer)
+	return nil
+}
+
+// setFinalizers writes the whole finalizer list with the resourceVersion we
+// read as a precondition: if anyone changed the object since (another
+// controller adding its finalizer), the server answers 409 and we retry from
+// fresh state instead of dropping their entry.
+func (c *Controller) setFinalizers(ctx context.Context, ts *teamspace.TeamSpace, finalizers []string) error {
+	if finalizers == nil {
+		finalizers = []string{}
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"resourceVersion": ts.ResourceVersion, "finalizers": finalizers}})
+	_, err := c.dyn.Resource(teamspace.GVR).Patch(ctx, ts.Name, types.MergePatchType, patch,
+		metav1.PatchOptions{FieldManager: teamspace.FieldManager})
+	return err
+}
+
+// ensureNamespace makes sure team-<name> exists, is labelled and is owned by
+// this TeamSpace. A namespace that exists without our ownerReference is
+// never adopted: adopting would let this TeamSpace's deletion remove someone
+// else's namespace.
+func (c *Controller) ensureNamespace(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace, d *teamspace.Desired) (bool, error) {
+	ns, err := c.namespaces.Get(d.Namespace)
+	if apierrors.IsNotFound(err) {
+		// Not in the cache of labelled namespaces: create it, or find out
+		// why it exists without our label.
+		created, err := c.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+			Name:            d.Namespace,
+			Labels:          map[string]string{teamspace.OwnerLabel: ts.Name},
+			OwnerReferences: []metav1.OwnerReference{ts.OwnerReference()},
+		}}, metav1.CreateOptions{FieldManager: teamspace.FieldManager})
+		if err == nil {
+			_ = created
+			return true, nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return false, fmt.Errorf("create namespace %s: %w", d.Namespace, err)
+		}
+		if ns, err = c.kube.CoreV1().Namespaces().Get(ctx, d.Namespace, metav1.GetOptions{}); err != nil {
+			return false, fmt.Errorf("get namespace %s: %w", d.Namespace, err)
+		}
+	} else if err != nil {
+		return false, err
+	}
+	if !teamspace.OwnedBy(ns.OwnerReferences, ts.UID) {
+		c.warn(u, ReasonNamespaceConflict, "namespace %s exists and is not owned by this TeamSpace (uid %s); it is left alone: delete or rename it, or rename the TeamSpace",
+			d.Namespace, ts.UID)
+		return false, skip(fmt.Errorf("namespace %s exists and is not owned by this TeamSpace", d.Namespace))
+	}
+	if ns.Labels[teamspace.OwnerLabel] == ts.Name {
+		return false, nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{teamspace.OwnerLabel: ts.Name}}})
+	if _, err := c.kube.CoreV1().Namespaces().Patch(ctx, d.Namespace, types.MergePatchType, patch,
+		metav1.PatchOptions{FieldManager: teamspace.FieldManager}); err != nil {
+		return false, fmt.Errorf("label namespace %s: %w", d.Namespace, err)
+	}
+	c.drift(u, "namespace", "namespace %s label %s restored", d.Namespace, teamspace.OwnerLabel)
+	return true, nil
+}
+
+// ensureQuota makes team-quota hold the desired hard limits. It applies
+// server-side with force: after a hand edit (`kubectl patch`) the edited
+// field belongs to another manager, and only a forced apply takes it back.
+func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace, d *teamspace.Desired) (bool, error) {
+	live, err := c.quotas.ResourceQuotas(d.Namespace).Get(teamspace.QuotaName)
+	switch {
+	case err == nil && d.QuotaMatches(live.Spec.Hard) && live.Labels[teamspace.OwnerLabel] == ts.Name:
+		return false, nil
+	case err != nil && !apierrors.IsNotFound(err):
+		return false, err
+	}
+	cfg := applycorev1.ResourceQuota(teamspace.QuotaName, d.Namespace).
+		WithLabels(map[string]string{teamspace.OwnerLabel: ts.Name}).
+		WithSpec(applycorev1.ResourceQuotaSpec().WithHard(d.QuotaHard()))
+	if _, err := c.kube.CoreV1().ResourceQuotas(d.Namespace).Apply(ctx, cfg,
+		metav1.ApplyOptions{FieldManager: teamspace.FieldManager, Force: true}); err != nil {
+		return false, fmt.Errorf("apply quota %s/%s: %w", d.Namespace, teamspace.QuotaName, err)
+	}
+	switch {
+	case live == nil || err != nil:
+		if ts.Status.Namespace != "" {
+			// It existed before (status says so): someone deleted it.
+			c.drift(u, "quota", "quota %s/%s was missing and is recreated (pods=%s cpu=%s)",
+				d.Namespace, teamspace.QuotaName, d.Pods.String(), d.CPU.String())
+		}
+	case ts.Status.ObservedGeneration == ts.Generation:
+		// The spec did not move, so the quota did: a hand edit.
+		oldPods, oldCPU := live.Spec.Hard[corev1.ResourcePods], live.Spec.Hard[corev1.ResourceRequestsCPU]
+		c.drift(u, "quota", "quota %s/%s reverted: pods %s→%s, cpu %s→%s", d.Namespace, teamspace.QuotaName,
+			oldPods.String(), d.Pods.String(), oldCPU.String(), d.CPU.String())
+	}
+	return true, nil
+}
+
+func (c *Controller) drift(u *unstructured.Unstructured, kind, format string, args ...any) {
+	c.metrics.drift.WithLabelValues(kind).Inc()
+	c.event(u, corev1.EventTypeNormal, ReasonDriftCorrected, format, args...)
+}
+
+// warn emits a Warning event once per TeamSpace generation and message, so
+// a spec that stays invalid is not re-reported on every resync.
+func (c *Controller) warn(u *unstructured.Unstructured, reason, format string, args ...any) {
+	key := fmt.Sprintf("%s/%d/%s/%s", u.GetUID(), u.GetGeneration(), reason, fmt.Sprintf(format, args...))
+	if _, seen := c.warned.LoadOrStore(key, true); seen {
+		return
+	}
+	c.event(u, corev1.EventTypeWarning, reason, format, args...)
+}
+
+func (c *Controller) event(u *unstructured.Unstructured, typ, reason, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	c.log.Info("event", "teamspace", u.GetName(), "type", typ, "reason", reason, "message", msg)
+	c.recorder.Eventf(u, typ, reason, "%s", msg)
+}

@@ -1,0 +1,452 @@
+// Package testcluster starts a real Kubernetes control plane for tests:
+// embedded etcd, kube-apiserver and kube-controller-manager from the kubebox
+// binary (test/kubebox, built by `make kubebox`), each in its own process, on
+// 127.0.0.1 with free ports and one temporary state directory.
+//
+// Nothing here is faked: generation bumps, the status subresource, garbage
+// collection, namespace deletion and the ResourceQuota controller are the
+// real ones from k8s.io/kubernetes v1.37.2.
+package testcluster
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Cluster is one running control plane.
+type Cluster struct {
+	// Dir is the state directory; everything the cluster writes is under it.
+	Dir string
+	// Kubeconfig is the path of an admin kubeconfig for the cluster.
+	Kubeconfig string
+	// Server is the API server URL, https://127.0.0.1:PORT.
+	Server string
+	// Token is the admin bearer token.
+	Token string
+	// BinDir holds a `kubectl` (the kubebox one, v1.37.2); prepend it to PATH
+	// so scripts never use whatever kubectl the machine has.
+	BinDir string
+
+	kubebox       string
+	apiServerArgs []string
+	etcdURL       string
+	apiPort       int
+	mu            sync.Mutex
+	procs         map[string]*proc
+	ownedDir      bool
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// Options tune Start.
+type Options struct {
+	// Dir is the state directory; empty means a new temporary one, removed by Stop.
+	Dir string
+	// ExtraAPIServerFlags are appended to kube-apiserver's flags.
+	ExtraAPIServerFlags []string
+}
+
+// KubeboxPath finds the kubebox binary: $CNPA_KUBEBOX, else .bin/kubebox at
+// the root of the cnpa module (found by walking up from the working dir).
+func KubeboxPath() (string, error) {
+	if p := os.Getenv("CNPA_KUBEBOX"); p != "" {
+		return p, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, "test", "kubebox")); err == nil {
+				p := filepath.Join(dir, ".bin", "kubebox")
+				if _, err := os.Stat(p); err != nil {
+					return "", fmt.Errorf("kubebox binary %s is missing: run `make kubebox` (the Makefile's test target builds it)", p)
+				}
+				return p, nil
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("cannot find the cnpa module root from the working directory; set CNPA_KUBEBOX")
+		}
+		dir = parent
+	}
+}
+
+// Start boots etcd, kube-apiserver and kube-controller-manager and returns
+// once /readyz answers and the controller-manager has done real work (the
+// default ServiceAccount exists). On error everything started is stopped.
+func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
+	kb, err := KubeboxPath()
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{Dir: opts.Dir, kubebox: kb, procs: map[string]*proc{}}
+	if c.Dir == "" {
+		if c.Dir, err = os.MkdirTemp("", "cnpa-cluster-"); err != nil {
+			return nil, err
+		}
+		c.ownedDir = true
+	}
+	defer func() {
+		if err != nil {
+			c.Stop()
+		}
+	}()
+	if err = c.prepare(); err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	c.etcdURL = "http://127.0.0.1:" + strconv.Itoa(ports[0])
+	c.apiPort = ports[2]
+	c.Server = "https://127.0.0.1:" + strconv.Itoa(c.apiPort)
+
+	if err = c.start("etcd", "etcd", "--data-dir", filepath.Join(c.Dir, "etcd"),
+		"--client-url", c.etcdURL, "--peer-url", "http://127.0.0.1:"+strconv.Itoa(ports[1])); err != nil {
+		return nil, err
+	}
+	extra := opts.ExtraAPIServerFlags
+	c.apiServerArgs = append(c.apiServerArgsBase(), extra...)
+	if err = c.StartAPIServer(ctx); err != nil {
+		return nil, err
+	}
+	if err = c.writeKubeconfig(); err != nil {
+		return nil, err
+	}
+	if err = c.start("kube-controller-manager", "kube-controller-manager",
+		"--kubeconfig", c.Kubeconfig,
+		"--authentication-kubeconfig", c.Kubeconfig,
+		"--authorization-kubeconfig", c.Kubeconfig,
+		"--bind-address=127.0.0.1", "--secure-port=0", "--leader-elect=false",
+		"--service-account-private-key-file", filepath.Join(c.Dir, "sa.key"),
+		"--root-ca-file", filepath.Join(c.Dir, "certs", "apiserver.crt"),
+		"--controllers=*",
+		// Fast resyncs keep GC and quota status prompt, as on a busy k3s.
+		"--concurrent-gc-syncs=5",
+	); err != nil {
+		return nil, err
+	}
+	if err = c.waitControllerManager(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) prepare() error {
+	for _, d := range []string{"etcd", "certs", "logs", "bin"} {
+		if err := os.MkdirAll(filepath.Join(c.Dir, d), 0o700); err != nil {
+			return err
+		}
+	}
+	c.BinDir = filepath.Join(c.Dir, "bin")
+	if err := os.Symlink(c.kubebox, filepath.Join(c.BinDir, "kubectl")); err != nil && !os.IsExist(err) {
+		return err
+	}
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	c.Token = fmt.Sprintf("%x", b)
+	if err := os.WriteFile(filepath.Join(c.Dir, "tokens.csv"),
+		[]byte(c.Token+",admin,admin,system:masters\n"), 0o600); err != nil {
+		return err
+	}
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(c.Dir, "sa.key"),
+		pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(c.Dir, "sa.pub"),
+		pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o600)
+}
+
+func (c *Cluster) apiServerArgsBase() []string {
+	return []string{
+		"--etcd-servers=" + c.etcdURL,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(c.apiPort),
+		"--cert-dir=" + filepath.Join(c.Dir, "certs"),
+		"--token-auth-file=" + filepath.Join(c.Dir, "tokens.csv"),
+		"--authorization-mode=RBAC",
+		"--service-account-key-file=" + filepath.Join(c.Dir, "sa.pub"),
+		"--service-account-signing-key-file=" + filepath.Join(c.Dir, "sa.key"),
+		"--service-account-issuer=https://kubernetes.default.svc",
+		"--service-cluster-ip-range=10.96.0.0/16",
+		"--advertise-address=127.0.0.1",
+		// Loopback cannot be published as the kubernetes Service endpoint; no
+		// pod ever needs it here.
+		"--endpoint-reconciler-type=none",
+	}
+}
+
+// StartAPIServer starts kube-apiserver (again, after StopAPIServer) and
+// waits for /readyz.
+func (c *Cluster) StartAPIServer(ctx context.Context) error {
+	if err := c.start("kube-apiserver", "kube-apiserver", c.apiServerArgs...); err != nil {
+		return err
+	}
+	return c.waitReady(ctx)
+}
+
+// StopAPIServer stops kube-apiserver alone (etcd and the controller-manager
+// keep running), for fault tests.
+func (c *Cluster) StopAPIServer() { c.stop("kube-apiserver") }
+
+// Stop stops every component and removes a temporary state directory.
+// It is safe to call more than once.
+func (c *Cluster) Stop() {
+	for _, name := range []string{"kube-controller-manager", "kube-apiserver", "etcd"} {
+		c.stop(name)
+	}
+	if c.ownedDir && os.Getenv("CNPA_KEEP_CLUSTER") == "" {
+		os.RemoveAll(c.Dir)
+	}
+}
+
+// Env returns os.Environ with KUBECONFIG set to the cluster and the kubebox
+// kubectl first on PATH.
+func (c *Cluster) Env() []string {
+	env := []string{"KUBECONFIG=" + c.Kubeconfig, "PATH=" + c.BinDir + string(os.PathListSeparator) + os.Getenv("PATH")}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "KUBECONFIG=") && !strings.HasPrefix(kv, "PATH=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// Kubectl is the path of the kubebox kubectl (v1.37.2). exec.Command looks
+// names up in the test process's PATH, not in Env, so use this path.
+func (c *Cluster) Kubectl() string { return filepath.Join(c.BinDir, "kubectl") }
+
+// Log returns what a component printed so far, for failure messages.
+func (c *Cluster) Log(component string) string {
+	b, _ := os.ReadFile(filepath.Join(c.Dir, "logs", component+".log"))
+	return string(b)
+}
+
+func (c *Cluster) start(name, component string, args ...string) error {
+	logf, err := os.OpenFile(filepath.Join(c.Dir, "logs", name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(c.kubebox, append([]string{component}, args...)...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		// The child dies with us even when a test binary panics or is
+		// killed: no orphan control plane survives a test run.
+		Pdeathsig: syscall.SIGKILL,
+		Setpgid:   true,
+	}
+	if err := startOnLockedThread(cmd); err != nil {
+		logf.Close()
+		return fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &proc{cmd: cmd, done: make(chan struct{})}
+	go func() { cmd.Wait(); logf.Close(); close(p.done) }()
+	c.mu.Lock()
+	c.procs[name] = p
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *Cluster) stop(name string) {
+	c.mu.Lock()
+	p := c.procs[name]
+	delete(c.procs, name)
+	c.mu.Unlock()
+	if p == nil {
+		return
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// Pdeathsig fires when the *thread* that started the child exits, and the Go
+// runtime may retire threads. Starting every child from one goroutine locked
+// to a thread that never exits ties the children to the process instead.
+var (
+	spawnOnce sync.Once
+	spawnReq  chan spawnJob
+)
+
+type spawnJob struct {
+	cmd *exec.Cmd
+	err chan error
+}
+
+func startOnLockedThread(cmd *exec.Cmd) error {
+	spawnOnce.Do(func() {
+		spawnReq = make(chan spawnJob)
+		go func() {
+			runtime.LockOSThread() // never unlocked: this thread lives as long as the process
+			for j := range spawnReq {
+				j.err <- j.cmd.Start()
+			}
+		}()
+	})
+	j := spawnJob{cmd: cmd, err: make(chan error, 1)}
+	spawnReq <- j
+	return <-j.err
+}
+
+func (c *Cluster) waitReady(ctx context.Context) error {
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	deadline := time.Now().Add(90 * time.Second)
+	var last string
+	for time.Now().Before(deadline) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if c.exited("kube-apiserver") {
+			return fmt.Errorf("kube-apiserver exited:\n%s", tail(c.Log("kube-apiserver"), 30))
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.Server+"/readyz", nil)
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+		resp, err := client.Do(req)
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, tail(string(body), 5))
+		} else {
+			last = err.Error()
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("kube-apiserver /readyz not ok after 90s (last: %s)\n%s", last, tail(c.Log("kube-apiserver"), 30))
+}
+
+// waitControllerManager waits for proof that kube-controller-manager works:
+// its serviceaccount controller creates the `default` ServiceAccount.
+func (c *Cluster) waitControllerManager(ctx context.Context) error {
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if c.exited("kube-controller-manager") {
+			return fmt.Errorf("kube-controller-manager exited:\n%s", tail(c.Log("kube-controller-manager"), 30))
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.Server+"/api/v1/namespaces/default/serviceaccounts/default", nil)
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("kube-controller-manager did not create the default ServiceAccount within 90s\n%s", tail(c.Log("kube-controller-manager"), 30))
+}
+
+func (c *Cluster) exited(name string) bool {
+	c.mu.Lock()
+	p := c.procs[name]
+	c.mu.Unlock()
+	if p == nil {
+		return true
+	}
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *Cluster) writeKubeconfig() error {
+	c.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
+	return os.WriteFile(c.Kubeconfig, []byte(KubeconfigFor(c.Server, c.Token)), 0o600)
+}
+
+// KubeconfigFor renders a kubeconfig for a bearer token against server. The
+// API server's certificate is self-signed, so TLS verification is skipped.
+func KubeconfigFor(server, token string) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: kubebox
+  cluster:
+    server: %s
+    insecure-skip-tls-verify: true
+users:
+- name: admin
+  user:
+    token: %s
+contexts:
+- name: kubebox
+  context:
+    cluster: kubebox
+    user: admin
+current-context: kubebox
+`, server, token)
+}
+
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var ports []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,52 @@
+package testcluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// shared is the cluster TestMain started for this test package.
+var shared *Cluster
+
+// Main is a TestMain body: it starts one cluster for the whole package, runs
+// the tests, and stops the cluster, also on SIGINT/SIGTERM. Tests reach it
+// with Shared. Tests must use unique TeamSpace names, since they share it.
+//
+//	func TestMain(m *testing.M) { testcluster.Main(m) }
+func Main(m *testing.M) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	start := time.Now()
+	c, err := Start(ctx, Options{})
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testcluster: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "testcluster: control plane ready at %s in %s\n", c.Server, time.Since(start).Round(time.Millisecond))
+	shared = c
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		c.Stop()
+		fmt.Fprintf(os.Stderr, "testcluster: stopped on %s\n", s)
+		os.Exit(1)
+	}()
+	code := m.Run()
+	c.Stop()
+	os.Exit(code)
+}
+
+// Shared returns the package's cluster started by Main.
+func Shared(t testing.TB) *Cluster {
+	t.Helper()
+	if shared == nil {
+		t.Fatal("testcluster.Shared: no cluster; call testcluster.Main from TestMain")
+	}
+	return shared
+}
