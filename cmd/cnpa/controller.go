@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/controller"
+)
+
+var controllerCommand = &cli.Command{
+	Name:  "controller",
+	Usage: "run the TeamSpace controller (what cnpa-op.service runs)",
+	Description: "Level-triggered: every pass compares each TeamSpace's spec with the\n" +
+		"live namespace, quota and status and closes the gap. Runs until SIGTERM\n" +
+		"or SIGINT; --once makes one pass and exits (0 all converged, 1 any failed).",
+	Flags: []cli.Flag{
+		&cli.BoolFlag{Name: "once", Usage: "one full pass over every TeamSpace, then exit"},
+		&cli.StringFlag{Name: "archive-dir", EnvVars: []string{"CNPA_ARCHIVE_DIR"}, Usage: "`DIR` for <name>.json archive records (default: <dir>/archive)"},
+		&cli.BoolFlag{Name: "finalizer", Value: true, Usage: "add platform.labhub.io/cleanup to TeamSpaces (off: never add it, still honour it)"},
+		&cli.DurationFlag{Name: "interval", Value: 3 * time.Second, Usage: "full resync period"},
+		&cli.IntFlag{Name: "workers", Value: 4, Usage: "TeamSpaces reconciled in parallel"},
+		&cli.StringFlag{Name: "metrics-addr", Usage: "serve Prometheus /metrics on `ADDR` (e.g. 127.0.0.1:9090); off when empty"},
+		&cli.StringFlag{Name: "health-addr", Usage: "serve /healthz and /readyz on `ADDR`; off when empty"},
+		&cli.BoolFlag{Name: "leader-elect", Usage: "hold a Lease so only one running controller writes"},
+		&cli.StringFlag{Name: "leader-elect-namespace", Value: "kube-system", Usage: "namespace of the Lease"},
+		&cli.StringFlag{Name: "leader-elect-name", Value: "cnpa-op", Usage: "name of the Lease"},
+		&cli.DurationFlag{Name: "leader-elect-lease-duration", Value: 15 * time.Second, Usage: "how long a lease holds without renewal"},
+		&cli.DurationFlag{Name: "leader-elect-renew-deadline", Value: 10 * time.Second, Usage: "how long the leader retries renewing"},
+		&cli.DurationFlag{Name: "leader-elect-retry-period", Value: 2 * time.Second, Usage: "how often candidates retry"},
+	},
+	Action: func(c *cli.Context) error {
+		t, err := target(c)
+		if err != nil {
+			return err
+		}
+		archive := c.String("archive-dir")
+		if archive == "" {
+			archive = filepath.Join(c.String("dir"), "archive")
+		}
+		log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+		ctrl, err := controller.New(t.Config, controller.Config{
+			ArchiveDir: archive, Finalizer: c.Bool("finalizer"), Interval: c.Duration("interval"),
+			Workers: c.Int("workers"), Logger: log,
+		})
+		if err != nil {
+			return cli.Exit(err.Error(), 2)
+		}
+		ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
+		defer stop()
+
+		if c.Bool("once") {
+			failures, err := ctrl.Once(ctx)
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("pass failed against %s (kubeconfig %s): %v", t.Server, t.Path, err), 1)
+			}
+			for _, f := range failures {
+				fmt.Fprintln(os.Stderr, f.Error())
+			}
+			if len(failures) > 0 {
+				return failed()
+			}
+			return nil
+		}
+
+		serve := func(name, addr string, fn func(context.Context, string) error) {
+			if addr == "" {
+				return
+			}
+			go func() {
+				if err := fn(ctx, addr); err != nil {
+					log.Error("cannot serve "+name, "addr", addr, "err", err)
+				}
+			}()
+		}
+		serve("metrics", c.String("metrics-addr"), ctrl.ServeMetrics)
+		serve("health", c.String("health-addr"), ctrl.ServeHealth)
+		log.Info("cnpa controller", "version", version, "server", t.Server, "kubeconfig", t.Path)
+		if !c.Bool("leader-elect") {
+			return ctrl.Run(ctx)
+		}
+		err = ctrl.RunLeaderElected(ctx, controller.LeaderElection{
+			Namespace: c.String("leader-elect-namespace"), Name: c.String("leader-elect-name"),
+			LeaseDuration: c.Duration("leader-elect-lease-duration"),
+			RenewDeadline: c.Duration("leader-elect-renew-deadline"),
+			RetryPeriod:   c.Duration("leader-elect-retry-period"),
+		})
+		if errors.Is(err, controller.ErrLostLease) {
+			return cli.Exit(err.Error()+"; exiting so that the service manager restarts a clean candidate", 1)
+		}
+		return err
+	},
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/doctor"
+)
+
+var doctorCommand = &cli.Command{
+	Name:  "doctor",
+	Usage: "preflight: cluster, kubeconfig, CRD, kubectl, jq, systemd, evidence dir",
+	Description: "Exit code 0 when everything needed passes, 1 otherwise, 2 when the\n" +
+		"cluster cannot be reached at all.",
+	Action: func(c *cli.Context) error {
+		out, err := output(c, "text", "json")
+		if err != nil {
+			return err
+		}
+		r := doctor.Run(c.Context, c.String("kubeconfig"), c.String("context"), c.String("dir"))
+		if out == "json" {
+			enc := json.NewEncoder(os.Stdout)
+			enc.SetIndent("", "  ")
+			enc.Encode(r)
+		} else {
+			p := printer(c)
+			for _, x := range r.Results {
+				detail := x.Detail
+				if x.Fix != "" && !x.OK {
+					detail += " — fix: " + x.Fix
+				}
+				p.Status(x.OK, x.Name, detail)
+			}
+		}
+		if r.Unreachable {
+			for _, x := range r.Results {
+				if !x.OK && (x.Name == "api server" || x.Name == "kubeconfig") {
+					return cli.Exit("cannot reach the cluster: "+x.Detail, 2)
+				}
+			}
+		}
+		if !r.OK() {
+			return failed()
+		}
+		return nil
+	},
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+// globalFlags are shared by every command.
+var globalFlags = []cli.Flag{
+	&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `FILE` (default: $KUBECONFIG, then " + kube.K3sKubeconfig + ", then ~/.kube/config)"},
+	&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` to use (default: its current-context)"},
+	&cli.StringFlag{Name: "dir", Value: "/root/cnpa-op", EnvVars: []string{"CNPA_DIR"}, Usage: "evidence `DIR`: the lab's JSON files, reconcile.sh, archive/"},
+	&cli.BoolFlag{Name: "no-color", Usage: "plain output (NO_COLOR and a non-terminal also turn colour off)"},
+	&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "`FORMAT` of results: text or json (check also: junit)"},
+}
+
+// target resolves the cluster; a kubeconfig problem is exit code 2.
+func target(c *cli.Context) (*kube.Target, error) {
+	t, err := kube.Resolve(c.String("kubeconfig"), c.String("context"))
+	var ce *kube.ConfigError
+	if errors.As(err, &ce) {
+		return nil, cli.Exit(ce.Msg, 2)
+	}
+	return t, err
+}
+
+// evidenceDir returns --dir, refusing a path that is a file (exit 2).
+func evidenceDir(c *cli.Context) (string, error) {
+	dir := c.String("dir")
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return "", cli.Exit(fmt.Sprintf("evidence dir %s is a file, not a directory: remove it or pass --dir", dir), 2)
+	}
+	return dir, nil
+}
+
+// output returns -o, checked against the formats the command supports.
+func output(c *cli.Context, allowed ...string) (string, error) {
+	o := c.String("output")
+	for _, a := range allowed {
+		if o == a {
+			return o, nil
+		}
+	}
+	return "", usageError("-o %s is not supported by %s: use one of %v", o, c.Command.Name, allowed)
+}
+
+func printer(c *cli.Context) *ui.Printer {
+	return ui.New(os.Stdout, c.Bool("no-color"))
+}

@@ -1,0 +1,46 @@
+package main
+
+import "strings"
+
+// hoistGlobalFlags moves global flags written after the command name to the
+// front, so `cnpa doctor --kubeconfig X` works like `cnpa --kubeconfig X
+// doctor` (urfave/cli v2 only parses global flags before the command).
+func hoistGlobalFlags(args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	valued := map[string]bool{"--kubeconfig": true, "--context": true, "--dir": true, "--output": true, "-o": true}
+	boolean := map[string]bool{"--no-color": true}
+	var global, rest []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name, _, hasValue := strings.Cut(a, "=")
+		switch {
+		case boolean[name]:
+			global = append(global, a)
+		case valued[name] && hasValue:
+			global = append(global, a)
+		case valued[name] && i+1 < len(args):
+			global = append(global, a, args[i+1])
+			i++
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return append(append([]string{args[0]}, global...), stepNumberLast(rest)...)
+}
+
+// stepNumberLast turns `step all --engine shell` into `step --engine shell
+// all`: urfave/cli v2 stops parsing flags at the first argument, and the
+// step number is the command's only one.
+func stepNumberLast(args []string) []string {
+	if len(args) < 3 || args[0] != "step" || strings.HasPrefix(args[1], "-") {
+		return args
+	}
+	out := append([]string{args[0]}, args[2:]...)
+	return append(out, args[1])
+}

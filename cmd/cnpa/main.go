@@ -1,0 +1,56 @@
+// Command cnpa runs, verifies and explains the TeamSpace controller lab.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() { os.Exit(run(os.Args)) }
+
+// run maps the command line to an exit code: 0 ok, 1 a check or step
+// failed, 2 usage or environment (unreachable cluster, bad kubeconfig).
+func run(args []string) int {
+	app := &cli.App{
+		Name:    "cnpa",
+		Usage:   "run, verify and explain the TeamSpace controller lab",
+		Version: version,
+		Flags:   globalFlags,
+		Commands: []*cli.Command{
+			stepCommand, controllerCommand, checkCommand, statusCommand,
+			serviceCommand, resetCommand, doctorCommand, versionCommand,
+		},
+		ExitErrHandler: func(*cli.Context, error) {}, // run reports errors itself
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usageError("%s", err.Error())
+		},
+		HideVersion: true,
+	}
+	err := app.Run(hoistGlobalFlags(args))
+	if err == nil {
+		return 0
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(os.Stderr, "cnpa: "+msg)
+		}
+		return ec.ExitCode()
+	}
+	fmt.Fprintln(os.Stderr, "cnpa: "+err.Error())
+	return 1
+}
+
+// usageError is a wrong command line: exit code 2.
+func usageError(format string, a ...any) error {
+	return cli.Exit(fmt.Sprintf(format, a...), 2)
+}
+
+// failed is a step or check that failed: exit code 1, message already printed.
+func failed() error { return cli.Exit("", 1) }

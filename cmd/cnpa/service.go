@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/service"
+)
+
+var serviceCommand = &cli.Command{
+	Name:  "service",
+	Usage: "start, stop, restart or inspect cnpa-op.service (systemd unit or detached process)",
+	Subcommands: []*cli.Command{
+		{Name: "start", Usage: "start the controller service", Flags: stepEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Start(c.Context) })},
+		{Name: "stop", Usage: "stop the controller service", Flags: stepEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Stop(c.Context) })},
+		{Name: "restart", Usage: "restart the controller service", Flags: stepEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Restart(c.Context) })},
+		{Name: "status", Usage: "is the unit installed, enabled, active; its main pid", Flags: stepEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error {
+			st, err := m.Status(c.Context)
+			if err != nil {
+				return err
+			}
+			if c.String("output") == "json" {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(st)
+			}
+			p := printer(c)
+			p.Line("%s (%s) unit %s", service.Name, st.Manager, st.UnitPath)
+			p.Verdict(st.Installed, "installed", st.Installed, true)
+			p.Verdict(st.Enabled, "enabled", st.Enabled, true)
+			p.Verdict(st.Active, "active", st.Active, true)
+			p.Line("  main pid %d", st.MainPID)
+			if !st.Active {
+				return failed()
+			}
+			return nil
+		})},
+		{Name: "logs", Usage: "the last lines of the controller's log", Flags: append([]cli.Flag{
+			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: 50, Usage: "how many lines"},
+		}, stepEnvFlags...), Action: serviceAction(func(c *cli.Context, m service.Manager) error {
+			return m.Logs(c.Context, c.Int("lines"), os.Stdout)
+		})},
+	},
+}
+
+func serviceAction(fn func(*cli.Context, service.Manager) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		env, err := stepEnv(c)
+		if err != nil {
+			return err
+		}
+		if err := fn(c, env.Service); err != nil {
+			return fmt.Errorf("%s: %w", service.Name, err)
+		}
+		return nil
+	}
+}

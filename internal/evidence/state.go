@@ -1,0 +1,44 @@
+package evidence
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// StateFile remembers the lab's choices in the evidence dir, so later steps,
+// `cnpa service` and `cnpa check` use the engine and service manager the
+// learner started with. It is not evidence and the grader ignores it.
+const StateFile = ".cnpa-state.json"
+
+// State is the content of StateFile.
+type State struct {
+	Engine         string `json:"engine"`          // go or shell
+	ServiceManager string `json:"service_manager"` // systemd or process
+	UnitDir        string `json:"unit_dir"`
+	Kubeconfig     string `json:"kubeconfig"`
+	Finalizer      bool   `json:"finalizer"`
+}
+
+// LoadState reads the state; a missing file is (nil, nil).
+func LoadState(dir string) (*State, error) {
+	data, err := os.ReadFile(filepath.Join(dir, StateFile))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var s State
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w (remove it and run `cnpa step 3` again)", filepath.Join(dir, StateFile), err)
+	}
+	return &s, nil
+}
+
+// SaveState writes the state atomically.
+func SaveState(dir string, s *State) error {
+	_, err := Write(dir, StateFile, s)
+	return err
+}

@@ -1,0 +1,113 @@
+// Package kube finds the cluster the learner means and builds clients for
+// it. Kubeconfig resolution follows what a k3s VM has: --kubeconfig,
+// $KUBECONFIG, /etc/rancher/k3s/k3s.yaml, ~/.kube/config, in that order.
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// K3sKubeconfig is where k3s writes its admin kubeconfig.
+const K3sKubeconfig = "/etc/rancher/k3s/k3s.yaml"
+
+// Target is the cluster a command talks to.
+type Target struct {
+	// Path is the kubeconfig used; Source says why it was chosen.
+	Path, Source string
+	// Context is the kubeconfig context in use.
+	Context string
+	// Server is the API server URL.
+	Server string
+	Config *rest.Config
+}
+
+// ConfigError is a kubeconfig problem the learner must fix (exit code 2).
+type ConfigError struct{ Msg string }
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+// Locate picks the kubeconfig path without reading it.
+func Locate(flagPath string) (path, source string) {
+	if flagPath != "" {
+		return flagPath, "--kubeconfig"
+	}
+	if env := os.Getenv("KUBECONFIG"); env != "" {
+		return env, "$KUBECONFIG"
+	}
+	if _, err := os.Stat(K3sKubeconfig); err == nil {
+		return K3sKubeconfig, "k3s default"
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".kube", "config"), "~/.kube/config"
+}
+
+// Resolve loads the kubeconfig Locate picks, selects context (empty = the
+// current one) and returns a client config. QPS and burst are raised above
+// client-go's 5/10 so that a bulk of TeamSpaces is not throttled by the
+// client itself.
+func Resolve(flagPath, context string) (*Target, error) {
+	path, source := Locate(flagPath)
+	rules := &clientcmd.ClientConfigLoadingRules{}
+	if strings.Contains(path, string(os.PathListSeparator)) {
+		rules.Precedence = filepath.SplitList(path)
+	} else {
+		if _, err := os.Stat(path); err != nil {
+			return nil, &ConfigError{fmt.Sprintf("kubeconfig %s (%s) cannot be read: %v; pass --kubeconfig or set KUBECONFIG", path, source, errors.Unwrap(err))}
+		}
+		rules.ExplicitPath = path
+	}
+	raw, err := rules.Load()
+	if err != nil {
+		return nil, &ConfigError{fmt.Sprintf("kubeconfig %s does not parse: %v", path, err)}
+	}
+	if context != "" {
+		if _, ok := raw.Contexts[context]; !ok {
+			var names []string
+			for n := range raw.Contexts {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return nil, &ConfigError{fmt.Sprintf("context %q not found in kubeconfig %s (it has: %s)", context, path, strings.Join(names, ", "))}
+		}
+	}
+	cc := clientcmd.NewNonInteractiveClientConfig(*raw, context, &clientcmd.ConfigOverrides{}, rules)
+	rc, err := cc.ClientConfig()
+	if err != nil {
+		return nil, &ConfigError{fmt.Sprintf("kubeconfig %s: %v", path, err)}
+	}
+	rc.QPS, rc.Burst = 100, 200
+	cur := context
+	if cur == "" {
+		cur = raw.CurrentContext
+	}
+	return &Target{Path: path, Source: source, Context: cur, Server: rc.Host, Config: rc}, nil
+}
+
+// Clients are the typed and dynamic clients for one target.
+type Clients struct {
+	Kube    kubernetes.Interface
+	Dynamic dynamic.Interface
+}
+
+// NewClients builds both clients for t.
+func NewClients(t *Target) (*Clients, error) {
+	k, err := kubernetes.NewForConfig(t.Config)
+	if err != nil {
+		return nil, err
+	}
+	d, err := dynamic.NewForConfig(t.Config)
+	if err != nil {
+		return nil, err
+	}
+	return &Clients{Kube: k, Dynamic: d}, nil
+}

@@ -1,0 +1,84 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Status is what a manager knows about the service.
+type Status struct {
+	Manager  string `json:"manager"`
+	UnitPath string `json:"unit_path"`
+	// Installed: the unit file exists.
+	Installed bool `json:"installed"`
+	// Enabled: starts on boot (systemd only; process mode reports Installed).
+	Enabled bool `json:"enabled"`
+	// Active: the controller process runs now.
+	Active  bool `json:"active"`
+	MainPID int  `json:"main_pid"`
+}
+
+// Manager runs cnpa-op.service one way or another.
+type Manager interface {
+	// Name is "systemd" or "process".
+	Name() string
+	// UnitPath is where the unit file goes.
+	UnitPath() string
+	// Install writes the unit file; it starts nothing.
+	Install(ctx context.Context, u Unit) error
+	// Enable makes the service start now and on boot (systemd: enable --now).
+	Enable(ctx context.Context) error
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	Restart(ctx context.Context) error
+	Status(ctx context.Context) (Status, error)
+	// Logs writes the last n lines of the service's log to w.
+	Logs(ctx context.Context, n int, w io.Writer) error
+	// Remove stops and disables the service and deletes the unit file.
+	Remove(ctx context.Context) error
+}
+
+// SystemdRunning tells whether this machine booted with systemd, the way
+// sd_booted(3) does.
+func SystemdRunning() bool {
+	fi, err := os.Stat("/run/systemd/system")
+	return err == nil && fi.IsDir()
+}
+
+// New picks the manager: kind is auto, systemd or process. auto means
+// systemd when it runs, else process. dir is the evidence dir, where process
+// mode keeps its pid and log files.
+func New(kind, unitDir, dir string) (Manager, error) {
+	if kind == "auto" || kind == "" {
+		kind = "process"
+		if SystemdRunning() {
+			kind = "systemd"
+		}
+	}
+	unitPath := filepath.Join(unitDir, Name)
+	switch kind {
+	case "systemd":
+		return &systemd{unitPath: unitPath}, nil
+	case "process":
+		return &process{unitPath: unitPath, dir: dir}, nil
+	}
+	return nil, fmt.Errorf("unknown service manager %q: use auto, systemd or process", kind)
+}
+
+func writeUnit(path string, u Unit) error {
+	data, err := u.Render()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create unit dir: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("write unit %s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}

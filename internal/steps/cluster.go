@@ -1,0 +1,174 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// fieldManager names the learner's own hand: the steps act as the person
+// at the keyboard, not as the controller.
+const fieldManager = "cnpa-lab"
+
+// crdGVR is the CustomResourceDefinition resource.
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// apply server-side-applies every object of a YAML stream (the CRD and
+// TeamSpaces are all the lab applies).
+func apply(ctx context.Context, env *Env, manifest []byte) error {
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(manifest), 4096)
+	for {
+		var obj map[string]any
+		if err := dec.Decode(&obj); errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("parse manifest: %w", err)
+		}
+		if len(obj) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		var gvr schema.GroupVersionResource
+		switch u.GetKind() {
+		case "CustomResourceDefinition":
+			gvr = crdGVR
+		case teamspace.Kind:
+			gvr = teamspace.GVR
+		default:
+			return fmt.Errorf("cannot apply kind %s", u.GetKind())
+		}
+		data, _ := u.MarshalJSON()
+		force := true
+		if _, err := env.Clients.Dynamic.Resource(gvr).Patch(ctx, u.GetName(), types.ApplyPatchType, data,
+			metav1.PatchOptions{FieldManager: fieldManager, Force: &force}); err != nil {
+			return fmt.Errorf("apply %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+	}
+}
+
+// getTS reads a TeamSpace; absent is (nil, nil).
+func getTS(ctx context.Context, env *Env, name string) (*teamspace.TeamSpace, error) {
+	u, err := env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get teamspace %s: %w", name, err)
+	}
+	return teamspace.FromUnstructured(u)
+}
+
+// needAlpha returns alpha or says which step creates it.
+func needAlpha(ctx context.Context, env *Env, step int) (*teamspace.TeamSpace, error) {
+	if err := needCRD(ctx, env, step); err != nil {
+		return nil, err
+	}
+	a, err := getTS(ctx, env, "alpha")
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, fmt.Errorf("step %d needs TeamSpace alpha: run `cnpa step 1`", step)
+	}
+	return a, nil
+}
+
+func needCRD(ctx context.Context, env *Env, step int) error {
+	_, err := env.Clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("step %d needs the CRD %s: run `cnpa step 1`", step, teamspace.CRDName)
+	}
+	return err
+}
+
+func getQuota(ctx context.Context, env *Env, ns string) (*corev1.ResourceQuota, error) {
+	q, err := env.Clients.Kube.CoreV1().ResourceQuotas(ns).Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return q, err
+}
+
+func namespaceExists(ctx context.Context, env *Env, name string) (bool, error) {
+	_, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// quotaPods is spec.hard.pods as the API prints it ("6"), or "" when absent.
+func quotaPods(q *corev1.ResourceQuota) string {
+	if q == nil {
+		return ""
+	}
+	p, ok := q.Spec.Hard[corev1.ResourcePods]
+	if !ok {
+		return ""
+	}
+	return p.String()
+}
+
+// waitFor polls cond every 100 ms until it is done, showing what is awaited
+// and the elapsed time. On timeout the error carries the last observed
+// values cond reported, never a bare "timed out".
+func waitFor(ctx context.Context, env *Env, what string, cond func(ctx context.Context) (done bool, observed string, err error)) (time.Duration, error) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, env.Timeout)
+	defer cancel()
+	env.Progress.Note("  … waiting for %s", what)
+	var last string
+	for {
+		done, observed, err := cond(ctx)
+		if observed != "" {
+			last = observed
+		}
+		if err != nil && ctx.Err() == nil {
+			return time.Since(start), fmt.Errorf("waiting for %s: %w", what, err)
+		}
+		if done {
+			env.Progress.Note("  … %s after %s", what, time.Since(start).Round(time.Millisecond))
+			return time.Since(start), nil
+		}
+		select {
+		case <-ctx.Done():
+			if last == "" {
+				last = "nothing observed yet"
+			}
+			return time.Since(start), fmt.Errorf("gave up waiting for %s after %s; last observed: %s", what, time.Since(start).Round(time.Second), last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// runScript runs the installed reconcile.sh once with the cluster's
+// kubeconfig, as the learner (or the grader) would.
+func runScript(ctx context.Context, env *Env) (string, error) {
+	cmd := exec.CommandContext(ctx, scriptPath(env))
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Target.Path)
+	cmd.Dir = env.Dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if err != nil {
+		return out.String(), fmt.Errorf("%s failed: %v\n%s", scriptPath(env), err, strings.TrimSpace(out.String()))
+	}
+	return out.String(), nil
+}
+var getOpts = metav1.GetOptions{}

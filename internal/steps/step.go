@@ -1,0 +1,133 @@
+// Package steps drives the lab's eight steps against a live cluster: each
+// does what LAB.md says, measures what it shows, writes its evidence file
+// and says what the values mean.
+package steps
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+// Step is one lab step.
+type Step struct {
+	Number  int
+	Title   string
+	Teaches string
+	// File is the evidence file the step writes; empty for step 4.
+	File string
+	Run  func(ctx context.Context, env *Env, s *Step) (*Result, error)
+}
+
+// Verdict is one observed value beside the value a correct run yields.
+type Verdict struct {
+	Name string `json:"name"`
+	Got  any    `json:"got"`
+	Want any    `json:"want"`
+	OK   bool   `json:"ok"`
+}
+
+// Result is what a step observed and wrote.
+type Result struct {
+	Step     int       `json:"step"`
+	Title    string    `json:"title"`
+	File     string    `json:"file,omitempty"`
+	Evidence any       `json:"evidence,omitempty"`
+	Verdicts []Verdict `json:"verdicts"`
+	Notes    []string  `json:"notes,omitempty"`
+	// Kept is true when the step found its evidence already written and a
+	// later step depending on it, and left it as it was.
+	Kept bool `json:"kept,omitempty"`
+}
+
+// OK tells whether every verdict holds.
+func (r *Result) OK() bool {
+	for _, v := range r.Verdicts {
+		if !v.OK {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Result) check(name string, got, want any) {
+	r.Verdicts = append(r.Verdicts, Verdict{Name: name, Got: got, Want: want, OK: fmt.Sprint(got) == fmt.Sprint(want)})
+}
+
+func (r *Result) note(format string, a ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, a...)) }
+
+// Env is what every step works with.
+type Env struct {
+	Dir     string
+	Target  *kube.Target
+	Clients *kube.Clients
+	// Progress receives wait progress (stderr for people).
+	Progress *ui.Printer
+	// Engine is "go" or "shell"; Service runs cnpa-op.service.
+	Engine  string
+	Service service.Manager
+	UnitDir string
+	// CnpaPath is the absolute path of this cnpa binary, for reconcile.sh
+	// and the unit of the Go engine.
+	CnpaPath string
+	// CatchupWait is how long step 7 waits with the service stopped (LAB.md: 8 s).
+	CatchupWait time.Duration
+	// Timeout bounds each wait.
+	Timeout time.Duration
+	State   *evidence.State
+}
+
+// ArchiveDir is where the controller archives deleted TeamSpaces.
+func (e *Env) ArchiveDir() string { return filepath.Join(e.Dir, evidence.ArchiveDir) }
+
+// All is the registry of steps, indexed 1..8 by position+1. It is filled
+// in init because the steps themselves look at the registry (for the
+// evidence of later steps).
+var All []*Step
+
+func init() { All = []*Step{step1, step2, step3, step4, step5, step6, step7, step8} }
+
+// Get returns step n, or an error naming the valid range.
+func Get(n int) (*Step, error) {
+	if n < 1 || n > len(All) {
+		return nil, fmt.Errorf("there is no step %d: the lab has steps 1 to %d (or `all`)", n, len(All))
+	}
+	return All[n-1], nil
+}
+
+// laterEvidence returns the first evidence file of a step after n that
+// exists, or "".
+func laterEvidence(dir string, n int) string {
+	for _, s := range All[n:] {
+		if s.File == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, s.File)); err == nil {
+			return s.File
+		}
+	}
+	return ""
+}
+
+// keep re-reads the step's evidence when a later step already depends on
+// it: re-running would rewrite values later files are checked against.
+func keep(env *Env, s *Step, v any) (*Result, bool, error) {
+	later := laterEvidence(env.Dir, s.Number)
+	if later == "" {
+		return nil, false, nil
+	}
+	problems, err := evidence.Read(env.Dir, s.File, v)
+	if err != nil || len(problems) > 0 {
+		return nil, false, fmt.Errorf("%s is missing or damaged but %s of a later step exists: start over with `cnpa reset --yes`", s.File, later)
+	}
+	r := &Result{Step: s.Number, Title: s.Title, File: filepath.Join(env.Dir, s.File), Evidence: v, Kept: true}
+	r.note("%s already written and %s depends on it: kept as it is (start over with `cnpa reset --yes`)", s.File, later)
+	return r, true, nil
+}

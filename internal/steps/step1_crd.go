@@ -1,0 +1,92 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/labhub/cnpa/assets"
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// AlphaYAML is the lab's first TeamSpace.
+const AlphaYAML = `apiVersion: platform.labhub.io/v1alpha1
+kind: TeamSpace
+metadata:
+  name: alpha
+spec:
+  pods: 4
+`
+
+var step1 = &Step{
+	Number: 1, Title: "Registering a type does nothing by itself", File: evidence.BeforeFile,
+	Teaches: "A CRD only registers a new noun with the API server. Creating a TeamSpace stores it,\n" +
+		"but nobody acts on it yet: namespace team-alpha does not exist until a controller runs.",
+	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+		var kept evidence.Before
+		if r, ok, err := keep(env, s, &kept); ok || err != nil {
+			return r, err
+		}
+		r := &Result{Step: 1, Title: s.Title}
+		crdPath, err := evidence.WriteRaw(env.Dir, "crd.yaml", assets.CRD, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := apply(ctx, env, assets.CRD); err != nil {
+			return nil, err
+		}
+		r.note("applied %s", crdPath)
+		if _, err := waitFor(ctx, env, "CRD "+teamspace.CRDName+" to be Established", func(ctx context.Context) (bool, string, error) {
+			u, err := env.Clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+			if err != nil {
+				return false, "", err
+			}
+			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+			for _, c := range conds {
+				m, _ := c.(map[string]any)
+				if m["type"] == "Established" && m["status"] == "True" {
+					return true, "", nil
+				}
+			}
+			return false, fmt.Sprintf("conditions %v", conds), nil
+		}); err != nil {
+			return nil, err
+		}
+		// A fresh cluster has no alpha; one that moved on cannot prove step 1.
+		if a, err := getTS(ctx, env, "alpha"); err != nil {
+			return nil, err
+		} else if a != nil && a.Generation > 1 {
+			return nil, fmt.Errorf("TeamSpace alpha exists with generation %d: this cluster is past step 1; start over with `cnpa reset --yes`", a.Generation)
+		}
+		alphaPath, err := evidence.WriteRaw(env.Dir, "alpha.yaml", []byte(AlphaYAML), 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := apply(ctx, env, []byte(AlphaYAML)); err != nil {
+			return nil, err
+		}
+		r.note("applied %s", alphaPath)
+		alpha, err := needAlpha(ctx, env, 1)
+		if err != nil {
+			return nil, err
+		}
+		exists, err := namespaceExists(ctx, env, teamspace.NamespaceName("alpha"))
+		if err != nil {
+			return nil, err
+		}
+		ev := evidence.Before{UID: string(alpha.UID), NamespaceExists: exists}
+		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
+			return nil, err
+		}
+		r.Evidence = ev
+		r.check("uid", ev.UID, alpha.UID)
+		r.check("namespace_exists", ev.NamespaceExists, false)
+		return r, nil
+	},
+}
+
+var _ = filepath.Join

@@ -1,0 +1,136 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+var step5 = &Step{
+	Number: 5, Title: "The deleted quota is back seconds later", File: evidence.DriftFile,
+	Teaches: "The controller does not know who deleted the quota; its next pass finds desired ≠ actual\n" +
+		"and creates it again: same name, new uid. A hand edit is undone the same way.",
+	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+		var kept evidence.Drift
+		if r, ok, err := keep(env, s, &kept); ok || err != nil {
+			return r, err
+		}
+		alpha, err := needAlpha(ctx, env, 5)
+		if err != nil {
+			return nil, err
+		}
+		if st, _ := env.Service.Status(ctx); !st.Active {
+			return nil, fmt.Errorf("step 5 needs the controller running: run `cnpa step 4` (or `cnpa service start`)")
+		}
+		ns := teamspace.NamespaceName("alpha")
+		quotas := env.Clients.Kube.CoreV1().ResourceQuotas(ns)
+		list, err := quotas.List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", teamspace.QuotaName).String()})
+		if err != nil {
+			return nil, err
+		}
+		if len(list.Items) == 0 {
+			return nil, fmt.Errorf("team-alpha/team-quota does not exist: run `cnpa step 3` and `cnpa step 4`")
+		}
+		old := list.Items[0]
+		r := &Result{Step: 5, Title: s.Title}
+		// Watch from the list's resourceVersion, opened before the delete,
+		// so the restore is seen the moment it happens.
+		w, err := quotas.Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", teamspace.QuotaName).String(),
+			ResourceVersion: list.ResourceVersion})
+		if err != nil {
+			return nil, err
+		}
+		defer w.Stop()
+		start := time.Now()
+		if err := quotas.Delete(ctx, teamspace.QuotaName, metav1.DeleteOptions{}); err != nil {
+			return nil, fmt.Errorf("delete team-alpha/team-quota: %w", err)
+		}
+		env.Progress.Note("  … deleted team-quota uid %s; watching for a new uid", old.UID)
+		restored, err := watchQuota(ctx, env, w, "team-quota with a new uid", func(q *corev1.ResourceQuota) bool { return q.UID != old.UID })
+		if err != nil {
+			return nil, err
+		}
+		took := time.Since(start)
+		ev := evidence.Drift{DeletedUID: string(old.UID), RestoredUID: string(restored.UID), EditedTo: 99,
+			RestoreSeconds: int64(math.Ceil(took.Seconds()))}
+		r.note("restored in %d ms (restore_seconds rounds up to %d)", took.Milliseconds(), ev.RestoreSeconds)
+
+		w2, err := quotas.Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", teamspace.QuotaName).String(),
+			ResourceVersion: restored.ResourceVersion})
+		if err != nil {
+			return nil, err
+		}
+		defer w2.Stop()
+		// The same patch `kubectl patch` sends, under its field manager.
+		edited, err := quotas.Patch(ctx, teamspace.QuotaName, types.MergePatchType, []byte(`{"spec":{"hard":{"pods":"99"}}}`),
+			metav1.PatchOptions{FieldManager: "kubectl-patch"})
+		if err != nil {
+			return nil, fmt.Errorf("edit team-quota pods to 99: %w", err)
+		}
+		editStart := time.Now()
+		// Events arrive in order: first our edit, then the revert. Earlier
+		// events (the quota controller's status write) must not count.
+		seenEdit := false
+		reverted, err := watchQuota(ctx, env, w2, "team-quota pods to go back from 99", func(q *corev1.ResourceQuota) bool {
+			if q.ResourceVersion == edited.ResourceVersion {
+				seenEdit = true
+				return false
+			}
+			return seenEdit && quotaPods(q) != "99"
+		})
+		if err != nil {
+			return nil, err
+		}
+		p := reverted.Spec.Hard[corev1.ResourcePods]
+		ev.RevertedTo = p.Value()
+		r.note("edit to 99 reverted to %d in %d ms", ev.RevertedTo, time.Since(editStart).Milliseconds())
+		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
+			return nil, err
+		}
+		r.Evidence = ev
+		r.check("deleted_uid", ev.DeletedUID, old.UID)
+		r.check("restored_uid is new", ev.RestoredUID != ev.DeletedUID && ev.RestoredUID != "", true)
+		r.check("restore_seconds ≥ 1", ev.RestoreSeconds >= 1, true)
+		r.check("edited_to", ev.EditedTo, 99)
+		r.check("reverted_to", ev.RevertedTo, alpha.Spec.Pods)
+		return r, nil
+	},
+}
+
+// watchQuota reads w until a quota satisfies done, or the timeout passes
+// (the error then names the last quota seen).
+func watchQuota(ctx context.Context, env *Env, w watch.Interface, what string, done func(*corev1.ResourceQuota) bool) (*corev1.ResourceQuota, error) {
+	timeout := time.NewTimer(env.Timeout)
+	defer timeout.Stop()
+	last := "no event yet"
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return nil, fmt.Errorf("watch closed while waiting for %s (last: %s)", what, last)
+			}
+			q, isQuota := ev.Object.(*corev1.ResourceQuota)
+			if !isQuota {
+				continue
+			}
+			last = fmt.Sprintf("%s uid=%s pods=%s", ev.Type, q.UID, quotaPods(q))
+			if ev.Type != watch.Deleted && done(q) {
+				return q, nil
+			}
+		case <-timeout.C:
+			return nil, fmt.Errorf("gave up waiting for %s after %s; last observed: %s (is the controller running? `cnpa service status`)", what, env.Timeout, last)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/labhub/cnpa/internal/controller"
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// BetaYAML is the TeamSpace step 6 creates and deletes.
+const BetaYAML = `apiVersion: platform.labhub.io/v1alpha1
+kind: TeamSpace
+metadata:
+  name: beta
+spec:
+  pods: 2
+  cpu: "500m"
+`
+
+var step6 = &Step{
+	Number: 6, Title: "Cleanup before deletion", File: evidence.CleanupFile,
+	Teaches: "Deleting an object with finalizers only sets deletionTimestamp; it goes when the list is\n" +
+		"empty. The controller archives beta, then removes only its finalizer; team-beta goes by\n" +
+		"garbage collection through its ownerReference, not by the controller.",
+	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+		var kept evidence.Cleanup
+		if r, ok, err := keep(env, s, &kept); ok || err != nil {
+			return r, err
+		}
+		if _, err := needAlpha(ctx, env, 6); err != nil {
+			return nil, err
+		}
+		if st, _ := env.Service.Status(ctx); !st.Active {
+			return nil, fmt.Errorf("step 6 needs the controller running: run `cnpa step 4` (or `cnpa service start`)")
+		}
+		r := &Result{Step: 6, Title: s.Title}
+		// The lab's "extend reconcile.sh": turn finalizer handling on in the
+		// script and in the running service.
+		env.State.Finalizer = true
+		if err := saveState(env); err != nil {
+			return nil, err
+		}
+		if err := installScript(env); err != nil {
+			return nil, err
+		}
+		if env.Engine == EngineGo {
+			if err := installService(ctx, env, true); err != nil {
+				return nil, err
+			}
+		}
+		r.note("finalizer handling on: %s rewritten%s", scriptPath(env), map[bool]string{true: ", service restarted with --finalizer=true", false: ""}[env.Engine == EngineGo])
+		res := env.Clients.Dynamic.Resource(teamspace.GVR)
+		if _, err := waitFor(ctx, env, "alpha to carry "+teamspace.Finalizer, func(ctx context.Context) (bool, string, error) {
+			a, err := getTS(ctx, env, "alpha")
+			if err != nil || a == nil {
+				return false, "alpha absent", err
+			}
+			return teamspace.HasFinalizer(a.Finalizers, teamspace.Finalizer), fmt.Sprintf("finalizers %v", a.Finalizers), nil
+		}); err != nil {
+			return nil, err
+		}
+		if old, err := getTS(ctx, env, "beta"); err != nil {
+			return nil, err
+		} else if old != nil {
+			return nil, fmt.Errorf("TeamSpace beta exists already (uid %s): wait for it to go or start over with `cnpa reset --yes`", old.UID)
+		}
+		if _, err := evidence.WriteRaw(env.Dir, "beta.yaml", []byte(BetaYAML), 0o644); err != nil {
+			return nil, err
+		}
+		if err := apply(ctx, env, []byte(BetaYAML)); err != nil {
+			return nil, err
+		}
+		beta, err := getTS(ctx, env, "beta")
+		if err != nil || beta == nil {
+			return nil, fmt.Errorf("beta after create: %v", err)
+		}
+		if _, err := waitFor(ctx, env, "namespace team-beta and beta's finalizer", func(ctx context.Context) (bool, string, error) {
+			exists, err := namespaceExists(ctx, env, "team-beta")
+			b, gerr := getTS(ctx, env, "beta")
+			if err != nil || gerr != nil || b == nil {
+				return false, "", err
+			}
+			return exists && teamspace.HasFinalizer(b.Finalizers, teamspace.Finalizer),
+				fmt.Sprintf("team-beta exists=%t, beta finalizers %v", exists, b.Finalizers), nil
+		}); err != nil {
+			return nil, err
+		}
+		// The watch is open before the delete, so the update that sets
+		// deletionTimestamp is seen however fast the controller then
+		// removes the finalizer: blocked_seen does not depend on a race.
+		w, err := res.Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", "beta").String()})
+		if err != nil {
+			return nil, err
+		}
+		defer w.Stop()
+		if err := res.Delete(ctx, "beta", metav1.DeleteOptions{}); err != nil { // kubectl delete --wait=false
+			return nil, fmt.Errorf("delete beta: %w", err)
+		}
+		ev := evidence.Cleanup{UID: string(beta.UID)}
+		deadline := time.After(env.Timeout)
+		gone := false
+		for !gone {
+			select {
+			case e, ok := <-w.ResultChan():
+				if !ok {
+					return nil, fmt.Errorf("watch on beta closed before it was deleted")
+				}
+				u, _ := e.Object.(*unstructured.Unstructured)
+				if u == nil {
+					continue
+				}
+				if e.Type == watch.Modified && u.GetDeletionTimestamp() != nil {
+					ev.BlockedSeen = true
+					r.note("beta seen with deletionTimestamp %s and finalizers %v", u.GetDeletionTimestamp().UTC().Format(time.RFC3339), u.GetFinalizers())
+				}
+				gone = e.Type == watch.Deleted
+			case <-deadline:
+				b, _ := getTS(ctx, env, "beta")
+				return nil, fmt.Errorf("beta not gone %s after delete (last: %+v); is the controller running with the finalizer on? `cnpa service logs`", env.Timeout, b)
+			}
+		}
+		if _, err := waitFor(ctx, env, "team-beta to be garbage-collected", func(ctx context.Context) (bool, string, error) {
+			ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, "team-beta", metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return true, "", nil
+			}
+			if err != nil {
+				return false, "", err
+			}
+			return false, "team-beta phase " + string(ns.Status.Phase), nil
+		}); err != nil {
+			return nil, err
+		}
+		ev.NamespaceGone = true
+		rec, err := controller.ReadArchive(env.ArchiveDir(), "beta")
+		if err != nil {
+			return nil, err
+		}
+		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
+			return nil, err
+		}
+		r.Evidence = ev
+		r.check("blocked_seen", ev.BlockedSeen, true)
+		r.check("namespace_gone", ev.NamespaceGone, true)
+		archived := "<missing>"
+		if rec != nil {
+			archived = rec.UID
+			r.check("archive/beta.json pods", rec.Pods, 2)
+		}
+		r.check("archive/beta.json uid", archived, ev.UID)
+		return r, nil
+	},
+}

@@ -1,0 +1,97 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+var step7 = &Step{
+	Number: 7, Title: "No change missed while stopped", File: evidence.CatchupFile,
+	Teaches: "While the controller is down, observedGeneration < generation says \"not acted on yet\".\n" +
+		"Started again, one pass reads the current state and catches up; it need not know what\n" +
+		"changed, or how often, while it was down.",
+	Run: func(ctx context.Context, env *Env, s *Step) (r *Result, err error) {
+		var kept evidence.Catchup
+		if r, ok, err := keep(env, s, &kept); ok || err != nil {
+			return r, err
+		}
+		alpha, err := needAlpha(ctx, env, 7)
+		if err != nil {
+			return nil, err
+		}
+		if alpha.Spec.Pods != 6 || alpha.Status.ObservedGeneration != alpha.Generation {
+			return nil, fmt.Errorf("step 7 needs alpha at pods=6 and in sync (now pods=%d, generation %d, observed %d): run steps 2-4 first or start over with `cnpa reset --yes`",
+				alpha.Spec.Pods, alpha.Generation, alpha.Status.ObservedGeneration)
+		}
+		r = &Result{Step: 7, Title: s.Title}
+		if err := env.Service.Stop(ctx); err != nil {
+			return nil, fmt.Errorf("stop %s: %w", env.Service.UnitPath(), err)
+		}
+		// However this step ends, the service runs again: the graders of
+		// steps 4-7 fail when it is stopped.
+		defer func() {
+			if st, _ := env.Service.Status(context.WithoutCancel(ctx)); !st.Active {
+				if serr := env.Service.Start(context.WithoutCancel(ctx)); serr != nil && err == nil {
+					err = fmt.Errorf("start the service again: %w", serr)
+				}
+			}
+		}()
+		r.note("service stopped")
+		if _, err := env.Clients.Dynamic.Resource(teamspace.GVR).Patch(ctx, "alpha", types.MergePatchType,
+			[]byte(`{"spec":{"pods":8}}`), metav1.PatchOptions{FieldManager: fieldManager}); err != nil {
+			return nil, fmt.Errorf("set alpha spec.pods=8: %w", err)
+		}
+		env.Progress.Note("  … alpha spec.pods=8; waiting %s with the controller stopped", env.CatchupWait)
+		select {
+		case <-time.After(env.CatchupWait):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		ns := teamspace.NamespaceName("alpha")
+		a, err := getTS(ctx, env, "alpha")
+		if err != nil {
+			return nil, err
+		}
+		q, err := getQuota(ctx, env, ns)
+		if err != nil {
+			return nil, err
+		}
+		ev := evidence.Catchup{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: quotaPods(q)}
+		if err := env.Service.Start(ctx); err != nil {
+			return nil, fmt.Errorf("start %s: %w", env.Service.UnitPath(), err)
+		}
+		r.note("service started")
+		if _, err := waitFor(ctx, env, "observedGeneration = generation and quota pods = 8", func(ctx context.Context) (bool, string, error) {
+			a, err := getTS(ctx, env, "alpha")
+			if err != nil || a == nil {
+				return false, "", err
+			}
+			q, err := getQuota(ctx, env, ns)
+			if err != nil {
+				return false, "", err
+			}
+			ev.ObservedAfterStart, ev.QuotaPodsAfterStart = a.Status.ObservedGeneration, quotaPods(q)
+			return a.Status.ObservedGeneration == a.Generation && quotaPods(q) == "8",
+				fmt.Sprintf("generation %d observed %d quota pods %q", a.Generation, a.Status.ObservedGeneration, quotaPods(q)), nil
+		}); err != nil {
+			return nil, err
+		}
+		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
+			return nil, err
+		}
+		r.Evidence = ev
+		r.check("generation", ev.Generation, 3)
+		r.check("observed_while_stopped", ev.ObservedWhileStopped, 2)
+		r.check("quota_pods_while_stopped", ev.QuotaPodsWhileStopped, "6")
+		r.check("observed_after_start", ev.ObservedAfterStart, 3)
+		r.check("quota_pods_after_start", ev.QuotaPodsAfterStart, "8")
+		return r, nil
+	},
+}

@@ -1,0 +1,87 @@
+// Package ui prints for people: colour when the output is a terminal and
+// NO_COLOR is unset, one line per fact, observed values beside expected.
+package ui
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/fatih/color"
+)
+
+// Printer writes human output.
+type Printer struct {
+	W     io.Writer
+	color bool
+}
+
+// New returns a printer on w. Colour is on when noColor is false, NO_COLOR
+// is unset and w is a terminal (fatih/color checks the last two).
+func New(w io.Writer, noColor bool) *Printer {
+	on := !noColor && !color.NoColor
+	if f, ok := w.(*os.File); ok && f != os.Stdout {
+		on = false
+	}
+	return &Printer{W: w, color: on}
+}
+
+func (p *Printer) paint(c *color.Color, s string) string {
+	if !p.color {
+		return s
+	}
+	c.EnableColor()
+	return c.Sprint(s)
+}
+
+var (
+	bold   = color.New(color.Bold)
+	green  = color.New(color.FgGreen)
+	red    = color.New(color.FgRed)
+	yellow = color.New(color.FgYellow)
+	faint  = color.New(color.Faint)
+)
+
+// Title prints a heading.
+func (p *Printer) Title(format string, a ...any) {
+	fmt.Fprintln(p.W, p.paint(bold, fmt.Sprintf(format, a...)))
+}
+
+// Line prints a plain line.
+func (p *Printer) Line(format string, a ...any) { fmt.Fprintf(p.W, format+"\n", a...) }
+
+// Note prints a faint explanatory line.
+func (p *Printer) Note(format string, a ...any) {
+	fmt.Fprintln(p.W, p.paint(faint, fmt.Sprintf(format, a...)))
+}
+
+// Warn prints a yellow line.
+func (p *Printer) Warn(format string, a ...any) {
+	fmt.Fprintln(p.W, p.paint(yellow, fmt.Sprintf(format, a...)))
+}
+
+// Mark is ✓ in green or ✗ in red.
+func (p *Printer) Mark(ok bool) string {
+	if ok {
+		return p.paint(green, "✓")
+	}
+	return p.paint(red, "✗")
+}
+
+// Verdict prints one observed value beside its expected value.
+func (p *Printer) Verdict(ok bool, name string, got, want any) {
+	if ok {
+		fmt.Fprintf(p.W, "  %s %-28s %v\n", p.Mark(true), name, got)
+		return
+	}
+	fmt.Fprintf(p.W, "  %s %-28s %v %s\n", p.Mark(false), name, got, p.paint(red, fmt.Sprintf("(expected %v)", want)))
+}
+
+// Status prints "ok"/"fail" lines for doctor-like output.
+func (p *Printer) Status(ok bool, name, detail string) {
+	word := p.paint(green, "ok  ")
+	if !ok {
+		word = p.paint(red, "fail")
+	}
+	fmt.Fprintf(p.W, "%s %-22s %s\n", word, name, detail)
+}

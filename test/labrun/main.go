@@ -1,0 +1,82 @@
+// Command labrun runs the whole lab end to end on the embedded real control
+// plane (kubebox), for a machine without k3s: it starts etcd,
+// kube-apiserver and kube-controller-manager, runs `cnpa doctor`,
+// `cnpa step all` and `cnpa check` against them with the service in process
+// mode, and stops everything. `make lab` runs it.
+//
+//	labrun [-engine go|shell] [-dir DIR] [-keep]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/labhub/cnpa/internal/testcluster"
+)
+
+func main() {
+	engine := flag.String("engine", "go", "engine: go or shell")
+	dir := flag.String("dir", "", "evidence dir (default: a new temp dir)")
+	cnpa := flag.String("cnpa", ".bin/cnpa", "cnpa binary")
+	keep := flag.Bool("keep", false, "keep the cluster running until Ctrl-C after the lab")
+	flag.Parse()
+	os.Exit(run(*engine, *dir, *cnpa, *keep))
+}
+
+func run(engine, dir, cnpa string, keep bool) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	c, err := testcluster.Start(ctx, testcluster.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "labrun:", err)
+		return 2
+	}
+	defer c.Stop()
+	fmt.Printf("labrun: real control plane at %s ready in %s (kubeconfig %s)\n\n", c.Server, time.Since(start).Round(time.Millisecond), c.Kubeconfig)
+	if dir == "" {
+		dir = filepath.Join(c.Dir, "cnpa-op")
+	}
+	cnpa, _ = filepath.Abs(cnpa)
+	unitDir := filepath.Join(c.Dir, "systemd")
+	env := append(c.Env(), "CNPA_DIR="+dir)
+	cnpaRun := func(args ...string) int {
+		fmt.Printf("$ cnpa %v\n", args)
+		cmd := exec.CommandContext(ctx, cnpa, append([]string{"--kubeconfig", c.Kubeconfig}, args...)...)
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			if ee, ok := err.(*exec.ExitError); ok {
+				return ee.ExitCode()
+			}
+			return 1
+		}
+		return 0
+	}
+	// Whatever happens, stop the controller service before the cluster.
+	defer cnpaRun("service", "stop")
+	code := 0
+	for _, args := range [][]string{
+		{"doctor"},
+		{"step", "all", "--engine", engine, "--service-manager", "process", "--unit-dir", unitDir},
+		{"check"},
+	} {
+		if code = cnpaRun(args...); code != 0 {
+			fmt.Fprintf(os.Stderr, "labrun: `cnpa %v` exited %d\n", args, code)
+			break
+		}
+	}
+	fmt.Printf("\nlabrun: evidence in %s, whole run %s\n", dir, time.Since(start).Round(time.Second))
+	if keep {
+		fmt.Println("labrun: cluster kept running; Ctrl-C to stop")
+		<-ctx.Done()
+	}
+	return code
+}
