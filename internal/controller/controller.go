@@ -14,6 +14,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -236,6 +237,11 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		// Needs a human; the resync looks again. Retrying with backoff
 		// would only repeat the same answer.
 		c.queue.Forget(name)
+	case apierrors.IsConflict(err):
+		// Our cached copy was older than the server's (a precondition did
+		// its job); retry from the fresher cache without alarming anyone.
+		c.log.Debug("conflict, retrying", "teamspace", name, "err", err)
+		c.queue.AddRateLimited(name)
 	default:
 		c.log.Error("reconcile failed, retrying with backoff", "teamspace", name, "err", err,
 			"retries", c.queue.NumRequeues(name))

@@ -1,0 +1,194 @@
+// Package system runs the lab the way the learner's VM does: inside a
+// booted Debian systemd container (systemd-nspawn), `cnpa step all
+// --service-manager systemd` installs, enables, stops and starts
+// cnpa-op.service through real systemd, against a real control plane on the
+// host's loopback (the container shares the host network).
+package system
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/labassert"
+	"github.com/labhub/cnpa/test/nspawn"
+)
+
+const (
+	// optDir is where the host's cnpa and kubectl appear, read-only.
+	optDir = "/opt/cnpa"
+	// unitPath is the default unit dir's cnpa-op.service.
+	unitPath = "/etc/systemd/system/cnpa-op.service"
+	// evidenceDir is the lab's default evidence dir.
+	evidenceDir = "/root/cnpa-op"
+)
+
+func TestStepAllUnderSystemd(t *testing.T) {
+	nspawn.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	// Cleanup, not defer: the parallel subtests run after this function returns.
+	t.Cleanup(cancel)
+	cache, err := nspawn.RepoCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	rootfs, err := nspawn.EnsureRootFS(ctx, cache, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("root filesystem ready in %s (%s)", time.Since(start).Round(time.Millisecond), rootfs)
+	bin := hostBinaries(t)
+	for _, engine := range []string{"go", "shell"} {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			runLab(ctx, t, rootfs, bin, engine)
+		})
+	}
+}
+
+func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
+	cluster, err := testcluster.Start(ctx, testcluster.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Stop)
+	bootStart := time.Now()
+	c, err := nspawn.Boot(ctx, rootfs, nspawn.Options{
+		Binds:   []nspawn.Bind{{Host: bin, Container: optDir}},
+		Overlay: true,
+		Logf:    t.Logf,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Registered after the cluster's cleanup, so it runs first: the unit
+	// stops before the API server it talks to.
+	t.Cleanup(c.Stop)
+	t.Logf("container %s booted in %s", c.Name, time.Since(bootStart).Round(time.Millisecond))
+
+	// The k3s default kubeconfig path: cnpa finds it without flags, as on
+	// the lab's VM.
+	kc, err := os.ReadFile(cluster.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WriteFile("/etc/rancher/k3s/k3s.yaml", kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=" + optDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "NO_COLOR=1"}
+	run := func(args ...string) string {
+		t.Helper()
+		out, errOut, err := c.ExecEnv(ctx, env, args...)
+		if err != nil {
+			t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out, errOut)
+		}
+		return strings.TrimSpace(out)
+	}
+	try := func(args ...string) (string, error) {
+		out, _, err := c.ExecEnv(ctx, env, args...)
+		return strings.TrimSpace(out), err
+	}
+
+	labStart := time.Now()
+	out, errOut, err := c.ExecEnv(ctx, env, optDir+"/cnpa", "step", "all", "--engine", engine, "--service-manager", "systemd")
+	t.Logf("cnpa step all under systemd (%s engine) took %s", engine, time.Since(labStart).Round(time.Millisecond))
+	if err != nil {
+		journal, _ := try("journalctl", "-u", "cnpa-op", "--no-pager", "-n", "60")
+		t.Fatalf("cnpa step all: %v\n%s\n%s\njournal:\n%s", err, out, errOut, journal)
+	}
+
+	// The unit as installed, enabled and running.
+	if _, err := try("test", "-f", unitPath); err != nil {
+		t.Fatalf("%s not in place: %v", unitPath, err)
+	}
+	unit := run("cat", unitPath)
+	for _, want := range []string{"Restart=always", "ExecStart=", "NoNewPrivileges=yes", "ProtectSystem=strict", "ReadWritePaths=" + evidenceDir} {
+		if !strings.Contains(unit, want) {
+			t.Errorf("unit file lacks %q:\n%s", want, unit)
+		}
+	}
+	if got, _ := try("systemctl", "is-enabled", "cnpa-op"); got != "enabled" {
+		t.Errorf("systemctl is-enabled cnpa-op: got %q, want enabled", got)
+	}
+	if got, _ := try("systemctl", "is-active", "cnpa-op"); got != "active" {
+		t.Errorf("systemctl is-active cnpa-op: got %q, want active", got)
+	}
+	// systemd-analyze verify has nothing to say about the unit.
+	if out, errOut, err := c.ExecEnv(ctx, env, "systemd-analyze", "verify", unitPath); err != nil || strings.TrimSpace(out+errOut) != "" {
+		t.Errorf("systemd-analyze verify %s: err=%v\n%s%s", unitPath, err, out, errOut)
+	}
+
+	// Step 7 stopped and started it through systemd: the journal says so.
+	journal := run("journalctl", "-u", "cnpa-op", "--no-pager", "-o", "cat")
+	for _, want := range []string{"Stopped cnpa-op.service", "Started cnpa-op.service", "alpha"} {
+		if !strings.Contains(journal, want) {
+			t.Errorf("journalctl -u cnpa-op lacks %q:\n%s", want, tail(journal, 30))
+		}
+	}
+
+	// Restart=always brings the controller back after kill -9.
+	oldPID := run("systemctl", "show", "-p", "MainPID", "--value", "cnpa-op")
+	if n, _ := strconv.Atoi(oldPID); n <= 0 {
+		t.Fatalf("MainPID: got %q, want a pid", oldPID)
+	}
+	run("kill", "-9", oldPID)
+	var newPID, state string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		newPID, _ = try("systemctl", "show", "-p", "MainPID", "--value", "cnpa-op")
+		state, _ = try("systemctl", "is-active", "cnpa-op")
+		if n, _ := strconv.Atoi(newPID); n > 0 && newPID != oldPID && state == "active" {
+			break
+		}
+	}
+	if newPID == oldPID || state != "active" {
+		t.Fatalf("after kill -9 %s: MainPID %q, state %q; want a new pid and active", oldPID, newPID, state)
+	}
+	t.Logf("Restart=always: pid %s killed, pid %s took over", oldPID, newPID)
+
+	// Every evidence value, read through the container's root.
+	labassert.Lab(ctx, t, cluster.Kubeconfig, fmt.Sprintf("/proc/%d/root%s", c.PID, evidenceDir))
+
+	// The self-grader passes inside, against the live cluster and unit.
+	if out, errOut, err := c.ExecEnv(ctx, env, optDir+"/cnpa", "check"); err != nil {
+		t.Errorf("cnpa check inside the container: %v\n%s\n%s", err, out, errOut)
+	}
+}
+
+// hostBinaries puts cnpa (built for this test) and the kubebox kubectl in
+// one directory, bound read-only into the container at /opt/cnpa.
+func hostBinaries(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "cnpa"), "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput(); err != nil {
+		t.Fatalf("build cnpa: %v\n%s", err, out)
+	}
+	kb, err := testcluster.KubeboxPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// kubebox picks its component from its name: as "kubectl" it is kubectl.
+	if err := os.Link(kb, filepath.Join(dir, "kubectl")); err != nil {
+		if out, err := exec.Command("cp", kb, filepath.Join(dir, "kubectl")).CombinedOutput(); err != nil {
+			t.Fatalf("copy kubectl: %v\n%s", err, out)
+		}
+	}
+	return dir
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
