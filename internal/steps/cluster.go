@@ -171,4 +171,5 @@ func runScript(ctx context.Context, env *Env) (string, error) {
 	}
 	return out.String(), nil
 }
+
 var getOpts = metav1.GetOptions{}

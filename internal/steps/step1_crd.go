@@ -3,10 +3,9 @@ package steps
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/evidence"
@@ -89,4 +88,3 @@ var step1 = &Step{
 	},
 }
 
-var _ = filepath.Join

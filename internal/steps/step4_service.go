@@ -8,7 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -91,4 +90,3 @@ func randSuffix() string {
 	return fmt.Sprintf("%x", b)
 }
 
-var _ = service.Name

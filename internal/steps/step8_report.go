@@ -74,4 +74,3 @@ func ComputeReport(dir string) (*evidence.Report, error) {
 	}, nil
 }
 
-var _ = context.Background

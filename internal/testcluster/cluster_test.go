@@ -21,8 +21,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/labhub/cnpa/assets"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/testcluster"
 )
 
 func TestMain(m *testing.M) { testcluster.Main(m) }
