@@ -3,9 +3,11 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -30,8 +32,20 @@ func (r *syncRecorder) Event(obj runtime.Object, typ, reason, message string) {
 		return // an event is a courtesy; the log line already has it
 	}
 	now := metav1.NewTime(time.Now())
+	name := fmt.Sprintf("%v.%x", objRef.Name, now.UnixNano())
+	if a, err := meta.Accessor(obj); err == nil && typ == corev1.EventTypeWarning {
+		// Each --once run is a new process with no memory of what it
+		// warned about: a name fixed per object, reason and generation makes
+		// the second create fail with AlreadyExists, so a bad spec is
+		// reported once, not on every pass.
+		uid := string(a.GetUID())
+		if len(uid) > 8 {
+			uid = uid[:8]
+		}
+		name = fmt.Sprintf("%s.%s.%d.%s", objRef.Name, strings.ToLower(reason), a.GetGeneration(), uid)
+	}
 	e := &corev1.Event{
-		ObjectMeta:     metav1.ObjectMeta{Name: fmt.Sprintf("%v.%x", objRef.Name, now.UnixNano()), Namespace: metav1.NamespaceDefault},
+		ObjectMeta:     metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault},
 		InvolvedObject: *objRef, Reason: reason, Message: message, Type: typ,
 		FirstTimestamp: now, LastTimestamp: now, Count: 1,
 		Source: corev1.EventSource{Component: "cnpa-controller"},
