@@ -77,6 +77,10 @@ var step1 = &Step{
 		if err != nil {
 			return nil, err
 		}
+		// From here on the engine and service manager are the lab's choice.
+		if err := saveState(env); err != nil {
+			return nil, err
+		}
 		ev := evidence.Before{UID: string(alpha.UID), NamespaceExists: exists}
 		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
 			return nil, err
