@@ -1,5 +1,108 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
 
-var resetCommand = &cli.Command{Name: "reset", Usage: "TODO"}
+	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/reset"
+	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+var resetCommand = &cli.Command{
+	Name:  "reset",
+	Usage: "put the cluster and the evidence dir back to before step 1, to start the lab over",
+	Description: "Stops and removes cnpa-op.service, deletes every TeamSpace (archiving the ones\n" +
+		"carrying platform.labhub.io/cleanup and removing only that finalizer), deletes\n" +
+		"their namespaces (ours only: our label and a TeamSpace ownerReference), deletes\n" +
+		"the CRD and removes the evidence files. Archive records stay unless --purge.\n" +
+		"Asks first unless --yes.",
+	Flags: append([]cli.Flag{
+		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
+		&cli.BoolFlag{Name: "purge", Usage: "also remove the archive records (archive/*.json)"},
+		&cli.DurationFlag{Name: "timeout", Value: 0, Usage: "longest wait for any one condition (default 3m)"},
+	}, serviceFlags...),
+	Action: func(c *cli.Context) error {
+		out, err := output(c, "text", "json")
+		if err != nil {
+			return err
+		}
+		if _, err := evidenceDir(c); err != nil {
+			return err
+		}
+		env, err := stepEnv(c)
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		plan, err := reset.Inspect(ctx, env, c.Bool("purge"))
+		if err != nil {
+			return cli.Exit(fmt.Sprintf("cannot read the cluster at %s (kubeconfig %s): %v", env.Target.Server, env.Target.Path, err), 2)
+		}
+		p := printer(c)
+		if !c.Bool("yes") {
+			if plan.Empty() {
+				p.Line("nothing to reset: no service, no TeamSpaces, no CRD, no evidence in %s", env.Dir)
+				return nil
+			}
+			describe(c, plan, env.Dir)
+			fmt.Fprint(os.Stderr, "Reset? [y/N] ")
+			answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+			if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+				return cli.Exit("reset cancelled: nothing changed", 1)
+			}
+		}
+		log := func(format string, a ...any) {
+			if out == "text" {
+				p.Line(format, a...)
+			}
+		}
+		res, err := reset.Run(ctx, env, reset.Options{Purge: c.Bool("purge"), Log: log})
+		if out == "json" {
+			enc := json.NewEncoder(os.Stdout)
+			enc.SetIndent("", "  ")
+			enc.Encode(res)
+		}
+		if err != nil {
+			return cli.Exit("reset incomplete: "+err.Error(), 1)
+		}
+		if out == "text" {
+			p.Line("reset done: start the lab with `cnpa step 1` (or `cnpa step all`)")
+		}
+		return nil
+	},
+}
+
+// describe tells, on stderr, what a reset is about to remove.
+func describe(c *cli.Context, plan *reset.Plan, dir string) {
+	p := errPrinter(c)
+	p.Title("cnpa reset will:")
+	if plan.Service {
+		p.Line("  stop and remove cnpa-op.service")
+	}
+	if len(plan.TeamSpaces) > 0 {
+		p.Line("  delete TeamSpaces %s", strings.Join(plan.TeamSpaces, ", "))
+	}
+	if len(plan.Namespaces) > 0 {
+		p.Line("  delete their namespaces %s", strings.Join(plan.Namespaces, ", "))
+	}
+	if plan.CRD {
+		p.Line("  delete the CRD %s", teamspace.CRDName)
+	}
+	if len(plan.Files) > 0 {
+		p.Line("  remove %d files from %s", len(plan.Files), dir)
+	}
+	if len(plan.ArchiveFiles) > 0 {
+		p.Line("  remove %d archive records (--purge)", len(plan.ArchiveFiles))
+	}
+}
+
+func errPrinter(c *cli.Context) *ui.Printer { return ui.New(os.Stderr, c.Bool("no-color")) }

@@ -1,5 +1,78 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
-var statusCommand = &cli.Command{Name: "status", Usage: "TODO"}
+	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/status"
+)
+
+var statusCommand = &cli.Command{
+	Name:  "status",
+	Usage: "every TeamSpace: spec, namespace, generation vs observedGeneration, live quota, drift, finalizers; and the service",
+	Description: "SYNC is \"in sync\" when status.observedGeneration = metadata.generation (the\n" +
+		"controller acted on the current spec), else how many generations it is behind.\n" +
+		"DRIFT marks a quota that is missing or differs from the spec.",
+	Flags: append([]cli.Flag{
+		&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "refresh every --interval until Ctrl-C"},
+		&cli.DurationFlag{Name: "interval", Value: 2 * time.Second, Usage: "refresh period with --watch"},
+	}, serviceFlags...),
+	Action: func(c *cli.Context) error {
+		out, err := output(c, "text", "json")
+		if err != nil {
+			return err
+		}
+		if c.Duration("interval") <= 0 {
+			return usageError("--interval must be positive")
+		}
+		env, err := stepEnv(c)
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		show := func(ctx context.Context) error {
+			s, err := status.Take(ctx, env.Clients, env.Service)
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("cannot read the cluster at %s (kubeconfig %s): %v", env.Target.Server, env.Target.Path, err), 2)
+			}
+			if out == "json" {
+				return status.WriteJSON(os.Stdout, s)
+			}
+			if c.Bool("watch") {
+				if isTerminal(os.Stdout) {
+					fmt.Print("\033[H\033[2J") // home and clear: redraw in place
+				}
+				printer(c).Note("%s  every %s, Ctrl-C to stop", s.Time.Local().Format("15:04:05"), c.Duration("interval"))
+			}
+			status.WriteText(printer(c), s)
+			return nil
+		}
+		if !c.Bool("watch") {
+			return show(ctx)
+		}
+		tick := time.NewTicker(c.Duration("interval"))
+		defer tick.Stop()
+		for {
+			if err := show(ctx); err != nil && ctx.Err() == nil {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return nil // Ctrl-C is how --watch ends
+			case <-tick.C:
+			}
+		}
+	},
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,314 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/labhub/cnpa/assets"
+	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// The uids of testdata/lab.
+const (
+	alphaUID    = "11111111-1111-1111-1111-111111111111"
+	restoredUID = "33333333-3333-3333-3333-333333333333"
+)
+
+// labDir copies testdata/lab, the evidence of a correct run, to a temp dir
+// the test may damage.
+func labDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/lab")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// goodFacts is the cluster a correct run leaves behind testdata/lab: the
+// shipped CRD, alpha at generation 3 in sync with its quota, beta gone, the
+// service running.
+func goodFacts(t *testing.T, dir string) *facts {
+	t.Helper()
+	var crd map[string]any
+	if err := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(assets.CRD), 4096).Decode(&crd); err != nil {
+		t.Fatal(err)
+	}
+	// Through JSON, as the API server returns it (numbers as int64).
+	data, _ := json.Marshal(crd)
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	unstructured.SetNestedSlice(u.Object, []any{map[string]any{"type": "Established", "status": "True"}}, "status", "conditions")
+	alpha := &teamspace.TeamSpace{
+		ObjectMeta: metav1.ObjectMeta{Name: "alpha", UID: alphaUID, Generation: 3, Finalizers: []string{teamspace.Finalizer}},
+		Spec:       teamspace.Spec{Pods: 8, CPU: "1"},
+		Status:     teamspace.Status{ObservedGeneration: 3, Namespace: "team-alpha"},
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-alpha",
+		Labels: map[string]string{teamspace.OwnerLabel: "alpha"}, OwnerReferences: []metav1.OwnerReference{alpha.OwnerReference()}}}
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: teamspace.QuotaName, Namespace: "team-alpha", UID: restoredUID},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("8"), corev1.ResourceRequestsCPU: resource.MustParse("1")}}}
+	return &facts{crd: u, alpha: alpha, teamAlpha: ns, quota: q, dir: dir,
+		service: service.Status{Manager: "process", UnitPath: "/etc/systemd/system/cnpa-op.service", Installed: true, Enabled: true, Active: true, MainPID: 42},
+		unit:    []byte("[Service]\nExecStart=/bin/true\nRestart=always\n")}
+}
+
+func writeFile(t *testing.T, dir, name, data string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editJSON rewrites one key of an evidence file; a nil value deletes it.
+func editJSON(t *testing.T, dir, name, key string, value any) {
+	t.Helper()
+	var m map[string]any
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if value == nil {
+		delete(m, key)
+	} else {
+		m[key] = value
+	}
+	data, _ = json.Marshal(m)
+	writeFile(t, dir, name, string(data))
+}
+
+func failed(checks []Check) []string {
+	var ids []string
+	for _, c := range checks {
+		if c.Status == Fail {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
+func TestEvaluate(t *testing.T) {
+	tests := []struct {
+		name   string
+		tamper func(t *testing.T, dir string, f *facts)
+		want   []string // failing ids, in report order
+	}{
+		{"correct run", func(*testing.T, string, *facts) {}, nil},
+		{"changed uid", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "before.json", "uid", "x") }, []string{"step1.uid"}},
+		{"bool as string", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "before.json", "namespace_exists", "false") }, []string{"step1.namespace_exists"}},
+		{"flipped bool", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "cleanup.json", "blocked_seen", false) }, []string{"step6.blocked_seen"}},
+		{"flipped bool feeds the report", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "before.json", "namespace_exists", true) },
+			[]string{"step1.namespace_exists", "step8.crd_alone_created_namespace"}},
+		{"integer as string", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "drift.json", "restore_seconds", "1") }, []string{"step5.restore_seconds"}},
+		{"quota pods as integer", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "catchup.json", "quota_pods_while_stopped", 6) }, []string{"step7.quota_pods_while_stopped"}},
+		{"float", func(t *testing.T, d string, _ *facts) {
+			writeFile(t, d, "generation.json", strings.Replace(readFile(t, d, "generation.json"), `"gen_initial": 1`, `"gen_initial": 1.0`, 1))
+		},
+			[]string{"step2.gen_initial"}},
+		{"extra key", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "drift.json", "note", "hi") }, []string{"step5.file"}},
+		{"missing key", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "cleanup.json", "namespace_gone", nil) }, []string{"step6.namespace_gone"}},
+		{"not JSON", func(t *testing.T, d string, _ *facts) { writeFile(t, d, "reconcile.json", "{") }, []string{"step3.file"}},
+		{"missing file", func(t *testing.T, d string, _ *facts) { os.Remove(filepath.Join(d, "catchup.json")) }, []string{"step7.file"}},
+		{"status via main", func(t *testing.T, d string, _ *facts) {
+			editJSON(t, d, "generation.json", "status_via_main", map[string]any{"observedGeneration": 7})
+		}, []string{"step2.status_via_main"}},
+		{"restored uid not new", func(t *testing.T, d string, _ *facts) {
+			editJSON(t, d, "drift.json", "restored_uid", "22222222-2222-2222-2222-222222222222")
+		}, []string{"step5.restored_uid_new", "step5.restored_uid_live"}},
+		{"deleted uid not step 3's", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "drift.json", "deleted_uid", "x") }, []string{"step5.deleted_uid"}},
+		{"report restore_seconds", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "report.json", "restore_seconds", 2) }, []string{"step8.restore_seconds"}},
+		{"report trigger", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "report.json", "trigger", "edge") }, []string{"step8.trigger"}},
+		{"archive removed", func(t *testing.T, d string, _ *facts) { os.Remove(filepath.Join(d, "archive", "beta.json")) }, []string{"step6.archive_record"}},
+		{"cleanup uid not archived", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "cleanup.json", "uid", alphaUID) }, []string{"step6.uid"}},
+		{"CRD maximum", func(_ *testing.T, _ string, f *facts) { setSchema(f, int64(60), "pods", "maximum") }, []string{"step1.crd.pods_maximum"}},
+		{"CRD default", func(_ *testing.T, _ string, f *facts) { setSchema(f, int64(1), "cpu", "default") }, []string{"step1.crd.cpu_default"}},
+		{"CRD not installed", func(_ *testing.T, _ string, f *facts) { f.crd = nil }, []string{"step1.crd"}},
+		{"service stopped", func(_ *testing.T, _ string, f *facts) { f.service.Active = false }, []string{"step4.service_active"}},
+		{"no Restart=always", func(_ *testing.T, _ string, f *facts) { f.unit = append(f.unit, "Restart=on-failure\n"...) }, []string{"step4.restart_always"}},
+		{"quota edited", func(_ *testing.T, _ string, f *facts) {
+			f.quota.Spec.Hard[corev1.ResourcePods] = resource.MustParse("99")
+		}, []string{"step5.quota_in_sync"}},
+		{"beta back", func(_ *testing.T, _ string, f *facts) {
+			f.beta = &teamspace.TeamSpace{ObjectMeta: metav1.ObjectMeta{Name: "beta"}}
+		}, []string{"step6.beta_gone"}},
+		{"finalizer dropped", func(_ *testing.T, _ string, f *facts) { f.alpha.Finalizers = nil }, []string{"step6.alpha_finalizer"}},
+		{"alpha changed later", func(_ *testing.T, _ string, f *facts) { f.alpha.Generation = 4 }, []string{"step7.generation_live", "step7.alpha_observed"}},
+		{"team-alpha not alpha's", func(_ *testing.T, _ string, f *facts) { f.teamAlpha.OwnerReferences[0].UID = "x" }, []string{"step3.namespace_owned"}},
+	}
+	var ids []string
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := labDir(t)
+			f := goodFacts(t, dir)
+			tt.tamper(t, dir, f)
+			checks := evaluate(readEvidence(dir), f)
+			if got := failed(checks); !slices.Equal(got, tt.want) {
+				t.Errorf("failed checks: got %v, want %v", got, tt.want)
+			}
+			for _, c := range checks {
+				if c.Status == Fail && (c.Hint == "" || c.Expected == "" || c.Actual == "") {
+					t.Errorf("%s fails without expected, actual and hint: %+v", c.ID, c)
+				}
+				if c.Status == Skip && len(failed(checks)) == 0 {
+					t.Errorf("%s skipped with nothing failing: %s", c.ID, c.Actual)
+				}
+			}
+			// Every state reports the same checks, in the same order.
+			var these []string
+			for _, c := range checks {
+				these = append(these, c.ID)
+			}
+			if ids == nil {
+				ids = these
+				seen := map[string]bool{}
+				for _, id := range ids {
+					if seen[id] {
+						t.Errorf("duplicate check id %s", id)
+					}
+					seen[id] = true
+				}
+			} else if !slices.Equal(these, ids) {
+				t.Errorf("check ids differ from the correct run's:\n got %v\nwant %v", these, ids)
+			}
+		})
+	}
+}
+
+func readFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// setSchema sets spec.<prop>.<field> in the CRD's v1alpha1 schema.
+func setSchema(f *facts, v any, prop, field string) {
+	versions, _, _ := unstructured.NestedSlice(f.crd.Object, "spec", "versions")
+	m := versions[0].(map[string]any)
+	unstructured.SetNestedField(m, v, "schema", "openAPIV3Schema", "properties", "spec", "properties", prop, field)
+	unstructured.SetNestedSlice(f.crd.Object, versions, "spec", "versions")
+}
+
+// TestOutputGolden pins the three renderings of one report with a pass, a
+// failure and a skip.
+func TestOutputGolden(t *testing.T) {
+	dir := labDir(t)
+	f := goodFacts(t, dir)
+	os.Remove(filepath.Join(dir, "archive", "beta.json"))
+	f.service.Active = false
+	rep := &Report{Dir: "/root/cnpa-op", Server: "https://127.0.0.1:6443"}
+	c := &checker{checks: evaluate(readEvidence(dir), f)}
+	rep.finish(6, c.checks)
+	// The temp dir appears in hints; pin it.
+	for i := range rep.Checks {
+		rep.Checks[i].Hint = strings.ReplaceAll(rep.Checks[i].Hint, dir, "/root/cnpa-op")
+	}
+
+	var text, js, junit bytes.Buffer
+	WriteText(ui.New(&text, true), rep)
+	if err := WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJUnit(&junit, rep); err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string][]byte{"report.txt": text.Bytes(), "report.json": js.Bytes(), "report.junit.xml": junit.Bytes()} {
+		golden := filepath.Join("testdata", name+".golden")
+		if *update {
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run with -update to create it)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from %s:\n%s", name, golden, got)
+		}
+	}
+
+	var doc JUnitSuites
+	if err := xml.Unmarshal(junit.Bytes(), &doc); err != nil {
+		t.Fatalf("junit output does not parse: %v", err)
+	}
+	n := 0
+	for _, s := range doc.Suites {
+		n += len(s.Cases)
+	}
+	if n != len(rep.Checks) || doc.Tests != len(rep.Checks) {
+		t.Errorf("junit testcases: got %d (tests=%d), want %d", n, doc.Tests, len(rep.Checks))
+	}
+	if got, want := rep.FailedIDs(), []string{"step6.archive_record"}; !slices.Equal(got, want) {
+		t.Errorf("failed ids: got %v, want %v", got, want)
+	}
+}
+
+func TestRedo(t *testing.T) {
+	tests := []struct {
+		step    int
+		missing []string
+		want    string
+	}{
+		{8, nil, "run `cnpa step 8` again"},
+		{2, nil, "cannot be repeated"},
+		{5, nil, "of a later step exists"},
+		{5, []string{"cleanup.json", "catchup.json", "report.json"}, "run `cnpa step 5` again"},
+		{7, []string{"catchup.json", "report.json"}, "run `cnpa step 7`"},
+		{1, []string{"before.json", "generation.json", "reconcile.json", "drift.json", "cleanup.json", "catchup.json", "report.json"}, "run `cnpa step 1`"},
+	}
+	for _, tt := range tests {
+		dir := labDir(t)
+		for _, m := range tt.missing {
+			os.Remove(filepath.Join(dir, m))
+		}
+		if got := readEvidence(dir).redo(tt.step); !strings.Contains(got, tt.want) {
+			t.Errorf("redo(%d) with %v missing: got %q, want it to contain %q", tt.step, tt.missing, got, tt.want)
+		}
+	}
+}
+
+func TestDiff(t *testing.T) {
+	a := &snapshot{rv: map[string]string{"teamspace/a": "1", "namespace/team-a": "2", "teamspace/b": "3"},
+		owner: map[string]string{"teamspace/a": "a", "namespace/team-a": "a", "teamspace/b": "b"}}
+	b := &snapshot{rv: map[string]string{"teamspace/a": "1", "namespace/team-a": "5", "teamspace/b": "4", "resourcequota/team-b/team-quota": "6"},
+		owner: map[string]string{"teamspace/a": "a", "namespace/team-a": "a", "teamspace/b": "b", "resourcequota/team-b/team-quota": "b"}}
+	tests := []struct {
+		name    string
+		excused map[string]string
+		want    []string
+	}{
+		{"nothing excused", nil, []string{"namespace/team-a written (resourceVersion 2→5)", "resourcequota/team-b/team-quota created", "teamspace/b written (resourceVersion 3→4)"}},
+		{"b was behind", map[string]string{"b": "quota missing"}, []string{"namespace/team-a written (resourceVersion 2→5)"}},
+	}
+	for _, tt := range tests {
+		if got := diff(a, b, tt.excused); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

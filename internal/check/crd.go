@@ -1,0 +1,115 @@
+package check
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// crdField is one fact of LAB.md step 1 about the CRD on the server: where
+// it is in the object and what it must be.
+type crdField struct {
+	id, title string
+	// inVersion: path is under the v1alpha1 entry of spec.versions.
+	inVersion bool
+	path      []string
+	want      any
+}
+
+// schema is the openAPIV3Schema path inside a version entry.
+var schemaPath = []string{"schema", "openAPIV3Schema", "properties"}
+
+func prop(parts ...string) []string {
+	p := append([]string{}, schemaPath...)
+	for i, part := range parts {
+		if i > 0 {
+			p = append(p, "properties")
+		}
+		p = append(p, part)
+	}
+	return p
+}
+
+// crdFields are LAB.md step 1, field by field.
+var crdFields = []crdField{
+	{id: "step1.crd.group", title: "the CRD's group is " + teamspace.Group, path: []string{"spec", "group"}, want: teamspace.Group},
+	{id: "step1.crd.scope", title: "the CRD's scope is Cluster", path: []string{"spec", "scope"}, want: "Cluster"},
+	{id: "step1.crd.kind", title: "the CRD's kind is " + teamspace.Kind, path: []string{"spec", "names", "kind"}, want: teamspace.Kind},
+	{id: "step1.crd.plural", title: "the CRD's plural is " + teamspace.Resource, path: []string{"spec", "names", "plural"}, want: teamspace.Resource},
+	{id: "step1.crd.status_subresource", title: "v1alpha1 enables the status subresource", inVersion: true, path: []string{"subresources", "status"}, want: map[string]any{}},
+	{id: "step1.crd.pods_type", title: "spec.pods is an integer", inVersion: true, path: append(prop("spec", "pods"), "type"), want: "integer"},
+	{id: "step1.crd.pods_required", title: "spec.pods is required", inVersion: true, path: append(prop("spec"), "required")},
+	{id: "step1.crd.pods_minimum", title: "spec.pods has minimum 1", inVersion: true, path: append(prop("spec", "pods"), "minimum"), want: 1},
+	{id: "step1.crd.pods_maximum", title: "spec.pods has maximum 50", inVersion: true, path: append(prop("spec", "pods"), "maximum"), want: 50},
+	{id: "step1.crd.cpu_type", title: "spec.cpu is a string", inVersion: true, path: append(prop("spec", "cpu"), "type"), want: "string"},
+	{id: "step1.crd.cpu_default", title: `spec.cpu defaults to "1"`, inVersion: true, path: append(prop("spec", "cpu"), "default"), want: teamspace.DefaultCPU},
+	{id: "step1.crd.observed_generation_type", title: "status.observedGeneration is an integer", inVersion: true, path: append(prop("status", "observedGeneration"), "type"), want: "integer"},
+	{id: "step1.crd.namespace_type", title: "status.namespace is a string", inVersion: true, path: append(prop("status", "namespace"), "type"), want: "string"},
+}
+
+// checkCRD grades the CRD on the server against LAB.md step 1: it exists
+// and is Established, its names and scope, version v1alpha1 served and
+// stored with the status subresource, and the schema field by field.
+func checkCRD(c *checker, f *facts) {
+	hint := fmt.Sprintf("the CRD must be LAB.md step 1's: apply it again with `kubectl apply --server-side --force-conflicts -f %s`",
+		filepath.Join(f.dir, "crd.yaml"))
+	c.add("step1.crd", 1, "the CRD "+teamspace.CRDName+" is installed and Established", hint, func() verdict {
+		if f.crd == nil {
+			return holds(false, "installed, Established", "not installed")
+		}
+		conds, _, _ := unstructured.NestedSlice(f.crd.Object, "status", "conditions")
+		for _, x := range conds {
+			if m, _ := x.(map[string]any); m["type"] == "Established" && m["status"] == "True" {
+				return holds(true, "installed, Established", "Established")
+			}
+		}
+		return holds(false, "installed, Established", "not Established yet")
+	}())
+	var version map[string]any
+	if f.crd != nil {
+		versions, _, _ := unstructured.NestedSlice(f.crd.Object, "spec", "versions")
+		for _, x := range versions {
+			if m, _ := x.(map[string]any); m["name"] == teamspace.Version {
+				version = m
+			}
+		}
+	}
+	c.add("step1.crd.version", 1, "version "+teamspace.Version+" is served and is the storage version", hint, func() verdict {
+		want := teamspace.Version + " served=true storage=true"
+		switch {
+		case f.crd == nil:
+			return skipped("the CRD is not installed (see step1.crd)")
+		case version == nil:
+			return holds(false, want, "no version "+teamspace.Version)
+		}
+		got := fmt.Sprintf("%s served=%v storage=%v", teamspace.Version, version["served"], version["storage"])
+		return holds(got == want, want, got)
+	}())
+	for _, fld := range crdFields {
+		c.add(fld.id, 1, fld.title, hint, func() verdict {
+			switch {
+			case f.crd == nil:
+				return skipped("the CRD is not installed (see step1.crd)")
+			case fld.inVersion && version == nil:
+				return skipped("the CRD has no version " + teamspace.Version + " (see step1.crd.version)")
+			}
+			root := f.crd.Object
+			if fld.inVersion {
+				root = version
+			}
+			got, found, _ := unstructured.NestedFieldNoCopy(root, fld.path...)
+			if fld.id == "step1.crd.pods_required" {
+				req, _ := got.([]any)
+				return holds(slices.Contains(req, any("pods")), `required includes "pods"`, "required "+show(req))
+			}
+			if !found {
+				return holds(false, show(fld.want), "not set")
+			}
+			return same(fld.want, got)
+		}())
+	}
+}

@@ -1,0 +1,104 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/steps"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// crdGVR is the CustomResourceDefinition resource.
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// facts is what the cluster and the machine show, read once before the
+// evidence is judged, so every check compares against the same moment.
+// A nil object means it does not exist.
+type facts struct {
+	crd       *unstructured.Unstructured
+	alpha     *teamspace.TeamSpace
+	teamAlpha *corev1.Namespace
+	// quota is team-alpha/team-quota.
+	quota    *corev1.ResourceQuota
+	beta     *teamspace.TeamSpace
+	teamBeta *corev1.Namespace
+
+	service service.Status
+	// unit is the unit file's content; unitErr why it cannot be read.
+	unit    []byte
+	unitErr string
+	// dir is the evidence dir, for hints.
+	dir string
+}
+
+// gatherFacts reads the facts. Any error but NotFound means the cluster
+// cannot be asked, and nothing can be graded.
+func gatherFacts(ctx context.Context, env *steps.Env) (*facts, error) {
+	f := &facts{dir: env.Dir}
+	crd, err := env.Clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return nil, fmt.Errorf("get CRD %s: %w", teamspace.CRDName, err)
+	default:
+		f.crd = crd
+	}
+	if f.alpha, err = getTeamSpace(ctx, env, "alpha"); err != nil {
+		return nil, err
+	}
+	if f.beta, err = getTeamSpace(ctx, env, "beta"); err != nil {
+		return nil, err
+	}
+	if f.teamAlpha, err = getNamespace(ctx, env, teamspace.NamespaceName("alpha")); err != nil {
+		return nil, err
+	}
+	if f.teamBeta, err = getNamespace(ctx, env, teamspace.NamespaceName("beta")); err != nil {
+		return nil, err
+	}
+	q, err := env.Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName("alpha")).Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return nil, fmt.Errorf("get team-alpha/team-quota: %w", err)
+	default:
+		f.quota = q
+	}
+	if f.service, err = env.Service.Status(ctx); err != nil {
+		return nil, fmt.Errorf("status of %s: %w", service.Name, err)
+	}
+	if f.unit, err = os.ReadFile(env.Service.UnitPath()); err != nil {
+		f.unitErr = err.Error()
+	}
+	return f, nil
+}
+
+// getTeamSpace reads a TeamSpace; absent (or no CRD at all) is nil.
+func getTeamSpace(ctx context.Context, env *steps.Env, name string) (*teamspace.TeamSpace, error) {
+	u, err := env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get teamspace %s: %w", name, err)
+	}
+	return teamspace.FromUnstructured(u)
+}
+
+func getNamespace(ctx context.Context, env *steps.Env, name string) (*corev1.Namespace, error) {
+	ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get namespace %s: %w", name, err)
+	}
+	return ns, nil
+}

@@ -1,0 +1,275 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/labhub/cnpa/internal/steps"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// snapshot is the resourceVersion of every object reconcile.sh may write:
+// each TeamSpace not being deleted, its namespace and the quotas in it.
+// Objects on their way out are left out: the garbage collector and the
+// namespace controller write them, not the script.
+type snapshot struct {
+	// rv is keyed "teamspace/alpha", "namespace/team-alpha",
+	// "resourcequota/team-alpha/team-quota".
+	rv map[string]string
+	// owner maps each key to the TeamSpace it belongs to.
+	owner map[string]string
+	// pending is, per TeamSpace that is not converged, what it lacks.
+	pending map[string]string
+	// unsettled lists quotas the quota controller had not caught up with
+	// when the wait for it ended.
+	unsettled []string
+}
+
+// settleWait bounds the wait for the quota controller before a snapshot.
+const settleWait = 20 * time.Second
+
+// takeSnapshot waits until the quota controller has caught up with every
+// quota in scope (it writes status.hard after each spec change), then
+// records the resourceVersions.
+func takeSnapshot(ctx context.Context, env *steps.Env, finalizerOn bool) (*snapshot, error) {
+	deadline := time.Now().Add(settleWait)
+	for {
+		s, err := readSnapshot(ctx, env, finalizerOn)
+		if err != nil || len(s.unsettled) == 0 || time.Now().After(deadline) {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func readSnapshot(ctx context.Context, env *steps.Env, finalizerOn bool) (*snapshot, error) {
+	s := &snapshot{rv: map[string]string{}, owner: map[string]string{}, pending: map[string]string{}}
+	tsList, err := env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list teamspaces: %w", err)
+	}
+	nsList, err := env.Clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list namespaces: %w", err)
+	}
+	qList, err := env.Clients.Kube.CoreV1().ResourceQuotas(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list resourcequotas: %w", err)
+	}
+	live := map[types.UID]*teamspace.TeamSpace{}
+	byName := map[string]*teamspace.TeamSpace{}
+	for i := range tsList.Items {
+		ts, err := teamspace.FromUnstructured(&tsList.Items[i])
+		if err != nil || ts.DeletionTimestamp != nil {
+			continue
+		}
+		live[ts.UID], byName[ts.Name] = ts, ts
+		key := "teamspace/" + ts.Name
+		s.rv[key], s.owner[key] = ts.ResourceVersion, ts.Name
+	}
+	// A namespace is in scope when it is team-<name> of a live TeamSpace, or
+	// labelled and owned by one; a terminating one is on its way out.
+	nsOwner := map[string]string{}
+	namespaces := map[string]*corev1.Namespace{}
+	for i := range nsList.Items {
+		ns := &nsList.Items[i]
+		if ns.DeletionTimestamp != nil {
+			continue
+		}
+		owner := ""
+		if ts, ok := byName[strings.TrimPrefix(ns.Name, teamspace.NamespacePrefix)]; ok && ns.Name == teamspace.NamespaceName(ts.Name) {
+			owner = ts.Name
+		}
+		for _, ref := range ns.OwnerReferences {
+			if ts, ok := live[ref.UID]; ok && ns.Labels[teamspace.OwnerLabel] != "" {
+				owner = ts.Name
+			}
+		}
+		if owner == "" {
+			continue
+		}
+		nsOwner[ns.Name], namespaces[ns.Name] = owner, ns
+		key := "namespace/" + ns.Name
+		s.rv[key], s.owner[key] = ns.ResourceVersion, owner
+	}
+	quotas := map[string]*corev1.ResourceQuota{}
+	for i := range qList.Items {
+		q := &qList.Items[i]
+		owner, ok := nsOwner[q.Namespace]
+		if !ok {
+			continue
+		}
+		key := "resourcequota/" + q.Namespace + "/" + q.Name
+		s.rv[key], s.owner[key] = q.ResourceVersion, owner
+		if !quotaSettled(q) {
+			s.unsettled = append(s.unsettled, q.Namespace+"/"+q.Name)
+		}
+		if q.Name == teamspace.QuotaName {
+			quotas[q.Namespace] = q
+		}
+	}
+	for _, ts := range byName {
+		ns := teamspace.NamespaceName(ts.Name)
+		if p := pending(ts, namespaces[ns], quotas[ns], finalizerOn); p != "" {
+			s.pending[ts.Name] = p
+		}
+	}
+	sort.Strings(s.unsettled)
+	return s, nil
+}
+
+// diff lists what changed from a to b, one entry per object, sorted; an
+// object whose owner is in excused is left out.
+func diff(a, b *snapshot, excused map[string]string) []string {
+	var out []string
+	for k, rv := range b.rv {
+		if _, ok := excused[b.owner[k]]; ok {
+			continue
+		}
+		switch old, ok := a.rv[k]; {
+		case !ok:
+			out = append(out, k+" created")
+		case old != rv:
+			out = append(out, fmt.Sprintf("%s written (resourceVersion %s→%s)", k, old, rv))
+		}
+	}
+	for k := range a.rv {
+		if _, ok := excused[a.owner[k]]; ok {
+			continue
+		}
+		if _, ok := b.rv[k]; !ok {
+			out = append(out, k+" deleted")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// scriptRun is how long one run of reconcile.sh may take.
+const scriptRun = 2 * time.Minute
+
+// rerunChecks run <dir>/reconcile.sh twice more, as the lab's grader does,
+// and prove it wrote nothing. Phases:
+//  1. the script exists and is executable (step3.script_runs);
+//  2. snapshot, run, snapshot, run, snapshot (each snapshot after the quota
+//     controller caught up);
+//  3. no object changed across the runs (step3.rerun_writes_nothing), but
+//     a TeamSpace that was not converged before the first run may change in
+//     that run: the script then did its job, and the drift itself fails the
+//     check that looks at it (step5.quota_in_sync, say).
+func rerunChecks(ctx context.Context, env *steps.Env, c *checker) {
+	const (
+		runsID  = "step3.script_runs"
+		writeID = "step3.rerun_writes_nothing"
+	)
+	runsTitle := steps.ScriptName + " runs and exits 0, twice"
+	writeTitle := "running " + steps.ScriptName + " twice more writes nothing (TeamSpaces, their namespaces, quotas)"
+	path := filepath.Join(env.Dir, steps.ScriptName)
+	hint := "run `cnpa step 3` again: it installs " + steps.ScriptName
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		c.add(runsID, 3, runsTitle, hint, holds(false, "an executable "+path, "missing"))
+		c.add(writeID, 3, writeTitle, "", skipped("no script to run (see "+runsID+")"))
+		return
+	case fi.Mode()&0o111 == 0:
+		c.add(runsID, 3, runsTitle, "make it executable: `chmod +x "+path+"`", holds(false, "an executable "+path, "not executable, mode "+fi.Mode().String()))
+		c.add(writeID, 3, writeTitle, "", skipped("no script to run (see "+runsID+")"))
+		return
+	}
+	finalizerOn := env.State != nil && env.State.Finalizer
+	var snaps []*snapshot
+	for i := 0; i <= 2; i++ {
+		s, err := takeSnapshot(ctx, env, finalizerOn)
+		if err != nil {
+			c.add(runsID, 3, runsTitle, hint, skipped("cannot read the cluster: "+err.Error()))
+			c.add(writeID, 3, writeTitle, "", skipped("cannot read the cluster: "+err.Error()))
+			return
+		}
+		snaps = append(snaps, s)
+		if i == 2 {
+			break
+		}
+		if out, err := runScript(ctx, env, path); err != nil {
+			c.add(runsID, 3, runsTitle, "run it by hand to see why: `"+path+"`; "+hint,
+				holds(false, "exit status 0", fmt.Sprintf("run %d: %v: %s", i+1, err, tail(out, 400))))
+			c.add(writeID, 3, writeTitle, "", skipped("the script failed (see "+runsID+")"))
+			return
+		}
+	}
+	c.add(runsID, 3, runsTitle, hint, holds(true, "exit status 0", "exit status 0, twice"))
+
+	first := diff(snaps[0], snaps[1], snaps[0].pending)
+	second := diff(snaps[1], snaps[2], nil)
+	var got []string
+	if len(first) > 0 {
+		got = append(got, "first run: "+strings.Join(first, ", "))
+	}
+	if len(second) > 0 {
+		got = append(got, "second run: "+strings.Join(second, ", "))
+	}
+	want := "no writes"
+	if len(got) == 0 {
+		actual := fmt.Sprintf("no writes to %d objects", len(snaps[2].rv))
+		if len(snaps[0].pending) > 0 {
+			actual += fmt.Sprintf(" (the first run converged %s, which were behind)", keys(snaps[0].pending))
+		}
+		c.add(writeID, 3, writeTitle, "", holds(true, want, actual))
+		return
+	}
+	if u := snaps[2].unsettled; len(u) > 0 {
+		got = append(got, fmt.Sprintf("the quota controller had not caught up with %v after %s", u, settleWait))
+	}
+	c.add(writeID, 3, writeTitle,
+		"a pass must compare desired with actual and write only what differs: make "+steps.ScriptName+" skip objects that already match (`cnpa step 3` installs one that does)",
+		holds(false, want, strings.Join(got, "; ")))
+}
+
+// runScript runs the script as the grader does: from the evidence dir, with
+// the lab's kubeconfig.
+func runScript(ctx context.Context, env *steps.Env, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, scriptRun)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Target.Path)
+	cmd.Dir = env.Dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		s = "…" + s[len(s)-n:]
+	}
+	if s == "" {
+		return "(no output)"
+	}
+	return s
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

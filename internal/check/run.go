@@ -1,0 +1,129 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/labhub/cnpa/internal/steps"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+// Options tune Run.
+type Options struct {
+	// Step limits the report to one step (1..8); 0 checks all.
+	Step int
+	// ProbeTimeout bounds each wait on the controller (default 30s: the
+	// shell engine passes every 3 s).
+	ProbeTimeout time.Duration
+	// Progress receives notes on what is being done (stderr).
+	Progress *ui.Printer
+}
+
+// UnreachableError says the cluster could not be asked: nothing is graded.
+type UnreachableError struct{ Err error }
+
+func (e *UnreachableError) Error() string { return "cannot reach the cluster: " + e.Err.Error() }
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Run grades the lab in env. Phases:
+//  1. ask the API server for its version (unreachable: UnreachableError);
+//  2. read every evidence file and the facts of the cluster once;
+//  3. judge the files against LAB.md, each other and the facts;
+//  4. step 3: run reconcile.sh twice more and prove it wrote nothing;
+//  5. steps 4 and 6: exercise the running controller with temporary
+//     TeamSpaces (cnpa-check-*), removed afterwards however Run ends.
+//
+// Run returns an error only when grading could not happen: the cluster is
+// unreachable, or ctx ended (Ctrl-C) before every check ran.
+func Run(ctx context.Context, env *steps.Env, opts Options) (rep *Report, err error) {
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = 30 * time.Second
+	}
+	if opts.Progress == nil {
+		opts.Progress = ui.New(io.Discard, true)
+	}
+	if opts.Step < 0 || opts.Step > len(steps.All) {
+		return nil, fmt.Errorf("there is no step %d: the lab has steps 1 to %d", opts.Step, len(steps.All))
+	}
+	want := func(n int) bool { return opts.Step == 0 || opts.Step == n }
+	if _, err := env.Clients.Kube.Discovery().ServerVersion(); err != nil {
+		return nil, &UnreachableError{fmt.Errorf("%s (kubeconfig %s): %w", env.Target.Server, env.Target.Path, err)}
+	}
+	ev := readEvidence(env.Dir)
+	f, err := gatherFacts(ctx, env)
+	if err != nil {
+		return nil, &UnreachableError{err}
+	}
+	c := &checker{checks: evaluate(ev, f)}
+
+	if want(3) {
+		opts.Progress.Note("… running %s twice more to see that it writes nothing", steps.ScriptName)
+		rerunChecks(ctx, env, c)
+	}
+	if want(4) || want(6) {
+		tmp := &temps{env: env}
+		grace := 10 * time.Second
+		if !f.service.Active {
+			grace = 0 // nobody will archive them: drop the finalizers now
+		}
+		defer func() {
+			// Ctrl-C ends ctx; the temporary objects must go all the same.
+			if cerr := tmp.cleanup(context.WithoutCancel(ctx), grace); cerr != nil {
+				opts.Progress.Warn("cleanup of temporary TeamSpaces: %v", cerr)
+			}
+		}()
+		probeChecks(ctx, env, c, f, tmp, opts)
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("interrupted before every check ran: %w", ctx.Err())
+	}
+	rep = &Report{Dir: env.Dir, Server: env.Target.Server}
+	rep.finish(opts.Step, c.checks)
+	return rep, nil
+}
+
+// probeChecks adds the live controller checks of steps 4 and 6. Without a
+// running controller or a CRD they are skipped: those failures are already
+// reported, and waiting for a controller that is not there only costs time.
+func probeChecks(ctx context.Context, env *steps.Env, c *checker, f *facts, tmp *temps, opts Options) {
+	const (
+		convergesID = "step4.new_teamspace_converges"
+		addedID     = "step6.finalizer_added_keeps_foreign"
+		deletedID   = "step6.delete_archives"
+	)
+	convergesTitle := "a new TeamSpace gets its namespace, quota and status by itself"
+	addedTitle := "a TeamSpace with a foreign finalizer (" + ForeignFinalizer + ") gets ours too and keeps the other"
+	deletedTitle := "deleted, it is archived to archive/<name>.json and loses only our finalizer"
+	probeHint := "is the controller running and reconciling? `cnpa service status`, `cnpa service logs`"
+	finalizerHint := "the controller must add its finalizer beside others and, on delete, archive first and then remove only its own; run `cnpa step 6` (it turns finalizer handling on)"
+	var why string
+	switch {
+	case f.crd == nil:
+		why = "the CRD is not installed (see step1.crd)"
+	case !f.service.Active:
+		why = "the controller is not running (see step4.service_active)"
+	}
+	if why != "" {
+		c.add(convergesID, 4, convergesTitle, "", skipped(why))
+		c.add(addedID, 6, addedTitle, "", skipped(why))
+		c.add(deletedID, 6, deletedTitle, "", skipped(why))
+		return
+	}
+	opts.Progress.Note("… creating temporary TeamSpaces %s* to watch the controller", TempPrefix)
+	// Both probes at once: a controller that passes every few seconds
+	// (the shell engine) then serves them in the same passes.
+	var (
+		wg                        sync.WaitGroup
+		converges, added, deleted verdict
+	)
+	wg.Add(2)
+	go func() { defer wg.Done(); converges = probeConverges(ctx, env, tmp, opts.ProbeTimeout) }()
+	go func() { defer wg.Done(); added, deleted = probeFinalizer(ctx, env, tmp, opts.ProbeTimeout) }()
+	wg.Wait()
+	c.add(convergesID, 4, convergesTitle, probeHint, converges)
+	c.add(addedID, 6, addedTitle, finalizerHint, added)
+	c.add(deletedID, 6, deletedTitle, finalizerHint, deleted)
+}

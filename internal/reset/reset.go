@@ -1,0 +1,426 @@
+// Package reset puts the cluster and the evidence dir back to before step 1,
+// so that a learner can start the lab over: no service, no TeamSpaces, none
+// of their namespaces, no CRD, no evidence. It touches only what is the
+// lab's: namespaces carrying our label and a TeamSpace ownerReference, our
+// finalizer, the files the steps write.
+package reset
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/labhub/cnpa/internal/controller"
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/steps"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// fieldManager names reset's writes.
+const fieldManager = "cnpa-reset"
+
+// Files are the evidence dir's files reset removes (besides the cnpa-op.*
+// files of process mode, and archive/ with Purge).
+var Files = append(append([]string{}, evidence.Files...),
+	"crd.yaml", "alpha.yaml", "beta.yaml", steps.ScriptName, evidence.StateFile)
+
+// Plan is what a reset would remove, for the confirmation prompt.
+type Plan struct {
+	Service      bool     `json:"service"`
+	TeamSpaces   []string `json:"teamspaces"`
+	Namespaces   []string `json:"namespaces"`
+	CRD          bool     `json:"crd"`
+	Files        []string `json:"files"`
+	ArchiveFiles []string `json:"archive_files,omitempty"`
+}
+
+// Empty tells whether there is nothing to reset.
+func (p *Plan) Empty() bool {
+	return !p.Service && len(p.TeamSpaces) == 0 && len(p.Namespaces) == 0 && !p.CRD && len(p.Files) == 0 && len(p.ArchiveFiles) == 0
+}
+
+// Result is what a reset did.
+type Result struct {
+	ServiceRemoved bool `json:"service_removed"`
+	// TeamSpaces deleted; Archived those whose record reset wrote itself
+	// because no controller ran to do it.
+	TeamSpaces []string `json:"teamspaces"`
+	Archived   []string `json:"archived"`
+	Namespaces []string `json:"namespaces"`
+	CRDDeleted bool     `json:"crd_deleted"`
+	Files      []string `json:"files"`
+}
+
+// Options tune Run.
+type Options struct {
+	// Purge also removes the archive records.
+	Purge bool
+	// Log receives one line per action.
+	Log func(format string, a ...any)
+}
+
+// Inspect lists what Run would remove.
+func Inspect(ctx context.Context, env *steps.Env, purge bool) (*Plan, error) {
+	p := &Plan{TeamSpaces: []string{}, Namespaces: []string{}, Files: []string{}}
+	st, err := env.Service.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.Service = st.Installed || st.Active
+	crd, err := crdExists(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	p.CRD = crd
+	if crd {
+		list, err := env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("list teamspaces: %w", err)
+		}
+		if list != nil {
+			for _, u := range list.Items {
+				p.TeamSpaces = append(p.TeamSpaces, u.GetName())
+			}
+		}
+	}
+	nss, err := ownedNamespaces(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	for _, ns := range nss {
+		p.Namespaces = append(p.Namespaces, ns.Name)
+	}
+	p.Files, err = evidenceFiles(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if purge {
+		p.ArchiveFiles, _ = filepath.Glob(filepath.Join(env.ArchiveDir(), "*"))
+	}
+	return p, nil
+}
+
+// Run resets the lab. Phases:
+//  1. stop and remove the service, so no controller races what follows;
+//  2. delete every TeamSpace; for each one carrying our finalizer, write
+//     its archive record as the controller would (controller.WriteArchive)
+//     and then remove only our finalizer, with the resourceVersion read as
+//     a precondition so that a foreign finalizer added meanwhile is kept;
+//  3. wait until they are gone; one held by a foreign finalizer stops the
+//     reset here with a message naming it;
+//  4. delete the namespaces that were theirs (our label and a TeamSpace
+//     ownerReference; the garbage collector would too, but can take a
+//     minute) and wait until they are gone;
+//  5. delete the CRD and wait until it is gone;
+//  6. remove the evidence files (archive records only with Purge).
+func Run(ctx context.Context, env *steps.Env, opts Options) (*Result, error) {
+	log := opts.Log
+	if log == nil {
+		log = func(string, ...any) {}
+	}
+	r := &Result{TeamSpaces: []string{}, Archived: []string{}, Namespaces: []string{}, Files: []string{}}
+
+	if err := env.Service.Remove(ctx); err != nil {
+		return r, fmt.Errorf("remove %s: %w", service.Name, err)
+	}
+	r.ServiceRemoved = true
+	log("removed %s (%s)", service.Name, env.Service.Name())
+
+	crd, err := crdExists(ctx, env)
+	if err != nil {
+		return r, err
+	}
+	if crd {
+		if err := deleteTeamSpaces(ctx, env, r, log); err != nil {
+			return r, err
+		}
+	}
+	if err := deleteNamespaces(ctx, env, r, log); err != nil {
+		return r, err
+	}
+	if crd {
+		if err := deleteCRD(ctx, env, log); err != nil {
+			return r, err
+		}
+		r.CRDDeleted = true
+	}
+	if err := removeFiles(env, opts.Purge, r, log); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+func crdExists(ctx context.Context, env *steps.Env) (bool, error) {
+	_, err := env.Clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("get CRD %s: %w", teamspace.CRDName, err)
+	}
+	return true, nil
+}
+
+// deleteTeamSpaces is phases 2 and 3.
+func deleteTeamSpaces(ctx context.Context, env *steps.Env, r *Result, log func(string, ...any)) error {
+	res := env.Clients.Dynamic.Resource(teamspace.GVR)
+	list, err := res.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list teamspaces: %w", err)
+	}
+	for _, u := range list.Items {
+		name := u.GetName()
+		if u.GetDeletionTimestamp() == nil {
+			if err := res.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("delete teamspace %s: %w", name, err)
+			}
+		}
+		r.TeamSpaces = append(r.TeamSpaces, name)
+		archived, err := releaseOurs(ctx, env, name)
+		if err != nil {
+			return err
+		}
+		if archived {
+			r.Archived = append(r.Archived, name)
+			log("deleted TeamSpace %s (archived to %s, finalizer %s removed)", name,
+				filepath.Join(env.ArchiveDir(), name+".json"), teamspace.Finalizer)
+		} else {
+			log("deleted TeamSpace %s", name)
+		}
+	}
+	held := map[string][]string{}
+	err = wait(ctx, env.Timeout, func(ctx context.Context) (bool, error) {
+		list, err := res.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		clear(held)
+		for _, u := range list.Items {
+			held[u.GetName()] = u.GetFinalizers()
+		}
+		// Only foreign finalizers can hold them now; waiting longer
+		// than a moment for another controller is pointless.
+		return len(held) == 0, nil
+	}, 15*time.Second)
+	if err != nil && len(held) == 0 {
+		return err
+	}
+	if len(held) > 0 {
+		var names []string
+		for n, f := range held {
+			names = append(names, fmt.Sprintf("%s (finalizers %v)", n, f))
+		}
+		sort.Strings(names)
+		return fmt.Errorf("TeamSpaces held by finalizers that are not cnpa's: %v; whoever set them must remove them (or `kubectl patch teamspace NAME --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]'`), then run `cnpa reset` again", names)
+	}
+	return nil
+}
+
+// releaseOurs writes the archive record of a TeamSpace being deleted and
+// removes our finalizer, keeping every other one, as the controller's
+// finalize does. It retries on a conflict from fresh state. It reports
+// whether it archived.
+func releaseOurs(ctx context.Context, env *steps.Env, name string) (bool, error) {
+	res := env.Clients.Dynamic.Resource(teamspace.GVR)
+	for attempt := 0; ; attempt++ {
+		u, err := res.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("get teamspace %s: %w", name, err)
+		}
+		ts, err := teamspace.FromUnstructured(u)
+		if err != nil {
+			return false, err
+		}
+		if !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
+			return false, nil
+		}
+		// The record first: once our finalizer is gone, the object may
+		// vanish before anything else is written.
+		if err := controller.WriteArchive(env.ArchiveDir(), controller.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}); err != nil {
+			return false, fmt.Errorf("archive teamspace %s: %w", name, err)
+		}
+		rest := teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer)
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": ts.ResourceVersion, "finalizers": rest}})
+		_, err = res.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+		switch {
+		case err == nil, apierrors.IsNotFound(err):
+			return true, nil
+		case apierrors.IsConflict(err) && attempt < 10:
+			continue // someone wrote it since we read it: read again
+		default:
+			return false, fmt.Errorf("remove finalizer %s from %s: %w", teamspace.Finalizer, name, err)
+		}
+	}
+}
+
+// ownedNamespaces lists the namespaces that are the lab's: our label and an
+// ownerReference to a TeamSpace. A namespace with only one of the two is
+// someone else's and is never touched.
+func ownedNamespaces(ctx context.Context, env *steps.Env) ([]corev1.Namespace, error) {
+	list, err := env.Clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: teamspace.OwnerLabel})
+	if err != nil {
+		return nil, fmt.Errorf("list namespaces: %w", err)
+	}
+	var out []corev1.Namespace
+	for _, ns := range list.Items {
+		for _, ref := range ns.OwnerReferences {
+			if ref.Kind == teamspace.Kind && ref.APIVersion == teamspace.APIVersion {
+				out = append(out, ns)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// deleteNamespaces is phase 4. The UID precondition makes sure the
+// namespace deleted is the one judged ours.
+func deleteNamespaces(ctx context.Context, env *steps.Env, r *Result, log func(string, ...any)) error {
+	nss, err := ownedNamespaces(ctx, env)
+	if err != nil {
+		return err
+	}
+	if len(nss) == 0 {
+		return nil
+	}
+	names := map[string]bool{}
+	for _, ns := range nss {
+		names[ns.Name] = true
+		r.Namespaces = append(r.Namespaces, ns.Name)
+		if ns.DeletionTimestamp != nil {
+			continue
+		}
+		uid := ns.UID
+		err := env.Clients.Kube.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return fmt.Errorf("delete namespace %s: %w", ns.Name, err)
+		}
+	}
+	log("deleting namespaces %v", r.Namespaces)
+	var left []string
+	err = wait(ctx, env.Timeout, func(ctx context.Context) (bool, error) {
+		left = left[:0]
+		for n := range names {
+			_, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, n, metav1.GetOptions{})
+			if err == nil {
+				left = append(left, n)
+			} else if !apierrors.IsNotFound(err) {
+				return false, err
+			}
+		}
+		return len(left) == 0, nil
+	}, 0)
+	if err != nil {
+		sort.Strings(left)
+		return fmt.Errorf("namespaces %v not gone: %w", left, err)
+	}
+	log("namespaces gone")
+	return nil
+}
+
+// deleteCRD is phase 5.
+func deleteCRD(ctx context.Context, env *steps.Env, log func(string, ...any)) error {
+	crds := env.Clients.Dynamic.Resource(crdGVR)
+	if err := crds.Delete(ctx, teamspace.CRDName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete CRD %s: %w", teamspace.CRDName, err)
+	}
+	if err := wait(ctx, env.Timeout, func(ctx context.Context) (bool, error) {
+		_, err := crds.Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	}, 0); err != nil {
+		return fmt.Errorf("CRD %s not gone: %w", teamspace.CRDName, err)
+	}
+	log("deleted CRD %s", teamspace.CRDName)
+	return nil
+}
+
+// evidenceFiles lists the files of the evidence dir reset removes.
+func evidenceFiles(dir string) ([]string, error) {
+	var out []string
+	for _, f := range Files {
+		p := filepath.Join(dir, f)
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	// Process mode's pid, log and command line: cnpa-op.pid, .log, .argv.json.
+	op, err := filepath.Glob(filepath.Join(dir, "cnpa-op.*"))
+	if err != nil {
+		return nil, err
+	}
+	return append(out, op...), nil
+}
+
+// removeFiles is phase 6.
+func removeFiles(env *steps.Env, purge bool, r *Result, log func(string, ...any)) error {
+	files, err := evidenceFiles(env.Dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+			continue
+		}
+		r.Files = append(r.Files, f)
+	}
+	if len(r.Files) > 0 {
+		log("removed %d files from %s", len(r.Files), env.Dir)
+	}
+	if purge {
+		if err := os.RemoveAll(env.ArchiveDir()); err != nil {
+			errs = append(errs, err)
+		} else {
+			r.Files = append(r.Files, env.ArchiveDir())
+			log("removed %s", env.ArchiveDir())
+		}
+	} else if _, err := os.Stat(env.ArchiveDir()); err == nil {
+		log("kept the archive records in %s (--purge removes them)", env.ArchiveDir())
+	}
+	return errors.Join(errs...)
+}
+
+// wait polls cond every 200 ms until it holds, timeout passes or ctx ends.
+// max, when positive, shortens timeout.
+func wait(ctx context.Context, timeout time.Duration, cond func(context.Context) (bool, error), max time.Duration) error {
+	if max > 0 && (timeout <= 0 || max < timeout) {
+		timeout = max
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		done, err := cond(ctx)
+		if done {
+			return nil
+		}
+		if err != nil && ctx.Err() == nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("gave up after %s", timeout)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

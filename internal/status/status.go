@@ -1,0 +1,187 @@
+// Package status shows every TeamSpace as the controller should see it:
+// spec beside what is live (namespace, quota, status), whether the
+// controller has acted on the current spec, whether the quota drifted, and
+// whether the service runs.
+package status
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+// Row is one TeamSpace.
+type Row struct {
+	Name string `json:"name"`
+	Pods int64  `json:"pods"`
+	CPU  string `json:"cpu"`
+	// Namespace is team-<name>; NamespaceExists whether it is there.
+	Namespace          string `json:"namespace"`
+	NamespaceExists    bool   `json:"namespace_exists"`
+	Generation         int64  `json:"generation"`
+	ObservedGeneration int64  `json:"observed_generation"`
+	// InSync: observedGeneration = generation, the controller acted on the
+	// current spec; otherwise it is behind.
+	InSync bool `json:"in_sync"`
+	// QuotaPods and QuotaCPU are team-quota's live spec.hard; empty when
+	// there is no quota.
+	QuotaPods string `json:"quota_pods"`
+	QuotaCPU  string `json:"quota_cpu"`
+	// Drift: the quota is missing or differs from the spec.
+	Drift      bool     `json:"drift"`
+	Finalizers []string `json:"finalizers"`
+	Deleting   bool     `json:"deleting"`
+}
+
+// Snapshot is the whole picture at one moment.
+type Snapshot struct {
+	Time         time.Time      `json:"time"`
+	CRDInstalled bool           `json:"crd_installed"`
+	Service      service.Status `json:"service"`
+	TeamSpaces   []Row          `json:"teamspaces"`
+}
+
+// Take reads every TeamSpace with its namespace and quota, and the service.
+func Take(ctx context.Context, clients *kube.Clients, svc service.Manager) (*Snapshot, error) {
+	s := &Snapshot{Time: time.Now().UTC().Truncate(time.Second), TeamSpaces: []Row{}}
+	st, err := svc.Status(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("status of %s: %w", service.Name, err)
+	}
+	s.Service = st
+	list, err := clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
+	if apierrors.IsNotFound(err) {
+		return s, nil // no CRD: no TeamSpaces
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list teamspaces: %w", err)
+	}
+	s.CRDInstalled = true
+	nsList, err := clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list namespaces: %w", err)
+	}
+	namespaces := map[string]bool{}
+	for _, ns := range nsList.Items {
+		namespaces[ns.Name] = true
+	}
+	qList, err := clients.Kube.CoreV1().ResourceQuotas(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list resourcequotas: %w", err)
+	}
+	quotas := map[string]*corev1.ResourceQuota{}
+	for i, q := range qList.Items {
+		if q.Name == teamspace.QuotaName {
+			quotas[q.Namespace] = &qList.Items[i]
+		}
+	}
+	for i := range list.Items {
+		ts, err := teamspace.FromUnstructured(&list.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		s.TeamSpaces = append(s.TeamSpaces, row(ts, namespaces, quotas))
+	}
+	sort.Slice(s.TeamSpaces, func(i, j int) bool { return s.TeamSpaces[i].Name < s.TeamSpaces[j].Name })
+	return s, nil
+}
+
+func row(ts *teamspace.TeamSpace, namespaces map[string]bool, quotas map[string]*corev1.ResourceQuota) Row {
+	ns := teamspace.NamespaceName(ts.Name)
+	r := Row{
+		Name: ts.Name, Pods: ts.Spec.Pods, CPU: ts.CPU(), Namespace: ns, NamespaceExists: namespaces[ns],
+		Generation: ts.Generation, ObservedGeneration: ts.Status.ObservedGeneration,
+		InSync:     ts.Status.ObservedGeneration == ts.Generation,
+		Finalizers: ts.Finalizers, Deleting: ts.DeletionTimestamp != nil,
+	}
+	if r.Finalizers == nil {
+		r.Finalizers = []string{}
+	}
+	q := quotas[ns]
+	if q != nil {
+		if p, ok := q.Spec.Hard[corev1.ResourcePods]; ok {
+			r.QuotaPods = p.String()
+		}
+		if c, ok := q.Spec.Hard[corev1.ResourceRequestsCPU]; ok {
+			r.QuotaCPU = c.String()
+		}
+	}
+	// Drift is judged against what the spec asks; an invalid spec has no
+	// desired quota to drift from.
+	if d, err := teamspace.DesiredState(ts); err == nil {
+		r.Drift = q == nil || !d.QuotaMatches(q.Spec.Hard)
+	}
+	return r
+}
+
+// WriteJSON writes the snapshot as indented JSON.
+func WriteJSON(w io.Writer, s *Snapshot) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// WriteText prints the service line and a table of TeamSpaces.
+func WriteText(p *ui.Printer, s *Snapshot) {
+	svc := fmt.Sprintf("%s (%s): ", service.Name, s.Service.Manager)
+	switch {
+	case s.Service.Active:
+		p.Line("%s%s running, main pid %d", svc, p.Mark(true), s.Service.MainPID)
+	case s.Service.Installed:
+		p.Line("%s%s installed but not running: `cnpa service start`", svc, p.Mark(false))
+	default:
+		p.Line("%s%s not installed (`cnpa step 4` installs it)", svc, p.Mark(false))
+	}
+	if !s.CRDInstalled {
+		p.Note("the CRD %s is not installed: `cnpa step 1` applies it", teamspace.CRDName)
+		return
+	}
+	if len(s.TeamSpaces) == 0 {
+		p.Note("no TeamSpaces")
+		return
+	}
+	tw := tabwriter.NewWriter(p.W, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tPODS\tCPU\tNAMESPACE\tGEN\tOBSERVED\tSYNC\tQUOTA-PODS\tQUOTA-CPU\tDRIFT\tFINALIZERS\tDELETING")
+	for _, r := range s.TeamSpaces {
+		ns := r.Namespace
+		if !r.NamespaceExists {
+			ns += " (missing)"
+		}
+		sync := "in sync"
+		if !r.InSync {
+			sync = fmt.Sprintf("behind %d", r.Generation-r.ObservedGeneration)
+		}
+		drift := "-"
+		if r.Drift {
+			drift = "drift"
+		}
+		fins := strings.Join(r.Finalizers, ",")
+		if fins == "" {
+			fins = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%t\n", r.Name, r.Pods, r.CPU, ns,
+			r.Generation, r.ObservedGeneration, sync, dash(r.QuotaPods), dash(r.QuotaCPU), drift, fins, r.Deleting)
+	}
+	tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

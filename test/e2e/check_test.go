@@ -1,0 +1,513 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/testcluster"
+)
+
+// labCLI runs the cnpa binary against the shared cluster with one evidence
+// dir and one unit dir, as a learner would.
+type labCLI struct {
+	t       *testing.T
+	cluster *testcluster.Cluster
+	bin     string
+	dir     string
+	unitDir string
+	clients *kube.Clients
+}
+
+// newLabCLI builds cnpa into a temp dir and prepares the dirs. Whatever the
+// test does, at the end the process-mode service is stopped and the shared
+// cluster is reset, so that no TeamSpace held by our finalizer outlives the
+// controller that would release it.
+func newLabCLI(t *testing.T) *labCLI {
+	t.Helper()
+	c := testcluster.Shared(t)
+	bin := filepath.Join(t.TempDir(), "cnpa")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput(); err != nil {
+		t.Fatalf("build cnpa: %v\n%s", err, out)
+	}
+	target, err := kube.Resolve(c.Kubeconfig, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := kube.NewClients(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &labCLI{t: t, cluster: c, bin: bin, dir: filepath.Join(t.TempDir(), "cnpa-op"), unitDir: filepath.Join(t.TempDir(), "systemd"), clients: clients}
+	t.Cleanup(func() {
+		if code, out, errOut := l.reset("--purge"); code != 0 {
+			t.Logf("cnpa reset at the end: exit %d\n%s%s", code, out, errOut)
+			if code, out, errOut := l.run("service", "stop"); code != 0 {
+				t.Logf("cnpa service stop: exit %d\n%s%s", code, out, errOut)
+			}
+		}
+	})
+	return l
+}
+
+// run runs cnpa and returns its exit code, stdout and stderr.
+func (l *labCLI) run(args ...string) (int, string, string) {
+	l.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, l.bin, append([]string{"--kubeconfig", l.cluster.Kubeconfig, "--dir", l.dir, "--no-color"}, args...)...)
+	cmd.Env = l.cluster.Env()
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String(), errOut.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String(), errOut.String()
+	}
+	l.t.Fatalf("run cnpa %v: %v", args, err)
+	return 0, "", ""
+}
+
+// must runs cnpa and fails the test unless it exits 0.
+func (l *labCLI) must(args ...string) string {
+	l.t.Helper()
+	start := time.Now()
+	code, out, errOut := l.run(args...)
+	if code != 0 {
+		l.t.Fatalf("cnpa %s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
+	}
+	l.t.Logf("cnpa %s: %s", strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
+	return out
+}
+
+// lab runs the whole lab in process mode with the given engine.
+func (l *labCLI) lab(engine string) {
+	l.t.Helper()
+	l.must("step", "all", "--engine", engine, "--service-manager", "process", "--unit-dir", l.unitDir, "--catchup-wait", "8s")
+}
+
+// reset runs `cnpa reset --yes` naming the service manager, so that a dir
+// without state never reaches for the machine's /etc/systemd/system.
+func (l *labCLI) reset(extra ...string) (int, string, string) {
+	l.t.Helper()
+	return l.run(append([]string{"reset", "--yes", "--service-manager", "process", "--unit-dir", l.unitDir}, extra...)...)
+}
+
+// check runs `cnpa check -o json` and returns the exit code and report.
+func (l *labCLI) check(args ...string) (int, *check.Report) {
+	l.t.Helper()
+	code, out, errOut := l.run(append([]string{"check", "-o", "json"}, args...)...)
+	var rep check.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		l.t.Fatalf("check -o json (exit %d) does not parse: %v\nstdout:\n%s\nstderr:\n%s", code, err, out, errOut)
+	}
+	return code, &rep
+}
+
+// mustPass runs check and fails the test with every failure unless all pass.
+func (l *labCLI) mustPass() *check.Report {
+	l.t.Helper()
+	code, rep := l.check()
+	if code != 0 || !rep.OK() || rep.Skipped != 0 {
+		var b strings.Builder
+		for _, c := range rep.Checks {
+			if c.Status != check.Pass {
+				b.WriteString("  " + c.ID + " " + string(c.Status) + ": " + c.Actual + " (expected " + c.Expected + ") → " + c.Hint + "\n")
+			}
+		}
+		l.t.Fatalf("check: exit %d, %d passed, %d failed, %d skipped:\n%s", code, rep.Passed, rep.Failed, rep.Skipped, b.String())
+	}
+	return rep
+}
+
+func (l *labCLI) kubectl(args ...string) string {
+	l.t.Helper()
+	cmd := exec.Command(l.cluster.Kubectl(), args...)
+	cmd.Env = l.cluster.Env()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		l.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// editJSON changes one evidence file and returns what puts it back.
+func (l *labCLI) editJSON(name string, edit func(m map[string]any)) func() {
+	l.t.Helper()
+	path := filepath.Join(l.dir, name)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(orig, &m); err != nil {
+		l.t.Fatal(err)
+	}
+	edit(m)
+	data, _ := json.Marshal(m)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		l.t.Fatal(err)
+	}
+	return l.restoreFile(path, orig)
+}
+
+// restoreFile returns what writes data back to path with its mode of now.
+func (l *labCLI) restoreFile(path string, data []byte) func() {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	return func() {
+		if err := os.WriteFile(path, data, mode); err != nil {
+			l.t.Fatal(err)
+		}
+		os.Chmod(path, mode)
+	}
+}
+
+// TestCheck runs the lab with the Go engine and grades it: a correct run
+// passes every check; each way of tampering with the evidence, the cluster
+// or the controller fails exactly the check meant to catch it; and after
+// `cnpa reset --yes` the lab runs and passes again.
+func TestCheck(t *testing.T) {
+	l := newLabCLI(t)
+	// Whatever earlier tests left in the shared cluster: start clean.
+	if code, out, errOut := l.reset(); code != 0 {
+		t.Fatalf("reset before the lab: exit %d\n%s%s", code, out, errOut)
+	}
+	l.lab("go")
+	start := time.Now()
+	rep := l.mustPass()
+	t.Logf("check: %d checks passed in %s", rep.Passed, time.Since(start).Round(time.Millisecond))
+	ids := make([]string, 0, len(rep.Checks))
+	for _, c := range rep.Checks {
+		ids = append(ids, c.ID)
+	}
+	for _, id := range []string{"step1.crd.pods_maximum", "step3.rerun_writes_nothing", "step4.new_teamspace_converges",
+		"step5.restored_uid_new", "step6.delete_archives", "step8.restore_seconds"} {
+		if !slices.Contains(ids, id) {
+			t.Errorf("check %s: missing from the report", id)
+		}
+	}
+	assertNoTemporaries(t, l)
+
+	t.Run("text", func(t *testing.T) {
+		out := l.must("check")
+		if want := rep.Passed; !strings.Contains(out, "passed, 0 failed") || !strings.Contains(out, "✓ step5.restored_uid_new") {
+			t.Errorf("text output lacks the summary of %d passes or a ✓ line:\n%s", want, out)
+		}
+	})
+
+	t.Run("junit", func(t *testing.T) {
+		code, out, _ := l.run("check", "-o", "junit")
+		if code != 0 {
+			t.Fatalf("exit code: got %d, want 0", code)
+		}
+		var doc check.JUnitSuites
+		if err := xml.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("junit output does not parse: %v\n%s", err, out)
+		}
+		n := 0
+		for _, s := range doc.Suites {
+			n += len(s.Cases)
+		}
+		if n != len(rep.Checks) {
+			t.Errorf("testcases: got %d, want %d (one per check)", n, len(rep.Checks))
+		}
+		if doc.Failures != 0 || doc.Tests != len(rep.Checks) {
+			t.Errorf("testsuites: got tests=%d failures=%d, want %d and 0", doc.Tests, doc.Failures, len(rep.Checks))
+		}
+	})
+
+	t.Run("one-step", func(t *testing.T) {
+		code, r := l.check("--step", "5")
+		if code != 0 || len(r.Checks) == 0 {
+			t.Fatalf("check --step 5: exit %d, %d checks", code, len(r.Checks))
+		}
+		for _, c := range r.Checks {
+			if c.Step != 5 {
+				t.Errorf("check --step 5 reported %s of step %d", c.ID, c.Step)
+			}
+		}
+		for _, arg := range []string{"9", "0", "x"} {
+			code, _, errOut := l.run("check", "--step", arg)
+			if code != 2 || !strings.Contains(errOut, "1 to 8") {
+				t.Errorf("check --step %s: got exit %d and %q, want 2 and a message naming 1 to 8", arg, code, errOut)
+			}
+		}
+		code, _, errOut := l.run("--dir", filepath.Join(t.TempDir(), "nope"), "check")
+		if code != 2 || !strings.Contains(errOut, "does not exist") {
+			t.Errorf("check with a missing evidence dir: got exit %d and %q, want 2", code, errOut)
+		}
+	})
+
+	t.Run("tampering", func(t *testing.T) { testTampering(t, l) })
+	t.Run("reset-and-again", func(t *testing.T) { testResetAndAgain(t, l) })
+}
+
+// testTampering damages one thing at a time and asserts the ids of the
+// failed checks, exactly, and that each failure says what to do.
+func testTampering(t *testing.T, l *labCLI) {
+	const otherUID = "00000000-0000-0000-0000-000000000000"
+	crdPath := filepath.Join(l.dir, "crd.yaml")
+	cases := []struct {
+		name   string
+		tamper func(t *testing.T) (restore func())
+		want   []string
+		hint   string // in the hint of the first failure
+	}{
+		{"changed uid", func(t *testing.T) func() {
+			return l.editJSON("before.json", func(m map[string]any) { m["uid"] = otherUID })
+		}, []string{"step1.uid"}, "reset"},
+		{"flipped boolean", func(t *testing.T) func() {
+			return l.editJSON("cleanup.json", func(m map[string]any) { m["blocked_seen"] = false })
+		}, []string{"step6.blocked_seen"}, "cnpa"},
+		{"integer written as a string", func(t *testing.T) func() {
+			return l.editJSON("drift.json", func(m map[string]any) { m["restore_seconds"] = "1" })
+		}, []string{"step5.restore_seconds"}, "cnpa"},
+		{"extra key", func(t *testing.T) func() {
+			return l.editJSON("reconcile.json", func(m map[string]any) { m["note"] = "mine" })
+		}, []string{"step3.file"}, "remove what LAB.md does not name"},
+		{"missing key", func(t *testing.T) func() {
+			return l.editJSON("catchup.json", func(m map[string]any) { delete(m, "observed_after_start") })
+		}, []string{"step7.observed_after_start"}, "reset"},
+		{"restored uid is the deleted one", func(t *testing.T) func() {
+			return l.editJSON("drift.json", func(m map[string]any) { m["restored_uid"] = m["deleted_uid"] })
+		}, []string{"step5.restored_uid_new", "step5.restored_uid_live"}, "does not describe this cluster"},
+		{"report restore_seconds not drift's", func(t *testing.T) func() {
+			return l.editJSON("report.json", func(m map[string]any) { m["restore_seconds"] = m["restore_seconds"].(float64) + 1 })
+		}, []string{"step8.restore_seconds"}, "cnpa step 8"},
+		{"archive removed", func(t *testing.T) func() {
+			path := filepath.Join(l.dir, "archive", "beta.json")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			restore := l.restoreFile(path, data)
+			os.Remove(path)
+			return restore
+		}, []string{"step6.archive_record"}, "lets beta go"},
+		{"service stopped", func(t *testing.T) func() {
+			l.must("service", "stop")
+			return func() { l.must("service", "start") }
+		}, []string{"step4.service_active"}, "cnpa service start"},
+		{"quota edited by hand while the controller is stopped", func(t *testing.T) func() {
+			l.must("service", "stop")
+			l.kubectl("patch", "resourcequota", "-n", "team-alpha", teamspace.QuotaName, "--type=merge", "-p", `{"spec":{"hard":{"pods":"99"}}}`)
+			return func() { l.must("service", "start") }
+		}, []string{"step4.service_active", "step5.quota_in_sync"}, "cnpa service start"},
+		{"CRD maximum 50 to 60", func(t *testing.T) func() {
+			l.kubectl("patch", "crd", teamspace.CRDName, "--type=json", "-p",
+				`[{"op":"replace","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/pods/maximum","value":60}]`)
+			// The hint's own command puts it back.
+			return func() { l.kubectl("apply", "--server-side", "--force-conflicts", "-f", crdPath) }
+		}, []string{"step1.crd.pods_maximum"}, "kubectl apply --server-side --force-conflicts -f " + crdPath},
+		{"unit without Restart=always", func(t *testing.T) func() {
+			path := filepath.Join(l.unitDir, "cnpa-op.service")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(path, bytes.ReplaceAll(data, []byte("Restart=always"), []byte("Restart=on-failure")), 0o644)
+			return l.restoreFile(path, data)
+		}, []string{"step4.restart_always"}, "cnpa step 4"},
+		{"reconcile.sh that writes on every run", func(t *testing.T) func() {
+			path := filepath.Join(l.dir, "reconcile.sh")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Correct otherwise, but it stamps team-alpha on every pass.
+			script := strings.Replace(string(data), "exec ", "kubectl annotate --overwrite namespace team-alpha cnpa-e2e/stamp=\"$(date +%s%N)\" >/dev/null\n", 1)
+			os.WriteFile(path, []byte(script), 0o755)
+			restore := l.restoreFile(path, data)
+			return func() {
+				restore()
+				l.kubectl("annotate", "namespace", "team-alpha", "cnpa-e2e/stamp-")
+			}
+		}, []string{"step3.rerun_writes_nothing"}, "skip objects that already match"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			restore := tc.tamper(t)
+			code, rep := l.check()
+			restore()
+			got := rep.FailedIDs()
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("failed checks: got %v, want %v", got, tc.want)
+			}
+			if code != 1 {
+				t.Errorf("exit code: got %d, want 1", code)
+			}
+			for _, c := range rep.Checks {
+				if c.Status == check.Fail && (c.Hint == "" || c.Expected == "" || c.Actual == "") {
+					t.Errorf("%s fails without expected, actual and a hint: %+v", c.ID, c)
+				}
+				if c.Status == check.Fail && c.ID == tc.want[0] && !strings.Contains(c.Hint, tc.hint) {
+					t.Errorf("%s hint: got %q, want it to mention %q", c.ID, c.Hint, tc.hint)
+				}
+				if c.Status == check.Fail {
+					t.Logf("%s: found %s, expected %s → %s", c.ID, c.Actual, c.Expected, c.Hint)
+				}
+			}
+		})
+	}
+	// Everything put back, the grade is clean again.
+	l.mustPass()
+	assertNoTemporaries(t, l)
+}
+
+// testResetAndAgain: reset removes every TeamSpace (archiving the one our
+// finalizer held and keeping a foreign finalizer), only our namespaces, the
+// CRD and the evidence; the lab then runs and passes again.
+func testResetAndAgain(t *testing.T, l *labCLI) {
+	ctx := context.Background()
+	tsRes := l.clients.Dynamic.Resource(teamspace.GVR)
+	// A namespace with our label but no ownerReference is not ours.
+	notOurs := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-e2e-not-ours", Labels: map[string]string{teamspace.OwnerLabel: "ghost"}}}
+	if _, err := l.clients.Kube.CoreV1().Namespaces().Create(ctx, notOurs, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		l.clients.Kube.CoreV1().Namespaces().Delete(context.Background(), notOurs.Name, metav1.DeleteOptions{})
+	})
+	// A TeamSpace another controller holds too.
+	const held = "e2e-held"
+	_, err := tsRes.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": teamspace.APIVersion, "kind": teamspace.Kind,
+		"metadata": map[string]any{"name": held, "finalizers": []any{check.ForeignFinalizer}},
+		"spec":     map[string]any{"pods": int64(1)}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		tsRes.Patch(context.Background(), held, "application/merge-patch+json", []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	})
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		u, err := tsRes.Get(ctx, held, metav1.GetOptions{})
+		return err == nil && slices.Contains(u.GetFinalizers(), teamspace.Finalizer), nil
+	}); err != nil {
+		t.Fatalf("the controller did not add its finalizer to %s: %v", held, err)
+	}
+
+	code, out, errOut := l.reset()
+	if code != 1 || !strings.Contains(errOut, held) || !strings.Contains(errOut, check.ForeignFinalizer) {
+		t.Fatalf("reset with %s held by %s: got exit %d, want 1 and a message naming both\n%s%s", held, check.ForeignFinalizer, code, out, errOut)
+	}
+	u, err := tsRes.Get(ctx, held, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := u.GetFinalizers(), []string{check.ForeignFinalizer}; !slices.Equal(got, want) || u.GetDeletionTimestamp() == nil {
+		t.Errorf("%s after reset: finalizers %v, deletionTimestamp %v; want %v and set", held, got, u.GetDeletionTimestamp(), want)
+	}
+	var rec struct{ Name, UID string }
+	if data, err := os.ReadFile(filepath.Join(l.dir, "archive", held+".json")); err != nil {
+		t.Errorf("reset did not archive %s before removing our finalizer: %v", held, err)
+	} else if json.Unmarshal(data, &rec); rec.UID != string(u.GetUID()) {
+		t.Errorf("archive/%s.json uid: got %q, want %q", held, rec.UID, u.GetUID())
+	}
+	// The other controller lets go; reset again finishes the job.
+	if _, err := tsRes.Patch(ctx, held, "application/merge-patch+json", []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if code, out, errOut := l.reset(); code != 0 {
+		t.Fatalf("reset: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Logf("reset --yes: %s", time.Since(start).Round(time.Millisecond))
+
+	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	if _, err := l.clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("CRD after reset: got %v, want NotFound", err)
+	}
+	nss, err := l.clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: teamspace.OwnerLabel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, ns := range nss.Items {
+		left = append(left, ns.Name)
+	}
+	if !slices.Equal(left, []string{notOurs.Name}) {
+		t.Errorf("labelled namespaces after reset: got %v, want only %s (not ours, so untouched)", left, notOurs.Name)
+	}
+	entries, _ := os.ReadDir(l.dir)
+	var files []string
+	for _, e := range entries {
+		files = append(files, e.Name())
+	}
+	if !slices.Equal(files, []string{"archive"}) {
+		t.Errorf("evidence dir after reset: got %v, want only archive/ (kept without --purge)", files)
+	}
+	if code, out, _ := l.run("service", "status"); code == 0 {
+		t.Errorf("service after reset: `cnpa service status` exits 0, want it not running\n%s", out)
+	}
+
+	l.lab("go")
+	l.mustPass()
+	assertNoTemporaries(t, l)
+}
+
+// TestCheckShellEngine runs the lab from a reset cluster with the shell
+// engine (assets/reconcile.sh behind reconcile.sh and the service) and
+// grades it, including a reconcile.sh that writes when nothing differs.
+func TestCheckShellEngine(t *testing.T) {
+	l := newLabCLI(t)
+	if code, out, errOut := l.reset(); code != 0 {
+		t.Fatalf("reset before the lab: exit %d\n%s%s", code, out, errOut)
+	}
+	l.lab("shell")
+	start := time.Now()
+	rep := l.mustPass()
+	t.Logf("check: %d checks passed in %s", rep.Passed, time.Since(start).Round(time.Millisecond))
+	assertNoTemporaries(t, l)
+
+	l.must("service", "stop")
+	code, rep := l.check()
+	l.must("service", "start")
+	if got, want := rep.FailedIDs(), []string{"step4.service_active"}; code != 1 || !slices.Equal(got, want) {
+		t.Errorf("service stopped: got exit %d and failures %v, want 1 and %v", code, got, want)
+	}
+}
+
+// assertNoTemporaries: the grader's temporary TeamSpaces and their archive
+// records are gone once check has exited.
+func assertNoTemporaries(t *testing.T, l *labCLI) {
+	t.Helper()
+	list, err := l.clients.Dynamic.Resource(teamspace.GVR).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range list.Items {
+		if strings.HasPrefix(u.GetName(), check.TempPrefix) {
+			t.Errorf("temporary TeamSpace %s left behind (finalizers %v)", u.GetName(), u.GetFinalizers())
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(l.dir, "archive", check.TempPrefix+"*"))
+	if len(left) > 0 {
+		t.Errorf("archive records of temporary TeamSpaces left behind: %v", left)
+	}
+}
