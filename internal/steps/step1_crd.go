@@ -91,4 +91,3 @@ var step1 = &Step{
 		return r, nil
 	},
 }
-

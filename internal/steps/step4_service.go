@@ -89,4 +89,3 @@ func randSuffix() string {
 	rand.Read(b)
 	return fmt.Sprintf("%x", b)
 }
-

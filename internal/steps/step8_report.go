@@ -73,4 +73,3 @@ func ComputeReport(dir string) (*evidence.Report, error) {
 		Trigger:                       "level",
 	}, nil
 }
-
