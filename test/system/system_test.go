@@ -7,6 +7,7 @@ package system
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -156,10 +157,14 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
 	// Every evidence value, read through the container's root.
 	labassert.Lab(ctx, t, cluster.Kubeconfig, fmt.Sprintf("/proc/%d/root%s", c.PID, evidenceDir))
 
-	// The self-grader passes inside, against the live cluster and unit.
-	if out, errOut, err := c.ExecEnv(ctx, env, optDir+"/cnpa", "check"); err != nil {
-		t.Errorf("cnpa check inside the container: %v\n%s\n%s", err, out, errOut)
+	// The self-grader passes inside, against the live cluster and the
+	// systemd unit, with every check run (none failed, none skipped).
+	out, errOut, err = c.ExecEnv(ctx, env, optDir+"/cnpa", "check", "-o", "json")
+	var report struct{ Passed, Failed, Skipped int }
+	if jerr := json.Unmarshal([]byte(out), &report); err != nil || jerr != nil || report.Failed != 0 || report.Skipped != 0 || report.Passed < 60 {
+		t.Errorf("cnpa check inside the container: err=%v, %+v\n%s\n%s", err, report, out, errOut)
 	}
+	t.Logf("cnpa check under systemd: %d passed, %d failed", report.Passed, report.Failed)
 }
 
 // hostBinaries puts cnpa (built for this test) and the kubebox kubectl in
