@@ -53,8 +53,12 @@ func runLab(t *testing.T, engine string) {
 	}
 	t.Cleanup(cluster.Stop)
 	dir := filepath.Join(t.TempDir(), "cnpa-op")
+	var cnpaIn func(ctx context.Context, args ...string) ([]byte, error)
 	unitDir := filepath.Join(t.TempDir(), "systemd")
 	cnpa := func(args ...string) ([]byte, error) {
+		return cnpaIn(ctx, args...)
+	}
+	cnpaIn = func(ctx context.Context, args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cluster.Kubeconfig, "--dir", dir, "--no-color"}, args...)...)
 		cmd.Env = cluster.Env()
 		var out bytes.Buffer
@@ -62,8 +66,9 @@ func runLab(t *testing.T, engine string) {
 		err := cmd.Run()
 		return out.Bytes(), err
 	}
-	// The service runs detached; stop it before the cluster goes.
-	t.Cleanup(func() { cnpa("service", "stop") })
+	// The service runs detached; stop it before the cluster goes (with a
+	// context of its own: ctx is cancelled by the time cleanups run).
+	t.Cleanup(func() { cnpaIn(context.Background(), "service", "stop") })
 
 	start := time.Now()
 	out, err := cnpa("step", "all", "--engine", engine, "--service-manager", "process", "--unit-dir", unitDir)

@@ -47,7 +47,9 @@ func run(engine, dir, cnpa string, keep bool) int {
 	cnpa, _ = filepath.Abs(cnpa)
 	unitDir := filepath.Join(c.Dir, "systemd")
 	env := append(c.Env(), "CNPA_DIR="+dir)
-	cnpaRun := func(args ...string) int {
+	var cnpaIn func(ctx context.Context, args ...string) int
+	cnpaRun := func(args ...string) int { return cnpaIn(ctx, args...) }
+	cnpaIn = func(ctx context.Context, args ...string) int {
 		fmt.Printf("$ cnpa %v\n", args)
 		cmd := exec.CommandContext(ctx, cnpa, append([]string{"--kubeconfig", c.Kubeconfig}, args...)...)
 		cmd.Env = env
@@ -60,8 +62,9 @@ func run(engine, dir, cnpa string, keep bool) int {
 		}
 		return 0
 	}
-	// Whatever happens, stop the controller service before the cluster.
-	defer cnpaRun("service", "stop")
+	// Whatever happens, stop the controller service before the cluster,
+	// also after Ctrl-C (ctx is cancelled then).
+	defer cnpaIn(context.Background(), "service", "stop")
 	code := 0
 	for _, args := range [][]string{
 		{"doctor"},
