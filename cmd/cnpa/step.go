@@ -115,11 +115,13 @@ func printResult(p *ui.Printer, r *steps.Result) {
 
 // stepEnv builds the environment every lab command shares.
 func stepEnv(c *cli.Context) (*steps.Env, error) {
-	t, err := target(c)
+	// The evidence dir first: it is a local fact the learner typed, and
+	// with no usable kubeconfig its error would otherwise never be seen.
+	dir, err := evidenceDir(c)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := evidenceDir(c)
+	t, err := target(c)
 	if err != nil {
 		return nil, err
 	}

@@ -70,6 +70,10 @@ type Controller struct {
 	// TeamSpace, so a bad spec is reported once, not on every resync.
 	warned sync.Map
 
+	// leading, when set (RunLeaderElected), tells whether the lease is
+	// still ours to act on; nil means no leader election.
+	leading func() bool
+
 	dynFactory  dynamicinformer.DynamicSharedInformerFactory
 	kubeFactory informers.SharedInformerFactory
 	ready       chan struct{}
@@ -227,6 +231,13 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(name)
+	if c.leading != nil && !c.leading() {
+		// The lease may be another controller's by now; the elector is
+		// about to find out. Leave the item: a new leader has its own
+		// queue, and our resync brings it back if the lease is renewed.
+		c.queue.Forget(name)
+		return true
+	}
 	start := time.Now()
 	err := c.sync(ctx, name)
 	c.metrics.observe(time.Since(start), err)

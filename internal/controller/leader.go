@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,11 +33,16 @@ func (c *Controller) RunLeaderElected(ctx context.Context, le LeaderElection) er
 		host, _ := os.Hostname()
 		le.Identity = fmt.Sprintf("%s_%d", host, os.Getpid())
 	}
-	lock := &resourcelock.LeaseLock{
+	lock := &renewClock{Interface: &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: le.Namespace, Name: le.Name},
 		Client:     c.kube.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: le.Identity},
-	}
+	}}
+	// The elector notices a lost lease only when a renewal fails, which can
+	// be seconds after this process was frozen (SIGSTOP, a stalled VM) past
+	// its lease while a standby took over. Until then no sync may write: a
+	// stale cache would undo the new leader's work.
+	c.leading = func() bool { return lock.since() < le.RenewDeadline }
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var runErr error
@@ -71,4 +77,41 @@ func (c *Controller) RunLeaderElected(ctx context.Context, le LeaderElection) er
 		return ErrLostLease
 	}
 	return runErr
+}
+
+// renewClock is a resourcelock.Interface that remembers when this process
+// last wrote the lease as its holder: a renewal or an acquisition.
+type renewClock struct {
+	resourcelock.Interface
+	mu   sync.Mutex
+	last time.Time
+}
+
+func (r *renewClock) Create(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	return r.record(ler, func() error { return r.Interface.Create(ctx, ler) })
+}
+
+func (r *renewClock) Update(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	return r.record(ler, func() error { return r.Interface.Update(ctx, ler) })
+}
+
+// record runs write and, when it made us the holder, notes the time it was
+// sent: the lease holds at least that long, as the other candidates see it.
+func (r *renewClock) record(ler resourcelock.LeaderElectionRecord, write func() error) error {
+	sent := time.Now()
+	err := write()
+	if err == nil && ler.HolderIdentity == r.Identity() {
+		r.mu.Lock()
+		r.last = sent
+		r.mu.Unlock()
+	}
+	return err
+}
+
+// since is the time since the last renewal (monotonic: it keeps running
+// while the process is stopped).
+func (r *renewClock) since() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return time.Since(r.last)
 }

@@ -124,6 +124,11 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 		return fmt.Errorf("archive: %w", err)
 	}
 	if err := c.setFinalizers(ctx, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer)); err != nil {
+		if apierrors.IsNotFound(err) {
+			// Already gone: an earlier pass released it and the cache had
+			// not caught up yet. The record is on disk; nothing is owed.
+			return nil
+		}
 		return fmt.Errorf("remove finalizer: %w", err)
 	}
 	c.metrics.archived.Inc()

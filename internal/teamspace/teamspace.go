@@ -6,6 +6,7 @@ package teamspace
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -128,6 +129,14 @@ func (e *InvalidSpecError) Error() string {
 	return fmt.Sprintf("%s %q %s", e.Field, e.Value, e.Reason)
 }
 
+// Limits on spec.cpu beyond what ParseQuantity checks.
+const maxCPULen = 32
+
+var (
+	cpuBigExponent = regexp.MustCompile(`[eE][+-]?[0-9]{3,}`)
+	maxCPU         = resource.MustParse("1E")
+)
+
 // Desired is what one TeamSpace should have in the cluster.
 type Desired struct {
 	Namespace string
@@ -147,12 +156,23 @@ func DesiredState(t *TeamSpace) (*Desired, error) {
 	if t.Spec.Pods < 1 || t.Spec.Pods > 50 {
 		return nil, &InvalidSpecError{Field: "spec.pods", Value: fmt.Sprint(t.Spec.Pods), Reason: "must be between 1 and 50"}
 	}
+	// Checked before parsing: ParseQuantity spends seconds and gigabytes
+	// on an exponent like 1e-100000000, and a TeamSpace author must not be
+	// able to stall the controller's workers.
+	if len(t.CPU()) > maxCPULen || cpuBigExponent.MatchString(t.CPU()) {
+		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: "is out of range (use e.g. \"1\" or \"500m\")"}
+	}
 	cpu, err := resource.ParseQuantity(t.CPU())
 	if err != nil {
 		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: "is not a quantity (use e.g. \"1\" or \"500m\")"}
 	}
 	if cpu.Sign() < 0 {
 		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: "must not be negative"}
+	}
+	// Above 1E a quantity no longer prints as itself ("1000E" prints "1"),
+	// so the quota would silently get another value than the spec.
+	if cpu.Cmp(maxCPU) > 0 {
+		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: "is more than " + maxCPU.String()}
 	}
 	return &Desired{Namespace: ns, Pods: *resource.NewQuantity(t.Spec.Pods, resource.DecimalSI), CPU: cpu}, nil
 }

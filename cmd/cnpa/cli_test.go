@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCLIHelperProcess is not a test: cnpa runs the test binary with
+// CNPA_CLI_HELPER=1 to get a real `cnpa` process (its own exit code, its
+// own stderr) without building a second binary.
+func TestCLIHelperProcess(t *testing.T) {
+	if os.Getenv("CNPA_CLI_HELPER") != "1" {
+		return
+	}
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	os.Exit(run(append([]string{"cnpa"}, args...)))
+}
+
+// cnpa runs the CLI as a process in a clean environment: no kubeconfig
+// unless the arguments name one, HOME and the evidence dir in a temp dir.
+func cnpa(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestCLIHelperProcess$", "--"}, args...)...)
+	cmd.Env = []string{"CNPA_CLI_HELPER=1", "HOME=" + home, "NO_COLOR=1", "CNPA_DIR=" + filepath.Join(home, "cnpa-op"),
+		"PATH=" + os.Getenv("PATH")}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatalf("run cnpa %q: %v", args, err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// TestUsageAndEnvironmentErrors: each wrong command line or broken
+// environment exits 2 with exactly one line on stderr that names the
+// offending thing.
+func TestUsageAndEnvironmentErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// A kubeconfig that parses, for a server nobody listens on.
+	unreachable := write("unreachable.yaml", `apiVersion: v1
+kind: Config
+clusters:
+- name: nowhere
+  cluster:
+    server: https://127.0.0.1:1
+    insecure-skip-tls-verify: true
+users:
+- name: nobody
+  user:
+    token: not-a-token
+contexts:
+- name: nowhere
+  context: {cluster: nowhere, user: nobody}
+current-context: nowhere
+`)
+	garbage := write("garbage.yaml", "apiVersion: v1\nclusters: [ {name: x\n")
+	notYAML := write("binary.yaml", "\x00\x01\x02kind: Config\n\tclusters:\n")
+	aFile := write("not-a-dir", "I am a file\n")
+	missing := filepath.Join(dir, "no-such-kubeconfig")
+
+	tests := []struct {
+		name string
+		args []string
+		want []string // all on the one stderr line
+	}{
+		{"unknown step number", []string{"step", "9"}, []string{`"9"`}},
+		{"step zero", []string{"step", "0"}, []string{`"0"`}},
+		{"step word", []string{"step", "nine"}, []string{`"nine"`}},
+		{"evidence dir is a file", []string{"--dir", aFile, "step", "1"}, []string{aFile, "file"}},
+		{"evidence dir is a file, kubeconfig fine", []string{"--kubeconfig", unreachable, "--dir", aFile, "step", "1"}, []string{aFile}},
+		{"evidence dir is a file, after the command", []string{"step", "1", "--dir", aFile}, []string{aFile}},
+		{"kubeconfig does not parse (step)", []string{"--kubeconfig", garbage, "step", "1"}, []string{garbage, "parse"}},
+		{"kubeconfig does not parse (controller)", []string{"--kubeconfig", garbage, "controller", "--once"}, []string{garbage}},
+		{"kubeconfig does not parse (doctor)", []string{"--kubeconfig", garbage, "doctor"}, []string{garbage}},
+		{"kubeconfig is binary junk", []string{"--kubeconfig", notYAML, "step", "1"}, []string{notYAML}},
+		{"kubeconfig missing", []string{"--kubeconfig", missing, "step", "1"}, []string{missing}},
+		{"context does not exist (step)", []string{"--kubeconfig", unreachable, "--context", "nope", "step", "1"}, []string{`"nope"`, unreachable}},
+		{"context does not exist (controller)", []string{"--context", "nope", "--kubeconfig", unreachable, "controller"}, []string{`"nope"`}},
+		{"context does not exist (doctor)", []string{"--kubeconfig", unreachable, "--context", "nope", "doctor"}, []string{`"nope"`}},
+		{"doctor against an unreachable server", []string{"--kubeconfig", unreachable, "doctor"}, []string{unreachable, "https://127.0.0.1:1"}},
+		{"doctor unreachable, json", []string{"--kubeconfig", unreachable, "doctor", "-o", "json"}, []string{unreachable, "https://127.0.0.1:1"}},
+		{"unsupported output", []string{"step", "1", "-o", "yaml"}, []string{"yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := cnpa(t, tt.args...)
+			if code != 2 {
+				t.Errorf("exit code: got %d, want 2\nstderr:\n%s", code, stderr)
+			}
+			lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+			if len(lines) != 1 || lines[0] == "" {
+				t.Fatalf("stderr: got %d lines, want exactly 1:\n%s", len(lines), stderr)
+			}
+			t.Logf("exit %d: %s", code, lines[0])
+			for _, w := range tt.want {
+				if !strings.Contains(lines[0], w) {
+					t.Errorf("stderr %q does not name %q", lines[0], w)
+				}
+			}
+		})
+	}
+}
+
+// TestHelpExitsZero: asking for help is not an error.
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"step", "--help"}, {"help", "controller"}} {
+		if code, _, stderr := cnpa(t, args...); code != 0 {
+			t.Errorf("cnpa %s: exit code got %d, want 0\n%s", strings.Join(args, " "), code, stderr)
+		}
+	}
+}

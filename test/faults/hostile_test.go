@@ -1,0 +1,162 @@
+package faults
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/testcluster"
+)
+
+const (
+	hostilePeriod   = 100 * time.Millisecond
+	hostileDuration = 10 * time.Second
+)
+
+// TestHostileWriter patches team-quota's pods to 99 every 100 ms for 10 s.
+// The controller keeps reverting, stays up without errors, writes in
+// proportion to the hostile writes (no loop of its own), brings back every
+// change to 99, and once the writer stops the quota holds spec.pods. Writes are counted three ways: the hostile writer's own count,
+// the controller's cnpa_drift_corrections_total, and a watch on the quota
+// that sees every 99 → spec transition.
+func TestHostileWriter(t *testing.T) {
+	e := newEnv(t, testcluster.Shared(t))
+	const name = "hostile"
+	ns := teamspace.NamespaceName(name)
+	p := e.startController("hostile", ctrlOpts{archiveDir: t.TempDir()})
+	e.create(name, 4, "1")
+	e.waitFor(name+" converged", time.Minute, e.converged(name, 4, "1"))
+	q, err := e.quota(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	driftBefore := p.mustMetric("cnpa_drift_corrections_total")
+	reconcilesBefore := p.mustMetric("cnpa_reconcile_total")
+
+	// Every transition of spec.hard.pods, from a watch that starts before
+	// the first hostile write.
+	w, err := e.kube.CoreV1().ResourceQuotas(ns).Watch(e.ctx, metav1.ListOptions{
+		FieldSelector: "metadata.name=" + teamspace.QuotaName, ResourceVersion: q.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var mu sync.Mutex
+	var toHostile, reverted int
+	last := "4"
+	go func() {
+		for ev := range w.ResultChan() {
+			rq, ok := ev.Object.(*corev1.ResourceQuota)
+			if !ok || ev.Type != watch.Modified {
+				continue
+			}
+			pods := rq.Spec.Hard[corev1.ResourcePods]
+			mu.Lock()
+			switch now := pods.String(); {
+			case now == last:
+			case now == "99":
+				toHostile++
+			case last == "99" && now == "4":
+				reverted++
+			}
+			last = pods.String()
+			mu.Unlock()
+		}
+	}()
+
+	// The hostile writer: its own field manager, a plain merge patch.
+	var writes, writeErrors int
+	ctx, cancel := context.WithTimeout(e.ctx, hostileDuration)
+	tick := time.NewTicker(hostilePeriod)
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			done = true
+		case <-tick.C:
+			_, err := e.kube.CoreV1().ResourceQuotas(ns).Patch(ctx, teamspace.QuotaName, types.MergePatchType,
+				[]byte(`{"spec":{"hard":{"pods":"99"}}}`), metav1.PatchOptions{FieldManager: "hostile"})
+			if err != nil {
+				if ctx.Err() == nil {
+					writeErrors++
+				}
+				continue
+			}
+			writes++
+		}
+	}
+	tick.Stop()
+	cancel()
+	if !p.alive() {
+		t.Fatalf("controller died under the hostile writer: %v\n%s", p.cmd.ProcessState, tail(p.log(), 30))
+	}
+
+	// Once the writer stops, the quota goes back to spec.pods …
+	back := e.waitFor("quota back to spec.pods after the writer stopped", time.Minute, e.converged(name, 4, "1"))
+	// … and stays there: two full resyncs with nothing moving it.
+	hold := time.Now()
+	for time.Since(hold) < 2*resync+time.Second {
+		if err := e.converged(name, 4, "1")(); err != nil {
+			t.Fatalf("quota did not hold after the writer stopped: %v", err)
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("controller exited: %v", p.cmd.ProcessState)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	corrections := p.mustMetric("cnpa_drift_corrections_total") - driftBefore
+	reconciles := p.mustMetric("cnpa_reconcile_total") - reconcilesBefore
+	reconcileErrors := sumMetricLabel(t, p, "cnpa_reconcile_total", `result="error"`)
+	slogErrs, klogErrs, _ := logErrors(p.log())
+	mu.Lock()
+	seen99, seenReverts := toHostile, reverted
+	mu.Unlock()
+	t.Logf("hostile writer: %d patches in %s (%d failed); watch saw %d changes to 99 and %d reverts to 4; controller: %.0f drift corrections (quota writes), %.0f reconciles, %.0f reconcile errors, %d error log lines; quota back %s after the writer stopped",
+		writes, hostileDuration, writeErrors, seen99, seenReverts, corrections, reconciles, reconcileErrors, slogErrs+klogErrs, back.Round(time.Millisecond))
+
+	if corrections < 1 {
+		t.Errorf("drift corrections: got %.0f, want at least 1", corrections)
+	}
+	// Writes in proportion to the hostile writes, no loop of its own. A
+	// revert can be applied twice: an event for the hostile value that
+	// arrives (the quota controller's status update) after the revert went
+	// out but before the informer saw it re-queues the name, and the stale
+	// cache still shows 99. The server takes that second apply as a no-op.
+	if limit := 2*float64(writes) + 2; corrections > limit {
+		t.Errorf("controller quota writes: got %.0f for %d hostile writes, want at most %.0f", corrections, writes, limit)
+	}
+	// Every time the quota went to 99, it came back: the watch sees each
+	// transition, however the controller's timing compares to the writer's.
+	if seenReverts != seen99 || seen99 == 0 {
+		t.Errorf("quota transitions: got %d to 99 and %d back to 4, want as many back as away (and some)", seen99, seenReverts)
+	}
+	if reconcileErrors > 0 || slogErrs+klogErrs > 0 {
+		t.Errorf("controller errors under the hostile writer: got %.0f reconcile errors, %d error lines, want 0", reconcileErrors, slogErrs+klogErrs)
+	}
+	e.removeAll(name)
+}
+
+// sumMetricLabel sums the series of one metric whose labels contain sel.
+func sumMetricLabel(t *testing.T, p *ctrl, name, sel string) float64 {
+	t.Helper()
+	code, body := httpGet("http://" + p.metrics + "/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("GET %s/metrics: %d %s", p.metrics, code, body)
+	}
+	var keep []string
+	for _, l := range strings.Split(body, "\n") {
+		if strings.HasPrefix(l, name+"{") && strings.Contains(l, sel) {
+			keep = append(keep, l)
+		}
+	}
+	return sumMetric(strings.Join(keep, "\n"), name)
+}

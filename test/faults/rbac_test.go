@@ -1,0 +1,215 @@
+package faults
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/labhub/cnpa/assets"
+	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/testcluster"
+)
+
+// TestLeastPrivilege runs the controller with nothing but assets/rbac.yaml:
+// a token minted for the cnpa-controller ServiceAccount, in a kubeconfig of
+// its own. Phases: the whole core behaviour works under leader election
+// (create → finalizer, namespace, quota, status; quota deleted → restored;
+// delete → archive and release), with no request refused along the way;
+// then the same identity is refused what it must never do.
+func TestLeastPrivilege(t *testing.T) {
+	c := testcluster.Shared(t)
+	e := newEnv(t, c)
+	e.kubectl(assets.RBAC, "apply", "-f", "-")
+	exp := int64(3600)
+	tr, err := e.kube.CoreV1().ServiceAccounts("kube-system").CreateToken(e.ctx, "cnpa-controller",
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("mint a token for kube-system/cnpa-controller: %v", err)
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "cnpa-controller.kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(testcluster.KubeconfigFor(c.Server, tr.Status.Token)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa := kubernetes.NewForConfigOrDie(rc)
+	saDyn := dynamic.NewForConfigOrDie(rc)
+	// RBAC objects reach the authorizer through its informers: wait until
+	// the token can do what the role grants.
+	e.waitFor("the ServiceAccount may list TeamSpaces", time.Minute, func() error {
+		_, err := saDyn.Resource(teamspace.GVR).List(e.ctx, metav1.ListOptions{Limit: 1})
+		return err
+	})
+
+	const lease = "cnpa-faults-rbac"
+	dir := t.TempDir()
+	p := e.startController("least-privilege", ctrlOpts{kubeconfig: kubeconfig, archiveDir: dir, args: leaderArgs(lease)})
+	e.waitFor("the ServiceAccount's controller holds the lease", time.Minute, e.leaseHolder(lease, p.identity()))
+
+	const name = "rbac-core"
+	uid := e.create(name, 7, "750m").GetUID()
+	e.waitFor(name+" converged under least privilege", time.Minute, e.converged(name, 7, "750m"))
+
+	q, err := e.quota(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name)).Delete(e.ctx, teamspace.QuotaName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("deleted quota restored under least privilege", time.Minute, func() error {
+		if err := e.converged(name, 7, "750m")(); err != nil {
+			return err
+		}
+		if nq, _ := e.quota(name); nq.UID == q.UID {
+			return fmt.Errorf("quota still has the deleted uid %s", q.UID)
+		}
+		return nil
+	})
+
+	e.patchSpec(name, map[string]any{"pods": 9})
+	e.waitFor("spec change converged under least privilege", time.Minute, e.converged(name, 9, "750m"))
+
+	e.removeAll(name)
+	rec, _ := readRecord(t, dir, name)
+	if rec.UID != string(uid) || rec.Pods != 9 {
+		t.Errorf("archive under least privilege: got %+v, want uid %s pods 9", rec, uid)
+	}
+
+	// Its events were accepted (they go to "default": TeamSpaces are
+	// cluster-scoped).
+	e.waitFor("events written by the ServiceAccount's controller", time.Minute, func() error {
+		evs, err := e.kube.CoreV1().Events("default").List(e.ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + name})
+		if err != nil {
+			return err
+		}
+		reasons := map[string]bool{}
+		for _, ev := range evs.Items {
+			if ev.Source.Component == "cnpa-controller" {
+				reasons[ev.Reason] = true
+			}
+		}
+		if !reasons["Synced"] || !reasons["DriftCorrected"] || !reasons["Archived"] {
+			return fmt.Errorf("events by reason so far: %v", reasons)
+		}
+		return nil
+	})
+	// A clean stop releases the lease, also under least privilege.
+	p.stop()
+	e.waitFor("lease released on SIGTERM", time.Minute, e.leaseHolder(lease, ""))
+
+	// Nothing the controller tried was refused: not a reconcile, not the
+	// lease, not an event.
+	if refused := grepLines(p.log(), `(?i)forbidden|cannot (get|list|watch|create|update|patch)`); len(refused) > 0 {
+		t.Errorf("controller under rbac.yaml was refused %d times (rbac.yaml lacks something):\n%s", len(refused), strings.Join(refused, "\n"))
+	}
+	slogErrs, klogErrs, lines := logErrors(p.log())
+	t.Logf("core behaviour under the ServiceAccount token: %d log lines, %d error lines, lease held by %s", lines, slogErrs+klogErrs, p.identity())
+
+	// And what it must never do.
+	tests := []struct {
+		what string
+		do   func() error
+	}{
+		{"list secrets in every namespace", func() error {
+			_, err := sa.CoreV1().Secrets("").List(e.ctx, metav1.ListOptions{})
+			return err
+		}},
+		{"read a secret in kube-system", func() error {
+			_, err := sa.CoreV1().Secrets("kube-system").Get(e.ctx, "anything", metav1.GetOptions{})
+			return err
+		}},
+		{"delete a namespace", func() error {
+			return sa.CoreV1().Namespaces().Delete(e.ctx, "default", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+		}},
+		{"delete a team quota", func() error {
+			return sa.CoreV1().ResourceQuotas("default").Delete(e.ctx, teamspace.QuotaName, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+		}},
+		{"delete a TeamSpace", func() error {
+			return saDyn.Resource(teamspace.GVR).Delete(e.ctx, "anything", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+		}},
+		{"create a TeamSpace", func() error {
+			u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": teamspace.APIVersion, "kind": teamspace.Kind,
+				"metadata": map[string]any{"name": "rbac-forbidden"}, "spec": map[string]any{"pods": int64(1)}}}
+			_, err := saDyn.Resource(teamspace.GVR).Create(e.ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			return err
+		}},
+		{"list pods", func() error {
+			_, err := sa.CoreV1().Pods("default").List(e.ctx, metav1.ListOptions{})
+			return err
+		}},
+		{"list role bindings", func() error {
+			_, err := sa.RbacV1().ClusterRoleBindings().List(e.ctx, metav1.ListOptions{})
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		if err := tt.do(); !apierrors.IsForbidden(err) {
+			t.Errorf("ServiceAccount may %s: got %v, want Forbidden", tt.what, err)
+		} else {
+			t.Logf("refused to %s: %v", tt.what, err)
+		}
+	}
+}
+
+func grepLines(s, expr string) []string {
+	re := regexp.MustCompile(expr)
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if re.MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestServiceUnitHardening renders cnpa-op.service as `cnpa step 4`
+// installs it and checks the hardening lines the lab relies on, each as a
+// whole line of the [Service] section.
+func TestServiceUnitHardening(t *testing.T) {
+	const dir = "/root/cnpa-op"
+	u := service.Unit{Engine: "go", Argv: []string{"/usr/local/bin/cnpa", "controller", "--archive-dir", dir + "/archive"},
+		Kubeconfig: "/etc/rancher/k3s/k3s.yaml", Path: "/usr/local/bin:/usr/bin:/bin", ArchiveDir: dir + "/archive", Dir: dir}
+	b, err := u.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := map[string]string{}
+	current := ""
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]"):
+			current = l
+		case l != "" && !strings.HasPrefix(l, "#"):
+			section[l] = current
+		}
+	}
+	for _, want := range []string{
+		"NoNewPrivileges=yes",
+		"ProtectSystem=strict",
+		"ReadWritePaths=" + dir,
+		"PrivateTmp=yes",
+		"ProtectHome=read-only",
+		"Restart=always",
+	} {
+		if got, ok := section[want]; !ok || got != "[Service]" {
+			t.Errorf("unit line %q: got section %q (present %v), want it in [Service]\n%s", want, got, ok, b)
+		}
+	}
+}
