@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/labhub/cnpa/internal/atomicfile"
 )
 
 // ArchiveRecord is what stays of a TeamSpace after it is deleted:
@@ -22,58 +24,38 @@ type ArchiveRecord struct {
 // "after-archive" dies after the rename and before the finalizer goes.
 var faultHook = os.Getenv("CNPA_FAULT")
 
-// WriteArchive writes rec to dir/<name>.json atomically and durably:
-// a temp file in the same directory, fsync, rename over the final name,
-// fsync of the directory. A reader never sees a partial record under the
+// WriteArchive writes rec to dir/<name>.json atomically and durably
+// (package atomicfile): a reader never sees a partial record under the
 // final name, and once WriteArchive returns the record survives a crash.
 // The directory is created when missing.
 func WriteArchive(dir string, rec ArchiveRecord) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create archive dir %s: %w", dir, err)
-	}
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
 	data = append(data, '\n')
 	final := filepath.Join(dir, rec.Name+".json")
-	tmp, err := os.CreateTemp(dir, "."+rec.Name+".json.tmp-*")
-	if err != nil {
-		return fmt.Errorf("write archive %s: %w", final, err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op after a successful rename
 	if faultHook == "during-archive" {
-		tmp.Write(data[:len(data)/2])
-		tmp.Sync()
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		crashMidWrite(dir, rec.Name+".json", data)
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write archive %s: %w", final, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("fsync archive %s: %w", final, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), final); err != nil {
-		return fmt.Errorf("rename archive into %s: %w", final, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		// The rename is durable only once the directory entry is on disk.
-		d.Sync()
-		d.Close()
+	if err := atomicfile.WriteFile(final, data, 0o644); err != nil {
+		return fmt.Errorf("write archive: %w", err)
 	}
 	if faultHook == "after-archive" {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	}
 	return nil
+}
+
+// crashMidWrite leaves what a crash inside atomicfile.WriteFile leaves (half
+// the data in its temp file) and dies.
+func crashMidWrite(dir, name string, data []byte) {
+	os.MkdirAll(dir, 0o755)
+	if tmp, err := os.CreateTemp(dir, atomicfile.TempPattern(name)); err == nil {
+		tmp.Write(data[:len(data)/2])
+		tmp.Sync()
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGKILL)
 }
 
 // ReadArchive reads dir/<name>.json; a missing file is (nil, nil).

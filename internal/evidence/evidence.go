@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/labhub/cnpa/internal/atomicfile"
 )
 
 // File names, as LAB.md gives them.
@@ -122,8 +124,8 @@ var Shapes = map[string][]Key{
 // Files is every evidence file in lab order.
 var Files = []string{BeforeFile, GenerationFile, ReconcileFile, DriftFile, CleanupFile, CatchupFile, ReportFile}
 
-// Write marshals v and writes it to dir/name atomically: a temp file in dir,
-// fsync, rename. A reader sees the old record or the new one, never half.
+// Write marshals v and writes it to dir/name atomically (package
+// atomicfile): a reader sees the old record or the new one, never half.
 func Write(dir, name string, v any) (string, error) {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -134,32 +136,9 @@ func Write(dir, name string, v any) (string, error) {
 
 // WriteRaw writes data to dir/name atomically with the given mode.
 func WriteRaw(dir, name string, data []byte, mode os.FileMode) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create evidence dir %s: %w", dir, err)
-	}
 	final := filepath.Join(dir, name)
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return "", fmt.Errorf("write %s: %w", final, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("write %s: %w", final, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("fsync %s: %w", final, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
+	if err := atomicfile.WriteFile(final, data, mode); err != nil {
 		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp.Name(), final); err != nil {
-		return "", fmt.Errorf("rename into %s: %w", final, err)
 	}
 	return final, nil
 }
