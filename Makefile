@@ -9,6 +9,9 @@ KUBEBOX_SRC := $(wildcard test/kubebox/*.go) test/kubebox/go.mod test/kubebox/go
 GO_SRC := $(shell find . -name '*.go' -not -path './test/kubebox/*' -not -path './.cache/*') go.mod go.sum $(wildcard assets/*)
 # Long enough for a cold machine; a single package never needs more.
 TEST_TIMEOUT ?= 20m
+# Test packages mostly wait on the cluster (GC, resyncs, the lab's 8 s),
+# so more of them run at once than there are cores.
+TEST_PARALLEL ?= 4
 
 .PHONY: all build kubebox test test-short lint lab bench soak clean
 
@@ -32,7 +35,7 @@ $(BIN)/kubebox: $(KUBEBOX_SRC)
 
 ## test: unit tests and every integration test against the real control plane
 test: kubebox build
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -count=1 -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) ./...
 
 ## lint: gofmt must change nothing; go vet must pass
 lint:
