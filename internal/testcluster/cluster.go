@@ -23,12 +23,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/labhub/cnpa/internal/tether"
 )
 
 // Cluster is one running control plane.
@@ -264,13 +265,10 @@ func (c *Cluster) start(name, component string, args ...string) error {
 	}
 	cmd := exec.Command(c.kubebox, append([]string{component}, args...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		// The child dies with us even when a test binary panics or is
-		// killed: no orphan control plane survives a test run.
-		Pdeathsig: syscall.SIGKILL,
-		Setpgid:   true,
-	}
-	if err := startOnLockedThread(cmd); err != nil {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The child dies with us even when a test binary panics or is killed:
+	// no orphan control plane survives a test run.
+	if err := tether.Start(cmd, syscall.SIGKILL); err != nil {
 		logf.Close()
 		return fmt.Errorf("start %s: %w", name, err)
 	}
@@ -297,34 +295,6 @@ func (c *Cluster) stop(name string) {
 		p.cmd.Process.Kill()
 		<-p.done
 	}
-}
-
-// Pdeathsig fires when the *thread* that started the child exits, and the Go
-// runtime may retire threads. Starting every child from one goroutine locked
-// to a thread that never exits ties the children to the process instead.
-var (
-	spawnOnce sync.Once
-	spawnReq  chan spawnJob
-)
-
-type spawnJob struct {
-	cmd *exec.Cmd
-	err chan error
-}
-
-func startOnLockedThread(cmd *exec.Cmd) error {
-	spawnOnce.Do(func() {
-		spawnReq = make(chan spawnJob)
-		go func() {
-			runtime.LockOSThread() // never unlocked: this thread lives as long as the process
-			for j := range spawnReq {
-				j.err <- j.cmd.Start()
-			}
-		}()
-	})
-	j := spawnJob{cmd: cmd, err: make(chan error, 1)}
-	spawnReq <- j
-	return <-j.err
 }
 
 func (c *Cluster) waitReady(ctx context.Context) error {

@@ -24,13 +24,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/labhub/cnpa/internal/tether"
 )
 
 // containerPATH is what commands run by Exec see; the host's PATH may name
@@ -276,12 +277,11 @@ func Boot(ctx context.Context, rootfs string, opts Options) (*Container, error) 
 		// Own session and process group: no signals from the test's
 		// terminal, and one group to kill as a last resort.
 		Setsid: true,
-		// If the test process dies, nspawn gets SIGTERM and powers the
-		// container off (see startOnLockedThread for why that is reliable).
-		Pdeathsig: syscall.SIGTERM,
 	}
 	c.cmd = cmd
-	if err := startOnLockedThread(cmd); err != nil {
+	// If the test process dies, nspawn gets SIGTERM and powers the
+	// container off.
+	if err := tether.Start(cmd, syscall.SIGTERM); err != nil {
 		logf.Close()
 		c.removeCgroups()
 		return nil, fmt.Errorf("start systemd-nspawn: %w", err)
@@ -627,32 +627,4 @@ func (c *Container) removeRunState() {
 	for _, d := range []string{"/run/systemd/nspawn/propagate", "/run/systemd/nspawn/locks", "/run/systemd/nspawn"} {
 		syscall.Rmdir(d)
 	}
-}
-
-// Pdeathsig fires when the *thread* that started the child exits, and the Go
-// runtime may retire threads. Starting every child from one goroutine locked
-// to a thread that never exits ties the children to the process instead.
-var (
-	spawnOnce sync.Once
-	spawnReq  chan spawnJob
-)
-
-type spawnJob struct {
-	cmd *exec.Cmd
-	err chan error
-}
-
-func startOnLockedThread(cmd *exec.Cmd) error {
-	spawnOnce.Do(func() {
-		spawnReq = make(chan spawnJob)
-		go func() {
-			runtime.LockOSThread() // never unlocked: this thread lives as long as the process
-			for j := range spawnReq {
-				j.err <- j.cmd.Start()
-			}
-		}()
-	})
-	j := spawnJob{cmd: cmd, err: make(chan error, 1)}
-	spawnReq <- j
-	return <-j.err
 }
