@@ -1,0 +1,403 @@
+// Command bench runs cnpa's reconcile engines side by side with the
+// controller-runtime anchor and a raw floor, each on fresh real control
+// planes (internal/testcluster: etcd, kube-apiserver, kube-controller-manager),
+// and prints one Markdown table; the same numbers go to
+// test/bench/results/bench-<date>.json.
+//
+// Contenders (-contenders):
+//   - cnpa: the Go engine, `cnpa controller --finalizer=true` as a process;
+//   - shell: assets/reconcile.sh in `while true; do bash reconcile.sh; sleep 3; done`,
+//     as cnpa-op.service runs it (at -shell-n and -shell-bulk: a kubectl+jq
+//     pass over hundreds of TeamSpaces is too slow to sample);
+//   - peer: the controller-runtime anchor, built from -peer-dir
+//     ($CNPA_PEER_DIR, default ../shared/peer beside the module); skipped,
+//     with the reason, when it is missing or does not build;
+//   - raw: the floor, a plain client-go client in the harness making exactly
+//     the requests one TeamSpace needs (create, finalizer patch, namespace
+//     create, quota apply, status patch), no controller;
+//   - cnpa-inproc (not by default): internal/controller in the harness, for
+//     profiling (-cpuprofile) and for the client rate limiter's wait time;
+//   - cnpa-min (not by default): test/bench/minctl, the controller alone in
+//     a binary of its own, with a heap profile taken at each RSS read.
+//
+// Every contender is timed the same way, from outside: one observer watches
+// teamspaces, namespaces and resourcequotas, and a measurement ends at the
+// arrival of the watch event that shows the result. Nothing is polled.
+//
+// Per contender, control plane 1: warm-up TeamSpace; convergence (-samples)
+// and drift (-drift-samples of restore and of revert) with no others;
+// -n-background TeamSpaces created by -creators concurrent creators;
+// convergence and drift again; idle cost (apiserver_request_total over -idle
+// with the contender running, minus the same window with it frozen by
+// SIGSTOP); peak RSS. Control plane 2: warm-up, then -bulk TeamSpaces by
+// -creators creators, timed until all are in sync; peak RSS.
+//
+// Timing targets are printed, never asserted; bench_test.go is a smoke run.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// config is the command line.
+type config struct {
+	nBackground       int
+	bulk              int
+	samples           int
+	driftSamples      int
+	idle              time.Duration
+	contenders        []string
+	shellN            int
+	shellBulk         int
+	creators          int
+	workers           int
+	gap               time.Duration
+	sampleTimeout     time.Duration
+	warmTimeout       time.Duration
+	perTeamSpace      time.Duration
+	peerDir           string
+	peerBuild         time.Duration
+	cnpaBin           string
+	resultsDir        string
+	workDir           string
+	keep              bool
+	parallel          bool
+	quiet             time.Duration
+	steady, bulkPhase bool
+	cpuProfile        string
+	inprocQPS         float64
+	inprocBurst       int
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	cfg := &config{}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var contenders, phases string
+	fs.IntVar(&cfg.nBackground, "n-background", 500, "TeamSpaces present for the N rows (convergence, drift, idle, RSS)")
+	fs.IntVar(&cfg.bulk, "bulk", 1000, "TeamSpaces created in the bulk scenario")
+	fs.IntVar(&cfg.samples, "samples", 30, "convergence samples at each N")
+	fs.IntVar(&cfg.driftSamples, "drift-samples", 20, "drift samples of each kind (restore, revert) at each N")
+	fs.DurationVar(&cfg.idle, "idle", 60*time.Second, "idle window (measured twice: contender running, contender frozen)")
+	fs.StringVar(&contenders, "contenders", "cnpa,shell,peer,raw", "comma-separated contenders: "+strings.Join(knownContenders, ", "))
+	fs.IntVar(&cfg.shellN, "shell-n", 20, "the shell engine's N (its column only)")
+	fs.IntVar(&cfg.shellBulk, "shell-bulk", 100, "the shell engine's bulk size (its column only)")
+	fs.IntVar(&cfg.creators, "creators", 8, "concurrent creators for the background and the bulk")
+	fs.IntVar(&cfg.workers, "workers", 4, "cnpa controller --workers")
+	fs.DurationVar(&cfg.gap, "gap", 200*time.Millisecond, "pause between samples, so one sample's trailing work does not overlap the next")
+	fs.DurationVar(&cfg.sampleTimeout, "sample-timeout", 2*time.Minute, "give up on one sample after this")
+	fs.DurationVar(&cfg.warmTimeout, "warm-timeout", 2*time.Minute, "give up on the warm-up TeamSpace (contender start) after this")
+	fs.DurationVar(&cfg.perTeamSpace, "per-teamspace-timeout", time.Second, "a batch of n may take warm-timeout + n × this")
+	fs.StringVar(&cfg.peerDir, "peer-dir", os.Getenv("CNPA_PEER_DIR"), "the peer's module (default $CNPA_PEER_DIR, else ../shared/peer beside the cnpa module)")
+	fs.DurationVar(&cfg.peerBuild, "peer-build-timeout", 10*time.Minute, "give up building the peer after this (and skip its column)")
+	fs.StringVar(&cfg.cnpaBin, "cnpa", "", "a prebuilt cnpa binary, e.g. .bin/cnpa (default: go build ./cmd/cnpa)")
+	fs.StringVar(&cfg.resultsDir, "results", "", "directory for bench-<date>.json (default test/bench/results in the module; \"-\" for none)")
+	fs.StringVar(&cfg.workDir, "work", "", "directory for logs and binaries (default: a temporary one, kept when something failed)")
+	fs.BoolVar(&cfg.keep, "keep", false, "keep the work directory")
+	fs.StringVar(&phases, "phases", "steady,bulk", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N) and bulk")
+	fs.BoolVar(&cfg.parallel, "parallel", false, "run the contenders at the same time (smoke runs only: the timings are then not comparable)")
+	fs.DurationVar(&cfg.quiet, "quiet", 3*time.Second, "before the samples, the idle window and the last RSS read, wait for this long without a write by the contender or a watch event")
+	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of cnpa-inproc's bulk to this file")
+	fs.Float64Var(&cfg.inprocQPS, "inproc-qps", 0, "cnpa-inproc client QPS (0: as cnpa, 100; negative: unlimited)")
+	fs.IntVar(&cfg.inprocBurst, "inproc-burst", 200, "cnpa-inproc client burst, with -inproc-qps")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	for _, c := range strings.Split(contenders, ",") {
+		if c = strings.TrimSpace(c); c == "" {
+			continue
+		}
+		if !contains(knownContenders, c) {
+			return nil, fmt.Errorf("-contenders: unknown %q (known: %s)", c, strings.Join(knownContenders, ", "))
+		}
+		if !contains(cfg.contenders, c) {
+			cfg.contenders = append(cfg.contenders, c)
+		}
+	}
+	for _, p := range strings.Split(phases, ",") {
+		switch strings.TrimSpace(p) {
+		case "steady":
+			cfg.steady = true
+		case "bulk":
+			cfg.bulkPhase = true
+		case "":
+		default:
+			return nil, fmt.Errorf("-phases: unknown %q (known: steady, bulk)", p)
+		}
+	}
+	switch {
+	case !cfg.steady && !cfg.bulkPhase:
+		return nil, errors.New("-phases is empty")
+	case len(cfg.contenders) == 0:
+		return nil, errors.New("-contenders is empty")
+	case cfg.samples < 1 || cfg.driftSamples < 1:
+		return nil, errors.New("-samples and -drift-samples must be at least 1")
+	case cfg.nBackground < 0 || cfg.bulk < 1 || cfg.shellN < 0 || cfg.shellBulk < 1 || cfg.creators < 1:
+		return nil, errors.New("sizes must be positive")
+	case cfg.idle <= 0:
+		return nil, errors.New("-idle must be positive")
+	}
+	return cfg, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	rep, err := run(ctx, cfg, os.Stdout, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	for _, c := range rep.Contenders {
+		if len(c.Errors) > 0 {
+			os.Exit(1)
+		}
+	}
+}
+
+// run builds what the contenders need, runs each on its own control planes,
+// and writes the table to out and the JSON file. Progress goes to logw.
+func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error) {
+	var logMu sync.Mutex
+	logf := func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		fmt.Fprintf(logw, "%s bench: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return nil, err
+	}
+	work := cfg.workDir
+	if work == "" {
+		if work, err = os.MkdirTemp("", "cnpa-bench-"); err != nil {
+			return nil, err
+		}
+	}
+	failed := false
+	defer func() {
+		if cfg.keep || failed || cfg.workDir != "" {
+			logf("work directory (logs): %s", work)
+			return
+		}
+		os.RemoveAll(work)
+	}()
+
+	rep := &Report{Date: time.Now(), Cores: runtime.NumCPU(), GoVersion: runtime.Version(), Skipped: map[string]string{},
+		Sizes: Sizes{NBackground: cfg.nBackground, Bulk: cfg.bulk, Samples: cfg.samples, DriftSamples: cfg.driftSamples,
+			IdleSeconds: cfg.idle.Seconds(), ShellN: cfg.shellN, ShellBulk: cfg.shellBulk, Creators: cfg.creators,
+			Workers: cfg.workers, GapMS: float64(cfg.gap) / float64(time.Millisecond), ShellInterval: "3s", Parallel: cfg.parallel,
+			Phases: strings.Join(slices.DeleteFunc([]string{"steady", "bulk"}, func(p string) bool { return p == "steady" && !cfg.steady || p == "bulk" && !cfg.bulkPhase }), ",")}}
+	rep.LoadAverage = []string{loadAverage()}
+	bin, err := prepare(ctx, cfg, root, work, rep.Skipped, logf)
+	if err != nil {
+		failed = true
+		return nil, err
+	}
+	b := &bench{cfg: cfg, bin: bin, work: work, logf: logf}
+	var names []string
+	for _, name := range cfg.contenders {
+		if reason, ok := rep.Skipped[name]; ok {
+			logf("[%s] skipped: %s", name, reason)
+			continue
+		}
+		names = append(names, name)
+	}
+	one := func(name string) *Result {
+		logf("[%s] starting", name)
+		res := b.runContender(ctx, name)
+		logf("[%s] done in %s (load average %s → %s)", name, time.Duration(res.Seconds*float64(time.Second)).Round(time.Second),
+			res.LoadAverage[0], res.LoadAverage[len(res.LoadAverage)-1])
+		return res
+	}
+	rep.Contenders = make([]*Result, len(names))
+	if cfg.parallel {
+		var wg sync.WaitGroup
+		for i, name := range names {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rep.Contenders[i] = one(name)
+			}()
+		}
+		wg.Wait()
+	} else {
+		for i, name := range names {
+			if rep.Contenders[i] = one(name); ctx.Err() != nil {
+				break
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		failed = true
+		return nil, ctx.Err()
+	}
+	for _, res := range rep.Contenders {
+		failed = failed || len(res.Errors) > 0
+	}
+	rep.LoadAverage = append(rep.LoadAverage, loadAverage())
+	rep.Targets = evaluateTargets(rep)
+	writeMarkdown(out, rep)
+
+	dir := cfg.resultsDir
+	if dir == "" {
+		dir = filepath.Join(root, "test", "bench", "results")
+	}
+	if dir != "-" {
+		path := filepath.Join(dir, "bench-"+rep.Date.Format("2006-01-02T150405")+".json")
+		if err := writeJSON(path, rep); err != nil {
+			return rep, err
+		}
+		logf("results written to %s", path)
+	}
+	return rep, nil
+}
+
+// prepare builds cnpa and the peer as needed and finds the shell engine.
+// A peer that is missing or does not build is skipped with the reason.
+func prepare(ctx context.Context, cfg *config, root, work string, skipped map[string]string, logf func(string, ...any)) (*binaries, error) {
+	bin := &binaries{cnpa: cfg.cnpaBin, script: filepath.Join(root, "assets", "reconcile.sh")}
+	binDir := filepath.Join(work, "bin")
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		return nil, err
+	}
+	if bin.cnpa != "" {
+		abs, err := filepath.Abs(bin.cnpa)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return nil, fmt.Errorf("-cnpa: %w", err)
+		}
+		bin.cnpa = abs
+	}
+	if contains(cfg.contenders, nameCnpa) && bin.cnpa == "" {
+		bin.cnpa = filepath.Join(binDir, "cnpa")
+		logf("building cnpa")
+		if err := goBuild(ctx, root, bin.cnpa, "./cmd/cnpa"); err != nil {
+			return nil, fmt.Errorf("build cnpa: %w", err)
+		}
+	}
+	if contains(cfg.contenders, nameMin) {
+		bin.minctl = filepath.Join(binDir, "minctl")
+		logf("building minctl (cnpa-min)")
+		if err := goBuild(ctx, root, bin.minctl, "./test/bench/minctl"); err != nil {
+			return nil, fmt.Errorf("build minctl: %w", err)
+		}
+	}
+	if contains(cfg.contenders, nameShell) {
+		if _, err := os.Stat(bin.script); err != nil {
+			return nil, fmt.Errorf("shell engine: %w", err)
+		}
+		for _, tool := range []string{"bash", "jq"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				skipped[nameShell] = tool + " is not on PATH"
+			}
+		}
+	}
+	if contains(cfg.contenders, namePeer) {
+		dir := cfg.peerDir
+		if dir == "" {
+			dir = filepath.Join(filepath.Dir(root), "shared", "peer")
+		}
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+			skipped[namePeer] = fmt.Sprintf("peer module not found at %s (set -peer-dir or CNPA_PEER_DIR)", dir)
+		} else {
+			bin.peer = filepath.Join(binDir, "peer")
+			logf("building the peer from %s", dir)
+			bctx, cancel := context.WithTimeout(ctx, cfg.peerBuild)
+			err := goBuild(bctx, dir, bin.peer, "./cmd/peer")
+			cancel()
+			if err != nil {
+				skipped[namePeer] = fmt.Sprintf("peer at %s does not build: %v", dir, firstLine(err.Error()))
+			}
+		}
+	}
+	return bin, nil
+}
+
+func goBuild(ctx context.Context, dir, out, pkg string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("go build %s: %w", pkg, ctx.Err())
+		}
+		return fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+	}
+	return nil
+}
+
+// moduleRoot finds the cnpa module from the working directory.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if f, err := os.Open(filepath.Join(dir, "go.mod")); err == nil {
+			s := bufio.NewScanner(f)
+			first := ""
+			if s.Scan() {
+				first = strings.TrimSpace(s.Text())
+			}
+			f.Close()
+			if first == "module github.com/labhub/cnpa" {
+				return dir, nil
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("run the bench from inside the cnpa module (github.com/labhub/cnpa)")
+		}
+		dir = parent
+	}
+}
+
+// loadAverage is the first three fields of /proc/loadavg.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
