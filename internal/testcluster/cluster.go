@@ -119,7 +119,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if err = c.prepare(); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(3)
+	ports, err := FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +394,8 @@ current-context: kubebox
 `, server, token)
 }
 
-func freePorts(n int) ([]int, error) {
+// FreePorts returns n distinct loopback ports that were free a moment ago.
+func FreePorts(n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {

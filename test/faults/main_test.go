@@ -17,7 +17,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -564,20 +563,9 @@ func httpGet(url string) (int, string) {
 
 func freePorts(t testing.TB, n int) []int {
 	t.Helper()
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	ports, err := testcluster.FreePorts(n)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return ports
 }
