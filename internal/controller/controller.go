@@ -53,6 +53,7 @@ type Config struct {
 // Controller reconciles TeamSpaces.
 type Controller struct {
 	cfg  Config
+	rest *rest.Config
 	kube kubernetes.Interface
 	dyn  dynamic.Interface
 	log  *slog.Logger
@@ -101,7 +102,7 @@ func New(rc *rest.Config, cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Controller{cfg: cfg, kube: kube, dyn: dyn, log: cfg.Logger, metrics: newMetrics(), ready: make(chan struct{})}, nil
+	return &Controller{cfg: cfg, rest: rc, kube: kube, dyn: dyn, log: cfg.Logger, metrics: newMetrics(), ready: make(chan struct{})}, nil
 }
 
 // stripManagedFields drops what the controller never reads from cached
@@ -114,16 +115,30 @@ func stripManagedFields(obj any) (any, error) {
 }
 
 // setupInformers wires the three informers and the listers sync reads.
-func (c *Controller) setupInformers() {
+// Their clients wait out API server outages (apiWait) instead of falling
+// into the reflectors' own backoff.
+func (c *Controller) setupInformers(ctx context.Context) error {
+	rc, err := withAPIWait(ctx, c.rest, c.log, c.apiBack)
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return err
+	}
 	// Informers never resync by themselves: the ticker in Run re-enqueues
 	// names from the cache, which costs no API request.
-	c.dynFactory = dynamicinformer.NewDynamicSharedInformerFactory(c.dyn, 0)
+	c.dynFactory = dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
 	tsInformer := c.dynFactory.ForResource(teamspace.GVR)
 	tsInformer.Informer().SetTransform(stripManagedFields)
 	c.teamSpaces = tsInformer.Lister()
 
 	owned := informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = teamspace.OwnerLabel })
-	c.kubeFactory = informers.NewSharedInformerFactoryWithOptions(c.kube, 0, owned, informers.WithTransform(stripManagedFields))
+	c.kubeFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0, owned, informers.WithTransform(stripManagedFields))
 	nsInformer := c.kubeFactory.Core().V1().Namespaces()
 	quotaInformer := c.kubeFactory.Core().V1().ResourceQuotas()
 	c.namespaces = nsInformer.Lister()
@@ -155,6 +170,24 @@ func (c *Controller) setupInformers() {
 	nsInformer.Informer().AddEventHandler(ownedHandler)
 	quotaInformer.Informer().AddEventHandler(ownedHandler)
 	c.synced = []cache.InformerSynced{tsInformer.Informer().HasSynced, nsInformer.Informer().HasSynced, quotaInformer.Informer().HasSynced}
+	return nil
+}
+
+// apiBack runs when the API server answers again after an outage. Syncs
+// that failed meanwhile sit in the workqueue's per-TeamSpace backoff, which
+// has grown with every failure; start them all over now instead. The
+// informers deliver what changed during the outage as their watches resume.
+func (c *Controller) apiBack(time.Duration) {
+	objs, err := c.teamSpaces.List(labelsEverything())
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	for _, o := range objs {
+		name := o.(*unstructured.Unstructured).GetName()
+		c.queue.Forget(name)
+		c.queue.Add(name)
+	}
 }
 
 // Run reconciles until ctx ends. Phases: start the event recorder and the
@@ -175,7 +208,9 @@ func (c *Controller) Run(ctx context.Context) error {
 	defer broadcaster.Shutdown()
 	c.recorder = broadcaster.NewRecorder(scheme(), corev1.EventSource{Component: "cnpa-controller"})
 
-	c.setupInformers()
+	if err := c.setupInformers(ctx); err != nil {
+		return err
+	}
 	c.dynFactory.Start(ctx.Done())
 	c.kubeFactory.Start(ctx.Done())
 	defer c.queue.ShutDown()
