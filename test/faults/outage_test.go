@@ -3,8 +3,8 @@ package faults
 import (
 	"context"
 	"regexp"
-	"strings"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
