@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,6 +15,15 @@ import (
 	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 
 	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// Keys of c.written: the writes a sync must not repeat from a cache that
+// has not caught up with them yet.
+const (
+	writtenFinalizer = "finalizer/"
+	writtenStatus    = "status/"
+	writtenNamespace = "namespace/"
+	writtenQuota     = "quota/"
 )
 
 // Event reasons, visible in `kubectl describe teamspace`.
@@ -71,35 +81,57 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if ts.DeletionTimestamp != nil {
 		return c.finalize(ctx, u, ts)
 	}
-	if c.cfg.Finalizer && !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
-		if err := c.setFinalizers(ctx, ts, append(append([]string{}, ts.Finalizers...), teamspace.Finalizer)); err != nil {
-			return fmt.Errorf("add finalizer: %w", err)
-		}
+	// The finalizer patch runs beside the namespace and quota writes: it
+	// touches only the TeamSpace, and a new TeamSpace would otherwise wait
+	// one more round trip for its namespace. Status waits for it below.
+	finalizerDone := func() error { return nil }
+	if c.cfg.Finalizer && !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) &&
+		!c.written.pending(writtenFinalizer+name, string(ts.UID)) {
+		errc := make(chan error, 1)
+		go func() {
+			errc <- c.setFinalizers(ctx, ts, append(append([]string{}, ts.Finalizers...), teamspace.Finalizer), writtenFinalizer)
+		}()
+		finalizerDone = sync.OnceValue(func() error {
+			if err := <-errc; err != nil {
+				return fmt.Errorf("add finalizer: %w", err)
+			}
+			return nil
+		})
 	}
+	// Every return below waits for the patch first: a sync is not over
+	// while one of its writes is in flight.
+	defer finalizerDone()
 
 	desired, err := teamspace.DesiredState(ts)
 	if err != nil {
 		// Invalid spec: keep the quota's last good values and do not advance
 		// status; a retry would fail the same way, so do not requeue.
 		c.warn(u, ReasonInvalidSpec, "%v; the quota keeps its last good values until it is fixed", err)
-		return skip(err)
+		return errors.Join(skip(err), finalizerDone())
 	}
 	changed, err := c.ensureNamespace(ctx, u, ts, desired)
 	if err != nil {
-		return err
+		return errors.Join(err, finalizerDone())
 	}
 	quotaChanged, err := c.ensureQuota(ctx, u, ts, desired)
 	if err != nil {
-		return err
+		return errors.Join(err, finalizerDone())
 	}
 	changed = changed || quotaChanged
-	if ts.Status.ObservedGeneration != ts.Generation || ts.Status.Namespace != desired.Namespace {
+	if err := finalizerDone(); err != nil {
+		return err
+	}
+	statusIntent := fmt.Sprintf("%s/%d/%s", ts.UID, ts.Generation, desired.Namespace)
+	if (ts.Status.ObservedGeneration != ts.Generation || ts.Status.Namespace != desired.Namespace) &&
+		!c.written.pending(writtenStatus+name, statusIntent) {
 		patch, _ := json.Marshal(map[string]any{"status": map[string]any{
 			"observedGeneration": ts.Generation, "namespace": desired.Namespace}})
-		if _, err := c.dyn.Resource(teamspace.GVR).Patch(ctx, name, types.MergePatchType, patch,
-			metav1.PatchOptions{FieldManager: teamspace.FieldManager}, "status"); err != nil {
+		out, err := c.dyn.Resource(teamspace.GVR).Patch(ctx, name, types.MergePatchType, patch,
+			metav1.PatchOptions{FieldManager: teamspace.FieldManager}, "status")
+		if err != nil {
 			return fmt.Errorf("write status: %w", err)
 		}
+		c.written.note(writtenStatus+name, statusIntent, out.GetResourceVersion())
 		changed = true
 	}
 	if changed {
@@ -123,7 +155,7 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 		c.warn(u, ReasonArchiveFailed, "cannot write the archive record, deletion stays blocked: %v", err)
 		return fmt.Errorf("archive: %w", err)
 	}
-	if err := c.setFinalizers(ctx, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer)); err != nil {
+	if err := c.setFinalizers(ctx, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), ""); err != nil {
 		if apierrors.IsNotFound(err) {
 			// Already gone: an earlier pass released it and the cache had
 			// not caught up yet. The record is on disk; nothing is owed.
@@ -141,14 +173,21 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 // read as a precondition: if anyone changed the object since (another
 // controller adding its finalizer), the server answers 409 and we retry from
 // fresh state instead of dropping their entry.
-func (c *Controller) setFinalizers(ctx context.Context, ts *teamspace.TeamSpace, finalizers []string) error {
+//
+// memo names the write in c.written ("" for none): the finalizer added to
+// a new TeamSpace must not be patched in again from a cache that has not
+// seen it yet (that would only earn a 409).
+func (c *Controller) setFinalizers(ctx context.Context, ts *teamspace.TeamSpace, finalizers []string, memo string) error {
 	if finalizers == nil {
 		finalizers = []string{}
 	}
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
 		"resourceVersion": ts.ResourceVersion, "finalizers": finalizers}})
-	_, err := c.dyn.Resource(teamspace.GVR).Patch(ctx, ts.Name, types.MergePatchType, patch,
+	out, err := c.dyn.Resource(teamspace.GVR).Patch(ctx, ts.Name, types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: teamspace.FieldManager})
+	if err == nil && memo != "" {
+		c.written.note(memo+ts.Name, string(ts.UID), out.GetResourceVersion())
+	}
 	return err
 }
 
@@ -158,6 +197,9 @@ func (c *Controller) setFinalizers(ctx context.Context, ts *teamspace.TeamSpace,
 // else's namespace.
 func (c *Controller) ensureNamespace(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace, d *teamspace.Desired) (bool, error) {
 	ns, err := c.namespaces.Get(d.Namespace)
+	if apierrors.IsNotFound(err) && c.written.pending(writtenNamespace+d.Namespace, string(ts.UID)) {
+		return false, nil // created by an earlier pass; its event is on the way
+	}
 	if apierrors.IsNotFound(err) {
 		// Not in the cache of labelled namespaces: create it, or find out
 		// why it exists without our label.
@@ -167,7 +209,7 @@ func (c *Controller) ensureNamespace(ctx context.Context, u *unstructured.Unstru
 			OwnerReferences: []metav1.OwnerReference{ts.OwnerReference()},
 		}}, metav1.CreateOptions{FieldManager: teamspace.FieldManager})
 		if err == nil {
-			_ = created
+			c.written.note(writtenNamespace+d.Namespace, string(ts.UID), created.ResourceVersion)
 			return true, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
@@ -196,9 +238,10 @@ func (c *Controller) ensureNamespace(ctx context.Context, u *unstructured.Unstru
 	return true, nil
 }
 
-// ensureQuota makes team-quota hold the desired hard limits. It applies
-// server-side with force: after a hand edit (`kubectl patch`) the edited
-// field belongs to another manager, and only a forced apply takes it back.
+// ensureQuota makes team-quota hold the desired hard limits. A missing
+// quota is created; a differing one is applied server-side with force:
+// after a hand edit (`kubectl patch`) the edited field belongs to another
+// manager, and only a forced apply takes it back.
 func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace, d *teamspace.Desired) (bool, error) {
 	live, err := c.quotas.ResourceQuotas(d.Namespace).Get(teamspace.QuotaName)
 	switch {
@@ -207,15 +250,34 @@ func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructur
 	case err != nil && !apierrors.IsNotFound(err):
 		return false, err
 	}
-	cfg := applycorev1.ResourceQuota(teamspace.QuotaName, d.Namespace).
-		WithLabels(map[string]string{teamspace.OwnerLabel: ts.Name}).
-		WithSpec(applycorev1.ResourceQuotaSpec().WithHard(d.QuotaHard()))
-	if _, err := c.kube.CoreV1().ResourceQuotas(d.Namespace).Apply(ctx, cfg,
-		metav1.ApplyOptions{FieldManager: teamspace.FieldManager, Force: true}); err != nil {
-		return false, fmt.Errorf("apply quota %s/%s: %w", d.Namespace, teamspace.QuotaName, err)
+	memo, intent := writtenQuota+d.Namespace+"/"+teamspace.QuotaName, fmt.Sprintf("%s/%s/%s", ts.Name, d.Pods.String(), d.CPU.String())
+	if c.written.pending(memo, intent) {
+		return false, nil // written by an earlier pass; its event is on the way
 	}
+	missing := err != nil
+	var out *corev1.ResourceQuota
+	if missing {
+		// A plain create: the server has no managed fields to merge, and
+		// nobody else can own a field of an object that does not exist.
+		out, err = c.kube.CoreV1().ResourceQuotas(d.Namespace).Create(ctx, &corev1.ResourceQuota{
+			ObjectMeta: metav1.ObjectMeta{Name: teamspace.QuotaName, Namespace: d.Namespace,
+				Labels: map[string]string{teamspace.OwnerLabel: ts.Name}},
+			Spec: corev1.ResourceQuotaSpec{Hard: d.QuotaHard()},
+		}, metav1.CreateOptions{FieldManager: teamspace.FieldManager})
+	}
+	if !missing || apierrors.IsAlreadyExists(err) {
+		cfg := applycorev1.ResourceQuota(teamspace.QuotaName, d.Namespace).
+			WithLabels(map[string]string{teamspace.OwnerLabel: ts.Name}).
+			WithSpec(applycorev1.ResourceQuotaSpec().WithHard(d.QuotaHard()))
+		out, err = c.kube.CoreV1().ResourceQuotas(d.Namespace).Apply(ctx, cfg,
+			metav1.ApplyOptions{FieldManager: teamspace.FieldManager, Force: true})
+	}
+	if err != nil {
+		return false, fmt.Errorf("write quota %s/%s: %w", d.Namespace, teamspace.QuotaName, err)
+	}
+	c.written.note(memo, intent, out.ResourceVersion)
 	switch {
-	case live == nil || err != nil:
+	case missing:
 		if ts.Status.Namespace != "" {
 			// It existed before (status says so): someone deleted it.
 			c.drift(u, "quota", "quota %s/%s was missing and is recreated (pods=%s cpu=%s)",

@@ -1,0 +1,91 @@
+package controller
+
+import (
+	"sync"
+	"time"
+)
+
+// writtenTTL bounds how long a write may stay unseen by the informers
+// before the cache is trusted again. Watches deliver our own writes in
+// milliseconds; the bound only matters if an event is never delivered
+// (a re-list that skipped it), and then the resync writes once more.
+const writtenTTL = 10 * time.Second
+
+// written remembers the writes this controller made that its informers have
+// not delivered yet, in the spirit of kube-controller-manager's
+// "expectations".
+//
+// Why: a sync's own writes (finalizer, namespace, quota, status) each
+// trigger an event, and the sync those events cause often runs before the
+// last of them reached the cache. Trusting that cache would create the
+// namespace again (AlreadyExists, then a GET), apply the quota again, patch
+// status again and emit a second Synced event: four to five needless
+// requests per new TeamSpace. With the memo, a sync that finds the cache
+// behind a write it made itself, with the same intent, leaves it alone.
+//
+// A memo is cleared when the informer delivers the object at the
+// resourceVersion our write returned, or its deletion; so anyone else's
+// change after ours is always seen and acted on.
+type written struct {
+	mu sync.Mutex
+	m  map[string]writtenEntry
+}
+
+type writtenEntry struct {
+	intent string // what was written, e.g. the quota's hard limits
+	rv     string // resourceVersion the write returned
+	at     time.Time
+}
+
+func newWritten() *written { return &written{m: map[string]writtenEntry{}} }
+
+// note records that key was written with intent and returned rv.
+func (w *written) note(key, intent, rv string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.m) >= 4096 {
+		// Entries whose event never came would otherwise stay forever.
+		for k, e := range w.m {
+			if time.Since(e.at) > writtenTTL {
+				delete(w.m, k)
+			}
+		}
+	}
+	w.m[key] = writtenEntry{intent: intent, rv: rv, at: time.Now()}
+}
+
+// pending tells whether key was written with this same intent and the
+// informer has not delivered that write yet.
+func (w *written) pending(key, intent string) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e, ok := w.m[key]
+	if !ok {
+		return false
+	}
+	if time.Since(e.at) > writtenTTL {
+		delete(w.m, key)
+		return false
+	}
+	return e.intent == intent
+}
+
+// seen is called for every object an informer delivers under key: once it
+// shows the resourceVersion of our write (or rv is empty: deleted), the
+// cache has caught up and the memo goes.
+func (w *written) seen(key, rv string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	if e, ok := w.m[key]; ok && (rv == "" || e.rv == rv) {
+		delete(w.m, key)
+	}
+	w.mu.Unlock()
+}
