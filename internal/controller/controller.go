@@ -203,7 +203,9 @@ func (c *Controller) setupInformers(ctx context.Context) error {
 	}
 	ownerLabel := func(a metav1.Object) string { return a.GetLabels()[teamspace.OwnerLabel] }
 	tsInformer.Informer().AddEventHandler(handler(
-		func(a metav1.Object) []string { return []string{writtenFinalizer + a.GetName(), writtenStatus + a.GetName()} },
+		func(a metav1.Object) []string {
+			return []string{writtenFinalizer + a.GetName(), writtenStatus + a.GetName()}
+		},
 		func(a metav1.Object) string { return a.GetName() }))
 	nsInformer.Informer().AddEventHandler(handler(
 		func(a metav1.Object) []string { return []string{writtenNamespace + a.GetName()} }, ownerLabel))
