@@ -27,7 +27,7 @@ var controllerCommand = &cli.Command{
 		&cli.StringFlag{Name: "archive-dir", EnvVars: []string{"CNPA_ARCHIVE_DIR"}, Usage: "`DIR` for <name>.json archive records (default: <dir>/archive)"},
 		&cli.BoolFlag{Name: "finalizer", Value: true, Usage: "add platform.labhub.io/cleanup to TeamSpaces (off: never add it, still honour it)"},
 		&cli.DurationFlag{Name: "interval", Value: 3 * time.Second, Usage: "full resync period"},
-		&cli.IntFlag{Name: "workers", Value: 4, Usage: "TeamSpaces reconciled in parallel"},
+		&cli.IntFlag{Name: "workers", Value: controller.DefaultWorkers, Usage: "TeamSpaces reconciled in parallel"},
 		&cli.StringFlag{Name: "metrics-addr", Usage: "serve Prometheus /metrics on `ADDR` (e.g. 127.0.0.1:9090); off when empty"},
 		&cli.StringFlag{Name: "health-addr", Usage: "serve /healthz and /readyz on `ADDR`; off when empty"},
 		&cli.BoolFlag{Name: "leader-elect", Usage: "hold a Lease so only one running controller writes"},

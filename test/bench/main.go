@@ -52,6 +52,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/labhub/cnpa/internal/controller"
 )
 
 // config is the command line.
@@ -98,7 +100,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&cfg.shellN, "shell-n", 20, "the shell engine's N (its column only)")
 	fs.IntVar(&cfg.shellBulk, "shell-bulk", 100, "the shell engine's bulk size (its column only)")
 	fs.IntVar(&cfg.creators, "creators", 8, "concurrent creators for the background and the bulk")
-	fs.IntVar(&cfg.workers, "workers", 4, "cnpa controller --workers")
+	fs.IntVar(&cfg.workers, "workers", controller.DefaultWorkers, "cnpa controller --workers")
 	fs.DurationVar(&cfg.gap, "gap", 200*time.Millisecond, "pause between samples, so one sample's trailing work does not overlap the next")
 	fs.DurationVar(&cfg.sampleTimeout, "sample-timeout", 2*time.Minute, "give up on one sample after this")
 	fs.DurationVar(&cfg.warmTimeout, "warm-timeout", 2*time.Minute, "give up on the warm-up TeamSpace (contender start) after this")

@@ -25,7 +25,7 @@ import (
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig file")
 	archive := flag.String("archive-dir", "", "archive directory")
-	workers := flag.Int("workers", 4, "TeamSpaces reconciled in parallel")
+	workers := flag.Int("workers", controller.DefaultWorkers, "TeamSpaces reconciled in parallel")
 	pprofAddr := flag.String("pprof", "", "serve net/http/pprof on this address")
 	flag.Parse()
 	if err := run(*kubeconfig, *archive, *workers, *pprofAddr); err != nil {
