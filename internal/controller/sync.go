@@ -126,12 +126,13 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 		!c.written.pending(writtenStatus+name, statusIntent) {
 		patch, _ := json.Marshal(map[string]any{"status": map[string]any{
 			"observedGeneration": ts.Generation, "namespace": desired.Namespace}})
+		c.written.begin(writtenStatus+name, statusIntent)
 		out, err := c.dyn.Resource(teamspace.GVR).Patch(ctx, name, types.MergePatchType, patch,
 			metav1.PatchOptions{FieldManager: teamspace.FieldManager}, "status")
+		c.written.end(writtenStatus+name, resourceVersion(out), err)
 		if err != nil {
 			return fmt.Errorf("write status: %w", err)
 		}
-		c.written.note(writtenStatus+name, statusIntent, out.GetResourceVersion())
 		changed = true
 	}
 	if changed {
@@ -183,10 +184,13 @@ func (c *Controller) setFinalizers(ctx context.Context, ts *teamspace.TeamSpace,
 	}
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
 		"resourceVersion": ts.ResourceVersion, "finalizers": finalizers}})
+	if memo != "" {
+		c.written.begin(memo+ts.Name, string(ts.UID))
+	}
 	out, err := c.dyn.Resource(teamspace.GVR).Patch(ctx, ts.Name, types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: teamspace.FieldManager})
-	if err == nil && memo != "" {
-		c.written.note(memo+ts.Name, string(ts.UID), out.GetResourceVersion())
+	if memo != "" {
+		c.written.end(memo+ts.Name, resourceVersion(out), err)
 	}
 	return err
 }
@@ -203,13 +207,14 @@ func (c *Controller) ensureNamespace(ctx context.Context, u *unstructured.Unstru
 	if apierrors.IsNotFound(err) {
 		// Not in the cache of labelled namespaces: create it, or find out
 		// why it exists without our label.
+		c.written.begin(writtenNamespace+d.Namespace, string(ts.UID))
 		created, err := c.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 			Name:            d.Namespace,
 			Labels:          map[string]string{teamspace.OwnerLabel: ts.Name},
 			OwnerReferences: []metav1.OwnerReference{ts.OwnerReference()},
 		}}, metav1.CreateOptions{FieldManager: teamspace.FieldManager})
+		c.written.end(writtenNamespace+d.Namespace, resourceVersion(created), err)
 		if err == nil {
-			c.written.note(writtenNamespace+d.Namespace, string(ts.UID), created.ResourceVersion)
 			return true, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
@@ -256,6 +261,8 @@ func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructur
 	}
 	missing := err != nil
 	var out *corev1.ResourceQuota
+	c.written.begin(memo, intent)
+	defer func() { c.written.end(memo, resourceVersion(out), err) }()
 	if missing {
 		// A plain create: the server has no managed fields to merge, and
 		// nobody else can own a field of an object that does not exist.
@@ -275,7 +282,6 @@ func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructur
 	if err != nil {
 		return false, fmt.Errorf("write quota %s/%s: %w", d.Namespace, teamspace.QuotaName, err)
 	}
-	c.written.note(memo, intent, out.ResourceVersion)
 	switch {
 	case missing:
 		if ts.Status.Namespace != "" {
@@ -290,6 +296,17 @@ func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructur
 			oldPods.String(), d.Pods.String(), oldCPU.String(), d.CPU.String())
 	}
 	return true, nil
+}
+
+// resourceVersion of a write's answer; "" when there is none.
+func resourceVersion[T any, P interface {
+	*T
+	GetResourceVersion() string
+}](obj P) string {
+	if obj == nil {
+		return ""
+	}
+	return obj.GetResourceVersion()
 }
 
 func (c *Controller) drift(u *unstructured.Unstructured, kind, format string, args ...any) {

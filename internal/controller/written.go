@@ -7,9 +7,10 @@ import (
 
 // writtenTTL bounds how long a write may stay unseen by the informers
 // before the cache is trusted again. Watches deliver our own writes in
-// milliseconds; the bound only matters if an event is never delivered
-// (a re-list that skipped it), and then the resync writes once more.
-const writtenTTL = 10 * time.Second
+// milliseconds; the bound matters only when the awaited event never comes
+// (a re-list that skipped it, or a write that changed nothing and so made
+// no event), and then it is as long as a memo can hold back a sync.
+const writtenTTL = 3 * time.Second
 
 // written remembers the writes this controller made that its informers have
 // not delivered yet, in the spirit of kube-controller-manager's
@@ -25,22 +26,27 @@ const writtenTTL = 10 * time.Second
 //
 // A memo is cleared when the informer delivers the object at the
 // resourceVersion our write returned, or its deletion; so anyone else's
-// change after ours is always seen and acted on.
+// change after ours is always seen and acted on. The watch event can beat
+// the write's own response, so a memo exists from before the request
+// (begin) and remembers what was delivered while it was in flight.
 type written struct {
 	mu sync.Mutex
-	m  map[string]writtenEntry
+	m  map[string]*writtenEntry
 }
 
 type writtenEntry struct {
-	intent string // what was written, e.g. the quota's hard limits
-	rv     string // resourceVersion the write returned
+	intent string // what is written, e.g. the quota's hard limits
+	rv     string // resourceVersion the write returned; "" while in flight
 	at     time.Time
+	// delivered while in flight: resourceVersions, "" for a deletion.
+	delivered []string
 }
 
-func newWritten() *written { return &written{m: map[string]writtenEntry{}} }
+func newWritten() *written { return &written{m: map[string]*writtenEntry{}} }
 
-// note records that key was written with intent and returned rv.
-func (w *written) note(key, intent, rv string) {
+// begin records that key is about to be written with intent. The caller
+// must call end with the outcome.
+func (w *written) begin(key, intent string) {
 	if w == nil {
 		return
 	}
@@ -54,7 +60,33 @@ func (w *written) note(key, intent, rv string) {
 			}
 		}
 	}
-	w.m[key] = writtenEntry{intent: intent, rv: rv, at: time.Now()}
+	w.m[key] = &writtenEntry{intent: intent, at: time.Now()}
+}
+
+// end completes begin: rv is what the write returned, err its failure.
+func (w *written) end(key, rv string, err error) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e, ok := w.m[key]
+	if !ok {
+		return
+	}
+	if err != nil || rv == "" {
+		delete(w.m, key)
+		return
+	}
+	for _, d := range e.delivered {
+		if d == "" || d == rv {
+			// Already in the cache, or something was deleted meanwhile:
+			// nothing to wait for, the cache is the truth again.
+			delete(w.m, key)
+			return
+		}
+	}
+	e.rv, e.delivered, e.at = rv, nil, time.Now()
 }
 
 // pending tells whether key was written with this same intent and the
@@ -66,7 +98,7 @@ func (w *written) pending(key, intent string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	e, ok := w.m[key]
-	if !ok {
+	if !ok || e.rv == "" {
 		return false
 	}
 	if time.Since(e.at) > writtenTTL {
@@ -84,8 +116,13 @@ func (w *written) seen(key, rv string) {
 		return
 	}
 	w.mu.Lock()
-	if e, ok := w.m[key]; ok && (rv == "" || e.rv == rv) {
+	defer w.mu.Unlock()
+	e, ok := w.m[key]
+	switch {
+	case !ok:
+	case e.rv == "":
+		e.delivered = append(e.delivered, rv)
+	case rv == "" || rv == e.rv:
 		delete(w.m, key)
 	}
-	w.mu.Unlock()
 }

@@ -1,13 +1,20 @@
 package controller
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // TestWritten walks one memo through its life: noted, trusted while the
 // cache lags, cleared by the event carrying our resourceVersion, and by a
 // deletion, never by someone else's older or newer version.
 func TestWritten(t *testing.T) {
 	w := newWritten()
-	w.note("quota/team-a/team-quota", "a/5/1", "100")
+	w.begin("quota/team-a/team-quota", "a/5/1")
+	if w.pending("quota/team-a/team-quota", "a/5/1") {
+		t.Fatal("pending while the write is in flight: got true, want false")
+	}
+	w.end("quota/team-a/team-quota", "100", nil)
 
 	if !w.pending("quota/team-a/team-quota", "a/5/1") {
 		t.Fatal("pending right after note: got false, want true")
@@ -24,14 +31,36 @@ func TestWritten(t *testing.T) {
 		t.Error("pending after our version was seen: got true, want false")
 	}
 
-	w.note("namespace/team-b", "uid-b", "200")
+	w.begin("namespace/team-b", "uid-b")
+	w.end("namespace/team-b", "200", nil)
 	w.seen("namespace/team-b", "") // deleted before its add event was handled
 	if w.pending("namespace/team-b", "uid-b") {
 		t.Error("pending after a deletion: got true, want false")
 	}
 
+	// The watch event beats the write's response: the memo must not wait
+	// for an event that has already come.
+	w.begin("status/c", "uid-c/2/team-c")
+	w.seen("status/c", "300")
+	w.end("status/c", "300", nil)
+	if w.pending("status/c", "uid-c/2/team-c") {
+		t.Error("pending after our version was delivered during the write: got true, want false")
+	}
+	w.begin("status/d", "uid-d/1/team-d")
+	w.seen("status/d", "299") // someone else's, older
+	w.end("status/d", "301", nil)
+	if !w.pending("status/d", "uid-d/1/team-d") {
+		t.Error("pending after only an older version was delivered during the write: got false, want true")
+	}
+	w.begin("status/e", "uid-e/1/team-e")
+	w.end("status/e", "", errors.New("conflict"))
+	if w.pending("status/e", "uid-e/1/team-e") {
+		t.Error("pending after a failed write: got true, want false")
+	}
+
 	var none *written // Once has no informers and no memo
-	none.note("status/x", "i", "1")
+	none.begin("status/x", "i")
+	none.end("status/x", "1", nil)
 	if none.pending("status/x", "i") {
 		t.Error("nil memo pending: got true, want false")
 	}
