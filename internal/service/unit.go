@@ -5,10 +5,8 @@
 package service
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
-	"text/template"
 
 	"github.com/labhub/cnpa/assets"
 )
@@ -46,18 +44,26 @@ func (u Unit) Env() []string {
 	return []string{"KUBECONFIG=" + u.Kubeconfig, "PATH=" + u.Path, "CNPA_ARCHIVE_DIR=" + u.ArchiveDir}
 }
 
-// Render fills the embedded assets/cnpa-op.service template.
+// Render fills the embedded assets/cnpa-op.service template: each
+// {{.Field}} is replaced by its value, and any other {{ is an error.
+//
+// Not text/template: in a binary that links it, the template engine's
+// reflective method calls turn off the linker's dead-method elimination
+// (urfave/cli's help printer links it too; see kube.NewTyped), and a unit
+// file with six plain fields does not need it.
 func (u Unit) Render() ([]byte, error) {
-	tmpl, err := template.New(Name).Option("missingkey=error").Parse(string(assets.ServiceUnit))
-	if err != nil {
-		return nil, fmt.Errorf("parse unit template: %w", err)
+	out := strings.NewReplacer(
+		"{{.Engine}}", u.Engine, "{{.ExecStart}}", u.ExecStart(), "{{.Kubeconfig}}", u.Kubeconfig,
+		"{{.Path}}", u.Path, "{{.ArchiveDir}}", u.ArchiveDir, "{{.Dir}}", u.Dir,
+	).Replace(string(assets.ServiceUnit))
+	// Check the template, not the output: a value may contain "{{".
+	rest := string(assets.ServiceUnit)
+	for _, f := range []string{"Engine", "ExecStart", "Kubeconfig", "Path", "ArchiveDir", "Dir"} {
+		rest = strings.ReplaceAll(rest, "{{."+f+"}}", "")
 	}
-	var b bytes.Buffer
-	if err := tmpl.Execute(&b, map[string]string{
-		"Engine": u.Engine, "ExecStart": u.ExecStart(), "Kubeconfig": u.Kubeconfig,
-		"Path": u.Path, "ArchiveDir": u.ArchiveDir, "Dir": u.Dir,
-	}); err != nil {
-		return nil, fmt.Errorf("render unit: %w", err)
+	if i := strings.Index(rest, "{{"); i >= 0 {
+		end := min(len(rest), i+40)
+		return nil, fmt.Errorf("render unit: unknown placeholder at %q", rest[i:end])
 	}
-	return b.Bytes(), nil
+	return []byte(out), nil
 }
