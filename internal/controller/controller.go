@@ -21,10 +21,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
@@ -32,6 +31,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -60,7 +60,7 @@ type Config struct {
 type Controller struct {
 	cfg  Config
 	rest *rest.Config
-	kube kubernetes.Interface
+	kube kube.Typed
 	dyn  dynamic.Interface
 	log  *slog.Logger
 
@@ -85,9 +85,11 @@ type Controller struct {
 	// still ours to act on; nil means no leader election.
 	leading func() bool
 
-	dynFactory  dynamicinformer.DynamicSharedInformerFactory
-	kubeFactory informers.SharedInformerFactory
-	ready       chan struct{}
+	dynFactory dynamicinformer.DynamicSharedInformerFactory
+	// owned are the namespace and quota informers; see ownedInformer.
+	owned   []cache.SharedIndexInformer
+	ownedWG sync.WaitGroup
+	ready   chan struct{}
 }
 
 // New builds a controller on rc. Nothing runs until Run or Once.
@@ -105,7 +107,8 @@ func New(rc *rest.Config, cfg Config) (*Controller, error) {
 		return nil, errors.New("archive dir is empty: pass --archive-dir")
 	}
 	rc = controllerConfig(rc)
-	kube, err := kubernetes.NewForConfig(protobuf(rc))
+	// Not kubernetes.NewForConfig: see kube.NewTyped.
+	typed, err := kube.NewTyped(protobuf(rc))
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +116,7 @@ func New(rc *rest.Config, cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Controller{cfg: cfg, rest: rc, kube: kube, dyn: dyn, log: cfg.Logger, metrics: newMetrics(), ready: make(chan struct{})}, nil
+	return &Controller{cfg: cfg, rest: rc, kube: typed, dyn: dyn, log: cfg.Logger, metrics: newMetrics(), ready: make(chan struct{})}, nil
 }
 
 // controllerConfig is rc as the controller's clients use it: without
@@ -157,7 +160,7 @@ func (c *Controller) setupInformers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	kube, err := kubernetes.NewForConfig(protobuf(rc))
+	typed, err := kube.NewTyped(protobuf(rc))
 	if err != nil {
 		return err
 	}
@@ -172,12 +175,13 @@ func (c *Controller) setupInformers(ctx context.Context) error {
 	tsInformer.Informer().SetTransform(stripManagedFields)
 	c.teamSpaces = tsInformer.Lister()
 
-	owned := informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = teamspace.OwnerLabel })
-	c.kubeFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0, owned, informers.WithTransform(stripManagedFields))
-	nsInformer := c.kubeFactory.Core().V1().Namespaces()
-	quotaInformer := c.kubeFactory.Core().V1().ResourceQuotas()
-	c.namespaces = nsInformer.Lister()
-	c.quotas = quotaInformer.Lister()
+	core := typed.CoreV1()
+	nsInformer := ownedInformer(core, &corev1.Namespace{}, core.Namespaces().List, core.Namespaces().Watch)
+	quotas := core.ResourceQuotas(metav1.NamespaceAll)
+	quotaInformer := ownedInformer(core, &corev1.ResourceQuota{}, quotas.List, quotas.Watch)
+	c.owned = []cache.SharedIndexInformer{nsInformer, quotaInformer}
+	c.namespaces = corelisters.NewNamespaceLister(nsInformer.GetIndexer())
+	c.quotas = corelisters.NewResourceQuotaLister(quotaInformer.GetIndexer())
 
 	// Each handler first tells c.written what the cache now holds (rv ""
 	// for a deletion), then queues the TeamSpace concerned.
@@ -213,12 +217,37 @@ func (c *Controller) setupInformers(ctx context.Context) error {
 			return []string{writtenFinalizer + a.GetName(), writtenStatus + a.GetName()}
 		},
 		func(a metav1.Object) string { return a.GetName() }))
-	nsInformer.Informer().AddEventHandler(handler(
+	nsInformer.AddEventHandler(handler(
 		func(a metav1.Object) []string { return []string{writtenNamespace + a.GetName()} }, ownerLabel))
-	quotaInformer.Informer().AddEventHandler(handler(
+	quotaInformer.AddEventHandler(handler(
 		func(a metav1.Object) []string { return []string{writtenQuota + a.GetNamespace() + "/" + a.GetName()} }, ownerLabel))
-	c.synced = []cache.InformerSynced{tsInformer.Informer().HasSynced, nsInformer.Informer().HasSynced, quotaInformer.Informer().HasSynced}
+	c.synced = []cache.InformerSynced{tsInformer.Informer().HasSynced, nsInformer.HasSynced, quotaInformer.HasSynced}
 	return nil
+}
+
+// ownedInformer is a shared informer on one core/v1 resource, limited to
+// objects carrying the owner label, with managedFields stripped. It is
+// what informers.NewSharedInformerFactoryWithOptions(...).Core().V1()
+// builds, on the core client alone: client-go's informer factory would make
+// every API group's informers, listers and typed clients reachable, and the
+// linker keeps them all in cnpa (see kube.NewTyped).
+func ownedInformer[L runtime.Object](client any, obj runtime.Object,
+	list func(context.Context, metav1.ListOptions) (L, error),
+	watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error)) cache.SharedIndexInformer {
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = teamspace.OwnerLabel
+			return list(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = teamspace.OwnerLabel
+			return watchFn(ctx, o)
+		},
+	}
+	inf := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, client), obj, 0,
+		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	inf.SetTransform(stripManagedFields)
+	return inf
 }
 
 // apiBack runs when the API server answers again after an outage. Syncs
@@ -261,7 +290,9 @@ func (c *Controller) Run(ctx context.Context) error {
 		return err
 	}
 	c.dynFactory.Start(ctx.Done())
-	c.kubeFactory.Start(ctx.Done())
+	for _, inf := range c.owned {
+		c.ownedWG.Go(func() { inf.RunWithContext(ctx) })
+	}
 	defer c.queue.ShutDown()
 	c.log.Info("waiting for caches")
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
@@ -288,7 +319,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	c.queue.ShutDownWithDrain()
 	wg.Wait()
 	c.dynFactory.Shutdown()
-	c.kubeFactory.Shutdown()
+	c.ownedWG.Wait()
 	c.log.Info("controller stopped")
 	return nil
 }

@@ -10,9 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
 	ref "k8s.io/client-go/tools/reference"
+
+	"github.com/labhub/cnpa/internal/kube"
 )
 
 // syncRecorder writes each event before returning; `cnpa controller --once`
@@ -20,7 +21,7 @@ import (
 // TeamSpaces are cluster-scoped, so their events live in namespace
 // "default", as the client-go recorder does it.
 type syncRecorder struct {
-	kube kubernetes.Interface
+	kube kube.Typed
 	ctx  context.Context
 }
 

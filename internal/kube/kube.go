@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -95,13 +94,13 @@ func Resolve(flagPath, context string) (*Target, error) {
 
 // Clients are the typed and dynamic clients for one target.
 type Clients struct {
-	Kube    kubernetes.Interface
+	Kube    Typed
 	Dynamic dynamic.Interface
 }
 
 // NewClients builds both clients for t.
 func NewClients(t *Target) (*Clients, error) {
-	k, err := kubernetes.NewForConfig(t.Config)
+	k, err := NewTyped(t.Config)
 	if err != nil {
 		return nil, err
 	}
