@@ -54,14 +54,17 @@ func isSkip(err error) bool {
 // sync converges one TeamSpace from the current state only. Phases:
 //  1. get it (gone → nothing to do);
 //  2. being deleted → archive it and remove our finalizer, nothing else;
-//  3. ensure our finalizer (when enabled), keeping every other one;
+//  3. ensure our finalizer (when enabled), keeping every other one; this
+//     patch runs concurrently with 4–6;
 //  4. compute the desired state (invalid → warn, stop here);
 //  5. ensure the namespace, never adopting a stranger's;
 //  6. ensure the quota;
-//  7. write status through /status, only when it differs.
+//  7. once 3–6 are done, write status through /status, only when it
+//     differs.
 //
 // A pass where everything already matches makes no request at all: every
-// comparison is against the listers.
+// comparison is against the listers, and c.written covers the moments
+// when the listers lag behind this controller's own writes.
 func (c *Controller) sync(ctx context.Context, name string) error {
 	obj, err := c.teamSpaces.Get(name)
 	if apierrors.IsNotFound(err) {
