@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -15,6 +16,10 @@ import (
 
 	"github.com/labhub/cnpa/internal/controller"
 )
+
+// controllerGCPercent is `cnpa controller`'s GOGC unless the environment
+// sets one.
+const controllerGCPercent = 50
 
 var controllerCommand = &cli.Command{
 	Name:  "controller",
@@ -47,6 +52,14 @@ var controllerCommand = &cli.Command{
 			archive = filepath.Join(c.String("dir"), "archive")
 		}
 		log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+		if os.Getenv("GOGC") == "" {
+			// The controller lives as long as the VM, and its live heap is
+			// small (about 8 MB at 500 TeamSpaces); Go's default GOGC=100
+			// lets the heap double that before collecting. At 50 the peak
+			// is about 4 MiB lower for a few more short collections during
+			// bursts. GOGC in the environment overrides this.
+			debug.SetGCPercent(controllerGCPercent)
+		}
 		ctrl, err := controller.New(t.Config, controller.Config{
 			ArchiveDir: archive, Finalizer: c.Bool("finalizer"), Interval: c.Duration("interval"),
 			Workers: c.Int("workers"), Logger: log,
