@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,6 +26,12 @@ const (
 	writtenNamespace = "namespace/"
 	writtenQuota     = "quota/"
 )
+
+// namespaceAdmissionWait is how long kube-apiserver's NamespaceLifecycle
+// admission waits for a namespace it has not seen
+// (k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle); waiting
+// longer on our side gains nothing.
+const namespaceAdmissionWait = 50 * time.Millisecond
 
 // Event reasons, visible in `kubectl describe teamspace`.
 const (
@@ -267,6 +274,11 @@ func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructur
 	c.written.begin(memo, intent)
 	defer func() { c.written.end(memo, resourceVersion(out), err) }()
 	if missing {
+		// kube-apiserver's NamespaceLifecycle admission sleeps 50 ms
+		// before a create in a namespace its cache has not seen yet; one
+		// just created by this sync is usually that new. Waiting for our
+		// own informer to deliver it (1-3 ms) stands in for the server's.
+		c.written.wait(writtenNamespace+d.Namespace, namespaceAdmissionWait)
 		// A plain create: the server has no managed fields to merge, and
 		// nobody else can own a field of an object that does not exist.
 		out, err = c.kube.CoreV1().ResourceQuotas(d.Namespace).Create(ctx, &corev1.ResourceQuota{

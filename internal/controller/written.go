@@ -40,6 +40,7 @@ type writtenEntry struct {
 	at     time.Time
 	// delivered while in flight: resourceVersions, "" for a deletion.
 	delivered []string
+	gone      chan struct{} // closed when the memo goes; see wait
 }
 
 func newWritten() *written { return &written{m: map[string]*writtenEntry{}} }
@@ -56,11 +57,40 @@ func (w *written) begin(key, intent string) {
 		// Entries whose event never came would otherwise stay forever.
 		for k, e := range w.m {
 			if time.Since(e.at) > writtenTTL {
-				delete(w.m, k)
+				w.drop(k)
 			}
 		}
 	}
-	w.m[key] = &writtenEntry{intent: intent, at: time.Now()}
+	w.drop(key)
+	w.m[key] = &writtenEntry{intent: intent, at: time.Now(), gone: make(chan struct{})}
+}
+
+// drop removes key's memo and wakes its waiters; w.mu must be held.
+func (w *written) drop(key string) {
+	if e, ok := w.m[key]; ok {
+		close(e.gone)
+		delete(w.m, key)
+	}
+}
+
+// wait blocks until key's write has reached the cache (or failed, or its
+// memo expired), for at most d. It returns at once without a memo.
+func (w *written) wait(key string, d time.Duration) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	e, ok := w.m[key]
+	w.mu.Unlock()
+	if !ok {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-e.gone:
+	case <-t.C:
+	}
 }
 
 // end completes begin: rv is what the write returned, err its failure.
@@ -75,14 +105,14 @@ func (w *written) end(key, rv string, err error) {
 		return
 	}
 	if err != nil || rv == "" {
-		delete(w.m, key)
+		w.drop(key)
 		return
 	}
 	for _, d := range e.delivered {
 		if d == "" || d == rv {
 			// Already in the cache, or something was deleted meanwhile:
 			// nothing to wait for, the cache is the truth again.
-			delete(w.m, key)
+			w.drop(key)
 			return
 		}
 	}
@@ -102,7 +132,7 @@ func (w *written) pending(key, intent string) bool {
 		return false
 	}
 	if time.Since(e.at) > writtenTTL {
-		delete(w.m, key)
+		w.drop(key)
 		return false
 	}
 	return e.intent == intent
@@ -123,6 +153,6 @@ func (w *written) seen(key, rv string) {
 	case e.rv == "":
 		e.delivered = append(e.delivered, rv)
 	case rv == "" || rv == e.rv:
-		delete(w.m, key)
+		w.drop(key)
 	}
 }

@@ -3,6 +3,7 @@ package controller
 import (
 	"errors"
 	"testing"
+	"time"
 )
 
 // TestWritten walks one memo through its life: noted, trusted while the
@@ -63,5 +64,33 @@ func TestWritten(t *testing.T) {
 	none.end("status/x", "1", nil)
 	if none.pending("status/x", "i") {
 		t.Error("nil memo pending: got true, want false")
+	}
+}
+
+// TestWrittenWait: wait returns when the awaited event arrives, at once
+// without a memo, and after its bound when the event never comes.
+func TestWrittenWait(t *testing.T) {
+	w := newWritten()
+	start := time.Now()
+	w.wait("namespace/none", time.Second)
+	if d := time.Since(start); d > 50*time.Millisecond {
+		t.Errorf("wait without a memo took %s, want at once", d)
+	}
+
+	w.begin("namespace/team-a", "uid-a")
+	w.end("namespace/team-a", "100", nil)
+	time.AfterFunc(20*time.Millisecond, func() { w.seen("namespace/team-a", "100") })
+	start = time.Now()
+	w.wait("namespace/team-a", time.Second)
+	if d := time.Since(start); d < 20*time.Millisecond || d > 500*time.Millisecond {
+		t.Errorf("wait for a delivered write took %s, want about 20 ms", d)
+	}
+
+	w.begin("namespace/team-b", "uid-b")
+	w.end("namespace/team-b", "200", nil)
+	start = time.Now()
+	w.wait("namespace/team-b", 30*time.Millisecond)
+	if d := time.Since(start); d < 30*time.Millisecond {
+		t.Errorf("wait for a write never delivered returned after %s, want its 30 ms bound", d)
 	}
 }
