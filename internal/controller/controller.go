@@ -123,9 +123,9 @@ func New(rc *rest.Config, cfg Config) (*Controller, error) {
 // client-go's client-side token bucket. The workqueue already bounds the
 // requests in flight (one per worker), and the API server's priority and
 // fairness protects it; a bucket on top only made a bulk of new
-// TeamSpaces wait on the client (measured: 24 s for 1,000 with 100 QPS,
-// 9 s without). kube-controller-manager's controllers are bounded the same
-// way; controller-runtime also turns the bucket off by default.
+// TeamSpaces wait on the client (make bench, bulk of 1,000 in process:
+// 24 s with QPS 100 and burst 200, 9.2 s without). controller-runtime
+// turns the bucket off by default too.
 func controllerConfig(rc *rest.Config) *rest.Config {
 	rc = rest.CopyConfig(rc)
 	rc.QPS, rc.Burst, rc.RateLimiter = -1, 0, nil
