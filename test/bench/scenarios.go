@@ -58,26 +58,15 @@ func (b *bench) runContender(ctx context.Context, name string) *Result {
 // phaseSteady: warm up; convergence and drift with no other TeamSpaces;
 // create N more with the concurrent creators; convergence and drift again;
 // idle cost; peak RSS.
-func (b *bench) phaseSteady(ctx context.Context, name string, res *Result) (err error) {
-	c, err := newContender(name, b.cfg, b.bin)
-	if err != nil {
-		return err
-	}
-	e, err := newEnv(ctx, filepath.Join(b.work, name, "steady"))
-	if err != nil {
-		return err
-	}
-	defer e.close()
-	if err := c.Start(ctx, e); err != nil {
-		return err
-	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			_ = c.Stop()
-		}
-	}()
-	wrap := func(what string, err error) error { return withDiag(c, what, err) }
+func (b *bench) phaseSteady(ctx context.Context, name string, res *Result) error {
+	rss, err := b.inPhase(ctx, name, "steady", res, func(c contender, e *env, wrap func(string, error) error) error {
+		return b.steady(ctx, name, c, e, wrap, res)
+	})
+	res.RSSSteady = rss
+	return err
+}
+
+func (b *bench) steady(ctx context.Context, name string, c contender, e *env, wrap func(string, error) error, res *Result) (err error) {
 	b.logf("[%s] control plane %s up; warming up", name, e.cluster.Server)
 	// The warm-up TeamSpace proves the contender is running (caches synced,
 	// connections open) before anything is timed; it is not a sample.
@@ -121,15 +110,6 @@ func (b *bench) phaseSteady(ctx context.Context, name string, res *Result) (err 
 	b.logf("[%s] idle at N=%d: the contender's own requests/min (audit) %v; running − frozen (apiserver_request_total) %v",
 		name, res.N, res.Idle.ContenderPerMinute, res.Idle.ExcessPerMinute)
 
-	teamSpaces := e.obs.count()
-	stopped = true
-	if err := c.Stop(); err != nil {
-		return wrap("stop", err)
-	}
-	res.RSSSteady = memory(c, teamSpaces)
-	if n, ok := c.(noter); ok && n.Notes() != "" {
-		res.Notes = append(res.Notes, "steady phase: "+n.Notes())
-	}
 	return nil
 }
 
@@ -137,25 +117,14 @@ func (b *bench) phaseSteady(ctx context.Context, name string, res *Result) (err 
 // TeamSpaces with the concurrent creators and time until all are in sync;
 // peak RSS after.
 func (b *bench) phaseBulk(ctx context.Context, name string, res *Result) error {
-	c, err := newContender(name, b.cfg, b.bin)
-	if err != nil {
-		return err
-	}
-	e, err := newEnv(ctx, filepath.Join(b.work, name, "bulk"))
-	if err != nil {
-		return err
-	}
-	defer e.close()
-	if err := c.Start(ctx, e); err != nil {
-		return err
-	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			_ = c.Stop()
-		}
-	}()
-	wrap := func(what string, err error) error { return withDiag(c, what, err) }
+	rss, err := b.inPhase(ctx, name, "bulk", res, func(c contender, e *env, wrap func(string, error) error) error {
+		return b.bulk(ctx, name, c, e, wrap, res)
+	})
+	res.RSSBulk = rss
+	return err
+}
+
+func (b *bench) bulk(ctx context.Context, name string, c contender, e *env, wrap func(string, error) error, res *Result) (err error) {
 	if _, err := b.converge(ctx, e, c, "warm-0", b.cfg.warmTimeout); err != nil {
 		return wrap("bulk warm-up", err)
 	}
@@ -181,16 +150,40 @@ func (b *bench) phaseBulk(ctx context.Context, name string, res *Result) error {
 	// Let trailing work (events, the quota controller's status writes) end
 	// before the peak is read.
 	b.settle(ctx, e, name)
-	teamSpaces := e.obs.count()
-	stopped = true
-	if err := c.Stop(); err != nil {
-		return wrap("stop", err)
-	}
-	res.RSSBulk = memory(c, teamSpaces)
-	if n, ok := c.(noter); ok && n.Notes() != "" {
-		res.Notes = append(res.Notes, "bulk phase: "+n.Notes())
-	}
 	return nil
+}
+
+// inPhase runs one phase of name's contender on a control plane of its own
+// (work dir <work>/<name>/<phase>): start it, run body, stop it and read
+// its peak RSS with the number of TeamSpaces present; its notes go to res.
+// wrap adds the contender's last log lines to a failure.
+func (b *bench) inPhase(ctx context.Context, name, phase string, res *Result,
+	body func(c contender, e *env, wrap func(string, error) error) error) (*Memory, error) {
+	c, err := newContender(name, b.cfg, b.bin)
+	if err != nil {
+		return nil, err
+	}
+	e, err := newEnv(ctx, filepath.Join(b.work, name, phase))
+	if err != nil {
+		return nil, err
+	}
+	defer e.close()
+	if err := c.Start(ctx, e); err != nil {
+		return nil, err
+	}
+	wrap := func(what string, err error) error { return withDiag(c, what, err) }
+	if err := body(c, e, wrap); err != nil {
+		_ = c.Stop()
+		return nil, err
+	}
+	teamSpaces := e.obs.count()
+	if err := c.Stop(); err != nil {
+		return nil, wrap("stop", err)
+	}
+	if n, ok := c.(noter); ok && n.Notes() != "" {
+		res.Notes = append(res.Notes, phase+" phase: "+n.Notes())
+	}
+	return memory(c, teamSpaces), nil
 }
 
 // withDiag adds what the contender logged last to a failure.
