@@ -85,6 +85,13 @@ func TestSmoke(t *testing.T) {
 					continue
 				}
 				checkDist(t, at.name+" convergence", at.a.Convergence, cfg.samples)
+				if c.Name == nameRaw {
+					if at.a.Floor != nil {
+						t.Errorf("%s: the raw floor has a paired floor of its own: %+v", at.name, at.a.Floor)
+					}
+				} else {
+					checkDist(t, at.name+" paired floor", at.a.Floor, cfg.samples)
+				}
 				checkDist(t, at.name+" drift restore", at.a.DriftRestore, cfg.driftSamples)
 				checkDist(t, at.name+" drift revert", at.a.DriftRevert, cfg.driftSamples)
 			}
@@ -189,5 +196,50 @@ func TestDist(t *testing.T) {
 	got := newDist(d)
 	if got.P50MS != 10 || got.P95MS != 19 || got.MaxMS != 20 {
 		t.Errorf("got p50 %v p95 %v max %v, want 10, 19, 20", got.P50MS, got.P95MS, got.MaxMS)
+	}
+}
+
+// TestJudgeConvergence: with paired floors the convergence target is
+// judged on each controller's ratio to the floor on its own control plane;
+// without, across control planes as before.
+func TestJudgeConvergence(t *testing.T) {
+	dist := func(p50 float64) *Dist { return &Dist{P50MS: p50, P95MS: p50, MaxMS: p50} }
+	report := func(cnpaFloor, peerFloor *Dist) *Report {
+		return &Report{Contenders: []*Result{
+			// Across control planes cnpa looks slower than both.
+			{Name: nameCnpa, N0: &AtN{Convergence: dist(20), Floor: cnpaFloor}},
+			{Name: namePeer, N0: &AtN{Convergence: dist(19), Floor: peerFloor}},
+			{Name: nameRaw, N0: &AtN{Convergence: dist(16)}},
+		}}
+	}
+	judge := judgeConvergence("convergence p50 at N=0", atN0)
+	for _, tc := range []struct {
+		name       string
+		rep        *Report
+		holds      bool
+		wantDetail []string
+	}{
+		{"paired both", report(dist(21.5), dist(17)), true,
+			[]string{"0.93× the raw floor on its own control plane", "the peer's is 1.12×", "0.83× peer", "across control planes: 1.25× raw"}},
+		{"paired, the peer closer to its floor", report(dist(21.5), dist(22)), false,
+			[]string{"the peer's is 0.86×", "1.08× peer"}},
+		{"paired cnpa above 1.1×", report(dist(17.5), dist(17)), false,
+			[]string{"1.14× the raw floor on its own control plane"}},
+		{"paired cnpa only: peer judged on times", report(dist(21.5), nil), false,
+			[]string{"0.93× the raw floor", "1.05× peer"}},
+		{"no paired floors: across control planes", report(nil, nil), false,
+			[]string{"1.25× raw (limit 1.1×)", "1.05× peer"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := judge(tc.rep)
+			if got.Holds == nil || *got.Holds != tc.holds {
+				t.Errorf("holds: got %v, want %v (%s)", got.Holds, tc.holds, got.Detail)
+			}
+			for _, want := range tc.wantDetail {
+				if !strings.Contains(got.Detail, want) {
+					t.Errorf("detail %q: want %q in it", got.Detail, want)
+				}
+			}
+		})
 	}
 }

@@ -84,6 +84,7 @@ type config struct {
 	cpuProfile        string
 	inprocQPS         float64
 	inprocBurst       int
+	pairedFloor       bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -115,6 +116,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.parallel, "parallel", false, "run the contenders at the same time (smoke runs only: the timings are then not comparable)")
 	fs.DurationVar(&cfg.quiet, "quiet", 3*time.Second, "before the samples, the idle window and the last RSS read, wait for this long without a write by the contender or a watch event")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of cnpa-inproc's bulk to this file")
+	fs.BoolVar(&cfg.pairedFloor, "paired-floor", true, "after each convergence sample of a controller, take one of the raw floor on the same control plane with the controller frozen (SIGSTOP)")
 	fs.Float64Var(&cfg.inprocQPS, "inproc-qps", 0, "cnpa-inproc client QPS (0: as cnpa, 100; negative: unlimited)")
 	fs.IntVar(&cfg.inprocBurst, "inproc-burst", 200, "cnpa-inproc client burst, with -inproc-qps")
 	if err := fs.Parse(args); err != nil {

@@ -74,12 +74,17 @@ func (b *bench) steady(ctx context.Context, name string, c contender, e *env, wr
 		return wrap("warm-up", err)
 	}
 
+	floor, err := b.pairedFloor(ctx, e, c)
+	if err != nil {
+		return wrap("paired floor", err)
+	}
+
 	b.settle(ctx, e, name)
 	res.N0 = &AtN{Others: e.obs.count()}
-	if res.N0.Convergence, err = b.convergence(ctx, e, c, "c0"); err != nil {
+	if res.N0.Convergence, res.N0.Floor, err = b.convergence(ctx, e, c, floor, "c0"); err != nil {
 		return wrap("convergence N=0", err)
 	}
-	b.logf("[%s] convergence N=0: %s", name, res.N0.Convergence)
+	b.logf("[%s] convergence N=0: %s%s", name, res.N0.Convergence, floorLog(res.N0))
 	if res.N0.DriftRestore, res.N0.DriftRevert, err = b.drift(ctx, e, c, "c0-0"); err != nil {
 		return wrap("drift N=0", err)
 	}
@@ -95,10 +100,10 @@ func (b *bench) steady(ctx context.Context, name string, c contender, e *env, wr
 	// status writes) ends before the samples start.
 	b.settle(ctx, e, name)
 	res.NLarge = &AtN{Others: e.obs.count()}
-	if res.NLarge.Convergence, err = b.convergence(ctx, e, c, "cn"); err != nil {
+	if res.NLarge.Convergence, res.NLarge.Floor, err = b.convergence(ctx, e, c, floor, "cn"); err != nil {
 		return wrap(fmt.Sprintf("convergence N=%d", res.N), err)
 	}
-	b.logf("[%s] convergence N=%d: %s", name, res.N, res.NLarge.Convergence)
+	b.logf("[%s] convergence N=%d: %s%s", name, res.N, res.NLarge.Convergence, floorLog(res.NLarge))
 	if res.NLarge.DriftRestore, res.NLarge.DriftRevert, err = b.drift(ctx, e, c, "cn-0"); err != nil {
 		return wrap(fmt.Sprintf("drift N=%d", res.N), err)
 	}
@@ -226,19 +231,77 @@ func (b *bench) converge(ctx context.Context, e *env, c contender, name string, 
 
 // convergence takes -samples convergence samples, TeamSpaces <g>-0...
 // They stay: later samples see the earlier ones as others.
-func (b *bench) convergence(ctx context.Context, e *env, c contender, g string) (*Dist, error) {
-	var d []time.Duration
+//
+// With a paired floor, every sample is followed by one of the raw floor on
+// the same control plane (<g>f-0...), the contender frozen meanwhile so
+// that it neither races the floor's writes nor uses the CPU. Each
+// contender runs on control planes of its own, one after another, and on
+// this 2-core machine the same contender's p50 moves by ±15% between two
+// of them; samples taken alternately on one control plane see the same
+// machine, so their ratio does not move with it.
+func (b *bench) convergence(ctx context.Context, e *env, c contender, floor *rawContender, g string) (own, paired *Dist, err error) {
+	var d, fd []time.Duration
 	for i := 0; i < b.cfg.samples; i++ {
 		x, err := b.converge(ctx, e, c, fmt.Sprintf("%s-%d", g, i), b.cfg.sampleTimeout)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		d = append(d, x)
 		if err := pace(ctx, b.cfg.gap); err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if floor == nil {
+			continue
+		}
+		y, err := b.floorSample(ctx, e, c, floor, fmt.Sprintf("%sf-%d", g, i))
+		if err != nil {
+			return nil, nil, fmt.Errorf("paired floor: %w", err)
+		}
+		fd = append(fd, y)
+		// The thawed contender now looks at the floor's TeamSpace, finds it
+		// in order and writes nothing; the gap covers that look.
+		if err := pace(ctx, b.cfg.gap); err != nil {
+			return nil, nil, err
 		}
 	}
-	return newDist(d), nil
+	if floor != nil {
+		paired = newDist(fd)
+	}
+	return newDist(d), paired, nil
+}
+
+// floorSample is one convergence of the raw floor with c frozen.
+func (b *bench) floorSample(ctx context.Context, e *env, c contender, floor *rawContender, name string) (time.Duration, error) {
+	if err := c.Pause(); err != nil {
+		return 0, fmt.Errorf("pause: %w", err)
+	}
+	d, err := b.converge(ctx, e, floor, name, b.cfg.sampleTimeout)
+	if rerr := c.Resume(); err == nil && rerr != nil {
+		err = fmt.Errorf("resume: %w", rerr)
+	}
+	return d, err
+}
+
+// pairedFloor is the raw floor that takes turns with c on c's control
+// plane, or nil: with -paired-floor=false, for the raw floor itself, and
+// for a contender that cannot be frozen (cnpa-inproc runs in the harness).
+// It connects as the contender's user, so its requests are in the audit
+// log as the contender's; none falls in a window that counts them (the
+// idle window, the batches).
+func (b *bench) pairedFloor(ctx context.Context, e *env, c contender) (*rawContender, error) {
+	if _, freezable := c.(*procContender); !b.cfg.pairedFloor || !freezable {
+		return nil, nil
+	}
+	floor := &rawContender{}
+	return floor, floor.Start(ctx, e)
+}
+
+// floorLog is the paired floor's part of a convergence log line.
+func floorLog(a *AtN) string {
+	if a.Floor == nil {
+		return ""
+	}
+	return fmt.Sprintf("; raw floor on this control plane %s (ratio of p50s %.2f)", a.Floor, a.Convergence.P50MS/a.Floor.P50MS)
 }
 
 // drift takes -drift-samples of each kind on one converged TeamSpace:
