@@ -119,16 +119,26 @@ func New(rc *rest.Config, cfg Config) (*Controller, error) {
 	return &Controller{cfg: cfg, rest: rc, kube: typed, dyn: dyn, log: cfg.Logger, metrics: newMetrics(), ready: make(chan struct{})}, nil
 }
 
-// controllerConfig is rc as the controller's clients use it: without
-// client-go's client-side token bucket. The workqueue already bounds the
-// requests in flight (one per worker), and the API server's priority and
-// fairness protects it; a bucket on top only made a bulk of new
-// TeamSpaces wait on the client (make bench, bulk of 1,000 in process:
-// 24 s with QPS 100 and burst 200, 9.2 s without). controller-runtime
-// turns the bucket off by default too.
+// controllerConfig is rc as the controller's clients use it:
+//   - Without client-go's client-side token bucket. The workqueue already
+//     bounds the requests in flight (one per worker), and the API server's
+//     priority and fairness protects it; a bucket on top only made a bulk
+//     of new TeamSpaces wait on the client (make bench, bulk of 1,000 in
+//     process: 24 s with QPS 100 and burst 200, 9.2 s without).
+//     controller-runtime turns the bucket off by default too.
+//   - Without gzip. kube-apiserver 1.37 compresses a watch that starts as
+//     a WatchList (client-go's informers do) for as long as it lasts, when
+//     the client accepts gzip, which Go's transport does by default
+//     (WatchListCompression, k8s.io/apiserver/pkg/endpoints/handlers/
+//     watch.go): every event is then compressed and flushed there and
+//     inflated here. The
+//     controller runs next to the API server (k3s on the same VM), where
+//     that costs both sides CPU and saves nothing; kube-controller-manager
+//     and kube-scheduler turn it off for the same reason.
 func controllerConfig(rc *rest.Config) *rest.Config {
 	rc = rest.CopyConfig(rc)
 	rc.QPS, rc.Burst, rc.RateLimiter = -1, 0, nil
+	rc.DisableCompression = true
 	return rc
 }
 
