@@ -68,7 +68,10 @@ func newEnv(ctx context.Context, dir string) (_ *env, err error) {
 	if err := e.kubectl(ctx, nil, "wait", "--for=condition=Established", "--timeout=60s", "crd/"+teamspace.CRDName); err != nil {
 		return nil, err
 	}
-	e.rc = &rest.Config{Host: c.Server, BearerToken: c.Token, QPS: -1, UserAgent: "cnpa-bench",
+	// No gzip for the harness and its observer: kube-apiserver would
+	// compress every event of the observer's watches (see the controller's
+	// controllerConfig), CPU that weighs on whatever is being measured.
+	e.rc = &rest.Config{Host: c.Server, BearerToken: c.Token, QPS: -1, UserAgent: "cnpa-bench", DisableCompression: true,
 		TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
 	e.contenderRC = &rest.Config{Host: c.Server, QPS: -1, TLSClientConfig: rest.TLSClientConfig{Insecure: true,
 		CertData: id.certPEM, KeyData: id.keyPEM}}
