@@ -52,18 +52,22 @@ func (u Unit) Env() []string {
 // (urfave/cli's help printer links it too; see kube.NewTyped), and a unit
 // file with six plain fields does not need it.
 func (u Unit) Render() ([]byte, error) {
-	out := strings.NewReplacer(
-		"{{.Engine}}", u.Engine, "{{.ExecStart}}", u.ExecStart(), "{{.Kubeconfig}}", u.Kubeconfig,
-		"{{.Path}}", u.Path, "{{.ArchiveDir}}", u.ArchiveDir, "{{.Dir}}", u.Dir,
-	).Replace(string(assets.ServiceUnit))
+	tmpl := string(assets.ServiceUnit)
+	fields := []struct{ name, value string }{
+		{"Engine", u.Engine}, {"ExecStart", u.ExecStart()}, {"Kubeconfig", u.Kubeconfig},
+		{"Path", u.Path}, {"ArchiveDir", u.ArchiveDir}, {"Dir", u.Dir},
+	}
+	var pairs []string
 	// Check the template, not the output: a value may contain "{{".
-	rest := string(assets.ServiceUnit)
-	for _, f := range []string{"Engine", "ExecStart", "Kubeconfig", "Path", "ArchiveDir", "Dir"} {
-		rest = strings.ReplaceAll(rest, "{{."+f+"}}", "")
+	rest := tmpl
+	for _, f := range fields {
+		placeholder := "{{." + f.name + "}}"
+		pairs = append(pairs, placeholder, f.value)
+		rest = strings.ReplaceAll(rest, placeholder, "")
 	}
 	if i := strings.Index(rest, "{{"); i >= 0 {
 		end := min(len(rest), i+40)
 		return nil, fmt.Errorf("render unit: unknown placeholder at %q", rest[i:end])
 	}
-	return []byte(out), nil
+	return []byte(strings.NewReplacer(pairs...).Replace(tmpl)), nil
 }
