@@ -131,10 +131,10 @@ func New(rc *rest.Config, cfg Config) (*Controller, error) {
 //     the client accepts gzip, which Go's transport does by default
 //     (WatchListCompression, k8s.io/apiserver/pkg/endpoints/handlers/
 //     watch.go): every event is then compressed and flushed there and
-//     inflated here. The
-//     controller runs next to the API server (k3s on the same VM), where
-//     that costs both sides CPU and saves nothing; kube-controller-manager
-//     and kube-scheduler turn it off for the same reason.
+//     inflated here. The controller runs next to the API server (k3s on
+//     the same VM), where that costs both sides CPU and saves nothing;
+//     kube-controller-manager and kube-scheduler turn it off for the same
+//     reason.
 func controllerConfig(rc *rest.Config) *rest.Config {
 	rc = rest.CopyConfig(rc)
 	rc.QPS, rc.Burst, rc.RateLimiter = -1, 0, nil
