@@ -230,7 +230,7 @@ func (c *Controller) setupInformers(ctx context.Context) error {
 	ownerLabel := func(a metav1.Object) string { return a.GetLabels()[teamspace.OwnerLabel] }
 	tsInformer.Informer().AddEventHandler(handler(
 		func(a metav1.Object) []string {
-			return []string{writtenFinalizer + a.GetName(), writtenStatus + a.GetName()}
+			return []string{writtenFinalizer + a.GetName(), writtenRelease + a.GetName(), writtenStatus + a.GetName()}
 		},
 		func(a metav1.Object) string { return a.GetName() }))
 	nsInformer.AddEventHandler(handler(

@@ -22,6 +22,7 @@ import (
 // has not caught up with them yet.
 const (
 	writtenFinalizer = "finalizer/"
+	writtenRelease   = "release/"
 	writtenStatus    = "status/"
 	writtenNamespace = "namespace/"
 	writtenQuota     = "quota/"
@@ -159,6 +160,13 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 	if !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
 		return nil // not ours to hold; other finalizers belong to others
 	}
+	if c.written.pending(writtenRelease+ts.Name, string(ts.UID)) {
+		// Released by an earlier pass; the cache has not caught up. Writing
+		// the record again could bring it back after whoever deleted the
+		// TeamSpace has seen it gone and removed the record (cnpa check
+		// does, for its temporary TeamSpaces).
+		return nil
+	}
 	rec := ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}
 	if err := WriteArchive(c.cfg.ArchiveDir, rec); err != nil {
 		// Keep the finalizer: deletion stays blocked until the record is on
@@ -166,7 +174,7 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 		c.warn(u, ReasonArchiveFailed, "cannot write the archive record, deletion stays blocked: %v", err)
 		return fmt.Errorf("archive: %w", err)
 	}
-	if err := c.setFinalizers(ctx, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), ""); err != nil {
+	if err := c.setFinalizers(ctx, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), writtenRelease); err != nil {
 		if apierrors.IsNotFound(err) {
 			// Already gone: an earlier pass released it and the cache had
 			// not caught up yet. The record is on disk; nothing is owed.
@@ -187,7 +195,8 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 //
 // memo names the write in c.written ("" for none): the finalizer added to
 // a new TeamSpace must not be patched in again from a cache that has not
-// seen it yet (that would only earn a 409).
+// seen it yet (that would only earn a 409), and a released TeamSpace must
+// not be archived again (see finalize).
 func (c *Controller) setFinalizers(ctx context.Context, ts *teamspace.TeamSpace, finalizers []string, memo string) error {
 	if finalizers == nil {
 		finalizers = []string{}
