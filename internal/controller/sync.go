@@ -92,12 +92,24 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if ts.DeletionTimestamp != nil {
 		return c.finalize(ctx, u, ts)
 	}
+	nsName := teamspace.NamespaceName(name)
+	ns, err := c.namespaces.Get(nsName)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	quota, err := c.quotas.ResourceQuotas(nsName).Get(teamspace.QuotaName)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	// The listers hold only labelled namespaces: one that exists without
+	// our label looks missing here, and ensureNamespace finds out why.
+	gaps, blocked := teamspace.FindGaps(ts, ns, quota, c.cfg.Finalizer)
+
 	// The finalizer patch runs beside the namespace and quota writes: it
 	// touches only the TeamSpace, and a new TeamSpace would otherwise wait
 	// one more round trip for its namespace. Status waits for it below.
 	finalizerDone := func() error { return nil }
-	if c.cfg.Finalizer && !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) &&
-		!c.written.pending(writtenFinalizer+name, string(ts.UID)) {
+	if gaps.Has(teamspace.GapFinalizer) && !c.written.pending(writtenFinalizer+name, string(ts.UID)) {
 		errc := make(chan error, 1)
 		go func() {
 			errc <- c.setFinalizers(ctx, ts, append(append([]string{}, ts.Finalizers...), teamspace.Finalizer), writtenFinalizer)
@@ -113,28 +125,38 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	// while one of its writes is in flight.
 	defer finalizerDone()
 
-	desired, err := teamspace.DesiredState(ts)
-	if err != nil {
+	var invalid *teamspace.InvalidSpecError
+	if errors.As(blocked, &invalid) {
 		// Invalid spec: keep the quota's last good values and do not advance
 		// status; a retry would fail the same way, so do not requeue.
-		c.warn(u, ReasonInvalidSpec, "%v; the quota keeps its last good values until it is fixed", err)
-		return errors.Join(skip(err), finalizerDone())
+		c.warn(u, ReasonInvalidSpec, "%v; the quota keeps its last good values until it is fixed", blocked)
+		return errors.Join(skip(blocked), finalizerDone())
 	}
-	changed, err := c.ensureNamespace(ctx, u, ts, desired)
+	if blocked != nil || gaps.Has(teamspace.GapNamespaceController) {
+		return errors.Join(c.conflict(u, ts, nsName), finalizerDone())
+	}
+	desired, err := teamspace.DesiredState(ts)
 	if err != nil {
 		return errors.Join(err, finalizerDone())
 	}
-	quotaChanged, err := c.ensureQuota(ctx, u, ts, desired)
-	if err != nil {
-		return errors.Join(err, finalizerDone())
+	changed := false
+	if gaps.Has(teamspace.GapNamespace) || gaps.Has(teamspace.GapNamespaceLabel) {
+		if changed, err = c.ensureNamespace(ctx, u, ts, ns, desired); err != nil {
+			return errors.Join(err, finalizerDone())
+		}
 	}
-	changed = changed || quotaChanged
+	if gaps.Has(teamspace.GapQuota) || gaps.Has(teamspace.GapQuotaHard) || gaps.Has(teamspace.GapQuotaLabel) {
+		quotaChanged, err := c.ensureQuota(ctx, u, ts, quota, desired)
+		if err != nil {
+			return errors.Join(err, finalizerDone())
+		}
+		changed = changed || quotaChanged
+	}
 	if err := finalizerDone(); err != nil {
 		return err
 	}
 	statusIntent := fmt.Sprintf("%s/%d/%s", ts.UID, ts.Generation, desired.Namespace)
-	if (ts.Status.ObservedGeneration != ts.Generation || ts.Status.Namespace != desired.Namespace) &&
-		!c.written.pending(writtenStatus+name, statusIntent) {
+	if gaps.Has(teamspace.GapStatus) && !c.written.pending(writtenStatus+name, statusIntent) {
 		patch, _ := json.Marshal(map[string]any{"status": map[string]any{
 			"observedGeneration": ts.Generation, "namespace": desired.Namespace}})
 		c.written.begin(writtenStatus+name, statusIntent)
@@ -214,16 +236,16 @@ func (c *Controller) setFinalizers(ctx context.Context, ts *teamspace.TeamSpace,
 	return err
 }
 
-// ensureNamespace makes sure team-<name> exists, is labelled and is owned by
-// this TeamSpace. A namespace that exists without our ownerReference is
-// never adopted: adopting would let this TeamSpace's deletion remove someone
-// else's namespace.
-func (c *Controller) ensureNamespace(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace, d *teamspace.Desired) (bool, error) {
-	ns, err := c.namespaces.Get(d.Namespace)
-	if apierrors.IsNotFound(err) && c.written.pending(writtenNamespace+d.Namespace, string(ts.UID)) {
+// ensureNamespace closes the namespace gaps: team-<name> exists, is
+// labelled and is owned by this TeamSpace. ns is the lister's copy, nil when
+// the lister has none. A namespace that exists without our ownerReference
+// is never adopted: adopting would let this TeamSpace's deletion remove
+// someone else's namespace.
+func (c *Controller) ensureNamespace(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace, ns *corev1.Namespace, d *teamspace.Desired) (bool, error) {
+	if ns == nil && c.written.pending(writtenNamespace+d.Namespace, string(ts.UID)) {
 		return false, nil // created by an earlier pass; its event is on the way
 	}
-	if apierrors.IsNotFound(err) {
+	if ns == nil {
 		// Not in the cache of labelled namespaces: create it, or find out
 		// why it exists without our label.
 		c.written.begin(writtenNamespace+d.Namespace, string(ts.UID))
@@ -242,13 +264,9 @@ func (c *Controller) ensureNamespace(ctx context.Context, u *unstructured.Unstru
 		if ns, err = c.kube.CoreV1().Namespaces().Get(ctx, d.Namespace, metav1.GetOptions{}); err != nil {
 			return false, fmt.Errorf("get namespace %s: %w", d.Namespace, err)
 		}
-	} else if err != nil {
-		return false, err
-	}
-	if !teamspace.OwnedBy(ns.OwnerReferences, ts.UID) {
-		c.warn(u, ReasonNamespaceConflict, "namespace %s exists and is not owned by this TeamSpace (uid %s); it is left alone: delete or rename it, or rename the TeamSpace",
-			d.Namespace, ts.UID)
-		return false, skip(fmt.Errorf("namespace %s exists and is not owned by this TeamSpace", d.Namespace))
+		if !teamspace.OwnedBy(ns.OwnerReferences, ts.UID) {
+			return false, c.conflict(u, ts, d.Namespace)
+		}
 	}
 	if ns.Labels[teamspace.OwnerLabel] == ts.Name {
 		return false, nil
@@ -262,23 +280,23 @@ func (c *Controller) ensureNamespace(ctx context.Context, u *unstructured.Unstru
 	return true, nil
 }
 
+// conflict warns that team-<name> is someone else's and leaves it alone.
+func (c *Controller) conflict(u *unstructured.Unstructured, ts *teamspace.TeamSpace, ns string) error {
+	c.warn(u, ReasonNamespaceConflict, "namespace %s exists and is not owned by this TeamSpace (uid %s); it is left alone: delete or rename it, or rename the TeamSpace",
+		ns, ts.UID)
+	return skip(fmt.Errorf("namespace %s exists and is not owned by this TeamSpace", ns))
+}
+
 // ensureQuota makes team-quota hold the desired hard limits. A missing
 // quota is created; a differing one is applied server-side with force:
 // after a hand edit (`kubectl patch`) the edited field belongs to another
 // manager, and only a forced apply takes it back.
-func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace, d *teamspace.Desired) (bool, error) {
-	live, err := c.quotas.ResourceQuotas(d.Namespace).Get(teamspace.QuotaName)
-	switch {
-	case err == nil && d.QuotaMatches(live.Spec.Hard) && live.Labels[teamspace.OwnerLabel] == ts.Name:
-		return false, nil
-	case err != nil && !apierrors.IsNotFound(err):
-		return false, err
-	}
+func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace, live *corev1.ResourceQuota, d *teamspace.Desired) (_ bool, err error) {
 	memo, intent := writtenQuota+d.Namespace+"/"+teamspace.QuotaName, fmt.Sprintf("%s/%s/%s", ts.Name, d.Pods.String(), d.CPU.String())
 	if c.written.pending(memo, intent) {
 		return false, nil // written by an earlier pass; its event is on the way
 	}
-	missing := err != nil
+	missing := live == nil
 	var out *corev1.ResourceQuota
 	c.written.begin(memo, intent)
 	defer func() { c.written.end(memo, resourceVersion(out), err) }()

@@ -75,9 +75,9 @@ func Take(ctx context.Context, clients *kube.Clients, svc service.Manager) (*Sna
 	if err != nil {
 		return nil, fmt.Errorf("list namespaces: %w", err)
 	}
-	namespaces := map[string]bool{}
-	for _, ns := range nsList.Items {
-		namespaces[ns.Name] = true
+	namespaces := map[string]*corev1.Namespace{}
+	for i, ns := range nsList.Items {
+		namespaces[ns.Name] = &nsList.Items[i]
 	}
 	qList, err := clients.Kube.CoreV1().ResourceQuotas(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -100,10 +100,10 @@ func Take(ctx context.Context, clients *kube.Clients, svc service.Manager) (*Sna
 	return s, nil
 }
 
-func row(ts *teamspace.TeamSpace, namespaces map[string]bool, quotas map[string]*corev1.ResourceQuota) Row {
+func row(ts *teamspace.TeamSpace, namespaces map[string]*corev1.Namespace, quotas map[string]*corev1.ResourceQuota) Row {
 	ns := teamspace.NamespaceName(ts.Name)
 	r := Row{
-		Name: ts.Name, Pods: ts.Spec.Pods, CPU: ts.CPU(), Namespace: ns, NamespaceExists: namespaces[ns],
+		Name: ts.Name, Pods: ts.Spec.Pods, CPU: ts.CPU(), Namespace: ns, NamespaceExists: namespaces[ns] != nil,
 		Generation: ts.Generation, ObservedGeneration: ts.Status.ObservedGeneration,
 		InSync:     ts.Status.ObservedGeneration == ts.Generation,
 		Finalizers: ts.Finalizers, Deleting: ts.DeletionTimestamp != nil,
@@ -121,10 +121,9 @@ func row(ts *teamspace.TeamSpace, namespaces map[string]bool, quotas map[string]
 		}
 	}
 	// Drift is judged against what the spec asks; an invalid spec has no
-	// desired quota to drift from.
-	if d, err := teamspace.DesiredState(ts); err == nil {
-		r.Drift = q == nil || !d.QuotaMatches(q.Spec.Hard)
-	}
+	// desired quota to drift from, and a foreign namespace is not ours.
+	gaps, _ := teamspace.FindGaps(ts, namespaces[ns], q, false)
+	r.Drift = gaps.Has(teamspace.GapQuota) || gaps.Has(teamspace.GapQuotaHard)
 	return r
 }
 

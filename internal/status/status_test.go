@@ -42,12 +42,13 @@ func TestRow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.ts.Name = "x"
+			tt.ts.Name, tt.ts.UID = "x", "uid-x"
 			quotas := map[string]*corev1.ResourceQuota{}
 			if tt.quota != nil {
 				quotas["team-x"] = tt.quota
 			}
-			r := row(&tt.ts, map[string]bool{"team-x": true}, quotas)
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-x", OwnerReferences: []metav1.OwnerReference{tt.ts.OwnerReference()}}}
+			r := row(&tt.ts, map[string]*corev1.Namespace{"team-x": ns}, quotas)
 			if r.InSync != tt.inSync || r.Drift != tt.drift || r.Deleting != tt.del {
 				t.Errorf("in_sync, drift, deleting: got %t %t %t, want %t %t %t", r.InSync, r.Drift, r.Deleting, tt.inSync, tt.drift, tt.del)
 			}

@@ -33,27 +33,21 @@ type observer struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	ts      map[string]tsFacts    // by TeamSpace name
-	ns      map[string]bool       // namespace name → present and not terminating
-	quota   map[string]quotaFacts // by namespace; only objects named team-quota
-	synced  map[string]bool       // TeamSpace name → in sync (see inSync)
-	groups  map[string]int        // name prefix → TeamSpaces in sync
+	ts      map[string]*teamspace.TeamSpace  // by TeamSpace name
+	ns      map[string]*corev1.Namespace     // by name; present and not terminating
+	quota   map[string]*corev1.ResourceQuota // by namespace; only objects named team-quota
+	synced  map[string]bool                  // TeamSpace name → in sync (see inSync)
+	groups  map[string]int                   // name prefix → TeamSpaces in sync
 	waiters map[*waiter]struct{}
 	last    time.Time // arrival of the last event
 }
 
-type tsFacts struct {
-	generation, observed int64
-	statusNS             string
-	pods                 int64
-	deleting             bool
-}
-
-type quotaFacts struct {
-	uid  types.UID
-	pods int64
-	// hasPods is false when spec.hard has no pods entry.
-	hasPods bool
+// quotaPods is hard.pods of a team-quota, or -1 when it has none.
+func quotaPods(q *corev1.ResourceQuota) int64 {
+	if p, ok := q.Spec.Hard[corev1.ResourcePods]; ok {
+		return p.Value()
+	}
+	return -1
 }
 
 // waiter is one pending measurement.
@@ -66,7 +60,7 @@ func startObserver(ctx context.Context, kube kubernetes.Interface, dyn dynamic.I
 	ctx, cancel := context.WithCancel(ctx)
 	o := &observer{
 		cancel: cancel,
-		ts:     map[string]tsFacts{}, ns: map[string]bool{}, quota: map[string]quotaFacts{},
+		ts:     map[string]*teamspace.TeamSpace{}, ns: map[string]*corev1.Namespace{}, quota: map[string]*corev1.ResourceQuota{},
 		synced: map[string]bool{}, groups: map[string]int{}, waiters: map[*waiter]struct{}{},
 	}
 	dynFactory := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
@@ -125,17 +119,18 @@ func (o *observer) event(at time.Time, obj any, deleted bool) {
 			delete(o.ts, affected)
 			break
 		}
-		f := tsFacts{generation: x.GetGeneration(), deleting: x.GetDeletionTimestamp() != nil}
-		f.observed, _, _ = unstructured.NestedInt64(x.Object, "status", "observedGeneration")
-		f.statusNS, _, _ = unstructured.NestedString(x.Object, "status", "namespace")
-		f.pods, _, _ = unstructured.NestedInt64(x.Object, "spec", "pods")
-		o.ts[affected] = f
+		t, err := teamspace.FromUnstructured(x)
+		if err != nil {
+			delete(o.ts, affected) // not a TeamSpace any contender can serve
+			break
+		}
+		o.ts[affected] = t
 	case *corev1.Namespace:
 		affected = strings.TrimPrefix(x.Name, teamspace.NamespacePrefix)
 		if deleted || x.DeletionTimestamp != nil {
 			delete(o.ns, x.Name)
 		} else {
-			o.ns[x.Name] = true
+			o.ns[x.Name] = x
 		}
 	case *corev1.ResourceQuota:
 		affected = strings.TrimPrefix(x.Namespace, teamspace.NamespacePrefix)
@@ -143,11 +138,7 @@ func (o *observer) event(at time.Time, obj any, deleted bool) {
 			delete(o.quota, x.Namespace)
 			break
 		}
-		q := quotaFacts{uid: x.UID}
-		if p, ok := x.Spec.Hard[corev1.ResourcePods]; ok {
-			q.pods, q.hasPods = p.Value(), true
-		}
-		o.quota[x.Namespace] = q
+		o.quota[x.Namespace] = x
 	default:
 		return
 	}
@@ -168,20 +159,23 @@ func (o *observer) event(at time.Time, obj any, deleted bool) {
 	}
 }
 
-// inSync is convergence as the lab defines it: the namespace exists, its
-// team-quota holds spec.pods, and status.observedGeneration has caught up
-// with metadata.generation (with status.namespace set). Caller holds mu.
+// inSync is convergence as the lab defines it (teamspace.FindGaps, the
+// gaps LAB.md requires): the namespace labelled and owned, its team-quota
+// holding the spec, and status caught up with metadata.generation. The
+// finalizer is left out: each contender adds it at its own moment, and the
+// harness times namespace, quota and status. Caller holds mu.
 func (o *observer) inSync(name string) bool {
 	t, ok := o.ts[name]
-	if !ok || t.deleting || t.generation == 0 || t.observed != t.generation {
+	if !ok || t.DeletionTimestamp != nil || t.Generation == 0 {
 		return false
 	}
 	ns := teamspace.NamespaceName(name)
-	if t.statusNS != ns || !o.ns[ns] {
-		return false
+	nsObj, quota := o.ns[ns], o.quota[ns]
+	if nsObj == nil {
+		quota = nil // a quota outlives its namespace only while both go
 	}
-	q, ok := o.quota[ns]
-	return ok && q.hasPods && q.pods == t.pods
+	gaps, err := teamspace.FindGaps(t, nsObj, quota, false)
+	return err == nil && len(gaps.Lab()) == 0
 }
 
 // group is the part of a TeamSpace name before its last '-': the harness
@@ -253,7 +247,10 @@ func (o *observer) count() int {
 func (o *observer) quotaUID(name string) types.UID {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.quota[teamspace.NamespaceName(name)].uid
+	if q := o.quota[teamspace.NamespaceName(name)]; q != nil {
+		return q.UID
+	}
+	return ""
 }
 
 // describe says what the observer last saw of one TeamSpace.
@@ -264,13 +261,13 @@ func (o *observer) describe(name string) string {
 	var b strings.Builder
 	if t, ok := o.ts[name]; ok {
 		fmt.Fprintf(&b, "teamspace %s generation=%d observedGeneration=%d status.namespace=%q pods=%d deleting=%v",
-			name, t.generation, t.observed, t.statusNS, t.pods, t.deleting)
+			name, t.Generation, t.Status.ObservedGeneration, t.Status.Namespace, t.Spec.Pods, t.DeletionTimestamp != nil)
 	} else {
 		fmt.Fprintf(&b, "teamspace %s absent", name)
 	}
-	fmt.Fprintf(&b, ", namespace %s present=%v", ns, o.ns[ns])
+	fmt.Fprintf(&b, ", namespace %s present=%v", ns, o.ns[ns] != nil)
 	if q, ok := o.quota[ns]; ok {
-		fmt.Fprintf(&b, ", quota uid=%s pods=%d", q.uid, q.pods)
+		fmt.Fprintf(&b, ", quota uid=%s pods=%d", q.UID, quotaPods(q))
 	} else {
 		b.WriteString(", quota absent")
 	}

@@ -320,7 +320,7 @@ func (b *bench) drift(ctx context.Context, e *env, c contender, name string) (re
 		}
 		w := e.obs.expect(func(o *observer) bool {
 			q, ok := o.quota[ns]
-			return ok && q.uid != old
+			return ok && q.UID != old
 		})
 		t0 := time.Now()
 		if err := quotas.Delete(ctx, teamspace.QuotaName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &old}}); err != nil {
@@ -346,10 +346,10 @@ func (b *bench) drift(ctx context.Context, e *env, c contender, name string) (re
 		seen := false
 		w := e.obs.expect(func(o *observer) bool {
 			q, ok := o.quota[ns]
-			if ok && q.hasPods && q.pods == 99 {
+			if ok && quotaPods(q) == 99 {
 				seen = true
 			}
-			return seen && ok && q.hasPods && q.pods == benchPods
+			return seen && ok && quotaPods(q) == benchPods
 		})
 		t0 := time.Now()
 		if _, err := quotas.Patch(ctx, teamspace.QuotaName, types.MergePatchType, []byte(`{"spec":{"hard":{"pods":"99"}}}`),
