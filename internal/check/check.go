@@ -7,9 +7,10 @@
 package check
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/labhub/cnpa/internal/expect"
 )
 
 // Status is the outcome of one check.
@@ -111,17 +112,8 @@ func holds(ok bool, want, got string) verdict { return verdict{ok: ok, want: wan
 
 func skipped(why string) verdict { return verdict{skip: why} }
 
-// show renders a value as JSON: strings quoted, null as null.
-func show(v any) string {
-	if raw, ok := v.(json.RawMessage); ok {
-		return string(raw)
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(data)
-}
+// show renders a value as JSON, as the lab's rules do.
+var show = expect.Show
 
 // checker collects checks in the order they are made.
 type checker struct {

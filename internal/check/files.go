@@ -11,6 +11,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/expect"
 )
 
 // record is one evidence file as read for grading. Problems are sorted by
@@ -72,24 +73,7 @@ func readRecord(dir, file string, step int) *record {
 		if _, bad := r.keyProblem[key]; bad {
 			continue
 		}
-		var v any
-		var err error
-		switch kind {
-		case evidence.String:
-			var s string
-			err = json.Unmarshal(raw[key], &s)
-			v = s
-		case evidence.Integer:
-			var n int64
-			err = json.Unmarshal(raw[key], &n)
-			v = n
-		case evidence.Bool:
-			var b bool
-			err = json.Unmarshal(raw[key], &b)
-			v = b
-		case evidence.NullOrObject:
-			v = raw[key]
-		}
+		v, err := expect.Decode(kind, raw[key])
 		if err != nil {
 			r.keyProblem[key] = "does not decode: " + err.Error()
 			continue

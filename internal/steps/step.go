@@ -5,14 +5,17 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/expect"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -59,6 +62,33 @@ func (r *Result) OK() bool {
 
 func (r *Result) check(name string, got, want any) {
 	r.Verdicts = append(r.Verdicts, Verdict{Name: name, Got: got, Want: want, OK: fmt.Sprint(got) == fmt.Sprint(want)})
+}
+
+// judge adds a verdict line for every key of the step's evidence file, as
+// the lab's rules (package expect) judge it: the value written beside what
+// a correct run holds. alpha is the live alpha, nil when it is gone.
+func (r *Result) judge(env *Env, file string, ev any, alpha *teamspace.TeamSpace) error {
+	values, err := expect.Values(file, ev)
+	if err != nil {
+		return err
+	}
+	for _, j := range expect.Judge(file, values, expect.FromDir(env.Dir, alpha)) {
+		got, ok := values[j.Key], j.OK
+		if raw, isRaw := got.(json.RawMessage); isRaw {
+			got = string(raw)
+		}
+		if j.Skip != "" {
+			got, ok = "not checked: "+j.Skip, false
+		}
+		// The expected side is a JSON value where the rule has one ("3",
+		// "\"6\""), else words ("an integer ≥ 1").
+		var want any = j.Want
+		if json.Valid([]byte(j.Want)) {
+			_ = json.Unmarshal([]byte(j.Want), &want)
+		}
+		r.Verdicts = append(r.Verdicts, Verdict{Name: j.Key, Got: got, Want: want, OK: ok})
+	}
+	return nil
 }
 
 func (r *Result) note(format string, a ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, a...)) }

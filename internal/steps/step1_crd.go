@@ -86,8 +86,9 @@ var step1 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		r.check("uid", ev.UID, alpha.UID)
-		r.check("namespace_exists", ev.NamespaceExists, false)
+		if err := r.judge(env, s.File, ev, alpha); err != nil {
+			return nil, err
+		}
 		return r, nil
 	},
 }

@@ -61,10 +61,9 @@ var step2 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		r.check("gen_initial", ev.GenInitial, 1)
-		r.check("gen_after_label", ev.GenAfterLabel, 1)
-		r.check("gen_after_spec", ev.GenAfterSpec, 2)
-		r.check("status_via_main", string(ev.StatusViaMain), "null")
+		if err := r.judge(env, s.File, ev, alpha); err != nil {
+			return nil, err
+		}
 		return r, nil
 	},
 }

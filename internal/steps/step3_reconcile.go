@@ -76,9 +76,9 @@ var step3 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		r.check("quota_uid", ev.QuotaUID != "", true)
-		r.check("namespace_owner_uid", ev.NamespaceOwnerUID, alpha.UID)
-		r.check("second_pass_rv_changed", ev.SecondPassRVChanged, false)
+		if err := r.judge(env, s.File, ev, alpha); err != nil {
+			return nil, err
+		}
 		r.check("team-quota hard.pods", quotaPods(after), alpha.Spec.Pods)
 		r.note("quota resourceVersion %s before and %s after the second pass", before.ResourceVersion, after.ResourceVersion)
 		return r, nil

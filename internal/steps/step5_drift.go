@@ -98,11 +98,9 @@ var step5 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		r.check("deleted_uid", ev.DeletedUID, old.UID)
-		r.check("restored_uid is new", ev.RestoredUID != ev.DeletedUID && ev.RestoredUID != "", true)
-		r.check("restore_seconds ≥ 1", ev.RestoreSeconds >= 1, true)
-		r.check("edited_to", ev.EditedTo, 99)
-		r.check("reverted_to", ev.RevertedTo, alpha.Spec.Pods)
+		if err := r.judge(env, s.File, ev, alpha); err != nil {
+			return nil, err
+		}
 		return r, nil
 	},
 }

@@ -149,14 +149,16 @@ var step6 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		r.check("blocked_seen", ev.BlockedSeen, true)
-		r.check("namespace_gone", ev.NamespaceGone, true)
-		archived := "<missing>"
-		if rec != nil {
-			archived = rec.UID
-			r.check("archive/beta.json pods", rec.Pods, 2)
+		// cleanup.json's rules compare with archive/beta.json, not alpha.
+		if err := r.judge(env, s.File, ev, nil); err != nil {
+			return nil, err
 		}
-		r.check("archive/beta.json uid", archived, ev.UID)
+		// cleanup.json's uid rule above compares it with the record's uid.
+		if rec != nil {
+			r.check("archive/beta.json pods", rec.Pods, 2)
+		} else {
+			r.check("archive/beta.json", "<missing>", "name, uid, pods of beta")
+		}
 		return r, nil
 	},
 }
