@@ -54,10 +54,10 @@ var controllerCommand = &cli.Command{
 		log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 		if os.Getenv("GOGC") == "" {
 			// The controller lives as long as the VM, and its live heap is
-			// small (about 8 MB at 500 TeamSpaces); Go's default GOGC=100
-			// lets the heap double that before collecting. At 50 the peak
-			// is about 4 MiB lower for a few more short collections during
-			// bursts. GOGC in the environment overrides this.
+			// small; Go's default GOGC=100 lets the heap double before
+			// collecting. At 50 the peak stays lower for a few more short
+			// collections during bursts (make bench measures both).
+			// GOGC in the environment overrides this.
 			debug.SetGCPercent(controllerGCPercent)
 		}
 		ctrl, err := controller.New(t.Config, controller.Config{
