@@ -38,6 +38,9 @@ type Check struct {
 	Expected string `json:"expected"`
 	Actual   string `json:"actual"`
 	Hint     string `json:"hint,omitempty"`
+	// Note tells what cnpa's own engines do beyond what LAB.md asks; it is
+	// shown beside a passing check and never fails one.
+	Note string `json:"note,omitempty"`
 }
 
 // Report is the result of one run of the grader.
@@ -98,6 +101,8 @@ type verdict struct {
 	skip      string
 	// hint overrides the check's hint for this outcome.
 	hint string
+	// note is what cnpa's engines add beyond LAB.md (see Check.Note).
+	note string
 }
 
 // same compares two values by their JSON form, so 6 and int64(6) are equal
@@ -121,7 +126,7 @@ type checker struct {
 }
 
 func (c *checker) add(id string, step int, title, hint string, v verdict) {
-	ch := Check{ID: id, Step: step, Title: title, Expected: v.want, Actual: v.got, Hint: hint}
+	ch := Check{ID: id, Step: step, Title: title, Expected: v.want, Actual: v.got, Hint: hint, Note: v.note}
 	if v.hint != "" {
 		ch.Hint = v.hint
 	}

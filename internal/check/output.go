@@ -30,6 +30,9 @@ func WriteText(p *ui.Printer, r *Report) {
 		switch c.Status {
 		case Pass:
 			p.Line("  %s %-36s %s", p.Mark(true), c.ID, c.Actual)
+			if c.Note != "" {
+				p.Note("      note: %s", c.Note)
+			}
 		case Fail:
 			p.Line("  %s %-36s %s", p.Mark(false), c.ID, c.Title)
 			p.Line("      found:    %s", c.Actual)

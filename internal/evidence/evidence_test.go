@@ -45,7 +45,7 @@ func TestWriteKeepsShapes(t *testing.T) {
 		BeforeFile:     Before{UID: "u"},
 		GenerationFile: Generation{UID: "u", GenInitial: 1, GenAfterLabel: 1, GenAfterSpec: 2, StatusViaMain: json.RawMessage("null")},
 		ReconcileFile:  Reconcile{QuotaUID: "q", NamespaceOwnerUID: "u"},
-		DriftFile:      Drift{DeletedUID: "a", RestoredUID: "b", RestoreSeconds: 1, EditedTo: 99, RevertedTo: 6},
+		DriftFile:      Drift{DeletedUID: "a", RestoredUID: "b", RestoreSeconds: 1, EditedTo: "99", RevertedTo: 6},
 		CleanupFile:    Cleanup{UID: "b", BlockedSeen: true, NamespaceGone: true},
 		CatchupFile:    Catchup{Generation: 3, ObservedWhileStopped: 2, QuotaPodsWhileStopped: "6", ObservedAfterStart: 3, QuotaPodsAfterStart: "8"},
 		ReportFile:     Report{RestoreSeconds: 1, Finalizer: "f", Archived: "b", GenerationsBehindWhileStopped: 1, Trigger: "level"},

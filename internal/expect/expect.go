@@ -128,6 +128,14 @@ func Decode(kind evidence.Kind, raw json.RawMessage) (any, error) {
 		var b bool
 		err := json.Unmarshal(raw, &b)
 		return b, err
+	case evidence.IntegerOrString:
+		var n int64
+		if json.Unmarshal(raw, &n) == nil {
+			return n, nil
+		}
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
 	}
 	return raw, nil
 }

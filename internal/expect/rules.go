@@ -67,7 +67,11 @@ var Rules = []Rule{
 		Title: "drift.json restore_seconds is a whole number of seconds, at least 1", Expected: "an integer ≥ 1",
 		Judge: func(v any, _ *Inputs) Verdict { return Holds(v.(int64) >= 1, "an integer ≥ 1", Show(v)) }},
 	{File: evidence.DriftFile, Key: "edited_to", Step: 5, ID: "step5.edited_to",
-		Title: "drift.json edited_to is 99", Expected: "99", Judge: is(99)},
+		Title: "drift.json edited_to is 99", Expected: "99",
+		Judge: func(v any, _ *Inputs) Verdict {
+			// LAB.md gives no type for it: 99 and "99" both say it.
+			return Holds(v == int64(99) || v == "99", "99", Show(v))
+		}},
 	{File: evidence.DriftFile, Key: "reverted_to", Step: 5, ID: "step5.reverted_to",
 		Title: "drift.json reverted_to is 6: the hand edit went back to the spec of step 2", Expected: "6", Judge: is(6)},
 

@@ -61,7 +61,7 @@ var step5 = &Step{
 			return nil, err
 		}
 		took := time.Since(start)
-		ev := evidence.Drift{DeletedUID: string(old.UID), RestoredUID: string(restored.UID), EditedTo: 99,
+		ev := evidence.Drift{DeletedUID: string(old.UID), RestoredUID: string(restored.UID), EditedTo: "99",
 			RestoreSeconds: int64(math.Ceil(took.Seconds()))}
 		r.note("restored in %d ms (restore_seconds rounds up to %d)", took.Milliseconds(), ev.RestoreSeconds)
 
