@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"os"
@@ -34,7 +36,7 @@ var checkCommand = &cli.Command{
 		"evidence dir cannot be reached.",
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "step", Usage: "check step `N` (1..8) only"},
-		&cli.DurationFlag{Name: "timeout", Value: 0, Usage: "longest wait for the controller in each live check (default 30s)"},
+		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
 	}, serviceFlags...),
 	Action: func(c *cli.Context) error {
 		out, err := output(c, "text", "json", "junit")

@@ -105,6 +105,16 @@ current-context: nowhere
 		{"doctor against an unreachable server", []string{"--kubeconfig", unreachable, "doctor"}, []string{unreachable, "https://127.0.0.1:1"}},
 		{"doctor unreachable, json", []string{"--kubeconfig", unreachable, "doctor", "-o", "json"}, []string{unreachable, "https://127.0.0.1:1"}},
 		{"unsupported output", []string{"step", "1", "-o", "yaml"}, []string{"yaml"}},
+		// Numeric flags: every nonsense value is a usage error naming the flag.
+		{"negative log lines", []string{"service", "logs", "-n", "-1"}, []string{"--lines", "-1"}},
+		{"zero workers", []string{"controller", "--workers", "0"}, []string{"--workers", "0"}},
+		{"zero resync interval", []string{"controller", "--interval", "0s"}, []string{"--interval"}},
+		{"negative lease", []string{"controller", "--leader-elect-lease-duration", "-1s"}, []string{"--leader-elect-lease-duration"}},
+		{"zero step timeout", []string{"step", "1", "--timeout", "0s"}, []string{"--timeout"}},
+		{"negative catch-up wait", []string{"step", "7", "--catchup-wait", "-8s"}, []string{"--catchup-wait"}},
+		{"zero check timeout", []string{"check", "--timeout", "0s"}, []string{"--timeout"}},
+		{"zero reset timeout", []string{"reset", "--timeout", "0s"}, []string{"--timeout"}},
+		{"zero status interval", []string{"status", "--interval", "0s"}, []string{"--interval"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,6 +133,23 @@ current-context: nowhere
 				}
 			}
 		})
+	}
+}
+
+// TestHelpDefaults: every flag shows exactly one default, the real one.
+func TestHelpDefaults(t *testing.T) {
+	for _, args := range [][]string{{"step", "--help"}, {"check", "--help"}, {"reset", "--help"}, {"controller", "--help"}, {"service", "logs", "--help"}} {
+		_, stdout, _ := cnpa(t, args...)
+		for _, line := range strings.Split(stdout, "\n") {
+			if strings.Count(line, "default") > 1 || strings.Contains(line, "(default: 0s)") {
+				t.Errorf("cnpa %s: %q shows more than one default, or a false one", strings.Join(args, " "), line)
+			}
+		}
+	}
+	for cmd, want := range map[string]string{"step": "(default: 8s)", "check": "(default: 30s)", "reset": "(default: 3m0s)"} {
+		if _, stdout, _ := cnpa(t, cmd, "--help"); !strings.Contains(stdout, want) {
+			t.Errorf("cnpa %s --help: no %q in\n%s", cmd, want, stdout)
+		}
 	}
 }
 

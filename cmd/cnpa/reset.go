@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"bufio"
 	"encoding/json"
 	"fmt"
@@ -27,7 +29,7 @@ var resetCommand = &cli.Command{
 	Flags: append([]cli.Flag{
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
 		&cli.BoolFlag{Name: "purge", Usage: "also remove the archive records (archive/*.json)"},
-		&cli.DurationFlag{Name: "timeout", Value: 0, Usage: "longest wait for any one condition (default 3m)"},
+		&cli.DurationFlag{Name: "timeout", Value: 3 * time.Minute, Usage: "longest wait for any one condition", Action: positive("timeout")},
 	}, serviceFlags...),
 	Action: func(c *cli.Context) error {
 		out, err := output(c, "text", "json")

@@ -39,7 +39,7 @@ var serviceCommand = &cli.Command{
 			return nil
 		})},
 		{Name: "logs", Usage: "the last lines of the controller's log", Flags: append([]cli.Flag{
-			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: 50, Usage: "how many lines"},
+			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: 50, Usage: "how many lines", Action: atLeast("lines", 0)},
 		}, stepEnvFlags...), Action: serviceAction(func(c *cli.Context, m service.Manager) error {
 			return m.Logs(c.Context, c.Int("lines"), os.Stdout)
 		})},

@@ -21,15 +21,12 @@ var statusCommand = &cli.Command{
 		"DRIFT marks a quota that is missing or differs from the spec.",
 	Flags: append([]cli.Flag{
 		&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "refresh every --interval until Ctrl-C"},
-		&cli.DurationFlag{Name: "interval", Value: 2 * time.Second, Usage: "refresh period with --watch"},
+		&cli.DurationFlag{Name: "interval", Value: 2 * time.Second, Usage: "refresh period with --watch", Action: positive("interval")},
 	}, serviceFlags...),
 	Action: func(c *cli.Context) error {
 		out, err := output(c, "text", "json")
 		if err != nil {
 			return err
-		}
-		if c.Duration("interval") <= 0 {
-			return usageError("--interval must be positive")
 		}
 		env, err := stepEnv(c)
 		if err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,7 +19,7 @@ var stepEnvFlags = []cli.Flag{
 	&cli.StringFlag{Name: "engine", Usage: "`ENGINE` behind reconcile.sh and the service: go or shell (default go; remembered in the evidence dir)"},
 	&cli.StringFlag{Name: "service-manager", Usage: "`MANAGER` for cnpa-op.service: auto, systemd or process (default auto: systemd when /run/systemd/system exists)"},
 	&cli.StringFlag{Name: "unit-dir", Usage: "`DIR` for cnpa-op.service (default /etc/systemd/system)"},
-	&cli.DurationFlag{Name: "timeout", Value: 0, Usage: "longest wait for any one condition (default 3m)"},
+	&cli.DurationFlag{Name: "timeout", Value: 3 * time.Minute, Usage: "longest wait for any one condition", Action: positive("timeout")},
 }
 
 var stepCommand = &cli.Command{
@@ -28,7 +30,7 @@ var stepCommand = &cli.Command{
 		"the expected one, and writes its JSON evidence under --dir. `all` runs 1..8 and\n" +
 		"stops at the first failure (exit 1).",
 	Flags: append([]cli.Flag{
-		&cli.DurationFlag{Name: "catchup-wait", Value: 0, Usage: "how long step 7 waits with the service stopped (default 8s, the lab's number)"},
+		&cli.DurationFlag{Name: "catchup-wait", Value: 8 * time.Second, Usage: "how long step 7 waits with the service stopped (8s is the lab's number)", Action: positive("catchup-wait")},
 	}, stepEnvFlags...),
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
