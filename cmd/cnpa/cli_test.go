@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,9 @@ func TestCLIHelperProcess(t *testing.T) {
 			break
 		}
 	}
-	os.Exit(run(append([]string{"cnpa"}, args...)))
+	// urfave/cli's completion reads os.Args itself: make them cnpa's.
+	os.Args = append([]string{"cnpa"}, args...)
+	os.Exit(run(os.Args))
 }
 
 // cnpa runs the CLI as a process in a clean environment: no kubeconfig
@@ -159,5 +162,64 @@ func TestHelpExitsZero(t *testing.T) {
 		if code, _, stderr := cnpa(t, args...); code != 0 {
 			t.Errorf("cnpa %s: exit code got %d, want 0\n%s", strings.Join(args, " "), code, stderr)
 		}
+	}
+}
+
+// TestBashCompletion loads `cnpa completion bash` into a real bash and
+// completes as a user pressing TAB would: commands, step numbers, engine
+// names and flags.
+func TestBashCompletion(t *testing.T) {
+	bin := t.TempDir()
+	wrapper := "#!/bin/sh\nCNPA_CLI_HELPER=1 exec " + os.Args[0] + " -test.run=^TestCLIHelperProcess$ -- \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "cnpa"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, script, stderr := cnpa(t, "completion", "bash")
+	if code != 0 {
+		t.Fatalf("cnpa completion bash: exit %d: %s", code, stderr)
+	}
+	tests := []struct {
+		line string // what the user typed before TAB
+		want []string
+	}{
+		{"cnpa ", []string{"step", "check", "status", "completion"}},
+		{"cnpa st", []string{"step", "status"}},
+		{"cnpa step ", []string{"1", "8", "all"}},
+		{"cnpa step 3 --engine ", []string{"go", "shell"}},
+		{"cnpa step 3 --service-manager ", []string{"auto", "systemd", "process"}},
+		{"cnpa step 3 --eng", []string{"--engine"}},
+		{"cnpa status -o ", []string{"wide", "json"}},
+		{"cnpa completion ", []string{"bash", "zsh", "fish"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			prog := script + `
+read -ra COMP_WORDS <<<"$LINE"
+[[ $LINE == *" " ]] && COMP_WORDS+=("")
+COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+_cnpa_complete
+printf '%s\n' "${COMPREPLY[@]}"
+`
+			cmd := exec.Command("bash", "-c", prog)
+			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "LINE="+tt.line)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("bash: %v\n%s", err, out)
+			}
+			got := strings.Fields(string(out))
+			for _, w := range tt.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("completing %q: got %v, want %q among them", tt.line, got, w)
+				}
+			}
+		})
+	}
+	for _, shell := range []string{"zsh", "fish"} {
+		if code, out, stderr := cnpa(t, "completion", shell); code != 0 || !strings.Contains(out, "cnpa") {
+			t.Errorf("cnpa completion %s: exit %d, %d bytes: %s", shell, code, len(out), stderr)
+		}
+	}
+	if code, _, _ := cnpa(t, "completion", "tcsh"); code != 2 {
+		t.Errorf("cnpa completion tcsh: exit %d, want 2", code)
 	}
 }

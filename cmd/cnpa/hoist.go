@@ -44,3 +44,12 @@ func stepNumberLast(args []string) []string {
 	out := append([]string{args[0]}, args[2:]...)
 	return append(out, args[1])
 }
+
+// hoistForCompletion hoists like hoistGlobalFlags, but keeps urfave/cli's
+// completion flag last, where it looks for it.
+func hoistForCompletion(args []string) []string {
+	if n := len(args); n > 1 && args[n-1] == completeFlag {
+		return append(hoistGlobalFlags(args[:n-1]), completeFlag)
+	}
+	return hoistGlobalFlags(args)
+}

@@ -23,16 +23,17 @@ func run(args []string) int {
 		Version: version,
 		Flags:   globalFlags,
 		Commands: []*cli.Command{
-			stepCommand, controllerCommand, checkCommand, statusCommand,
-			serviceCommand, resetCommand, doctorCommand, versionCommand,
+			stepCommand, controllerCommand, withFlagValues(checkCommand), withFlagValues(statusCommand),
+			serviceCommand, withFlagValues(resetCommand), withFlagValues(doctorCommand), versionCommand, completionCommand,
 		},
-		ExitErrHandler: func(*cli.Context, error) {}, // run reports errors itself
+		EnableBashCompletion: true,
+		ExitErrHandler:       func(*cli.Context, error) {}, // run reports errors itself
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usageError("%s", err.Error())
 		},
 		HideVersion: true,
 	}
-	err := app.Run(hoistGlobalFlags(args))
+	err := app.Run(hoistForCompletion(args))
 	if err == nil {
 		return 0
 	}

@@ -23,9 +23,10 @@ var stepEnvFlags = []cli.Flag{
 }
 
 var stepCommand = &cli.Command{
-	Name:      "step",
-	Usage:     "run lab step 1..8, or all of them, and write its evidence",
-	ArgsUsage: "1..8|all",
+	Name:         "step",
+	Usage:        "run lab step 1..8, or all of them, and write its evidence",
+	ArgsUsage:    "1..8|all",
+	BashComplete: completeStep,
 	Description: "Each step drives the cluster as LAB.md says, shows each observed value beside\n" +
 		"the expected one, and writes its JSON evidence under --dir. `all` runs 1..8 and\n" +
 		"stops at the first failure (exit 1).",
