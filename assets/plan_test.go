@@ -81,6 +81,7 @@ var gapCases = []gapCase{
 	{name: "quota deleted", ts: ts(1, 1, 4, "1"), ns: ns("a", ours), want: []string{"quota"}},
 	{name: "quota edited", ts: ts(1, 1, 4, "1"), ns: ns("a", ours), quota: quota("a", map[string]string{"pods": "99", "requests.cpu": "1"}), want: []string{"quota-hard"}},
 	{name: "quota cpu edited", ts: ts(1, 1, 4, "1"), ns: ns("a", ours), quota: quota("a", map[string]string{"pods": "4", "requests.cpu": "2"}), want: []string{"quota-hard"}},
+	{name: "quota with an extra limit", ts: ts(1, 1, 4, "1"), ns: ns("a", ours), quota: quota("a", map[string]string{"pods": "4", "requests.cpu": "1", "requests.memory": "1Gi"}), want: []string{"quota-hard"}},
 	{name: "quota lost its label", ts: ts(1, 1, 4, "1"), ns: ns("a", ours), quota: quota("b", hard41), want: []string{"quota-label"}},
 	{name: "spec changed", ts: ts(2, 1, 6, "1"), ns: ns("a", ours), quota: quota("a", hard41), want: []string{"quota-hard", "status"}},
 	{name: "namespace label edited", ts: ts(1, 1, 4, "1"), ns: ns("b", ours), quota: quota("a", hard41), want: []string{"namespace-label"}},

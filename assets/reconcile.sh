@@ -105,8 +105,13 @@ def owned($uid):
     ns_state: (if $liveNs == null then "missing"
                elif ($liveNs | owned($uid)) then "ours" else "foreign" end),
     ns_labelled: ($liveNs != null and $liveNs.metadata.labels[$ownerLabel] == $name),
+    # The quota's hard limits are exactly pods and requests.cpu: a limit
+    # added by hand is drift like an edited one.
+    quota_exists: ($liveQuota != null),
+    quota_extra: ((($liveQuota.spec.hard // {}) | keys) - ["pods", "requests.cpu"] | tojson),
     quota_ok: ($liveQuota != null
                and $liveQuota.metadata.labels[$ownerLabel] == $name
+               and (($liveQuota.spec.hard // {}) | keys) == ["pods", "requests.cpu"]
                and ($liveQuota.spec.hard.pods // "" | quantity) == $pods
                and ($liveQuota.spec.hard["requests.cpu"] // "" | quantity) == $cpuValue),
     status_ok: (.status.observedGeneration == .metadata.generation and .status.namespace == $ns)
@@ -243,23 +248,43 @@ ensure_namespace() {
   return 0
 }
 
-# ensure_quota makes team-quota hold the desired limits. It applies
-# server-side with --force-conflicts: after a hand edit (`kubectl patch`) the
-# edited field belongs to another field manager, and only a forced apply
-# takes it back.
+# ensure_quota makes team-quota hold exactly the desired limits. A missing
+# quota is created; a differing one is merge-patched, which sets pods and
+# requests.cpu and removes every other limit (null). A server-side apply
+# could not remove a limit added by hand: that field belongs to another
+# field manager, and an apply only removes what it owned itself.
 ensure_quota() {
-  local ns=team-$name manifest out
+  local ns=team-$name manifest patch out
   [[ $quota_ok == true ]] && return 0
-  manifest=$(jq -n --arg ns "$ns" --arg name "$name" --arg labelKey "$OWNER_LABEL" \
-      --arg quota "$QUOTA_NAME" --arg pods "$pods" --argjson cpu "$cpu_json" '{
-        apiVersion: "v1", kind: "ResourceQuota",
-        metadata: {name: $quota, namespace: $ns, labels: {($labelKey): $name}},
-        spec: {hard: {pods: $pods, "requests.cpu": $cpu}}}')
-  if ! out=$(kubectl apply --server-side --force-conflicts --field-manager="$FIELD_MANAGER" -f - <<<"$manifest" 2>&1); then
-    fail "apply quota $ns/$QUOTA_NAME: $(oneline <<<"$out")"
+  if [[ $quota_exists != true ]]; then
+    manifest=$(jq -n --arg ns "$ns" --arg name "$name" --arg labelKey "$OWNER_LABEL" \
+        --arg quota "$QUOTA_NAME" --arg pods "$pods" --argjson cpu "$cpu_json" '{
+          apiVersion: "v1", kind: "ResourceQuota",
+          metadata: {name: $quota, namespace: $ns, labels: {($labelKey): $name}},
+          spec: {hard: {pods: $pods, "requests.cpu": $cpu}}}')
+    if out=$(kubectl create --field-manager="$FIELD_MANAGER" -f - <<<"$manifest" 2>&1); then
+      say "quota $ns/$QUOTA_NAME created with pods=$pods cpu=$cpu_json"
+      return 0
+    fi
+    if [[ $out != *AlreadyExists* ]]; then
+      fail "create quota $ns/$QUOTA_NAME: $(oneline <<<"$out")"
+      return 1
+    fi
+    # It exists without our label: patch it like a drifted one.
+  fi
+  patch=$(jq -cn --arg name "$name" --arg labelKey "$OWNER_LABEL" --arg pods "$pods" \
+      --argjson cpu "$cpu_json" --argjson extra "$quota_extra" '{
+        metadata: {labels: {($labelKey): $name}},
+        spec: {hard: ((reduce $extra[] as $k ({}; .[$k] = null)) + {pods: $pods, "requests.cpu": $cpu})}}')
+  if ! out=$(kubectl patch resourcequota "$QUOTA_NAME" -n "$ns" --type=merge --field-manager="$FIELD_MANAGER" -p "$patch" 2>&1); then
+    fail "patch quota $ns/$QUOTA_NAME: $(oneline <<<"$out")"
     return 1
   fi
-  say "quota $ns/$QUOTA_NAME set to pods=$pods cpu=$cpu_json"
+  if [[ $quota_extra == '[]' ]]; then
+    say "quota $ns/$QUOTA_NAME set to pods=$pods cpu=$cpu_json"
+  else
+    say "quota $ns/$QUOTA_NAME set to pods=$pods cpu=$cpu_json, removed $quota_extra"
+  fi
   return 0
 }
 
@@ -273,7 +298,7 @@ ensure_quota() {
 #   6. status, through the /status subresource, only when it differs.
 reconcile_teamspace() {
   local name uid rv generation pods cpu_json deleting has_finalizer invalid \
-    ns_state ns_labelled quota_ok status_ok finalizers out err patch
+    ns_state ns_labelled quota_exists quota_extra quota_ok status_ok finalizers out err patch
   eval "$1"
 
   if [[ $deleting == true ]]; then

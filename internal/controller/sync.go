@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -287,10 +286,12 @@ func (c *Controller) conflict(u *unstructured.Unstructured, ts *teamspace.TeamSp
 	return skip(fmt.Errorf("namespace %s exists and is not owned by this TeamSpace", ns))
 }
 
-// ensureQuota makes team-quota hold the desired hard limits. A missing
-// quota is created; a differing one is applied server-side with force:
-// after a hand edit (`kubectl patch`) the edited field belongs to another
-// manager, and only a forced apply takes it back.
+// ensureQuota makes team-quota hold exactly the desired hard limits. A
+// missing quota is created; a differing one is merge-patched: the patch
+// sets pods and requests.cpu and removes every other limit. A server-side
+// apply could not do the second: a limit added by hand (`kubectl patch`)
+// belongs to another field manager, and an apply only removes what it
+// owned itself.
 func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace, live *corev1.ResourceQuota, d *teamspace.Desired) (_ bool, err error) {
 	memo, intent := writtenQuota+d.Namespace+"/"+teamspace.QuotaName, fmt.Sprintf("%s/%s/%s", ts.Name, d.Pods.String(), d.CPU.String())
 	if c.written.pending(memo, intent) {
@@ -315,11 +316,8 @@ func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructur
 		}, metav1.CreateOptions{FieldManager: teamspace.FieldManager})
 	}
 	if !missing || apierrors.IsAlreadyExists(err) {
-		cfg := applycorev1.ResourceQuota(teamspace.QuotaName, d.Namespace).
-			WithLabels(map[string]string{teamspace.OwnerLabel: ts.Name}).
-			WithSpec(applycorev1.ResourceQuotaSpec().WithHard(d.QuotaHard()))
-		out, err = c.kube.CoreV1().ResourceQuotas(d.Namespace).Apply(ctx, cfg,
-			metav1.ApplyOptions{FieldManager: teamspace.FieldManager, Force: true})
+		out, err = c.kube.CoreV1().ResourceQuotas(d.Namespace).Patch(ctx, teamspace.QuotaName, types.MergePatchType,
+			quotaPatch(ts.Name, d, live), metav1.PatchOptions{FieldManager: teamspace.FieldManager})
 	}
 	if err != nil {
 		return false, fmt.Errorf("write quota %s/%s: %w", d.Namespace, teamspace.QuotaName, err)
@@ -334,10 +332,35 @@ func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructur
 	case ts.Status.ObservedGeneration == ts.Generation:
 		// The spec did not move, so the quota did: a hand edit.
 		oldPods, oldCPU := live.Spec.Hard[corev1.ResourcePods], live.Spec.Hard[corev1.ResourceRequestsCPU]
-		c.drift(u, "quota", "quota %s/%s reverted: pods %s→%s, cpu %s→%s", d.Namespace, teamspace.QuotaName,
-			oldPods.String(), d.Pods.String(), oldCPU.String(), d.CPU.String())
+		removed := ""
+		if extra := teamspace.ExtraHard(live.Spec.Hard); len(extra) > 0 {
+			removed = fmt.Sprintf(", removed %v", extra)
+		}
+		c.drift(u, "quota", "quota %s/%s reverted: pods %s→%s, cpu %s→%s%s", d.Namespace, teamspace.QuotaName,
+			oldPods.String(), d.Pods.String(), oldCPU.String(), d.CPU.String(), removed)
 	}
 	return true, nil
+}
+
+// quotaPatch is the merge patch that gives team-quota our label and exactly
+// d's limits: every limit of live beyond them is set to null, which removes
+// it. live is nil when the cache has no quota; a limit it missed is found
+// and removed by the next pass.
+func quotaPatch(name string, d *teamspace.Desired, live *corev1.ResourceQuota) []byte {
+	hard := map[string]any{}
+	if live != nil {
+		for _, extra := range teamspace.ExtraHard(live.Spec.Hard) {
+			hard[extra] = nil
+		}
+	}
+	for k, v := range d.QuotaHard() {
+		hard[string(k)] = v.String()
+	}
+	patch, _ := json.Marshal(map[string]any{
+		"metadata": map[string]any{"labels": map[string]string{teamspace.OwnerLabel: name}},
+		"spec":     map[string]any{"hard": hard},
+	})
+	return patch
 }
 
 // resourceVersion of a write's answer; "" when there is none.

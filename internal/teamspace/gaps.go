@@ -2,6 +2,7 @@ package teamspace
 
 import (
 	"fmt"
+	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -123,8 +124,12 @@ func FindGaps(ts *TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, fina
 		gaps = append(gaps, Gap{GapQuota, d.Namespace + "/" + QuotaName + " missing"})
 	case !d.QuotaMatches(q.Spec.Hard):
 		pods, cpu := q.Spec.Hard[corev1.ResourcePods], q.Spec.Hard[corev1.ResourceRequestsCPU]
-		gaps = append(gaps, Gap{GapQuotaHard, fmt.Sprintf("%s/%s pods=%s cpu=%s, spec asks pods=%s cpu=%s", d.Namespace, QuotaName,
-			pods.String(), cpu.String(), d.Pods.String(), d.CPU.String())})
+		detail := fmt.Sprintf("%s/%s pods=%s cpu=%s, spec asks pods=%s cpu=%s", d.Namespace, QuotaName,
+			pods.String(), cpu.String(), d.Pods.String(), d.CPU.String())
+		if extra := ExtraHard(q.Spec.Hard); len(extra) > 0 {
+			detail += fmt.Sprintf(" and nothing else (extra %v)", extra)
+		}
+		gaps = append(gaps, Gap{GapQuotaHard, detail})
 	}
 	if q != nil && q.Labels[OwnerLabel] != ts.Name {
 		gaps = append(gaps, Gap{GapQuotaLabel, fmt.Sprintf("%s/%s label %s=%q", d.Namespace, QuotaName, OwnerLabel, q.Labels[OwnerLabel])})
@@ -134,6 +139,19 @@ func FindGaps(ts *TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, fina
 			ts.Status.ObservedGeneration, ts.Status.Namespace, ts.Generation)})
 	}
 	return gaps, nil
+}
+
+// ExtraHard lists the entries of a quota's spec.hard beyond pods and
+// requests.cpu, sorted.
+func ExtraHard(hard corev1.ResourceList) []string {
+	var extra []string
+	for name := range hard {
+		if name != corev1.ResourcePods && name != corev1.ResourceRequestsCPU {
+			extra = append(extra, string(name))
+		}
+	}
+	sort.Strings(extra)
+	return extra
 }
 
 // HasOwnerReference tells whether refs holds any ownerReference to the

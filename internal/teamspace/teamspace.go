@@ -182,9 +182,14 @@ func (d *Desired) QuotaHard() corev1.ResourceList {
 	return corev1.ResourceList{corev1.ResourcePods: d.Pods, corev1.ResourceRequestsCPU: d.CPU}
 }
 
-// QuotaMatches tells whether a live quota's spec.hard already holds d's
-// values (compared as quantities, so "0.5" equals "500m").
+// QuotaMatches tells whether a live quota's spec.hard is exactly d's: pods
+// and requests.cpu with d's values (compared as quantities, so "0.5" equals
+// "500m") and nothing else. An extra limit someone added by hand is drift
+// like an edited one: the quota is the TeamSpace's, not a place to add to.
 func (d *Desired) QuotaMatches(hard corev1.ResourceList) bool {
+	if len(hard) != 2 {
+		return false
+	}
 	pods, ok := hard[corev1.ResourcePods]
 	if !ok || pods.Cmp(d.Pods) != 0 {
 		return false
