@@ -90,6 +90,7 @@ var gapCases = []gapCase{
 	{name: "invalid pods", ts: ts(1, 0, 51, "1"), want: []string{"invalid"}},
 	{name: "invalid cpu", ts: ts(1, 0, 4, "lots"), want: []string{"invalid"}},
 	{name: "invalid cpu, finalizer still owed", ts: ts(1, 0, 4, "-1"), finalizer: true, want: []string{"finalizer", "invalid"}},
+	{name: "invalid name, no finalizer", ts: func() teamspace.TeamSpace { t := ts(1, 0, 4, "1"); t.Name = "dot.b"; return t }(), finalizer: true, want: []string{"invalid"}},
 }
 
 // TestFindGaps holds the Go engine to the table.
@@ -140,7 +141,7 @@ func TestPlanMatchesFindGaps(t *testing.T) {
 			// foreign. Both engines leave such namespaces alone.
 			nsWork := want["namespace"] || want["namespace-label"] || want["foreign"] || want["namespace-controller"]
 			checks := []decision{
-				{"finalizer to add", line["has_finalizer"] != "true" && tt.finalizer, want["finalizer"]},
+				{"finalizer to add", line["has_finalizer"] != "true" && tt.finalizer && !strings.HasPrefix(line["invalid"], "metadata.name"), want["finalizer"]},
 				{"invalid spec", line["invalid"] != "", want["invalid"]},
 			}
 			// Past an invalid spec neither engine looks further; past a
@@ -230,4 +231,39 @@ func runPlan(t *testing.T, plan string, tt gapCase) map[string]string {
 		fields[k] = v
 	}
 	return fields
+}
+
+// cpuCases is the one table of spec.cpu values: which ones both engines
+// serve and which they refuse with InvalidSpec.
+var cpuCases = []struct {
+	cpu   string
+	valid bool
+}{
+	{"1", true}, {"0", true}, {"0.5", true}, {"2.25", true}, {"1.125", true}, {"999999", true},
+	{"500m", true}, {"0m", true}, {"250m", true}, {"999999999m", true},
+	{"1000E", false},       // prints as "1": the quota would get 1 CPU
+	{"0.1n", false},        // rounded by the server, never equal again
+	{"1.5n", false},        // likewise
+	{"1e-30000000", false}, // seconds of parsing on every pass
+	{"1e3", false}, {"2Ki", false}, {"500M", false}, {"1.0001", false}, {"01", false},
+	{"-1", false}, {" 1", false}, {"abc", false}, {"1000000", false}, {"1000000000m", false},
+	{"1\n", false},
+}
+
+// TestCPUGrammarBothEngines: the Go engine and the shell engine's plan
+// accept and refuse the same spec.cpu values.
+func TestCPUGrammarBothEngines(t *testing.T) {
+	plan := planJQ(t)
+	for _, tt := range cpuCases {
+		t.Run(strings.ReplaceAll(tt.cpu, "\n", `\n`), func(t *testing.T) {
+			c := gapCase{ts: ts(1, 0, 4, tt.cpu)}
+			_, err := teamspace.FindGaps(&c.ts, nil, nil, false)
+			var invalid *teamspace.InvalidSpecError
+			goRefuses := errors.As(err, &invalid) && invalid.Field == "spec.cpu"
+			planRefuses := strings.HasPrefix(runPlan(t, plan, c)["invalid"], "spec.cpu")
+			if goRefuses == tt.valid || planRefuses == tt.valid {
+				t.Errorf("spec.cpu %q: Go engine refuses %t, shell engine refuses %t, want %t", tt.cpu, goRefuses, planRefuses, !tt.valid)
+			}
+		})
+	}
 }

@@ -95,10 +95,11 @@ def owned($uid):
         "metadata.name \($name | tojson) gives namespace \($ns) which is invalid: a namespace must be a lowercase RFC 1123 label of at most 63 characters ([a-z0-9]([-a-z0-9]*[a-z0-9])?)"
       elif ($pods | type) != "number" or $pods < 1 or $pods > 50 then
         "spec.pods \($pods | tostring | tojson) must be between 1 and 50"
-      elif $cpuValue == null then
-        "spec.cpu \($cpu | tojson) is not a quantity (use e.g. \"1\" or \"500m\")"
-      elif $cpuValue < 0 then
-        "spec.cpu \($cpu | tojson) must not be negative"
+      elif ($cpu | length) > 16
+           or ($cpu | test("\\A((0|[1-9][0-9]{0,5})(\\.[0-9]{1,3})?|(0|[1-9][0-9]{0,8})m)\\z") | not) then
+        # teamspace.CPUPattern: cores with up to 3 decimals or millicores
+        # (\A and \z: Oniguruma's ^ and $ also match at a newline).
+        "spec.cpu \($cpu | tojson) is not a CPU amount: use cores with up to 3 decimals (\"1\", \"0.5\") or millicores (\"500m\")"
       else "" end),
     # missing: not among the labelled namespaces (create it, or find out why);
     # ours: labelled and owned by this TeamSpace; foreign: labelled, not ours.
@@ -318,7 +319,9 @@ reconcile_teamspace() {
     return 0
   fi
 
-  if [[ $CNPA_FINALIZER == true && $has_finalizer != true ]]; then
+  # A name no namespace can carry is never served: no finalizer for it, so
+  # its deletion does not wait on this script.
+  if [[ $CNPA_FINALIZER == true && $has_finalizer != true && $invalid != metadata.name* ]]; then
     if ! finalizers=$(finalizers_with) || ! out=$(set_finalizers "$finalizers"); then
       fail "add finalizer: $(oneline <<<"$out")"
       return 1

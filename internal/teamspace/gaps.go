@@ -1,6 +1,7 @@
 package teamspace
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -96,13 +97,17 @@ func (e *ForeignNamespaceError) Error() string {
 // The error is non-nil when no controller can close the remaining gaps: an
 // *InvalidSpecError (the spec cannot be served) or a *ForeignNamespaceError
 // (the namespace is someone else's). The gaps then hold only what can still
-// be closed, the finalizer.
+// be closed, the finalizer. A TeamSpace whose name can never be served gets
+// no finalizer either: nothing would be archived under that name, and its
+// deletion must not wait for a controller that cannot act.
 func FindGaps(ts *TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, finalizerOn bool) (Gaps, error) {
 	var gaps Gaps
-	if finalizerOn && !HasFinalizer(ts.Finalizers, Finalizer) {
+	d, err := DesiredState(ts)
+	var invalid *InvalidSpecError
+	badName := errors.As(err, &invalid) && invalid.Field == "metadata.name"
+	if finalizerOn && !badName && !HasFinalizer(ts.Finalizers, Finalizer) {
 		gaps = append(gaps, Gap{GapFinalizer, fmt.Sprintf("finalizers %v lack %s", ts.Finalizers, Finalizer)})
 	}
-	d, err := DesiredState(ts)
 	if err != nil {
 		return gaps, err
 	}

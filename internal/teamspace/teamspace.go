@@ -129,13 +129,18 @@ func (e *InvalidSpecError) Error() string {
 	return fmt.Sprintf("%s %q %s", e.Field, e.Value, e.Reason)
 }
 
-// Limits on spec.cpu beyond what ParseQuantity checks.
-const maxCPULen = 32
+// CPUPattern is the grammar of spec.cpu that both engines serve: cores with
+// up to three decimals ("1", "0.5") or millicores ("500m"). Any other
+// quantity either does not survive the quota as written (the server rounds
+// "0.1n" and prints "1000E" as "1") or costs real time to parse
+// ("1e-30000000"). reconcile.sh's plan holds the same expression; the
+// table in assets/plan_test.go keeps them equal.
+const CPUPattern = `^((0|[1-9][0-9]{0,5})(\.[0-9]{1,3})?|(0|[1-9][0-9]{0,8})m)$`
 
-var (
-	cpuBigExponent = regexp.MustCompile(`[eE][+-]?[0-9]{3,}`)
-	maxCPU         = resource.MustParse("1E")
-)
+var cpuGrammar = regexp.MustCompile(CPUPattern)
+
+// cpuHelp is the fix for a spec.cpu outside CPUPattern.
+const cpuHelp = `is not a CPU amount: use cores with up to 3 decimals ("1", "0.5") or millicores ("500m")`
 
 // Desired is what one TeamSpace should have in the cluster.
 type Desired struct {
@@ -159,20 +164,12 @@ func DesiredState(t *TeamSpace) (*Desired, error) {
 	// Checked before parsing: ParseQuantity spends seconds and gigabytes
 	// on an exponent like 1e-100000000, and a TeamSpace author must not be
 	// able to stall the controller's workers.
-	if len(t.CPU()) > maxCPULen || cpuBigExponent.MatchString(t.CPU()) {
-		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: "is out of range (use e.g. \"1\" or \"500m\")"}
+	if len(t.CPU()) > 16 || !cpuGrammar.MatchString(t.CPU()) {
+		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: cpuHelp}
 	}
 	cpu, err := resource.ParseQuantity(t.CPU())
 	if err != nil {
-		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: "is not a quantity (use e.g. \"1\" or \"500m\")"}
-	}
-	if cpu.Sign() < 0 {
-		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: "must not be negative"}
-	}
-	// Above 1E a quantity no longer prints as itself ("1000E" prints "1"),
-	// so the quota would silently get another value than the spec.
-	if cpu.Cmp(maxCPU) > 0 {
-		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: "is more than " + maxCPU.String()}
+		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: cpuHelp}
 	}
 	return &Desired{Namespace: ns, Pods: *resource.NewQuantity(t.Spec.Pods, resource.DecimalSI), CPU: cpu}, nil
 }
