@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,6 +95,7 @@ current-context: nowhere
 		{"unknown step number", []string{"step", "9"}, []string{`"9"`}},
 		{"step zero", []string{"step", "0"}, []string{`"0"`}},
 		{"step word", []string{"step", "nine"}, []string{`"nine"`}},
+		{"explain unknown step", []string{"explain", "9"}, []string{`"9"`}},
 		{"evidence dir is a file", []string{"--dir", aFile, "step", "1"}, []string{aFile, "file"}},
 		{"evidence dir is a file, kubeconfig fine", []string{"--kubeconfig", unreachable, "--dir", aFile, "step", "1"}, []string{aFile}},
 		{"evidence dir is a file, after the command", []string{"step", "1", "--dir", aFile}, []string{aFile}},
@@ -152,6 +154,30 @@ func TestHelpDefaults(t *testing.T) {
 	for cmd, want := range map[string]string{"step": "(default: 8s)", "check": "(default: 30s)", "reset": "(default: 3m0s)"} {
 		if _, stdout, _ := cnpa(t, cmd, "--help"); !strings.Contains(stdout, want) {
 			t.Errorf("cnpa %s --help: no %q in\n%s", cmd, want, stdout)
+		}
+	}
+}
+
+// TestExplainOffline: `cnpa explain` needs no cluster: every step says why,
+// gives the commands to type and what to look at.
+func TestExplainOffline(t *testing.T) {
+	code, stdout, stderr := cnpa(t, "--kubeconfig", "/nonexistent", "explain", "all")
+	if code != 0 {
+		t.Fatalf("cnpa explain all: exit %d: %s", code, stderr)
+	}
+	for n := 1; n <= 8; n++ {
+		start := strings.Index(stdout, fmt.Sprintf("Step %d — ", n))
+		if start < 0 {
+			t.Fatalf("no step %d in:\n%s", n, stdout)
+		}
+		section := stdout[start:]
+		if end := strings.Index(section, fmt.Sprintf("Step %d — ", n+1)); end > 0 {
+			section = section[:end]
+		}
+		for _, want := range []string{"Why\n", "By hand\n", "  $ ", "What to look at\n"} {
+			if !strings.Contains(section, want) {
+				t.Errorf("step %d: no %q in\n%s", n, want, section)
+			}
 		}
 	}
 }

@@ -24,7 +24,7 @@ func run(args []string) int {
 		Flags:   globalFlags,
 		Commands: []*cli.Command{
 			stepCommand, controllerCommand, withFlagValues(checkCommand), withFlagValues(statusCommand),
-			serviceCommand, withFlagValues(resetCommand), withFlagValues(doctorCommand), versionCommand, completionCommand,
+			serviceCommand, withFlagValues(resetCommand), withFlagValues(doctorCommand), versionCommand, completionCommand, explainCommand,
 		},
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // run reports errors itself

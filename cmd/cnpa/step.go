@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 
 	"github.com/urfave/cli/v2"
 
@@ -31,26 +30,16 @@ var stepCommand = &cli.Command{
 		"the expected one, and writes its JSON evidence under --dir. `all` runs 1..8 and\n" +
 		"stops at the first failure (exit 1).",
 	Flags: append([]cli.Flag{
+		&cli.BoolFlag{Name: "explain", Usage: "print the step's teaching text (`cnpa explain N`) before running it"},
 		&cli.DurationFlag{Name: "catchup-wait", Value: 8 * time.Second, Usage: "how long step 7 waits with the service stopped (8s is the lab's number)", Action: positive("catchup-wait")},
 	}, stepEnvFlags...),
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
 			return usageError("step needs one argument: a step number 1..8 or `all`")
 		}
-		var numbers []int
-		if arg := c.Args().First(); arg == "all" {
-			for i := range steps.All {
-				numbers = append(numbers, i+1)
-			}
-		} else {
-			n, err := strconv.Atoi(arg)
-			if err == nil {
-				_, err = steps.Get(n)
-			}
-			if err != nil {
-				return usageError("unknown step %q: the lab has steps 1 to %d (or `all`)", arg, len(steps.All))
-			}
-			numbers = []int{n}
+		numbers, err := stepNumbers(c.Args().First())
+		if err != nil {
+			return err
 		}
 		out, err := output(c, "text", "json")
 		if err != nil {
@@ -65,6 +54,10 @@ var stepCommand = &cli.Command{
 		failedStep := 0
 		for _, n := range numbers {
 			s, _ := steps.Get(n)
+			if out == "text" && c.Bool("explain") {
+				text, _ := steps.Explain(n)
+				p.Line("%s", text)
+			}
 			if out == "text" {
 				p.Title("Step %d — %s", s.Number, s.Title)
 				p.Note("%s", s.Teaches)
