@@ -169,6 +169,13 @@ type decision struct {
 	planSays, want bool
 }
 
+// planFields is reconcile.sh's PLAN_FIELDS as it ships.
+var planFields = func() string {
+	_, rest, _ := strings.Cut(string(assets.ReconcileScript), `readonly PLAN_FIELDS="`)
+	fields, _, _ := strings.Cut(rest, `"`)
+	return fields
+}()
+
 // planJQ cuts the jq program out of reconcile.sh as it ships.
 func planJQ(t *testing.T) string {
 	t.Helper()
@@ -212,7 +219,8 @@ func runPlan(t *testing.T, plan string, tt gapCase) map[string]string {
 		quotaItems = append(quotaItems, tt.quota)
 	}
 	cmd := exec.Command("jq", "-r", "--argjson", "namespaces", "["+list(nsItems...)+"]", "--argjson", "quotas", "["+list(quotaItems...)+"]",
-		"--arg", "finalizer", teamspace.Finalizer, "--arg", "ownerLabel", teamspace.OwnerLabel, "--arg", "quotaName", teamspace.QuotaName, plan)
+		"--arg", "finalizer", teamspace.Finalizer, "--arg", "ownerLabel", teamspace.OwnerLabel, "--arg", "quotaName", teamspace.QuotaName,
+		"--arg", "fields", planFields, plan)
 	cmd.Stdin = strings.NewReader(list(tsObj))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -220,15 +228,20 @@ func runPlan(t *testing.T, plan string, tt gapCase) map[string]string {
 	if err != nil {
 		t.Fatalf("jq plan: %v: %s", err, stderr.String())
 	}
-	// The plan prints name='a' uid='uid-a' ...: one shell word per value.
-	fields := map[string]string{}
-	words, err := exec.Command("bash", "-c", `eval "set -- $1"; for w; do printf '%s\0' "$w"; done`, "_", strings.TrimSpace(string(out))).Output()
-	if err != nil {
-		t.Fatalf("split plan line %q: %v", out, err)
+	// One line per TeamSpace, whatever its values hold (a cpu with a newline,
+	// say): the script reads the plan line by line.
+	if n := strings.Count(string(out), "\n"); n != 1 {
+		t.Fatalf("plan for one TeamSpace: %d lines, want 1: %q", n, out)
 	}
-	for _, w := range strings.Split(strings.TrimSuffix(string(words), "\x00"), "\x00") {
-		k, v, _ := strings.Cut(w, "=")
-		fields[k] = v
+	// The plan prints the values of planFields in order, separated by 0x1f.
+	values := strings.Split(strings.TrimSuffix(string(out), "\n"), "\x1f")
+	names := strings.Fields(planFields)
+	if len(values) != len(names) {
+		t.Fatalf("plan line %q: %d values for %d fields", out, len(values), len(names))
+	}
+	fields := map[string]string{}
+	for i, name := range names {
+		fields[name] = values[i]
 	}
 	return fields
 }

@@ -33,10 +33,15 @@ readonly QUOTA_NAME=team-quota
 readonly FIELD_MANAGER=cnpa
 readonly API_VERSION=platform.labhub.io/v1alpha1
 
+# The facts the plan gives about each TeamSpace, in the order it prints them.
+readonly PLAN_FIELDS="name uid rv generation pods cpu_json deleting has_finalizer invalid ns_state ns_labelled quota_exists quota_extra quota_ok status_ok"
+
 # plan.jq compares, for every TeamSpace, what the spec asks for with what the
-# three lists show, and prints one line of shell assignments per TeamSpace
-# (every value quoted by @sh; none contains a newline). Nothing is written
-# yet: these facts decide which writes, if any, the pass makes.
+# three lists show, and prints one line per TeamSpace: the PLAN_FIELDS
+# values separated by the ASCII unit separator (0x1f). No value holds a raw
+# newline or 0x1f: anything a user wrote is JSON-encoded first. The line is
+# read into variables, never evaluated. Nothing is written yet: these facts
+# decide which writes, if any, the pass makes.
 read -r -d '' PLAN_JQ <<'JQ'
 # quantity turns a Kubernetes quantity ("500m", "0.5", "2Ki", "1e3") into a
 # number, or null when the string is not a quantity. Comparing numbers makes
@@ -117,7 +122,7 @@ def owned($uid):
                and ($liveQuota.spec.hard["requests.cpu"] // "" | quantity) == $cpuValue),
     status_ok: (.status.observedGeneration == .metadata.generation and .status.namespace == $ns)
   }
-| to_entries | map("\(.key)=\(.value | tostring | @sh)") | join(" ")
+| . as $facts | [$fields | splits(" ") | $facts[.] | tostring] | join("\u001f")
 JQ
 
 failures=0
@@ -298,9 +303,8 @@ ensure_quota() {
 #   4. namespace, 5. quota;
 #   6. status, through the /status subresource, only when it differs.
 reconcile_teamspace() {
-  local name uid rv generation pods cpu_json deleting has_finalizer invalid \
-    ns_state ns_labelled quota_exists quota_extra quota_ok status_ok finalizers out err patch
-  eval "$1"
+  local $PLAN_FIELDS finalizers out err patch
+  IFS=$'\x1f' read -r $PLAN_FIELDS <<<"$1"
 
   if [[ $deleting == true ]]; then
     [[ $has_finalizer == true ]] || return 0 # not ours to hold
@@ -369,7 +373,7 @@ main() {
 
   # Compare.
   plan=$(jq -r --slurpfile namespaces "$work/namespaces.json" --slurpfile quotas "$work/quotas.json" \
-    --arg finalizer "$FINALIZER" --arg ownerLabel "$OWNER_LABEL" --arg quotaName "$QUOTA_NAME" \
+    --arg finalizer "$FINALIZER" --arg ownerLabel "$OWNER_LABEL" --arg quotaName "$QUOTA_NAME" --arg fields "$PLAN_FIELDS" \
     "$PLAN_JQ" "$work/teamspaces.json") || {
     echo "reconcile.sh: cannot compare (jq failed)" >&2
     exit 2
