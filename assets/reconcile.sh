@@ -189,21 +189,27 @@ finalizers_with() {
 }
 
 # write_archive writes $CNPA_ARCHIVE_DIR/<name>.json atomically: a temp file
-# in the same directory, flushed to disk, then renamed over the final name.
-# A reader never sees half a record, and the record is on disk before the
-# finalizer goes.
+# in the same directory, flushed to disk, then renamed over the final name
+# (mv -T: onto that name, never into a directory of that name). A reader
+# never sees half a record. The record is then read back, and only a
+# record that is there and says this TeamSpace lets the finalizer go.
 write_archive() {
-  local dir=$CNPA_ARCHIVE_DIR tmp err
+  local dir=$CNPA_ARCHIVE_DIR final=$CNPA_ARCHIVE_DIR/$name.json tmp err
   err=$(mkdir -p "$dir" 2>&1) || { printf '%s' "$err"; return 1; }
-  tmp=$(mktemp "$dir/.$name.json.tmp-XXXXXX" 2>&1) || { printf '%s' "$tmp"; return 1; }
+  tmp=$(mktemp "$dir/.archive.tmp-XXXXXX" 2>&1) || { printf '%s' "$tmp"; return 1; }
   if ! jq -cn --arg name "$name" --arg uid "$uid" --argjson pods "$pods" \
       '{name: $name, uid: $uid, pods: $pods}' >"$tmp" 2>/dev/null ||
-    ! chmod 644 "$tmp" || ! sync "$tmp" || ! mv -f "$tmp" "$dir/$name.json"; then
+    ! chmod 644 "$tmp" || ! sync "$tmp" || ! err=$(mv -fT "$tmp" "$final" 2>&1); then
     rm -f "$tmp"
-    printf 'cannot write %s' "$dir/$name.json"
+    printf 'cannot write %s%s' "$final" "${err:+: $err}"
     return 1
   fi
   sync "$dir" 2>/dev/null # makes the rename durable; the record is already whole
+  if [[ -L $final || ! -f $final ]] ||
+    ! jq -e --arg uid "$uid" '.uid == $uid' "$final" >/dev/null 2>&1; then
+    printf '%s is not the record just written (a symlink, or not a regular file)' "$final"
+    return 1
+  fi
   return 0
 }
 
