@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -58,8 +56,7 @@ var checkCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
-		ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		ctx := c.Context // cancelled by Ctrl-C, SIGTERM or SIGHUP (see run)
 		rep, err := check.Run(ctx, env, check.Options{Step: step, ProbeTimeout: c.Duration("timeout"),
 			Progress: ui.New(os.Stderr, c.Bool("no-color"))})
 		if err != nil {

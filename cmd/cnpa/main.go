@@ -2,9 +2,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 )
@@ -33,7 +36,13 @@ func run(args []string) int {
 		},
 		HideVersion: true,
 	}
-	err := app.Run(hoistForCompletion(args))
+	// Ctrl-C, SIGTERM and SIGHUP (what a closed SSH session sends) cancel
+	// the command's context instead of killing it, so every command gets
+	// to undo what it started: step 7 starts the service it stopped, check
+	// removes its temporary TeamSpaces.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	err := app.RunContext(ctx, hoistForCompletion(args))
 	if err == nil {
 		return 0
 	}

@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -43,8 +41,7 @@ var resetCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
-		ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		ctx := c.Context // cancelled by Ctrl-C, SIGTERM or SIGHUP (see run)
 		plan, err := reset.Inspect(ctx, env, c.Bool("purge"))
 		if err != nil {
 			return cli.Exit(fmt.Sprintf("cannot read the cluster at %s (kubeconfig %s): %v", env.Target.Server, env.Target.Path, err), 2)

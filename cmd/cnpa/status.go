@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -34,8 +32,7 @@ var statusCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
-		ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		ctx := c.Context // cancelled by Ctrl-C, SIGTERM or SIGHUP (see run)
 		show := func(ctx context.Context) error {
 			s, err := status.Take(ctx, env.Clients, env.Service)
 			if err != nil {
