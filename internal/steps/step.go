@@ -61,7 +61,13 @@ func (r *Result) OK() bool {
 }
 
 func (r *Result) check(name string, got, want any) {
-	r.Verdicts = append(r.Verdicts, Verdict{Name: name, Got: got, Want: want, OK: fmt.Sprint(got) == fmt.Sprint(want)})
+	r.verdict(name, fmt.Sprint(got) == fmt.Sprint(want), got, want)
+}
+
+// verdict adds a line whose sides are worded apart from the judgement: the
+// observed value (a path, a duration) beside what was expected.
+func (r *Result) verdict(name string, ok bool, got, want any) {
+	r.Verdicts = append(r.Verdicts, Verdict{Name: name, Got: got, Want: want, OK: ok})
 }
 
 // judge adds a verdict line for every key of the step's evidence file, as

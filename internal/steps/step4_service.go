@@ -31,9 +31,9 @@ var step4 = &Step{
 			return nil, err
 		}
 		r.note("installed %s (%s), main pid %d", st.UnitPath, st.Manager, st.MainPID)
-		r.check("unit installed", st.Installed, true)
-		r.check("enabled", st.Enabled, true)
-		r.check("active", st.Active, true)
+		r.verdict("unit installed", st.Installed, st.UnitPath, "the unit file")
+		r.verdict("enabled", st.Enabled, onOff(st.Enabled, "enabled", "disabled"), "enabled")
+		r.verdict("active", st.Active, onOff(st.Active, fmt.Sprintf("active, main pid %d", st.MainPID), "inactive"), "active")
 		if err := ProbeController(ctx, env, r); err != nil {
 			return nil, err
 		}
@@ -64,11 +64,11 @@ func ProbeController(ctx context.Context, env *Env, r *Result) error {
 		return fmt.Errorf("%w (is the service running? `cnpa service status`, `cnpa service logs`)", err)
 	}
 	r.note("probe %s: namespace and quota appeared by themselves in %s", name, took.Round(1e6))
-	r.check("probe namespace+quota by itself", true, true)
+	r.verdict("probe namespace+quota by itself", true, fmt.Sprintf("%s and its quota in %s", ns, took.Round(1e6)), "by themselves, within --timeout")
 	if err := res.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		return fmt.Errorf("delete probe %s: %w", name, err)
 	}
-	if _, err := waitFor(ctx, env, "probe "+name+" to be gone", func(ctx context.Context) (bool, string, error) {
+	took, err = waitFor(ctx, env, "probe "+name+" to be gone", func(ctx context.Context) (bool, string, error) {
 		u, err := res.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, "", nil
@@ -77,11 +77,20 @@ func ProbeController(ctx context.Context, env *Env, r *Result) error {
 			return false, "", err
 		}
 		return false, fmt.Sprintf("still there, finalizers %v", u.GetFinalizers()), nil
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
-	r.check("probe deleted", true, true)
+	r.verdict("probe deleted", true, fmt.Sprintf("gone in %s", took.Round(1e6)), "gone")
 	return nil
+}
+
+// onOff words a state for a verdict line.
+func onOff(on bool, yes, no string) string {
+	if on {
+		return yes
+	}
+	return no
 }
 
 func randSuffix() string {
