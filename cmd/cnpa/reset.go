@@ -34,10 +34,7 @@ var resetCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
-		if _, err := evidenceDir(c); err != nil {
-			return err
-		}
-		env, err := stepEnv(c)
+		env, err := labEnv(c)
 		if err != nil {
 			return err
 		}

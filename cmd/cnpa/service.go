@@ -14,10 +14,10 @@ var serviceCommand = &cli.Command{
 	Name:  "service",
 	Usage: "start, stop, restart or inspect cnpa-op.service (systemd unit or detached process)",
 	Subcommands: []*cli.Command{
-		{Name: "start", Usage: "start the controller service", Flags: stepEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Start(c.Context) })},
-		{Name: "stop", Usage: "stop the controller service", Flags: stepEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Stop(c.Context) })},
-		{Name: "restart", Usage: "restart the controller service", Flags: stepEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Restart(c.Context) })},
-		{Name: "status", Usage: "is the unit installed, enabled, active; its main pid", Flags: stepEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error {
+		{Name: "start", Usage: "start the controller service", Flags: labEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Start(c.Context) })},
+		{Name: "stop", Usage: "stop the controller service", Flags: labEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Stop(c.Context) })},
+		{Name: "restart", Usage: "restart the controller service", Flags: labEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Restart(c.Context) })},
+		{Name: "status", Usage: "is the unit installed, enabled, active; its main pid", Flags: labEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error {
 			st, err := m.Status(c.Context)
 			if err != nil {
 				return err
@@ -40,7 +40,7 @@ var serviceCommand = &cli.Command{
 		})},
 		{Name: "logs", Usage: "the last lines of the controller's log", Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: 50, Usage: "how many lines"},
-		}, stepEnvFlags...), Action: serviceAction(func(c *cli.Context, m service.Manager) error {
+		}, labEnvFlags...), Action: serviceAction(func(c *cli.Context, m service.Manager) error {
 			return m.Logs(c.Context, c.Int("lines"), os.Stdout)
 		})},
 	},
@@ -48,7 +48,7 @@ var serviceCommand = &cli.Command{
 
 func serviceAction(fn func(*cli.Context, service.Manager) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		env, err := stepEnv(c)
+		env, err := labEnv(c)
 		if err != nil {
 			return err
 		}

@@ -31,7 +31,7 @@ var statusCommand = &cli.Command{
 		if c.Duration("interval") <= 0 {
 			return usageError("--interval must be positive")
 		}
-		env, err := stepEnv(c)
+		env, err := labEnv(c)
 		if err != nil {
 			return err
 		}

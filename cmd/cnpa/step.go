@@ -12,14 +12,6 @@ import (
 	"github.com/labhub/cnpa/internal/ui"
 )
 
-// stepEnvFlags are shared by the commands that act on the lab's service.
-var stepEnvFlags = []cli.Flag{
-	&cli.StringFlag{Name: "engine", Usage: "`ENGINE` behind reconcile.sh and the service: go or shell (default go; remembered in the evidence dir)"},
-	&cli.StringFlag{Name: "service-manager", Usage: "`MANAGER` for cnpa-op.service: auto, systemd or process (default auto: systemd when /run/systemd/system exists)"},
-	&cli.StringFlag{Name: "unit-dir", Usage: "`DIR` for cnpa-op.service (default /etc/systemd/system)"},
-	&cli.DurationFlag{Name: "timeout", Value: 0, Usage: "longest wait for any one condition (default 3m)"},
-}
-
 var stepCommand = &cli.Command{
 	Name:      "step",
 	Usage:     "run lab step 1..8, or all of them, and write its evidence",
@@ -29,7 +21,7 @@ var stepCommand = &cli.Command{
 		"stops at the first failure (exit 1).",
 	Flags: append([]cli.Flag{
 		&cli.DurationFlag{Name: "catchup-wait", Value: 0, Usage: "how long step 7 waits with the service stopped (default 8s, the lab's number)"},
-	}, stepEnvFlags...),
+	}, labEnvFlags...),
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
 			return usageError("step needs one argument: a step number 1..8 or `all`")
@@ -53,7 +45,7 @@ var stepCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
-		env, err := stepEnv(c)
+		env, err := labEnv(c)
 		if err != nil {
 			return err
 		}
@@ -111,27 +103,4 @@ func printResult(p *ui.Printer, r *steps.Result) {
 		p.Line("  %s %s", verb, r.File)
 	}
 	p.Line("")
-}
-
-// stepEnv builds the environment every lab command shares.
-func stepEnv(c *cli.Context) (*steps.Env, error) {
-	// The evidence dir first: it is a local fact the learner typed, and
-	// with no usable kubeconfig its error would otherwise never be seen.
-	dir, err := evidenceDir(c)
-	if err != nil {
-		return nil, err
-	}
-	t, err := target(c)
-	if err != nil {
-		return nil, err
-	}
-	env, err := steps.NewEnv(t, steps.Options{
-		Dir: dir, Engine: c.String("engine"), ServiceManager: c.String("service-manager"), UnitDir: c.String("unit-dir"),
-		CatchupWait: c.Duration("catchup-wait"), Timeout: c.Duration("timeout"),
-		Progress: ui.New(os.Stderr, c.Bool("no-color")),
-	})
-	if err != nil {
-		return nil, cli.Exit(err.Error(), 2)
-	}
-	return env, nil
 }

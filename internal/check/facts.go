@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
-	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -41,7 +41,7 @@ type facts struct {
 
 // gatherFacts reads the facts. Any error but NotFound means the cluster
 // cannot be asked, and nothing can be graded.
-func gatherFacts(ctx context.Context, env *steps.Env) (*facts, error) {
+func gatherFacts(ctx context.Context, env *labenv.Env) (*facts, error) {
 	f := &facts{dir: env.Dir}
 	crd, err := env.Clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 	switch {
@@ -81,7 +81,7 @@ func gatherFacts(ctx context.Context, env *steps.Env) (*facts, error) {
 }
 
 // getTeamSpace reads a TeamSpace; absent (or no CRD at all) is nil.
-func getTeamSpace(ctx context.Context, env *steps.Env, name string) (*teamspace.TeamSpace, error) {
+func getTeamSpace(ctx context.Context, env *labenv.Env, name string) (*teamspace.TeamSpace, error) {
 	u, err := env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -92,7 +92,7 @@ func getTeamSpace(ctx context.Context, env *steps.Env, name string) (*teamspace.
 	return teamspace.FromUnstructured(u)
 }
 
-func getNamespace(ctx context.Context, env *steps.Env, name string) (*corev1.Namespace, error) {
+func getNamespace(ctx context.Context, env *labenv.Env, name string) (*corev1.Namespace, error) {
 	ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil

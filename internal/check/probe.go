@@ -20,7 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/controller"
-	"github.com/labhub/cnpa/internal/steps"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -37,7 +37,7 @@ const fieldManager = "cnpa-check"
 // temps tracks the temporary TeamSpaces of one run so that they are
 // removed however the run ends.
 type temps struct {
-	env   *steps.Env
+	env   *labenv.Env
 	mu    sync.Mutex
 	names []string
 }
@@ -153,7 +153,7 @@ func poll(ctx context.Context, timeout time.Duration, observe func(ctx context.C
 }
 
 // liveState reads a TeamSpace with its namespace and quota.
-func liveState(ctx context.Context, env *steps.Env, name string) (*teamspace.TeamSpace, *corev1.Namespace, *corev1.ResourceQuota, error) {
+func liveState(ctx context.Context, env *labenv.Env, name string) (*teamspace.TeamSpace, *corev1.Namespace, *corev1.ResourceQuota, error) {
 	ts, err := getTeamSpace(ctx, env, name)
 	if err != nil || ts == nil {
 		return ts, nil, nil, err
@@ -175,7 +175,7 @@ func liveState(ctx context.Context, env *steps.Env, name string) (*teamspace.Tea
 // probeConverges is the grader of step 4: a new TeamSpace gets its
 // namespace (labelled, owned), its quota and its status by itself, with
 // nobody but the running controller acting.
-func probeConverges(ctx context.Context, env *steps.Env, tmp *temps, timeout time.Duration) verdict {
+func probeConverges(ctx context.Context, env *labenv.Env, tmp *temps, timeout time.Duration) verdict {
 	want := "namespace, quota (pods=2, requests.cpu=250m) and status within " + timeout.String()
 	ts, err := tmp.create(ctx, 2, "250m", nil)
 	if err != nil {
@@ -210,7 +210,7 @@ func probeConverges(ctx context.Context, env *steps.Env, tmp *temps, timeout tim
 // loses only ours and stays, held by the foreign one, until the grader
 // removes that too. It returns the verdicts of
 // step6.finalizer_added_keeps_foreign and step6.delete_archives.
-func probeFinalizer(ctx context.Context, env *steps.Env, tmp *temps, timeout time.Duration) (added, deleted verdict) {
+func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout time.Duration) (added, deleted verdict) {
 	wantAdded := fmt.Sprintf("finalizers [%s %s] within %s", ForeignFinalizer, teamspace.Finalizer, timeout)
 	ts, err := tmp.create(ctx, 1, "", []string{ForeignFinalizer})
 	if err != nil {

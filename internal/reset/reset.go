@@ -23,8 +23,8 @@ import (
 
 	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
-	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -36,7 +36,7 @@ const fieldManager = "cnpa-reset"
 // Files are the evidence dir's files reset removes (besides the cnpa-op.*
 // files of process mode, and archive/ with Purge).
 var Files = append(append([]string{}, evidence.Files...),
-	"crd.yaml", "alpha.yaml", "beta.yaml", steps.ScriptName, evidence.StateFile)
+	"crd.yaml", "alpha.yaml", "beta.yaml", labenv.ScriptName, labenv.StateFile)
 
 // Plan is what a reset would remove, for the confirmation prompt.
 type Plan struct {
@@ -74,7 +74,7 @@ type Options struct {
 }
 
 // Inspect lists what Run would remove.
-func Inspect(ctx context.Context, env *steps.Env, purge bool) (*Plan, error) {
+func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 	p := &Plan{TeamSpaces: []string{}, Namespaces: []string{}, Files: []string{}}
 	st, err := env.Service.Status(ctx)
 	if err != nil {
@@ -127,7 +127,7 @@ func Inspect(ctx context.Context, env *steps.Env, purge bool) (*Plan, error) {
 //     minute) and wait until they are gone;
 //  5. delete the CRD and wait until it is gone;
 //  6. remove the evidence files (archive records only with Purge).
-func Run(ctx context.Context, env *steps.Env, opts Options) (*Result, error) {
+func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 	log := opts.Log
 	if log == nil {
 		log = func(string, ...any) {}
@@ -164,7 +164,7 @@ func Run(ctx context.Context, env *steps.Env, opts Options) (*Result, error) {
 	return r, nil
 }
 
-func crdExists(ctx context.Context, env *steps.Env) (bool, error) {
+func crdExists(ctx context.Context, env *labenv.Env) (bool, error) {
 	_, err := env.Clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return false, nil
@@ -176,7 +176,7 @@ func crdExists(ctx context.Context, env *steps.Env) (bool, error) {
 }
 
 // deleteTeamSpaces is phases 2 and 3.
-func deleteTeamSpaces(ctx context.Context, env *steps.Env, r *Result, log func(string, ...any)) error {
+func deleteTeamSpaces(ctx context.Context, env *labenv.Env, r *Result, log func(string, ...any)) error {
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
 	list, err := res.List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -234,7 +234,7 @@ func deleteTeamSpaces(ctx context.Context, env *steps.Env, r *Result, log func(s
 // removes our finalizer, keeping every other one, as the controller's
 // finalize does. It retries on a conflict from fresh state. It reports
 // whether it archived.
-func releaseOurs(ctx context.Context, env *steps.Env, name string) (bool, error) {
+func releaseOurs(ctx context.Context, env *labenv.Env, name string) (bool, error) {
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
 	for attempt := 0; ; attempt++ {
 		u, err := res.Get(ctx, name, metav1.GetOptions{})
@@ -273,7 +273,7 @@ func releaseOurs(ctx context.Context, env *steps.Env, name string) (bool, error)
 // ownedNamespaces lists the namespaces that are the lab's: our label and an
 // ownerReference to a TeamSpace. A namespace with only one of the two is
 // someone else's and is never touched.
-func ownedNamespaces(ctx context.Context, env *steps.Env) ([]corev1.Namespace, error) {
+func ownedNamespaces(ctx context.Context, env *labenv.Env) ([]corev1.Namespace, error) {
 	list, err := env.Clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: teamspace.OwnerLabel})
 	if err != nil {
 		return nil, fmt.Errorf("list namespaces: %w", err)
@@ -292,7 +292,7 @@ func ownedNamespaces(ctx context.Context, env *steps.Env) ([]corev1.Namespace, e
 
 // deleteNamespaces is phase 4. The UID precondition makes sure the
 // namespace deleted is the one judged ours.
-func deleteNamespaces(ctx context.Context, env *steps.Env, r *Result, log func(string, ...any)) error {
+func deleteNamespaces(ctx context.Context, env *labenv.Env, r *Result, log func(string, ...any)) error {
 	nss, err := ownedNamespaces(ctx, env)
 	if err != nil {
 		return err
@@ -336,7 +336,7 @@ func deleteNamespaces(ctx context.Context, env *steps.Env, r *Result, log func(s
 }
 
 // deleteCRD is phase 5.
-func deleteCRD(ctx context.Context, env *steps.Env, log func(string, ...any)) error {
+func deleteCRD(ctx context.Context, env *labenv.Env, log func(string, ...any)) error {
 	crds := env.Clients.Dynamic.Resource(crdGVR)
 	if err := crds.Delete(ctx, teamspace.CRDName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete CRD %s: %w", teamspace.CRDName, err)
@@ -372,7 +372,7 @@ func evidenceFiles(dir string) ([]string, error) {
 }
 
 // removeFiles is phase 6.
-func removeFiles(env *steps.Env, purge bool, r *Result, log func(string, ...any)) error {
+func removeFiles(env *labenv.Env, purge bool, r *Result, log func(string, ...any)) error {
 	files, err := evidenceFiles(env.Dir)
 	if err != nil {
 		return err

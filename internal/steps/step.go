@@ -8,12 +8,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/kube"
-	"github.com/labhub/cnpa/internal/service"
-	"github.com/labhub/cnpa/internal/ui"
+	"github.com/labhub/cnpa/internal/labenv"
 )
 
 // Step is one lab step.
@@ -23,7 +20,7 @@ type Step struct {
 	Teaches string
 	// File is the evidence file the step writes; empty for step 4.
 	File string
-	Run  func(ctx context.Context, env *Env, s *Step) (*Result, error)
+	Run  func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error)
 }
 
 // Verdict is one observed value beside the value a correct run yields.
@@ -63,30 +60,6 @@ func (r *Result) check(name string, got, want any) {
 
 func (r *Result) note(format string, a ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, a...)) }
 
-// Env is what every step works with.
-type Env struct {
-	Dir     string
-	Target  *kube.Target
-	Clients *kube.Clients
-	// Progress receives wait progress (stderr for people).
-	Progress *ui.Printer
-	// Engine is "go" or "shell"; Service runs cnpa-op.service.
-	Engine  string
-	Service service.Manager
-	UnitDir string
-	// CnpaPath is the absolute path of this cnpa binary, for reconcile.sh
-	// and the unit of the Go engine.
-	CnpaPath string
-	// CatchupWait is how long step 7 waits with the service stopped (LAB.md: 8 s).
-	CatchupWait time.Duration
-	// Timeout bounds each wait.
-	Timeout time.Duration
-	State   *evidence.State
-}
-
-// ArchiveDir is where the controller archives deleted TeamSpaces.
-func (e *Env) ArchiveDir() string { return filepath.Join(e.Dir, evidence.ArchiveDir) }
-
 // All is the registry of steps, indexed 1..8 by position+1. It is filled
 // in init because the steps themselves look at the registry (for the
 // evidence of later steps).
@@ -118,7 +91,7 @@ func laterEvidence(dir string, n int) string {
 
 // keep re-reads the step's evidence when a later step already depends on
 // it: re-running would rewrite values later files are checked against.
-func keep(env *Env, s *Step, v any) (*Result, bool, error) {
+func keep(env *labenv.Env, s *Step, v any) (*Result, bool, error) {
 	later := laterEvidence(env.Dir, s.Number)
 	if later == "" {
 		return nil, false, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -25,7 +26,7 @@ var step1 = &Step{
 	Number: 1, Title: "Registering a type does nothing by itself", File: evidence.BeforeFile,
 	Teaches: "A CRD only registers a new noun with the API server. Creating a TeamSpace stores it,\n" +
 		"but nobody acts on it yet: namespace team-alpha does not exist until a controller runs.",
-	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Before
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
@@ -78,7 +79,7 @@ var step1 = &Step{
 			return nil, err
 		}
 		// From here on the engine and service manager are the lab's choice.
-		if err := saveState(env); err != nil {
+		if err := env.SaveState(); err != nil {
 			return nil, err
 		}
 		ev := evidence.Before{UID: string(alpha.UID), NamespaceExists: exists}

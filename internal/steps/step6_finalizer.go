@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -31,7 +32,7 @@ var step6 = &Step{
 	Teaches: "Deleting an object with finalizers only sets deletionTimestamp; it goes when the list is\n" +
 		"empty. The controller archives beta, then removes only its finalizer; team-beta goes by\n" +
 		"garbage collection through its ownerReference, not by the controller.",
-	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Cleanup
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
@@ -46,18 +47,18 @@ var step6 = &Step{
 		// The lab's "extend reconcile.sh": turn finalizer handling on in the
 		// script and in the running service.
 		env.State.Finalizer = true
-		if err := saveState(env); err != nil {
+		if err := env.SaveState(); err != nil {
 			return nil, err
 		}
-		if err := installScript(env); err != nil {
+		if err := env.InstallScript(); err != nil {
 			return nil, err
 		}
-		if env.Engine == EngineGo {
-			if err := installService(ctx, env, true); err != nil {
+		if env.Engine == labenv.EngineGo {
+			if err := env.InstallService(ctx, true); err != nil {
 				return nil, err
 			}
 		}
-		r.note("finalizer handling on: %s rewritten%s", scriptPath(env), map[bool]string{true: ", service restarted with --finalizer=true", false: ""}[env.Engine == EngineGo])
+		r.note("finalizer handling on: %s rewritten%s", env.ScriptPath(), map[bool]string{true: ", service restarted with --finalizer=true", false: ""}[env.Engine == labenv.EngineGo])
 		res := env.Clients.Dynamic.Resource(teamspace.GVR)
 		if _, err := waitFor(ctx, env, "alpha to carry "+teamspace.Finalizer, func(ctx context.Context) (bool, string, error) {
 			a, err := getTS(ctx, env, "alpha")

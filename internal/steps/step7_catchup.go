@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -17,7 +18,7 @@ var step7 = &Step{
 	Teaches: "While the controller is down, observedGeneration < generation says \"not acted on yet\".\n" +
 		"Started again, one pass reads the current state and catches up; it need not know what\n" +
 		"changed, or how often, while it was down.",
-	Run: func(ctx context.Context, env *Env, s *Step) (r *Result, err error) {
+	Run: func(ctx context.Context, env *labenv.Env, s *Step) (r *Result, err error) {
 		var kept evidence.Catchup
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err

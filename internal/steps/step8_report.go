@@ -6,6 +6,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -13,7 +14,7 @@ var step8 = &Step{
 	Number: 8, Title: "Leave what the controller did as values", File: evidence.ReportFile,
 	Teaches: "report.json condenses the lab into values computed from the files above: the controller\n" +
 		"is level-triggered, so it converges from the current state whatever happened in between.",
-	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		ev, err := ComputeReport(env.Dir)
 		if err != nil {
 			return nil, err
