@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/labhub/cnpa/internal/controller"
+	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -249,7 +249,7 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 		return !teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer), fmt.Sprintf("%s finalizers %v", ts.Name, live.Finalizers)
 	})
 	// The record must be on disk by the time our finalizer is off.
-	rec, recErr := controller.ReadArchive(env.ArchiveDir(), ts.Name)
+	rec, recErr := evidence.ReadArchive(env.ArchiveDir(), ts.Name)
 	switch {
 	case !ok || vanished:
 		deleted = holds(false, wantDeleted, seen)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 
+	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -189,8 +190,8 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 		// does, for its temporary TeamSpaces).
 		return nil
 	}
-	rec := ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}
-	if err := WriteArchive(c.cfg.ArchiveDir, rec); err != nil {
+	rec := evidence.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}
+	if err := evidence.WriteArchive(c.cfg.ArchiveDir, rec); err != nil {
 		// Keep the finalizer: deletion stays blocked until the record is on
 		// disk. Returning the error retries with backoff.
 		c.warn(u, ReasonArchiveFailed, "cannot write the archive record, deletion stays blocked: %v", err)

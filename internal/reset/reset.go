@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
@@ -117,7 +116,7 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 // Run resets the lab. Phases:
 //  1. stop and remove the service, so no controller races what follows;
 //  2. delete every TeamSpace; for each one carrying our finalizer, write
-//     its archive record as the controller would (controller.WriteArchive)
+//     its archive record as the controller would (evidence.WriteArchive)
 //     and then remove only our finalizer, with the resourceVersion read as
 //     a precondition so that a foreign finalizer added meanwhile is kept;
 //  3. wait until they are gone; one held by a foreign finalizer stops the
@@ -253,7 +252,7 @@ func releaseOurs(ctx context.Context, env *labenv.Env, name string) (bool, error
 		}
 		// The record first: once our finalizer is gone, the object may
 		// vanish before anything else is written.
-		if err := controller.WriteArchive(env.ArchiveDir(), controller.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}); err != nil {
+		if err := evidence.WriteArchive(env.ArchiveDir(), evidence.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}); err != nil {
 			return false, fmt.Errorf("archive teamspace %s: %w", name, err)
 		}
 		rest := teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer)

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -142,7 +141,7 @@ var step6 = &Step{
 			return nil, err
 		}
 		ev.NamespaceGone = true
-		rec, err := controller.ReadArchive(env.ArchiveDir(), "beta")
+		rec, err := evidence.ReadArchive(env.ArchiveDir(), "beta")
 		if err != nil {
 			return nil, err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -58,7 +57,7 @@ func ComputeReport(dir string) (*evidence.Report, error) {
 			return nil, fmt.Errorf("%s is malformed (%v): run `cnpa step %d` again or start over with `cnpa reset --yes`", in.file, problems, in.step)
 		}
 	}
-	rec, err := controller.ReadArchive(dir+"/"+evidence.ArchiveDir, "beta")
+	rec, err := evidence.ReadArchive(dir+"/"+evidence.ArchiveDir, "beta")
 	if err != nil || rec == nil {
 		return nil, fmt.Errorf("step 8 needs archive/beta.json: run `cnpa step 6` (%v)", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/controller"
+	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/testcluster"
 )
 
@@ -34,7 +34,7 @@ func TestArchiveCrashSafety(t *testing.T) {
 			t.Fatalf("controller with CNPA_FAULT=after-archive: got %v, want death by SIGKILL at the archive\n%s", st, tail(p.log(), 20))
 		}
 		first, raw := readRecord(t, dir, name)
-		if want := (controller.ArchiveRecord{Name: name, UID: string(uid), Pods: 6}); first != want {
+		if want := (evidence.ArchiveRecord{Name: name, UID: string(uid), Pods: 6}); first != want {
 			t.Fatalf("archive right after the crash: got %+v, want %+v", first, want)
 		}
 		ts, err := e.teamSpace(name)
@@ -92,7 +92,7 @@ func TestArchiveCrashSafety(t *testing.T) {
 		e.startController("restarted", ctrlOpts{archiveDir: dir})
 		e.waitFor(name+" finalized by the restarted controller", time.Minute, e.gone(name))
 		rec, raw := readRecord(t, dir, name)
-		if want := (controller.ArchiveRecord{Name: name, UID: string(uid), Pods: 3}); rec != want {
+		if want := (evidence.ArchiveRecord{Name: name, UID: string(uid), Pods: 3}); rec != want {
 			t.Errorf("archive after the restart: got %+v, want %+v", rec, want)
 		}
 		seen, bad := w.stop()
@@ -105,13 +105,13 @@ func TestArchiveCrashSafety(t *testing.T) {
 	})
 }
 
-func readRecord(t *testing.T, dir, name string) (controller.ArchiveRecord, string) {
+func readRecord(t *testing.T, dir, name string) (evidence.ArchiveRecord, string) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, name+".json"))
 	if err != nil {
 		t.Fatalf("archive record: %v", err)
 	}
-	var rec controller.ArchiveRecord
+	var rec evidence.ArchiveRecord
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		t.Fatalf("archive record %q: %v", raw, err)
 	}
@@ -155,7 +155,7 @@ func watchFinal(t *testing.T, path string) *finalWatcher {
 			data, err := os.ReadFile(path)
 			if err == nil {
 				w.seen++
-				var rec controller.ArchiveRecord
+				var rec evidence.ArchiveRecord
 				if err := json.Unmarshal(data, &rec); err != nil || rec.Name == "" || rec.UID == "" || rec.Pods == 0 {
 					w.bad = append(w.bad, fmt.Sprintf("%q", data))
 				}

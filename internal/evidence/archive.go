@@ -1,17 +1,25 @@
-package controller
+package evidence
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
 )
 
+// ArchiveFile stands for every archive record, <ArchiveDir>/<name>.json, in
+// Shapes: the records are named after their TeamSpace, their shape is one.
+const ArchiveFile = ArchiveDir + "/<name>.json"
+
 // ArchiveRecord is what stays of a TeamSpace after it is deleted:
-// <archive-dir>/<name>.json.
+// <archive-dir>/<name>.json, written by the controller (or by reset, when no
+// controller runs) before it lets the TeamSpace go.
 type ArchiveRecord struct {
 	Name string `json:"name"`
 	UID  string `json:"uid"`
@@ -58,18 +66,38 @@ func crashMidWrite(dir, name string, data []byte) {
 	syscall.Kill(os.Getpid(), syscall.SIGKILL)
 }
 
-// ReadArchive reads dir/<name>.json; a missing file is (nil, nil).
+// ReadArchive reads dir/<name>.json strictly, with the shape of
+// ArchiveFile; a missing file is (nil, nil). A record of another shape is
+// an *ArchiveError listing every problem.
 func ReadArchive(dir, name string) (*ArchiveRecord, error) {
-	data, err := os.ReadFile(filepath.Join(dir, name+".json"))
-	if os.IsNotExist(err) {
+	path := filepath.Join(dir, name+".json")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	if problems := Validate(ArchiveFile, data); len(problems) > 0 {
+		return nil, &ArchiveError{Path: path, Problems: problems}
+	}
 	var rec ArchiveRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("archive %s/%s.json: %w", dir, name, err)
+		return nil, fmt.Errorf("archive %s: %w", path, err)
 	}
 	return &rec, nil
+}
+
+// ArchiveError is an archive record whose shape is wrong.
+type ArchiveError struct {
+	Path     string
+	Problems []Problem
+}
+
+func (e *ArchiveError) Error() string {
+	var ps []string
+	for _, p := range e.Problems {
+		ps = append(ps, p.String())
+	}
+	return fmt.Sprintf("archive %s: %s", e.Path, strings.Join(ps, "; "))
 }
