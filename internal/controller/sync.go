@@ -197,6 +197,7 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 		c.warn(u, ReasonArchiveFailed, "cannot write the archive record, deletion stays blocked: %v", err)
 		return fmt.Errorf("archive: %w", err)
 	}
+	afterArchive()
 	if err := c.setFinalizers(ctx, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), writtenRelease); err != nil {
 		if apierrors.IsNotFound(err) {
 			// Already gone: an earlier pass released it and the cache had

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
 )
@@ -26,12 +25,6 @@ type ArchiveRecord struct {
 	Pods int64  `json:"pods"`
 }
 
-// faultHook lets the fault tests kill the process at the two moments that
-// matter for crash safety; it is read from CNPA_FAULT and empty in
-// production. "during-archive" dies with half a temp file written,
-// "after-archive" dies after the rename and before the finalizer goes.
-var faultHook = os.Getenv("CNPA_FAULT")
-
 // WriteArchive writes rec to dir/<name>.json atomically and durably
 // (package atomicfile): a reader never sees a partial record under the
 // final name, and once WriteArchive returns the record survives a crash.
@@ -41,29 +34,10 @@ func WriteArchive(dir string, rec ArchiveRecord) error {
 	if err != nil {
 		return err
 	}
-	data = append(data, '\n')
-	final := filepath.Join(dir, rec.Name+".json")
-	if faultHook == "during-archive" {
-		crashMidWrite(dir, rec.Name+".json", data)
-	}
-	if err := atomicfile.WriteFile(final, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, rec.Name+".json"), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write archive: %w", err)
 	}
-	if faultHook == "after-archive" {
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
-	}
 	return nil
-}
-
-// crashMidWrite leaves what a crash inside atomicfile.WriteFile leaves (half
-// the data in its temp file) and dies.
-func crashMidWrite(dir, name string, data []byte) {
-	os.MkdirAll(dir, 0o755)
-	if tmp, err := os.CreateTemp(dir, atomicfile.TempPattern(name)); err == nil {
-		tmp.Write(data[:len(data)/2])
-		tmp.Sync()
-	}
-	syscall.Kill(os.Getpid(), syscall.SIGKILL)
 }
 
 // ReadArchive reads dir/<name>.json strictly, with the shape of

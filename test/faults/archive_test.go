@@ -17,8 +17,9 @@ import (
 
 // TestArchiveCrashSafety kills the controller with SIGKILL at the two
 // moments of a finalization that matter (CNPA_FAULT, see
-// internal/controller/archive.go) and restarts it without the hook: the
-// record is never lost, never half-visible, and the TeamSpace goes.
+// internal/faultinject: the second one inside the real atomicfile.WriteFile)
+// and restarts it without the hook: the record is never lost, never
+// half-visible, and the TeamSpace goes.
 func TestArchiveCrashSafety(t *testing.T) {
 	t.Run("killed after the archive rename, before the finalizer goes", func(t *testing.T) {
 		e := newEnv(t, testcluster.Shared(t))
@@ -31,7 +32,7 @@ func TestArchiveCrashSafety(t *testing.T) {
 		e.deleteTS(name)
 		st := p.waitExit(time.Minute)
 		if st == nil || !killedBySIGKILL(st) {
-			t.Fatalf("controller with CNPA_FAULT=after-archive: got %v, want death by SIGKILL at the archive\n%s", st, tail(p.log(), 20))
+			t.Fatalf("controller with CNPA_FAULT=after-archive: got %v, want death by SIGKILL at the archive (is cnpa built with -tags faultinject?)\n%s", st, tail(p.log(), 20))
 		}
 		first, raw := readRecord(t, dir, name)
 		if want := (evidence.ArchiveRecord{Name: name, UID: string(uid), Pods: 6}); first != want {
@@ -68,13 +69,13 @@ func TestArchiveCrashSafety(t *testing.T) {
 		// under the final name.
 		w := watchFinal(t, final)
 
-		p := e.startController("during-archive", ctrlOpts{archiveDir: dir, env: []string{"CNPA_FAULT=during-archive"}})
+		p := e.startController("during-archive", ctrlOpts{archiveDir: dir, env: []string{"CNPA_FAULT=during-write"}})
 		uid := e.create(name, 3, "250m").GetUID()
 		e.waitFor(name+" converged", time.Minute, e.converged(name, 3, "250m"))
 		e.deleteTS(name)
 		st := p.waitExit(time.Minute)
 		if st == nil || !killedBySIGKILL(st) {
-			t.Fatalf("controller with CNPA_FAULT=during-archive: got %v, want death by SIGKILL in the archive write\n%s", st, tail(p.log(), 20))
+			t.Fatalf("controller with CNPA_FAULT=during-write: got %v, want death by SIGKILL in the archive write (is cnpa built with -tags faultinject?)\n%s", st, tail(p.log(), 20))
 		}
 		files := listDir(t, dir)
 		if len(files) != 1 || !strings.HasPrefix(files[0], "."+name+".json.tmp-") {

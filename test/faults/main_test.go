@@ -15,6 +15,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -56,10 +57,12 @@ var (
 	buildErr  error
 )
 
-// cnpaBinary builds cmd/cnpa once per test binary ($CNPA_BIN overrides).
-// It goes to one fixed path per user, written through a rename, so
-// repeated runs reuse the space and a concurrent run never sees half a
-// binary.
+// cnpaBinary builds cmd/cnpa once per test binary, with the faultinject
+// tag so that CNPA_FAULT can kill it inside its crash-safety paths
+// ($CNPA_BIN overrides; it must be built with that tag too). It goes to one
+// fixed path per user and checkout, written through a rename, so repeated
+// runs reuse the space and a concurrent run never sees half a binary, nor
+// another checkout's.
 func cnpaBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -67,7 +70,12 @@ func cnpaBinary(t testing.TB) string {
 			cnpaPath = p
 			return
 		}
-		dir := filepath.Join(os.TempDir(), fmt.Sprintf("cnpa-faults-%d", os.Getuid()))
+		wd, err := os.Getwd()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("cnpa-faults-%d", os.Getuid()), fmt.Sprintf("%x", sha256.Sum256([]byte(wd)))[:12])
 		if buildErr = os.MkdirAll(dir, 0o700); buildErr != nil {
 			return
 		}
@@ -76,7 +84,7 @@ func cnpaBinary(t testing.TB) string {
 			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 		}
 		tmp := filepath.Join(dir, fmt.Sprintf("cnpa.tmp-%d", os.Getpid()))
-		out, err := exec.Command(goTool, "build", "-o", tmp, "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput()
+		out, err := exec.Command(goTool, "build", "-tags", "faultinject", "-o", tmp, "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build cmd/cnpa: %v\n%s", err, out)
 			return
