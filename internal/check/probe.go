@@ -154,7 +154,7 @@ func poll(ctx context.Context, timeout time.Duration, observe func(ctx context.C
 
 // liveState reads a TeamSpace with its namespace and quota.
 func liveState(ctx context.Context, env *labenv.Env, name string) (*teamspace.TeamSpace, *corev1.Namespace, *corev1.ResourceQuota, error) {
-	ts, err := getTeamSpace(ctx, env, name)
+	ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
 	if err != nil || ts == nil {
 		return ts, nil, nil, err
 	}
@@ -217,7 +217,7 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 		return holds(false, wantAdded, err.Error()), skipped("no temporary TeamSpace")
 	}
 	ok, seen := poll(ctx, timeout, func(ctx context.Context) (bool, string) {
-		live, err := getTeamSpace(ctx, env, ts.Name)
+		live, err := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name)
 		if err != nil || live == nil {
 			return false, fmt.Sprintf("%s: %v", ts.Name, orGone(err))
 		}
@@ -237,7 +237,7 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 	var final *teamspace.TeamSpace
 	vanished := false
 	ok, seen = poll(ctx, timeout, func(ctx context.Context) (bool, string) {
-		live, err := getTeamSpace(ctx, env, ts.Name)
+		live, err := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name)
 		if err != nil {
 			return false, err.Error()
 		}
@@ -268,9 +268,7 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 	// read as precondition so nothing else is lost. A conflict or any other
 	// failure is left to cleanup, which drops what is left.
 	if final != nil && !vanished {
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-			"resourceVersion": final.ResourceVersion, "finalizers": teamspace.WithoutFinalizer(final.Finalizers, ForeignFinalizer)}})
-		_, _ = res.Patch(ctx, ts.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+		_, _ = teamspace.SetFinalizers(ctx, env.Clients.Dynamic, final, teamspace.WithoutFinalizer(final.Finalizers, ForeignFinalizer), fieldManager)
 	}
 	return added, deleted
 }

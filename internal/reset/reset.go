@@ -7,7 +7,6 @@ package reset
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,16 +17,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
-
-var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // fieldManager names reset's writes.
 const fieldManager = "cnpa-reset"
@@ -164,7 +159,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 }
 
 func crdExists(ctx context.Context, env *labenv.Env) (bool, error) {
-	_, err := env.Clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+	_, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -234,17 +229,9 @@ func deleteTeamSpaces(ctx context.Context, env *labenv.Env, r *Result, log func(
 // finalize does. It retries on a conflict from fresh state. It reports
 // whether it archived.
 func releaseOurs(ctx context.Context, env *labenv.Env, name string) (bool, error) {
-	res := env.Clients.Dynamic.Resource(teamspace.GVR)
 	for attempt := 0; ; attempt++ {
-		u, err := res.Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("get teamspace %s: %w", name, err)
-		}
-		ts, err := teamspace.FromUnstructured(u)
-		if err != nil {
+		ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
+		if err != nil || ts == nil {
 			return false, err
 		}
 		if !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
@@ -255,9 +242,7 @@ func releaseOurs(ctx context.Context, env *labenv.Env, name string) (bool, error
 		if err := evidence.WriteArchive(env.ArchiveDir(), evidence.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}); err != nil {
 			return false, fmt.Errorf("archive teamspace %s: %w", name, err)
 		}
-		rest := teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer)
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": ts.ResourceVersion, "finalizers": rest}})
-		_, err = res.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+		_, err = teamspace.SetFinalizers(ctx, env.Clients.Dynamic, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), fieldManager)
 		switch {
 		case err == nil, apierrors.IsNotFound(err):
 			return true, nil
@@ -336,7 +321,7 @@ func deleteNamespaces(ctx context.Context, env *labenv.Env, r *Result, log func(
 
 // deleteCRD is phase 5.
 func deleteCRD(ctx context.Context, env *labenv.Env, log func(string, ...any)) error {
-	crds := env.Clients.Dynamic.Resource(crdGVR)
+	crds := env.Clients.Dynamic.Resource(teamspace.CRDGVR)
 	if err := crds.Delete(ctx, teamspace.CRDName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete CRD %s: %w", teamspace.CRDName, err)
 	}

@@ -25,9 +25,6 @@ import (
 // at the keyboard, not as the controller.
 const fieldManager = "cnpa-lab"
 
-// crdGVR is the CustomResourceDefinition resource.
-var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-
 // apply server-side-applies every object of a YAML stream (the CRD and
 // TeamSpaces are all the lab applies).
 func apply(ctx context.Context, env *labenv.Env, manifest []byte) error {
@@ -46,7 +43,7 @@ func apply(ctx context.Context, env *labenv.Env, manifest []byte) error {
 		var gvr schema.GroupVersionResource
 		switch u.GetKind() {
 		case "CustomResourceDefinition":
-			gvr = crdGVR
+			gvr = teamspace.CRDGVR
 		case teamspace.Kind:
 			gvr = teamspace.GVR
 		default:
@@ -61,24 +58,12 @@ func apply(ctx context.Context, env *labenv.Env, manifest []byte) error {
 	}
 }
 
-// getTS reads a TeamSpace; absent is (nil, nil).
-func getTS(ctx context.Context, env *labenv.Env, name string) (*teamspace.TeamSpace, error) {
-	u, err := env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get teamspace %s: %w", name, err)
-	}
-	return teamspace.FromUnstructured(u)
-}
-
 // needAlpha returns alpha or says which step creates it.
 func needAlpha(ctx context.Context, env *labenv.Env, step int) (*teamspace.TeamSpace, error) {
 	if err := needCRD(ctx, env, step); err != nil {
 		return nil, err
 	}
-	a, err := getTS(ctx, env, "alpha")
+	a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +74,7 @@ func needAlpha(ctx context.Context, env *labenv.Env, step int) (*teamspace.TeamS
 }
 
 func needCRD(ctx context.Context, env *labenv.Env, step int) error {
-	_, err := env.Clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+	_, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("step %d needs the CRD %s: run `cnpa step 1`", step, teamspace.CRDName)
 	}

@@ -41,7 +41,7 @@ var step1 = &Step{
 		}
 		r.note("applied %s", crdPath)
 		if _, err := waitFor(ctx, env, "CRD "+teamspace.CRDName+" to be Established", func(ctx context.Context) (bool, string, error) {
-			u, err := env.Clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+			u, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 			if err != nil {
 				return false, "", err
 			}
@@ -57,7 +57,7 @@ var step1 = &Step{
 			return nil, err
 		}
 		// A fresh cluster has no alpha; one that moved on cannot prove step 1.
-		if a, err := getTS(ctx, env, "alpha"); err != nil {
+		if a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha"); err != nil {
 			return nil, err
 		} else if a != nil && a.Generation > 1 {
 			return nil, fmt.Errorf("TeamSpace alpha exists with generation %d: this cluster is past step 1; start over with `cnpa reset --yes`", a.Generation)

@@ -56,7 +56,7 @@ var step7 = &Step{
 			return nil, ctx.Err()
 		}
 		ns := teamspace.NamespaceName("alpha")
-		a, err := getTS(ctx, env, "alpha")
+		a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
 		if err != nil {
 			return nil, err
 		}
@@ -70,7 +70,7 @@ var step7 = &Step{
 		}
 		r.note("service started")
 		if _, err := waitFor(ctx, env, "observedGeneration = generation and quota pods = 8", func(ctx context.Context) (bool, string, error) {
-			a, err := getTS(ctx, env, "alpha")
+			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
 			if err != nil || a == nil {
 				return false, "", err
 			}
