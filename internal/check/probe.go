@@ -21,6 +21,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -107,49 +108,39 @@ func (t *temps) cleanup(ctx context.Context, grace time.Duration) error {
 }
 
 // waitGone polls until the named TeamSpaces are gone or d passes, and
-// returns those still there.
+// returns those still there. The wait's own error is not needed: what is
+// left says it all, and the caller reports it.
 func (t *temps) waitGone(ctx context.Context, names []string, d time.Duration) []string {
-	deadline := time.Now().Add(d)
-	for {
-		var left []string
-		for _, n := range names {
+	left := names
+	_, _ = poll.Until(ctx, 200*time.Millisecond, d, func(ctx context.Context) (bool, string, error) {
+		var still []string
+		for _, n := range left {
 			_, err := t.env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, n, metav1.GetOptions{})
 			if !apierrors.IsNotFound(err) {
-				left = append(left, n)
+				still = append(still, n)
 			}
 		}
-		if len(left) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
-			return left
-		}
-		names = left
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		left = still
+		return len(left) == 0, "", nil
+	})
+	return left
 }
 
-// poll calls observe every 200 ms until it reports done, the timeout
+// await calls observe every 200 ms until it reports done, the timeout
 // passes or ctx ends; it returns whether it was done and the last thing
 // observe said, so a failure shows what was seen, not a bare "timed out".
-func poll(ctx context.Context, timeout time.Duration, observe func(ctx context.Context) (bool, string)) (bool, string) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	last := "nothing observed"
-	for {
+func await(ctx context.Context, timeout time.Duration, observe func(ctx context.Context) (bool, string)) (bool, string) {
+	last, err := poll.Until(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
 		done, seen := observe(ctx)
-		if seen != "" {
-			last = seen
-		}
-		if done {
-			return true, last
-		}
-		select {
-		case <-ctx.Done():
-			return false, fmt.Sprintf("after %s: %s", timeout, last)
-		case <-time.After(200 * time.Millisecond):
-		}
+		return done, seen, nil
+	})
+	if last == "" {
+		last = "nothing observed"
 	}
+	if err != nil {
+		return false, fmt.Sprintf("after %s: %s", timeout, last)
+	}
+	return true, last
 }
 
 // liveState reads a TeamSpace with its namespace and quota.
@@ -183,7 +174,7 @@ func probeConverges(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 	}
 	finalizerOn := env.State != nil && env.State.Finalizer
 	start := time.Now()
-	ok, seen := poll(ctx, timeout, func(ctx context.Context) (bool, string) {
+	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {
 		live, ns, q, err := liveState(ctx, env, ts.Name)
 		switch {
 		case err != nil:
@@ -216,7 +207,7 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 	if err != nil {
 		return holds(false, wantAdded, err.Error()), skipped("no temporary TeamSpace")
 	}
-	ok, seen := poll(ctx, timeout, func(ctx context.Context) (bool, string) {
+	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {
 		live, err := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name)
 		if err != nil || live == nil {
 			return false, fmt.Sprintf("%s: %v", ts.Name, orGone(err))
@@ -236,7 +227,7 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 	}
 	var final *teamspace.TeamSpace
 	vanished := false
-	ok, seen = poll(ctx, timeout, func(ctx context.Context) (bool, string) {
+	ok, seen = await(ctx, timeout, func(ctx context.Context) (bool, string) {
 		live, err := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name)
 		if err != nil {
 			return false, err.Error()

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -40,18 +42,26 @@ const settleWait = 20 * time.Second
 // quota in scope (it writes status.hard after each spec change), then
 // records the resourceVersions.
 func takeSnapshot(ctx context.Context, env *labenv.Env, finalizerOn bool) (*snapshot, error) {
-	deadline := time.Now().Add(settleWait)
-	for {
-		s, err := readSnapshot(ctx, env, finalizerOn)
-		if err != nil || len(s.unsettled) == 0 || time.Now().After(deadline) {
-			return s, err
+	var s *snapshot
+	_, err := poll.Until(ctx, 200*time.Millisecond, settleWait, func(context.Context) (bool, string, error) {
+		// Read with ctx, not the wait's: settleWait bounds the waiting,
+		// never a read, whose snapshot must be whole.
+		var err error
+		if s, err = readSnapshot(ctx, env, finalizerOn); err != nil {
+			return false, "", err
 		}
-		select {
-		case <-ctx.Done():
+		return len(s.unsettled) == 0, "", nil
+	})
+	var timeout *poll.TimeoutError
+	if errors.As(err, &timeout) {
+		if ctx.Err() != nil {
 			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
 		}
+		// settleWait passed: the snapshot stands, its unsettled quotas are
+		// reported if anything differs.
+		return s, nil
 	}
+	return s, err
 }
 
 func readSnapshot(ctx context.Context, env *labenv.Env, finalizerOn bool) (*snapshot, error) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -386,25 +387,18 @@ func removeFiles(env *labenv.Env, purge bool, r *Result, log func(string, ...any
 }
 
 // wait polls cond every 200 ms until it holds, timeout passes or ctx ends.
-// max, when positive, shortens timeout.
+// max, when positive, shortens timeout. The callers say what was left.
 func wait(ctx context.Context, timeout time.Duration, cond func(context.Context) (bool, error), max time.Duration) error {
 	if max > 0 && (timeout <= 0 || max < timeout) {
 		timeout = max
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
+	_, err := poll.Until(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
 		done, err := cond(ctx)
-		if done {
-			return nil
-		}
-		if err != nil && ctx.Err() == nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("gave up after %s", timeout)
-		case <-time.After(200 * time.Millisecond):
-		}
+		return done, "", err
+	})
+	var gaveUp *poll.TimeoutError
+	if errors.As(err, &gaveUp) {
+		return fmt.Errorf("gave up after %s", timeout)
 	}
+	return err
 }

@@ -18,6 +18,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -112,33 +113,26 @@ func quotaPods(q *corev1.ResourceQuota) string {
 // waitFor polls cond every 100 ms until it is done, showing what is awaited
 // and the elapsed time. On timeout the error carries the last observed
 // values cond reported, never a bare "timed out".
-func waitFor(ctx context.Context, env *labenv.Env, what string, cond func(ctx context.Context) (done bool, observed string, err error)) (time.Duration, error) {
+func waitFor(ctx context.Context, env *labenv.Env, what string, cond poll.Observe) (time.Duration, error) {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, env.Timeout)
-	defer cancel()
 	env.Progress.Note("  … waiting for %s", what)
-	var last string
-	for {
-		done, observed, err := cond(ctx)
-		if observed != "" {
-			last = observed
-		}
-		if err != nil && ctx.Err() == nil {
-			return time.Since(start), fmt.Errorf("waiting for %s: %w", what, err)
-		}
-		if done {
-			env.Progress.Note("  … %s after %s", what, time.Since(start).Round(time.Millisecond))
-			return time.Since(start), nil
-		}
-		select {
-		case <-ctx.Done():
-			if last == "" {
-				last = "nothing observed yet"
-			}
-			return time.Since(start), fmt.Errorf("gave up waiting for %s after %s; last observed: %s", what, time.Since(start).Round(time.Second), last)
-		case <-time.After(100 * time.Millisecond):
-		}
+	_, err := poll.Until(ctx, 100*time.Millisecond, env.Timeout, cond)
+	var timeout *poll.TimeoutError
+	switch {
+	case errors.As(err, &timeout):
+		return time.Since(start), fmt.Errorf("gave up waiting for %s after %s; last observed: %s", what, time.Since(start).Round(time.Second), orNothing(timeout.Last))
+	case err != nil:
+		return time.Since(start), fmt.Errorf("waiting for %s: %w", what, err)
 	}
+	env.Progress.Note("  … %s after %s", what, time.Since(start).Round(time.Millisecond))
+	return time.Since(start), nil
+}
+
+func orNothing(last string) string {
+	if last == "" {
+		return "nothing observed yet"
+	}
+	return last
 }
 
 // runScript runs the installed reconcile.sh once; a failure carries what
