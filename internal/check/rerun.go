@@ -214,7 +214,7 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 		}
 		if out, err := runScript(ctx, env); err != nil {
 			c.add(runsID, 3, runsTitle, "run it by hand to see why: `"+path+"`; "+hint,
-				holds(false, "exit status 0", fmt.Sprintf("run %d: %v: %s", i+1, err, tail(out, 400))))
+				holds(false, "exit status 0", fmt.Sprintf("run %d: %v: %s", i+1, err, lastChars(out, 400))))
 			c.add(writeID, 3, writeTitle, "", skipped("the script failed (see "+runsID+")"))
 			return
 		}
@@ -254,7 +254,9 @@ func runScript(ctx context.Context, env *labenv.Env) (string, error) {
 	return env.RunScript(ctx)
 }
 
-func tail(s string, n int) string {
+// lastChars is the end of a script's output, at most n bytes, for a
+// check's actual value.
+func lastChars(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) > n {
 		s = "…" + s[len(s)-n:]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/fatih/color"
 )
@@ -84,4 +85,14 @@ func (p *Printer) Status(ok bool, name, detail string) {
 		word = p.paint(red, "fail")
 	}
 	fmt.Fprintf(p.W, "%s %-22s %s\n", word, name, detail)
+}
+
+// Tail returns the last n lines of s, without its final newline, for
+// messages that quote a log.
+func Tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }

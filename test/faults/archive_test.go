@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // TestArchiveCrashSafety kills the controller with SIGKILL at the two
@@ -32,7 +33,7 @@ func TestArchiveCrashSafety(t *testing.T) {
 		e.deleteTS(name)
 		st := p.waitExit(time.Minute)
 		if st == nil || !killedBySIGKILL(st) {
-			t.Fatalf("controller with CNPA_FAULT=after-archive: got %v, want death by SIGKILL at the archive (is cnpa built with -tags faultinject?)\n%s", st, tail(p.log(), 20))
+			t.Fatalf("controller with CNPA_FAULT=after-archive: got %v, want death by SIGKILL at the archive (is cnpa built with -tags faultinject?)\n%s", st, ui.Tail(p.log(), 20))
 		}
 		first, raw := readRecord(t, dir, name)
 		if want := (evidence.ArchiveRecord{Name: name, UID: string(uid), Pods: 6}); first != want {
@@ -75,7 +76,7 @@ func TestArchiveCrashSafety(t *testing.T) {
 		e.deleteTS(name)
 		st := p.waitExit(time.Minute)
 		if st == nil || !killedBySIGKILL(st) {
-			t.Fatalf("controller with CNPA_FAULT=during-write: got %v, want death by SIGKILL in the archive write (is cnpa built with -tags faultinject?)\n%s", st, tail(p.log(), 20))
+			t.Fatalf("controller with CNPA_FAULT=during-write: got %v, want death by SIGKILL in the archive write (is cnpa built with -tags faultinject?)\n%s", st, ui.Tail(p.log(), 20))
 		}
 		files := listDir(t, dir)
 		if len(files) != 1 || !strings.HasPrefix(files[0], "."+name+".json.tmp-") {

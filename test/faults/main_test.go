@@ -44,6 +44,7 @@ import (
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 func TestMain(m *testing.M) { testcluster.Main(m) }
@@ -415,7 +416,7 @@ func (e *env) startController(name string, o ctrlOpts) *ctrl {
 		case os.Getenv("CNPA_FAULTS_LOGS") != "":
 			e.t.Logf("controller %s log:\n%s", p.name, p.log())
 		case e.t.Failed():
-			e.t.Logf("controller %s log (tail):\n%s", p.name, tail(p.log(), 40))
+			e.t.Logf("controller %s log (tail):\n%s", p.name, ui.Tail(p.log(), 40))
 		}
 	})
 	if !o.noWait {
@@ -429,13 +430,13 @@ func (p *ctrl) waitReady() {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		if !p.alive() {
-			p.t.Fatalf("controller %s exited before it was ready: %v\n%s", p.name, p.cmd.ProcessState, tail(p.log(), 30))
+			p.t.Fatalf("controller %s exited before it was ready: %v\n%s", p.name, p.cmd.ProcessState, ui.Tail(p.log(), 30))
 		}
 		if code, _ := httpGet("http://" + p.health + "/readyz"); code == http.StatusOK {
 			return
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("controller %s not ready within 2m\n%s", p.name, tail(p.log(), 30))
+			p.t.Fatalf("controller %s not ready within 2m\n%s", p.name, ui.Tail(p.log(), 30))
 		}
 		select {
 		case <-p.done:
@@ -576,14 +577,6 @@ func freePorts(t testing.TB, n int) []int {
 		t.Fatal(err)
 	}
 	return ports
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 func mustJSON(v any) string {
