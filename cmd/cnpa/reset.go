@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -63,13 +62,15 @@ var resetCommand = &cli.Command{
 			}
 		}
 		res, err := reset.Run(ctx, env, reset.Options{Purge: c.Bool("purge"), Log: log})
+		var werr error
 		if out == "json" {
-			enc := json.NewEncoder(os.Stdout)
-			enc.SetIndent("", "  ")
-			enc.Encode(res)
+			werr = ui.WriteJSON(os.Stdout, res)
 		}
 		if err != nil {
 			return cli.Exit("reset incomplete: "+err.Error(), 1)
+		}
+		if werr != nil {
+			return werr
 		}
 		if out == "text" {
 			p.Line("reset done: start the lab with `cnpa step 1` (or `cnpa step all`)")

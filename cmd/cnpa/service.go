@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 var serviceCommand = &cli.Command{
@@ -23,9 +23,7 @@ var serviceCommand = &cli.Command{
 				return err
 			}
 			if c.String("output") == "json" {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(st)
+				return ui.WriteJSON(os.Stdout, st)
 			}
 			p := printer(c)
 			p.Line("%s (%s) unit %s", service.Name, st.Manager, st.UnitPath)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -77,9 +76,9 @@ var stepCommand = &cli.Command{
 			}
 		}
 		if out == "json" {
-			enc := json.NewEncoder(os.Stdout)
-			enc.SetIndent("", "  ")
-			enc.Encode(results)
+			if err := ui.WriteJSON(os.Stdout, results); err != nil {
+				return err
+			}
 		}
 		if failedStep > 0 {
 			return failed()
