@@ -52,7 +52,7 @@ var checkCommand = &cli.Command{
 		if err := needEvidenceDir(c); err != nil {
 			return err
 		}
-		env, err := stepEnv(c)
+		env, err := labEnv(c)
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -34,10 +33,7 @@ var resetCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
-		if _, err := evidenceDir(c); err != nil {
-			return err
-		}
-		env, err := stepEnv(c)
+		env, err := labEnv(c)
 		if err != nil {
 			return err
 		}
@@ -65,13 +61,15 @@ var resetCommand = &cli.Command{
 			}
 		}
 		res, err := reset.Run(ctx, env, reset.Options{Purge: c.Bool("purge"), Log: log})
+		var werr error
 		if out == "json" {
-			enc := json.NewEncoder(os.Stdout)
-			enc.SetIndent("", "  ")
-			enc.Encode(res)
+			werr = ui.WriteJSON(os.Stdout, res)
 		}
 		if err != nil {
 			return cli.Exit("reset incomplete: "+err.Error(), 1)
+		}
+		if werr != nil {
+			return werr
 		}
 		if out == "text" {
 			p.Line("reset done: start the lab with `cnpa step 1` (or `cnpa step all`)")

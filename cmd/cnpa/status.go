@@ -28,7 +28,7 @@ var statusCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
-		env, err := stepEnv(c)
+		env, err := labEnv(c)
 		if err != nil {
 			return err
 		}

@@ -1,25 +1,15 @@
 package main
 
 import (
-	"time"
-
-	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/ui"
 )
-
-// stepEnvFlags are shared by the commands that act on the lab's service.
-var stepEnvFlags = []cli.Flag{
-	&cli.StringFlag{Name: "engine", Usage: "`ENGINE` behind reconcile.sh and the service: go or shell (default go; remembered in the evidence dir)"},
-	&cli.StringFlag{Name: "service-manager", Usage: "`MANAGER` for cnpa-op.service: auto, systemd or process (default auto: systemd when /run/systemd/system exists)"},
-	&cli.StringFlag{Name: "unit-dir", Usage: "`DIR` for cnpa-op.service (default /etc/systemd/system)"},
-	&cli.DurationFlag{Name: "timeout", Value: 3 * time.Minute, Usage: "longest wait for any one condition", Action: positive("timeout")},
-}
 
 var stepCommand = &cli.Command{
 	Name:         "step",
@@ -32,7 +22,7 @@ var stepCommand = &cli.Command{
 	Flags: append([]cli.Flag{
 		&cli.BoolFlag{Name: "explain", Usage: "print the step's teaching text (`cnpa explain N`) before running it"},
 		&cli.DurationFlag{Name: "catchup-wait", Value: 8 * time.Second, Usage: "how long step 7 waits with the service stopped (8s is the lab's number)", Action: positive("catchup-wait")},
-	}, stepEnvFlags...),
+	}, labEnvFlags...),
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
 			return usageError("step needs one argument: a step number 1..8 or `all`")
@@ -45,7 +35,7 @@ var stepCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
-		env, err := stepEnv(c)
+		env, err := labEnv(c)
 		if err != nil {
 			return err
 		}
@@ -81,9 +71,9 @@ var stepCommand = &cli.Command{
 			}
 		}
 		if out == "json" {
-			enc := json.NewEncoder(os.Stdout)
-			enc.SetIndent("", "  ")
-			enc.Encode(results)
+			if err := ui.WriteJSON(os.Stdout, results); err != nil {
+				return err
+			}
 		}
 		if failedStep > 0 {
 			return failed()
@@ -107,27 +97,4 @@ func printResult(p *ui.Printer, r *steps.Result) {
 		p.Line("  %s %s", verb, r.File)
 	}
 	p.Line("")
-}
-
-// stepEnv builds the environment every lab command shares.
-func stepEnv(c *cli.Context) (*steps.Env, error) {
-	// The evidence dir first: it is a local fact the learner typed, and
-	// with no usable kubeconfig its error would otherwise never be seen.
-	dir, err := evidenceDir(c)
-	if err != nil {
-		return nil, err
-	}
-	t, err := target(c)
-	if err != nil {
-		return nil, err
-	}
-	env, err := steps.NewEnv(t, steps.Options{
-		Dir: dir, Engine: c.String("engine"), ServiceManager: c.String("service-manager"), UnitDir: c.String("unit-dir"),
-		CatchupWait: c.Duration("catchup-wait"), Timeout: c.Duration("timeout"),
-		Progress: ui.New(os.Stderr, c.Bool("no-color")),
-	})
-	if err != nil {
-		return nil, cli.Exit(err.Error(), 2)
-	}
-	return env, nil
 }

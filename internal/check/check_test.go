@@ -141,6 +141,7 @@ func TestEvaluate(t *testing.T) {
 		{"report restore_seconds", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "report.json", "restore_seconds", 2) }, []string{"step8.restore_seconds"}},
 		{"report trigger", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "report.json", "trigger", "edge") }, []string{"step8.trigger"}},
 		{"archive removed", func(t *testing.T, d string, _ *facts) { os.Remove(filepath.Join(d, "archive", "beta.json")) }, []string{"step6.archive_record"}},
+		{"archive pods as string", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "archive/beta.json", "pods", "2") }, []string{"step6.archive_record"}},
 		{"cleanup uid not archived", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "cleanup.json", "uid", alphaUID) }, []string{"step6.uid"}},
 		{"CRD maximum", func(_ *testing.T, _ string, f *facts) { setSchema(f, int64(60), "pods", "maximum") }, []string{"step1.crd.pods_maximum"}},
 		{"CRD default", func(_ *testing.T, _ string, f *facts) { setSchema(f, int64(1), "cpu", "default") }, []string{"step1.crd.cpu_default"}},

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -56,9 +55,7 @@ func WriteText(p *ui.Printer, r *Report) {
 
 // WriteJSON writes the report as indented JSON; its shape is stable.
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return ui.WriteJSON(w, r)
 }
 
 // JUnit types: the subset of the JUnit XML format CI systems read.

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -188,13 +189,14 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 		// does, for its temporary TeamSpaces).
 		return nil
 	}
-	rec := ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}
-	if err := WriteArchive(c.cfg.ArchiveDir, rec); err != nil {
+	rec := evidence.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}
+	if err := evidence.WriteArchive(c.cfg.ArchiveDir, rec); err != nil {
 		// Keep the finalizer: deletion stays blocked until the record is on
 		// disk. Returning the error retries with backoff.
 		c.warn(u, ReasonArchiveFailed, "cannot write the archive record, deletion stays blocked: %v", err)
 		return fmt.Errorf("archive: %w", err)
 	}
+	afterArchive()
 	if err := c.setFinalizers(ctx, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), writtenRelease); err != nil {
 		if apierrors.IsNotFound(err) {
 			// Already gone: an earlier pass released it and the cache had
@@ -209,26 +211,19 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 	return nil
 }
 
-// setFinalizers writes the whole finalizer list with the resourceVersion we
-// read as a precondition: if anyone changed the object since (another
-// controller adding its finalizer), the server answers 409 and we retry from
-// fresh state instead of dropping their entry.
+// setFinalizers writes the whole finalizer list, guarded by the
+// resourceVersion we read (teamspace.SetFinalizers): a 409 makes us retry
+// from fresh state instead of dropping another controller's entry.
 //
 // memo names the write in c.written ("" for none): the finalizer added to
 // a new TeamSpace must not be patched in again from a cache that has not
 // seen it yet (that would only earn a 409), and a released TeamSpace must
 // not be archived again (see finalize).
 func (c *Controller) setFinalizers(ctx context.Context, ts *teamspace.TeamSpace, finalizers []string, memo string) error {
-	if finalizers == nil {
-		finalizers = []string{}
-	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"resourceVersion": ts.ResourceVersion, "finalizers": finalizers}})
 	if memo != "" {
 		c.written.begin(memo+ts.Name, string(ts.UID))
 	}
-	out, err := c.dyn.Resource(teamspace.GVR).Patch(ctx, ts.Name, types.MergePatchType, patch,
-		metav1.PatchOptions{FieldManager: teamspace.FieldManager})
+	out, err := teamspace.SetFinalizers(ctx, c.dyn, ts, finalizers, teamspace.FieldManager)
 	if memo != "" {
 		c.written.end(memo+ts.Name, resourceVersion(out), err)
 	}

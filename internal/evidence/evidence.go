@@ -114,7 +114,8 @@ type Key struct {
 	Kind Kind
 }
 
-// Shapes lists, per file, exactly the keys LAB.md names, in its order.
+// Shapes lists, per file, exactly the keys LAB.md names, in its order;
+// ArchiveFile stands for every archive record.
 var Shapes = map[string][]Key{
 	BeforeFile:     {{"uid", String}, {"namespace_exists", Bool}},
 	GenerationFile: {{"uid", String}, {"gen_initial", Integer}, {"gen_after_label", Integer}, {"gen_after_spec", Integer}, {"status_via_main", NullOrObject}},
@@ -123,9 +124,11 @@ var Shapes = map[string][]Key{
 	CleanupFile:    {{"uid", String}, {"blocked_seen", Bool}, {"namespace_gone", Bool}},
 	CatchupFile:    {{"generation", Integer}, {"observed_while_stopped", Integer}, {"quota_pods_while_stopped", String}, {"observed_after_start", Integer}, {"quota_pods_after_start", String}},
 	ReportFile:     {{"crd_alone_created_namespace", Bool}, {"status_bumps_generation", Bool}, {"restore_seconds", Integer}, {"finalizer", String}, {"archived", String}, {"generations_behind_while_stopped", Integer}, {"trigger", String}},
+	ArchiveFile:    {{"name", String}, {"uid", String}, {"pods", Integer}},
 }
 
-// Files is every evidence file in lab order.
+// Files is every evidence file the steps write, in lab order (the archive
+// records are the controller's).
 var Files = []string{BeforeFile, GenerationFile, ReconcileFile, DriftFile, CleanupFile, CatchupFile, ReportFile}
 
 // Write marshals v and writes it to dir/name atomically (package

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,4 +76,49 @@ func FuzzValidate(f *testing.F) {
 			Validate(name, []byte(data))
 		}
 	})
+}
+
+func TestArchiveRecord(t *testing.T) {
+	dir := t.TempDir()
+	want := ArchiveRecord{Name: "beta", UID: "u-1", Pods: 2}
+	if err := WriteArchive(dir, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadArchive(dir, "beta")
+	if err != nil || got == nil || *got != want {
+		t.Fatalf("read back: got %+v (err %v), want %+v", got, err, want)
+	}
+	if got, err := ReadArchive(dir, "absent"); got != nil || err != nil {
+		t.Errorf("missing record: got %+v (err %v), want nil, nil", got, err)
+	}
+
+	tests := []struct {
+		name, data string
+		want       []string // substrings of the error, in order
+	}{
+		{"pods as string", `{"name":"x","uid":"u","pods":"2"}`, []string{"pods: is a string"}},
+		{"extra key", `{"name":"x","uid":"u","pods":2,"cpu":"1"}`, []string{"cpu: extra key"}},
+		{"missing uid and pods", `{"name":"x"}`, []string{"uid: missing", "pods: missing"}},
+		{"not an object", `[1]`, []string{"not a JSON object"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.WriteFile(filepath.Join(dir, "x.json"), []byte(tt.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := ReadArchive(dir, "x")
+			var shape *ArchiveError
+			if rec != nil || !errors.As(err, &shape) {
+				t.Fatalf("got %+v (err %v), want an *ArchiveError", rec, err)
+			}
+			if len(shape.Problems) != len(tt.want) {
+				t.Fatalf("got %v, want %d problems %v", shape.Problems, len(tt.want), tt.want)
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(shape.Problems[i].String(), w) {
+					t.Errorf("problem %d: got %q, want it to contain %q", i, shape.Problems[i], w)
+				}
+			}
+		})
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -35,7 +34,7 @@ func Judge(file string, values map[string]any, in *Inputs) []Judged {
 // and the live alpha (nil when it does not exist).
 func FromDir(dir string, alpha *teamspace.TeamSpace) *Inputs {
 	in := &Inputs{Alpha: alpha, Value: func(file, key string) (any, string) { return readValue(dir, file, key) }}
-	rec, err := controller.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
+	rec, err := evidence.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
 	switch {
 	case err != nil:
 		in.ArchiveProblem = "archive/beta.json is unusable: " + err.Error()

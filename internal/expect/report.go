@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -40,7 +39,7 @@ func ComputeReport(dir string) (*evidence.Report, error) {
 			return nil, fmt.Errorf("%s is malformed (%v): run `cnpa step %d` again or start over with `cnpa reset --yes`", in.file, problems, in.step)
 		}
 	}
-	rec, err := controller.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
+	rec, err := evidence.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
 	if err != nil || rec == nil {
 		return nil, fmt.Errorf("step 8 needs archive/beta.json: run `cnpa step 6` (%v)", err)
 	}

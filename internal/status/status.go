@@ -6,7 +6,6 @@ package status
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -129,9 +128,7 @@ func row(ts *teamspace.TeamSpace, namespaces map[string]*corev1.Namespace, quota
 
 // WriteJSON writes the snapshot as indented JSON.
 func WriteJSON(w io.Writer, s *Snapshot) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(s)
+	return ui.WriteJSON(w, s)
 }
 
 // nameWidth is the widest name the narrow table prints; longer names end

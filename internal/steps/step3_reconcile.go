@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -14,7 +15,7 @@ var step3 = &Step{
 	Number: 3, Title: "The same result however often it runs", File: evidence.ReconcileFile,
 	Teaches: "reconcile.sh asks \"is desired equal to actual now?\", never \"what changed?\". Its first run\n" +
 		"creates team-alpha and team-quota; a second run finds nothing to do and writes nothing.",
-	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Reconcile
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
@@ -27,10 +28,10 @@ var step3 = &Step{
 			return nil, fmt.Errorf("alpha's generation is %d: run `cnpa step 2` first (its spec.pods=6 is what the quota must show)", alpha.Generation)
 		}
 		r := &Result{Step: 3, Title: s.Title}
-		if err := installScript(env); err != nil {
+		if err := env.InstallScript(); err != nil {
 			return nil, err
 		}
-		r.note("installed %s (%s engine)", scriptPath(env), env.Engine)
+		r.note("installed %s (%s engine)", env.ScriptPath(), env.Engine)
 		if _, err := runScript(ctx, env); err != nil {
 			return nil, err
 		}
@@ -72,7 +73,7 @@ var step3 = &Step{
 		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
 			return nil, err
 		}
-		if err := saveState(env); err != nil {
+		if err := env.SaveState(); err != nil {
 			return nil, err
 		}
 		r.Evidence = ev

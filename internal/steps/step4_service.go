@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -15,7 +16,7 @@ var step4 = &Step{
 	Number: 4, Title: "Not once, but continuously",
 	Teaches: "cnpa-op.service runs the reconcile loop forever (Restart=always). A new TeamSpace gets\n" +
 		"its namespace and quota within seconds with nobody acting, as the lab's grader checks.",
-	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		if _, err := needAlpha(ctx, env, 4); err != nil {
 			return nil, err
 		}
@@ -23,7 +24,7 @@ var step4 = &Step{
 			return nil, fmt.Errorf("step 4 needs reconcile.sh: run `cnpa step 3`")
 		}
 		r := &Result{Step: 4, Title: s.Title}
-		if err := installService(ctx, env, false); err != nil {
+		if err := env.InstallService(ctx, false); err != nil {
 			return nil, err
 		}
 		st, err := env.Service.Status(ctx)
@@ -44,7 +45,7 @@ var step4 = &Step{
 // ProbeController proves the running controller works as the lab's grader
 // does: a temporary TeamSpace gets its namespace and quota by itself, and
 // goes when deleted. The probe is deleted however the proof ends.
-func ProbeController(ctx context.Context, env *Env, r *Result) error {
+func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 	name := "cnpa-probe-" + randSuffix()
 	ts := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: %s\nspec:\n  pods: 1\n", teamspace.APIVersion, teamspace.Kind, name)
 	if err := apply(ctx, env, []byte(ts)); err != nil {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -20,7 +21,7 @@ var step5 = &Step{
 	Number: 5, Title: "The deleted quota is back seconds later", File: evidence.DriftFile,
 	Teaches: "The controller does not know who deleted the quota; its next pass finds desired ≠ actual\n" +
 		"and creates it again: same name, new uid. A hand edit is undone the same way.",
-	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Drift
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
@@ -107,7 +108,7 @@ var step5 = &Step{
 
 // watchQuota reads w until a quota satisfies done, or the timeout passes
 // (the error then names the last quota seen).
-func watchQuota(ctx context.Context, env *Env, w watch.Interface, what string, done func(*corev1.ResourceQuota) bool) (*corev1.ResourceQuota, error) {
+func watchQuota(ctx context.Context, env *labenv.Env, w watch.Interface, what string, done func(*corev1.ResourceQuota) bool) (*corev1.ResourceQuota, error) {
 	timeout := time.NewTimer(env.Timeout)
 	defer timeout.Stop()
 	last := "no event yet"

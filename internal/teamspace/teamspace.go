@@ -1,7 +1,8 @@
 // Package teamspace is the TeamSpace API as cnpa sees it: the group, version
 // and resource, the names the controller stamps on what it owns, a typed view
 // of the custom object, and the pure desired-state builder both engines
-// follow. It talks to no server.
+// follow. It talks to a server only in client.go, through a client it is
+// given: the two requests several packages share.
 package teamspace
 
 import (
@@ -50,6 +51,10 @@ const (
 
 // GVR is TeamSpace's GroupVersionResource for the dynamic client.
 var GVR = schema.GroupVersionResource{Group: Group, Version: Version, Resource: Resource}
+
+// CRDGVR is the CustomResourceDefinition resource, where TeamSpace's CRD
+// (CRDName) lives.
+var CRDGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // TeamSpace is the typed view of one custom object.
 type TeamSpace struct {

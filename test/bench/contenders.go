@@ -34,6 +34,7 @@ import (
 	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // Contender names, as given to -contenders.
@@ -306,7 +307,7 @@ func (p *procContender) Diag() string {
 		return ""
 	}
 	b, _ := os.ReadFile(p.logf)
-	return p.name + " log (" + p.logf + "), last lines:\n" + tail(string(b), 20)
+	return p.name + " log (" + p.logf + "), last lines:\n" + ui.Tail(string(b), 20)
 }
 
 // procStatus reads the memory lines of /proc/<pid>/status, in bytes.
@@ -476,7 +477,7 @@ func (c *inprocContender) Resume() error            { return nil }
 func (c *inprocContender) PeakRSS() (int64, string) { return -1, "n/a (in-process)" }
 func (c *inprocContender) Exited() <-chan struct{}  { return c.done }
 func (c *inprocContender) Diag() string {
-	return "cnpa-inproc log, last lines:\n" + tail(c.logs.String(), 20)
+	return "cnpa-inproc log, last lines:\n" + ui.Tail(c.logs.String(), 20)
 }
 
 // waits adds up client-go's client-side rate limiter latency, by verb.
@@ -541,12 +542,4 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

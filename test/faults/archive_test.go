@@ -11,14 +11,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/controller"
+	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // TestArchiveCrashSafety kills the controller with SIGKILL at the two
 // moments of a finalization that matter (CNPA_FAULT, see
-// internal/controller/archive.go) and restarts it without the hook: the
-// record is never lost, never half-visible, and the TeamSpace goes.
+// internal/faultinject: the second one inside the real atomicfile.WriteFile)
+// and restarts it without the hook: the record is never lost, never
+// half-visible, and the TeamSpace goes.
 func TestArchiveCrashSafety(t *testing.T) {
 	t.Run("killed after the archive rename, before the finalizer goes", func(t *testing.T) {
 		e := newEnv(t, testcluster.Shared(t))
@@ -31,10 +33,10 @@ func TestArchiveCrashSafety(t *testing.T) {
 		e.deleteTS(name)
 		st := p.waitExit(time.Minute)
 		if st == nil || !killedBySIGKILL(st) {
-			t.Fatalf("controller with CNPA_FAULT=after-archive: got %v, want death by SIGKILL at the archive\n%s", st, tail(p.log(), 20))
+			t.Fatalf("controller with CNPA_FAULT=after-archive: got %v, want death by SIGKILL at the archive (is cnpa built with -tags faultinject?)\n%s", st, ui.Tail(p.log(), 20))
 		}
 		first, raw := readRecord(t, dir, name)
-		if want := (controller.ArchiveRecord{Name: name, UID: string(uid), Pods: 6}); first != want {
+		if want := (evidence.ArchiveRecord{Name: name, UID: string(uid), Pods: 6}); first != want {
 			t.Fatalf("archive right after the crash: got %+v, want %+v", first, want)
 		}
 		ts, err := e.teamSpace(name)
@@ -68,13 +70,13 @@ func TestArchiveCrashSafety(t *testing.T) {
 		// under the final name.
 		w := watchFinal(t, final)
 
-		p := e.startController("during-archive", ctrlOpts{archiveDir: dir, env: []string{"CNPA_FAULT=during-archive"}})
+		p := e.startController("during-archive", ctrlOpts{archiveDir: dir, env: []string{"CNPA_FAULT=during-write"}})
 		uid := e.create(name, 3, "250m").GetUID()
 		e.waitFor(name+" converged", time.Minute, e.converged(name, 3, "250m"))
 		e.deleteTS(name)
 		st := p.waitExit(time.Minute)
 		if st == nil || !killedBySIGKILL(st) {
-			t.Fatalf("controller with CNPA_FAULT=during-archive: got %v, want death by SIGKILL in the archive write\n%s", st, tail(p.log(), 20))
+			t.Fatalf("controller with CNPA_FAULT=during-write: got %v, want death by SIGKILL in the archive write (is cnpa built with -tags faultinject?)\n%s", st, ui.Tail(p.log(), 20))
 		}
 		files := listDir(t, dir)
 		if len(files) != 1 || !strings.HasPrefix(files[0], "."+name+".json.tmp-") {
@@ -92,7 +94,7 @@ func TestArchiveCrashSafety(t *testing.T) {
 		e.startController("restarted", ctrlOpts{archiveDir: dir})
 		e.waitFor(name+" finalized by the restarted controller", time.Minute, e.gone(name))
 		rec, raw := readRecord(t, dir, name)
-		if want := (controller.ArchiveRecord{Name: name, UID: string(uid), Pods: 3}); rec != want {
+		if want := (evidence.ArchiveRecord{Name: name, UID: string(uid), Pods: 3}); rec != want {
 			t.Errorf("archive after the restart: got %+v, want %+v", rec, want)
 		}
 		seen, bad := w.stop()
@@ -105,13 +107,13 @@ func TestArchiveCrashSafety(t *testing.T) {
 	})
 }
 
-func readRecord(t *testing.T, dir, name string) (controller.ArchiveRecord, string) {
+func readRecord(t *testing.T, dir, name string) (evidence.ArchiveRecord, string) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, name+".json"))
 	if err != nil {
 		t.Fatalf("archive record: %v", err)
 	}
-	var rec controller.ArchiveRecord
+	var rec evidence.ArchiveRecord
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		t.Fatalf("archive record %q: %v", raw, err)
 	}
@@ -155,7 +157,7 @@ func watchFinal(t *testing.T, path string) *finalWatcher {
 			data, err := os.ReadFile(path)
 			if err == nil {
 				w.seen++
-				var rec controller.ArchiveRecord
+				var rec evidence.ArchiveRecord
 				if err := json.Unmarshal(data, &rec); err != nil || rec.Name == "" || rec.UID == "" || rec.Pods == 0 {
 					w.bad = append(w.bad, fmt.Sprintf("%q", data))
 				}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 const (
@@ -96,7 +97,7 @@ func TestHostileWriter(t *testing.T) {
 	tick.Stop()
 	cancel()
 	if !p.alive() {
-		t.Fatalf("controller died under the hostile writer: %v\n%s", p.cmd.ProcessState, tail(p.log(), 30))
+		t.Fatalf("controller died under the hostile writer: %v\n%s", p.cmd.ProcessState, ui.Tail(p.log(), 30))
 	}
 
 	// Once the writer stops, the quota goes back to spec.pods …

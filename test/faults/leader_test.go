@@ -12,6 +12,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 const (
@@ -63,7 +64,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 	b := e.startController("leader-b", ctrlOpts{archiveDir: dir, args: leaderArgs(lease), noWait: true})
 	e.waitFor("B stands by", time.Minute, func() error {
 		if !strings.Contains(b.log(), "standing by") {
-			return fmt.Errorf("B's log does not say it stands by yet:\n%s", tail(b.log(), 5))
+			return fmt.Errorf("B's log does not say it stands by yet:\n%s", ui.Tail(b.log(), 5))
 		}
 		return nil
 	})
@@ -105,7 +106,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 	takeover := e.waitFor("B takes the lease", time.Minute, e.leaseHolder(lease, b.identity()))
 	e.waitFor("le-after converged by B", time.Minute, e.converged("le-after", 5, "250m"))
 	if !strings.Contains(b.log(), "became leader") {
-		t.Errorf("B's log does not say it became leader:\n%s", tail(b.log(), 10))
+		t.Errorf("B's log does not say it became leader:\n%s", ui.Tail(b.log(), 10))
 	}
 	l, _ = e.kube.CoordinationV1().Leases("kube-system").Get(e.ctx, lease, metav1.GetOptions{})
 	t.Logf("A killed; B took the lease %s later (lease %s, retry %s), le-after converged %s after the kill; lease transitions %d → %d",
@@ -159,7 +160,7 @@ func TestPausedLeaderDoesNotWrite(t *testing.T) {
 	a.signal(syscall.SIGCONT)
 	st := a.waitExit(time.Minute)
 	if st == nil {
-		t.Fatalf("A did not exit within a minute of thawing; log:\n%s", tail(a.log(), 20))
+		t.Fatalf("A did not exit within a minute of thawing; log:\n%s", ui.Tail(a.log(), 20))
 	}
 	after := a.log()[before:]
 	t.Logf("A frozen for %s (B took over %s after the freeze); A exited %v after thawing; its log after thawing:\n%s",

@@ -15,6 +15,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -43,6 +44,7 @@ import (
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 func TestMain(m *testing.M) { testcluster.Main(m) }
@@ -56,10 +58,12 @@ var (
 	buildErr  error
 )
 
-// cnpaBinary builds cmd/cnpa once per test binary ($CNPA_BIN overrides).
-// It goes to one fixed path per user, written through a rename, so
-// repeated runs reuse the space and a concurrent run never sees half a
-// binary.
+// cnpaBinary builds cmd/cnpa once per test binary, with the faultinject
+// tag so that CNPA_FAULT can kill it inside its crash-safety paths
+// ($CNPA_BIN overrides; it must be built with that tag too). It goes to one
+// fixed path per user and checkout, written through a rename, so repeated
+// runs reuse the space and a concurrent run never sees half a binary, nor
+// another checkout's.
 func cnpaBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -67,7 +71,12 @@ func cnpaBinary(t testing.TB) string {
 			cnpaPath = p
 			return
 		}
-		dir := filepath.Join(os.TempDir(), fmt.Sprintf("cnpa-faults-%d", os.Getuid()))
+		wd, err := os.Getwd()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("cnpa-faults-%d", os.Getuid()), fmt.Sprintf("%x", sha256.Sum256([]byte(wd)))[:12])
 		if buildErr = os.MkdirAll(dir, 0o700); buildErr != nil {
 			return
 		}
@@ -76,7 +85,7 @@ func cnpaBinary(t testing.TB) string {
 			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 		}
 		tmp := filepath.Join(dir, fmt.Sprintf("cnpa.tmp-%d", os.Getpid()))
-		out, err := exec.Command(goTool, "build", "-o", tmp, "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput()
+		out, err := exec.Command(goTool, "build", "-tags", "faultinject", "-o", tmp, "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build cmd/cnpa: %v\n%s", err, out)
 			return
@@ -407,7 +416,7 @@ func (e *env) startController(name string, o ctrlOpts) *ctrl {
 		case os.Getenv("CNPA_FAULTS_LOGS") != "":
 			e.t.Logf("controller %s log:\n%s", p.name, p.log())
 		case e.t.Failed():
-			e.t.Logf("controller %s log (tail):\n%s", p.name, tail(p.log(), 40))
+			e.t.Logf("controller %s log (tail):\n%s", p.name, ui.Tail(p.log(), 40))
 		}
 	})
 	if !o.noWait {
@@ -421,13 +430,13 @@ func (p *ctrl) waitReady() {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		if !p.alive() {
-			p.t.Fatalf("controller %s exited before it was ready: %v\n%s", p.name, p.cmd.ProcessState, tail(p.log(), 30))
+			p.t.Fatalf("controller %s exited before it was ready: %v\n%s", p.name, p.cmd.ProcessState, ui.Tail(p.log(), 30))
 		}
 		if code, _ := httpGet("http://" + p.health + "/readyz"); code == http.StatusOK {
 			return
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("controller %s not ready within 2m\n%s", p.name, tail(p.log(), 30))
+			p.t.Fatalf("controller %s not ready within 2m\n%s", p.name, ui.Tail(p.log(), 30))
 		}
 		select {
 		case <-p.done:
@@ -568,14 +577,6 @@ func freePorts(t testing.TB, n int) []int {
 		t.Fatal(err)
 	}
 	return ports
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 func mustJSON(v any) string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // outage is how long kube-apiserver stays down.
@@ -77,7 +78,7 @@ func TestAPIServerOutage(t *testing.T) {
 	// for up to 10 s before testcluster kills it); the outage counts from
 	// the stop request.
 	if st := p.waitExit(max(time.Until(down.Add(outage)), 0)); st != nil {
-		t.Fatalf("controller exited during the outage: %v\n%s", st, tail(p.log(), 30))
+		t.Fatalf("controller exited during the outage: %v\n%s", st, ui.Tail(p.log(), 30))
 	}
 	if err := c.StartAPIServer(ctx); err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func TestAPIServerOutage(t *testing.T) {
 	t.Logf("controller log during the outage: %d lines, %d error lines (%d controller reconcile errors, %d client-go errors), max reconcile retries %d",
 		lines, slogErrs+klogErrs, slogErrs, klogErrs, maxRetries(duringOutage))
 	if n := slogErrs + klogErrs; n >= maxOutageErrors {
-		t.Errorf("error lines during a %s outage: got %d, want < %d (an error storm)\n%s", outage, n, maxOutageErrors, tail(duringOutage, 40))
+		t.Errorf("error lines during a %s outage: got %d, want < %d (an error storm)\n%s", outage, n, maxOutageErrors, ui.Tail(duringOutage, 40))
 	}
 	if !p.alive() {
 		t.Fatalf("controller exited during the outage: %v", p.cmd.ProcessState)
@@ -115,7 +116,7 @@ func TestAPIServerOutage(t *testing.T) {
 		}
 	}
 	if !strings.Contains(p.log(), "API server is back") {
-		t.Errorf("controller log has no \"API server is back\" line: the informers did not wait out the outage\n%s", tail(p.log(), 30))
+		t.Errorf("controller log has no \"API server is back\" line: the informers did not wait out the outage\n%s", ui.Tail(p.log(), 30))
 	}
 	t.Logf("drift corrections counted from the API's return to convergence: %.0f (1 is the deleted quota; more are re-applies from a stale cache)",
 		p.mustMetric("cnpa_drift_corrections_total")-driftBefore)

@@ -18,7 +18,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/labhub/cnpa/internal/check"
@@ -439,8 +438,7 @@ func testResetAndAgain(t *testing.T, l *labCLI) {
 	}
 	t.Logf("reset --yes: %s", time.Since(start).Round(time.Millisecond))
 
-	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	if _, err := l.clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := l.clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("CRD after reset: got %v, want NotFound", err)
 	}
 	nss, err := l.clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: teamspace.OwnerLabel})

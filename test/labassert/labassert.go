@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/expect"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -76,11 +75,11 @@ func Lab(ctx context.Context, t *testing.T, kubeconfig, dir string) {
 	if _, err := kube.CoreV1().Namespaces().Get(ctx, "team-beta", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("team-beta: got err=%v, want NotFound", err)
 	}
-	archived, err := controller.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
+	archived, err := evidence.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
 	if err != nil || archived == nil {
 		t.Fatalf("archive/beta.json: %v", err)
 	}
-	eq("archive/beta.json", *archived, controller.ArchiveRecord{Name: "beta", UID: cleanup.UID, Pods: 2})
+	eq("archive/beta.json", *archived, evidence.ArchiveRecord{Name: "beta", UID: cleanup.UID, Pods: 2})
 	q, err := kube.CoreV1().ResourceQuotas("team-alpha").Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,9 +1,8 @@
-package steps
+package labenv
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -22,7 +21,8 @@ const (
 // ScriptName is the lab's reconcile script in the evidence dir.
 const ScriptName = "reconcile.sh"
 
-func scriptPath(env *Env) string { return filepath.Join(env.Dir, ScriptName) }
+// ScriptPath is <dir>/reconcile.sh.
+func (e *Env) ScriptPath() string { return filepath.Join(e.Dir, ScriptName) }
 
 // shellQuote quotes s for bash with single quotes.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -58,34 +58,35 @@ export CNPA_FINALIZER="${CNPA_FINALIZER:-%t}"
 	return nil, fmt.Errorf("unknown engine %q: use go or shell", engine)
 }
 
-// installScript writes <dir>/reconcile.sh (executable) for the engine.
-func installScript(env *Env) error {
-	data, err := ScriptFor(env.Engine, env.CnpaPath, env.Target.Path, env.Dir, env.State.Finalizer)
+// InstallScript writes <dir>/reconcile.sh (executable) for the engine and
+// the finalizer switch of the state.
+func (e *Env) InstallScript() error {
+	data, err := ScriptFor(e.Engine, e.CnpaPath, e.Target.Path, e.Dir, e.State.Finalizer)
 	if err != nil {
 		return err
 	}
-	_, err = evidence.WriteRaw(env.Dir, ScriptName, data, 0o755)
+	_, err = evidence.WriteRaw(e.Dir, ScriptName, data, 0o755)
 	return err
 }
 
-// UnitFor is cnpa-op.service for the engine: the Go engine runs the
+// Unit is cnpa-op.service for the engine: the Go engine runs the
 // controller, the shell engine loops reconcile.sh every 3 s as LAB.md step 4
 // describes.
-func UnitFor(env *Env) (service.Unit, error) {
-	u := service.Unit{Engine: env.Engine, Kubeconfig: env.Target.Path, ArchiveDir: env.ArchiveDir(), Dir: env.Dir, Path: toolPath()}
-	switch env.Engine {
+func (e *Env) Unit() (service.Unit, error) {
+	u := service.Unit{Engine: e.Engine, Kubeconfig: e.Target.Path, ArchiveDir: e.ArchiveDir(), Dir: e.Dir, Path: toolPath()}
+	switch e.Engine {
 	case EngineGo:
-		u.Argv = []string{env.CnpaPath, "controller", "--kubeconfig", env.Target.Path, "--archive-dir", env.ArchiveDir(),
-			fmt.Sprintf("--finalizer=%t", env.State.Finalizer), "--interval=3s"}
+		u.Argv = []string{e.CnpaPath, "controller", "--kubeconfig", e.Target.Path, "--archive-dir", e.ArchiveDir(),
+			fmt.Sprintf("--finalizer=%t", e.State.Finalizer), "--interval=3s"}
 	case EngineShell:
 		bash, err := exec.LookPath("bash")
 		if err != nil {
 			return u, fmt.Errorf("the shell engine needs bash: %w", err)
 		}
 		bash, _ = filepath.Abs(bash)
-		u.Argv = []string{bash, "-c", fmt.Sprintf("while true; do %s; sleep 3; done", shellQuote(scriptPath(env)))}
+		u.Argv = []string{bash, "-c", fmt.Sprintf("while true; do %s; sleep 3; done", shellQuote(e.ScriptPath()))}
 	default:
-		return u, fmt.Errorf("unknown engine %q: use go or shell", env.Engine)
+		return u, fmt.Errorf("unknown engine %q: use go or shell", e.Engine)
 	}
 	return u, nil
 }
@@ -111,25 +112,18 @@ func toolPath() string {
 	return strings.Join(dirs, ":")
 }
 
-// installService writes the unit for the current state and (re)starts it.
-func installService(ctx context.Context, env *Env, restart bool) error {
-	u, err := UnitFor(env)
+// InstallService writes the unit for the current state and restarts it
+// (restart) or only enables it.
+func (e *Env) InstallService(ctx context.Context, restart bool) error {
+	u, err := e.Unit()
 	if err != nil {
 		return err
 	}
-	if err := env.Service.Install(ctx, u); err != nil {
+	if err := e.Service.Install(ctx, u); err != nil {
 		return fmt.Errorf("install %s: %w", service.Name, err)
 	}
 	if restart {
-		return env.Service.Restart(ctx)
+		return e.Service.Restart(ctx)
 	}
-	return env.Service.Enable(ctx)
-}
-
-// saveState persists the engine and switches for later steps.
-func saveState(env *Env) error {
-	if err := os.MkdirAll(env.Dir, 0o755); err != nil {
-		return err
-	}
-	return evidence.SaveState(env.Dir, env.State)
+	return e.Service.Enable(ctx)
 }
