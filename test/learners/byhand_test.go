@@ -1,0 +1,38 @@
+package learners
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestByHand does the whole lab as LAB.md tells a learner to, with kubectl
+// and jq (byhand/lab.sh) and one of the corpus's valid controllers, with no
+// `cnpa step` at all; then `cnpa check` must pass everything. The loop runs
+// as LAB.md's unit would, as a process of its own (there is no systemd
+// here).
+func TestByHand(t *testing.T) {
+	t.Parallel()
+	l := newLab(t)
+	script, err := filepath.Abs("byhand/lab.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reconcile, err := filepath.Abs("cases/valid-create-patch/reconcile.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The loop outlives lab.sh; stop it before the cluster goes.
+	t.Cleanup(func() { killGroup(t, filepath.Join(l.dir, "cnpa-op.pid")) })
+	env := append(l.env(), "DIR="+l.dir, "UNIT_DIR="+l.unitDir, "RECONCILE="+reconcile, "REGISTER=1")
+	r := l.run(env, "bash", script)
+	if r.code != 0 {
+		t.Fatalf("the lab by hand failed\n%s\nloop log:\n%s", r, l.serviceLog())
+	}
+	chk, rep := l.check()
+	if chk.code != 0 || !rep.OK() {
+		t.Errorf("cnpa check after the lab by hand: exit %d, failed %v, want exit 0 and none failed", chk.code, failedSummary(rep))
+		for _, c := range failedChecks(rep) {
+			t.Logf("%s: %s (expected %s) → %s", c.ID, c.Actual, c.Expected, c.Hint)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# reconcile.sh: one pass of the TeamSpace controller, the server-side apply
+# way. For each TeamSpace the desired namespace and quota are applied with
+# one field manager; the API server compares them with what is there and
+# writes nothing when they already agree.
+set -uo pipefail
+
+FIN=platform.labhub.io/cleanup
+ARCHIVE=${CNPA_ARCHIVE_DIR:-$(cd "$(dirname "$0")" && pwd)/archive}
+MANAGER=teamspace-reconcile
+
+apply() { kubectl apply --server-side --force-conflicts --field-manager="$MANAGER" -f - >/dev/null; }
+
+one() {
+  local ts=$1 name uid ns existing
+  name=$(jq -r '.metadata.name' <<<"$ts")
+  uid=$(jq -r '.metadata.uid' <<<"$ts")
+  ns="team-$name"
+
+  if jq -e '.metadata.deletionTimestamp' <<<"$ts" >/dev/null; then
+    if jq -e --arg f "$FIN" '.metadata.finalizers // [] | any(. == $f)' <<<"$ts" >/dev/null; then
+      mkdir -p "$ARCHIVE" &&
+        jq '{name: .metadata.name, uid: .metadata.uid, pods: .spec.pods}' <<<"$ts" >"$ARCHIVE/.$name.json" &&
+        mv "$ARCHIVE/.$name.json" "$ARCHIVE/$name.json" || return 1
+      kubectl patch teamspace "$name" --type=merge -p "$(jq -c --arg f "$FIN" \
+        '{metadata: {resourceVersion: .metadata.resourceVersion, finalizers: (.metadata.finalizers - [$f])}}' <<<"$ts")" >/dev/null || return 1
+    fi
+    return 0
+  fi
+
+  if ! jq -e --arg f "$FIN" '.metadata.finalizers // [] | any(. == $f)' <<<"$ts" >/dev/null; then
+    kubectl patch teamspace "$name" --type=merge -p "$(jq -c --arg f "$FIN" \
+      '{metadata: {resourceVersion: .metadata.resourceVersion, finalizers: ((.metadata.finalizers // []) + [$f])}}' <<<"$ts")" >/dev/null || return 1
+  fi
+
+  # A namespace of that name that this TeamSpace does not own is someone
+  # else's: apply would adopt it, so stop here.
+
+  jq -n --arg name "$name" --arg uid "$uid" --arg ns "$ns" '{
+    apiVersion: "v1", kind: "Namespace",
+    metadata: {name: $ns,
+      labels: {"platform.labhub.io/teamspace": $name}}}' | apply || return 1
+
+  jq --arg ns "$ns" '{
+    apiVersion: "v1", kind: "ResourceQuota",
+    metadata: {name: "team-quota", namespace: $ns},
+    spec: {hard: {pods: (.spec.pods | tostring), "requests.cpu": (.spec.cpu // "1")}}}' <<<"$ts" | apply || return 1
+
+  if ! jq -e --arg ns "$ns" '.status.observedGeneration == .metadata.generation and .status.namespace == $ns' <<<"$ts" >/dev/null; then
+    kubectl patch teamspace "$name" --subresource=status --type=merge -p "$(jq -c --arg ns "$ns" \
+      '{status: {observedGeneration: .metadata.generation, namespace: $ns}}' <<<"$ts")" >/dev/null || return 1
+  fi
+}
+
+all=$(kubectl get teamspaces.platform.labhub.io -o json) || exit 1
+failed=0
+while IFS= read -r ts <&3; do
+  one "$ts" || { echo "teamspace $(jq -r .metadata.name <<<"$ts") not reconciled" >&2; failed=1; }
+done 3< <(jq -c '.items[]' <<<"$all")
+exit "$failed"

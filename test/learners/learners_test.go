@@ -1,0 +1,420 @@
+// Package learners grades controllers the way a learner writes them: a
+// corpus of reconcile.sh scripts (cases/<name>/, kubectl and jq only, each
+// with a case.json saying what is expected) run with `cnpa step all
+// --engine own` and graded with `cnpa check`, and the whole lab done by
+// hand (byhand/lab.sh) with no cnpa step at all. Every case has a real
+// control plane of its own; a few run at once.
+package learners
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/testcluster"
+)
+
+// cnpaBin is the cnpa binary built once for the package.
+var cnpaBin string
+
+// slots bounds the control planes running at once: the machine has two
+// cores, and each case is an etcd, an API server, a controller-manager
+// and a reconcile loop. CNPA_LEARNERS_PARALLEL changes it.
+var slots chan struct{}
+
+const (
+	// stepTimeout is cnpa's --timeout for any one wait; checkTimeout the
+	// same for cnpa check's live checks.
+	stepTimeout  = "60s"
+	checkTimeout = "30s"
+	// caseDeadline bounds a whole case, cluster start to check: a case
+	// that hangs is killed and fails, it never holds up the package.
+	caseDeadline = 9 * time.Minute
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	n := 3
+	if v := os.Getenv("CNPA_LEARNERS_PARALLEL"); v != "" {
+		if p, err := strconv.Atoi(v); err == nil && p > 0 {
+			n = p
+		}
+	}
+	slots = make(chan struct{}, n)
+	// go test runs at most GOMAXPROCS parallel tests (2 here) unless told
+	// otherwise; the cases mostly wait on their clusters, so let slots be
+	// the limit unless -parallel was given.
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
+	dir, err := os.MkdirTemp("", "cnpa-learners-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	cnpaBin = filepath.Join(dir, "cnpa")
+	if out, err := exec.Command("go", "build", "-o", cnpaBin, "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build cnpa: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// learnerCase is a case.json: what cnpa must make of the script beside it.
+type learnerCase struct {
+	// Valid: the script meets LAB.md; step all and check both exit 0.
+	Valid bool `json:"valid"`
+	// Step is where LAB.md's property breaks: the failing step, or the
+	// earliest step of a failing check id; no failure belongs to an
+	// earlier step.
+	Step int `json:"step"`
+	// CaughtBy is "step" (cnpa step all exits 1), "check" (step all exits
+	// 0 and only check fails) or empty (either).
+	CaughtBy string `json:"caught_by"`
+	// Says lists phrases of the diagnosis; the output of whatever failed
+	// must contain one of them (case-insensitive).
+	Says []string `json:"says"`
+	// About says what the script does, for people.
+	About string `json:"about"`
+}
+
+func loadCase(t *testing.T, dir string) learnerCase {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "case.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var c learnerCase
+	if err := dec.Decode(&c); err != nil {
+		t.Fatalf("%s/case.json: %v", dir, err)
+	}
+	switch {
+	case c.Valid && (c.Step != 0 || len(c.Says) > 0 || c.CaughtBy != ""):
+		t.Fatalf("%s/case.json: a valid case has no step, says or caught_by", dir)
+	case !c.Valid && (c.Step < 1 || c.Step > 8 || len(c.Says) == 0):
+		t.Fatalf("%s/case.json: a mistake needs step 1..8 and at least one phrase in says", dir)
+	case c.CaughtBy != "" && c.CaughtBy != "step" && c.CaughtBy != "check":
+		t.Fatalf("%s/case.json: caught_by is step, check or empty, not %q", dir, c.CaughtBy)
+	}
+	return c
+}
+
+// TestCorpus runs every case under cases/.
+func TestCorpus(t *testing.T) {
+	entries, err := os.ReadDir("cases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid, mistakes := 0, 0
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join("cases", e.Name())
+		c := loadCase(t, dir)
+		if c.Valid {
+			valid++
+		} else {
+			mistakes++
+		}
+		t.Run(e.Name(), func(t *testing.T) {
+			t.Parallel()
+			runCase(t, dir, c)
+		})
+	}
+	// The corpus itself is part of the contract of issue 14.
+	if valid < 3 || mistakes < 8 {
+		t.Errorf("corpus: got %d valid and %d mistakes, want at least 3 and 8", valid, mistakes)
+	}
+}
+
+// lab is one case's world: a control plane, an evidence dir, a unit dir.
+type lab struct {
+	t       *testing.T
+	ctx     context.Context
+	cluster *testcluster.Cluster
+	dir     string
+	unitDir string
+}
+
+// newLab waits for a slot, then starts a control plane for the test. The
+// slot is given back after the cluster has stopped.
+func newLab(t *testing.T) *lab {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), caseDeadline)
+	t.Cleanup(cancel)
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		t.Fatal("no free slot for a control plane before the case's deadline")
+	}
+	t.Cleanup(func() { <-slots })
+	start := time.Now()
+	cluster, err := testcluster.Start(ctx, testcluster.Options{})
+	if err != nil {
+		t.Fatalf("start control plane: %v", err)
+	}
+	t.Cleanup(cluster.Stop)
+	t.Logf("control plane up in %s", time.Since(start).Round(time.Millisecond))
+	return &lab{t: t, ctx: ctx, cluster: cluster,
+		dir: filepath.Join(t.TempDir(), "cnpa-op"), unitDir: filepath.Join(t.TempDir(), "systemd")}
+}
+
+// env is the environment of everything a case runs: the cluster's
+// KUBECONFIG and kubectl, and no CNPA_* variable of the caller's.
+func (l *lab) env() []string {
+	var env []string
+	for _, kv := range l.cluster.Env() {
+		if !strings.HasPrefix(kv, "CNPA_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// result is one command's exit code and output.
+type result struct {
+	code        int
+	stdout      string
+	stderr      string
+	took        time.Duration
+	description string
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("%s: exit %d in %s\n--- stdout\n%s--- stderr\n%s", r.description, r.code, r.took.Round(time.Millisecond), r.stdout, r.stderr)
+}
+
+// run runs a command under the case's deadline. A command killed by the
+// deadline fails the test: no wait in cnpa may outlast its --timeout.
+func (l *lab) run(env []string, name string, args ...string) result {
+	l.t.Helper()
+	cmd := exec.CommandContext(l.ctx, name, args...)
+	cmd.Env = env
+	// The reconcile loop is detached and may hold a copy of an output
+	// pipe; do not wait for it after the command itself has exited.
+	cmd.WaitDelay = 5 * time.Second
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errOut.String(), took: time.Since(start),
+		description: filepath.Base(name) + " " + strings.Join(args, " ")}
+	var ee *exec.ExitError
+	switch {
+	case l.ctx.Err() != nil:
+		l.t.Fatalf("%s: killed at the case's deadline (%s): a wait does not honour --timeout\n%s", r.description, caseDeadline, r)
+	case err == nil:
+	case errors.As(err, &ee) && ee.Exited():
+		r.code = ee.ExitCode()
+	default:
+		l.t.Fatalf("%s: %v\n%s", r.description, err, r)
+	}
+	l.t.Logf("%s: exit %d in %s", r.description, r.code, r.took.Round(time.Millisecond))
+	return r
+}
+
+// cnpa runs the cnpa binary on the case's cluster and evidence dir.
+func (l *lab) cnpa(args ...string) result {
+	l.t.Helper()
+	return l.run(l.env(), cnpaBin, append([]string{"--kubeconfig", l.cluster.Kubeconfig, "--dir", l.dir, "--no-color"}, args...)...)
+}
+
+// check runs `cnpa check -o json` and parses its report.
+func (l *lab) check() (result, *check.Report) {
+	l.t.Helper()
+	r := l.cnpa("check", "-o", "json", "--timeout", checkTimeout, "--service-manager", "process", "--unit-dir", l.unitDir)
+	if r.code == 2 {
+		l.t.Fatalf("cnpa check: usage or environment error\n%s", r)
+	}
+	var rep check.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		l.t.Fatalf("cnpa check -o json does not parse: %v\n%s", err, r)
+	}
+	return r, &rep
+}
+
+// runCase copies the case's reconcile.sh into a fresh evidence dir, runs
+// the lab with the own engine, checks it, and holds the outcome to
+// case.json.
+func runCase(t *testing.T, dir string, c learnerCase) {
+	l := newLab(t)
+	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join(dir, "reconcile.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(l.dir, "reconcile.sh"), script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Before the cluster stops (cleanups run last-in first-out), stop the
+	// loop; with a context of its own, since the case's may be over.
+	t.Cleanup(func() { l.stopService() })
+
+	steps := l.cnpa("step", "all", "--engine", "own", "--service-manager", "process",
+		"--unit-dir", l.unitDir, "--timeout", stepTimeout)
+	if steps.code == 2 {
+		t.Fatalf("cnpa step all --engine own: usage or environment error\n%s", steps)
+	}
+	if steps.code != 0 && steps.code != 1 {
+		t.Fatalf("cnpa step all: unexpected exit code\n%s", steps)
+	}
+	chk, rep := l.check()
+	failed := failedChecks(rep)
+
+	if c.Valid {
+		if steps.code != 0 {
+			t.Errorf("valid controller: cnpa step all exit %d, want 0\n%s\nservice log:\n%s", steps.code, steps, l.serviceLog())
+		}
+		if chk.code != 0 || !rep.OK() {
+			t.Errorf("valid controller: cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.code, failedSummary(rep), steps.stdout)
+		}
+		return
+	}
+
+	switch {
+	case c.CaughtBy == "step" && steps.code != 1:
+		t.Errorf("cnpa step all exit %d, want 1 (the mistake breaks step %d)\n%s", steps.code, c.Step, steps)
+	case c.CaughtBy == "check" && steps.code != 0:
+		t.Errorf("cnpa step all exit %d, want 0 (only check can see this mistake)\n%s", steps.code, steps)
+	}
+	if steps.code == 1 {
+		if got := failingStep(steps); got != c.Step {
+			t.Errorf("cnpa step all failed at step %d, want step %d\n%s", got, c.Step, steps)
+		}
+		if !says(steps.stdout+steps.stderr, c.Says) {
+			t.Errorf("cnpa step all's output names none of %q\n%s", c.Says, steps)
+		}
+	}
+	if chk.code != 1 {
+		t.Errorf("cnpa check exit %d, want 1\n%s", chk.code, chk)
+	}
+	if len(failed) == 0 {
+		t.Errorf("cnpa check: no failed check, want one of step %d", c.Step)
+		return
+	}
+	if first := failed[0].Step; first != c.Step {
+		t.Errorf("cnpa check: the earliest failed check is of step %d (%v), want step %d", first, failedSummary(rep), c.Step)
+	}
+	if steps.code == 0 && !says(chk.stdout, c.Says) {
+		t.Errorf("cnpa check's report names none of %q: %v", c.Says, failedSummary(rep))
+	}
+	t.Logf("caught: step all exit %d, failed checks %v", steps.code, failedSummary(rep))
+}
+
+// stepHeader is the heading `cnpa step` prints before each step.
+var (
+	stepHeader = regexp.MustCompile(`(?m)^Step (\d) —`)
+	stepFailed = regexp.MustCompile(`(?m)^step (\d) failed`)
+)
+
+// failingStep is the step at which `cnpa step all` stopped: the one its
+// error line names, else the last one it began.
+func failingStep(r result) int {
+	if m := stepFailed.FindStringSubmatch(r.stderr); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	m := stepHeader.FindAllStringSubmatch(r.stdout, -1)
+	if len(m) == 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[len(m)-1][1])
+	return n
+}
+
+// failedChecks are the failed checks, earliest step first.
+func failedChecks(rep *check.Report) []check.Check {
+	var out []check.Check
+	for _, c := range rep.Checks {
+		if c.Status == check.Fail {
+			out = append(out, c)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Step < out[j].Step })
+	return out
+}
+
+func failedSummary(rep *check.Report) []string {
+	var out []string
+	for _, c := range failedChecks(rep) {
+		out = append(out, fmt.Sprintf("%s (%s; expected %s)", c.ID, c.Actual, c.Expected))
+	}
+	return out
+}
+
+// says reports whether out contains one of the phrases, ignoring case.
+func says(out string, phrases []string) bool {
+	lower := strings.ToLower(out)
+	for _, p := range phrases {
+		if strings.Contains(lower, strings.ToLower(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// serviceLog is the end of the detached loop's log, for failure messages.
+func (l *lab) serviceLog() string {
+	data, err := os.ReadFile(filepath.Join(l.dir, "cnpa-op.log"))
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > 30 {
+		lines = lines[len(lines)-30:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// stopService stops the detached loop with `cnpa service stop`.
+func (l *lab) stopService() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cnpaBin, "--kubeconfig", l.cluster.Kubeconfig, "--dir", l.dir, "--no-color",
+		"service", "stop", "--service-manager", "process", "--unit-dir", l.unitDir)
+	cmd.Env = l.env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		l.t.Logf("cnpa service stop: %v\n%s", err, out)
+	}
+}
+
+// killGroup ends the process group whose leader's pid is in pidFile: the
+// by-hand loop, started with setsid by byhand/lab.sh.
+func killGroup(t *testing.T, pidFile string) {
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		return // never started, or already stopped
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 1 {
+		t.Logf("%s: no pid in %q", pidFile, data)
+		return
+	}
+	if err := syscall.Kill(-pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		t.Logf("stop the by-hand loop (pgid %d): %v", pid, err)
+	}
+}
