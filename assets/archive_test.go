@@ -35,7 +35,9 @@ func TestShellArchiveWrite(t *testing.T) {
 		ok      bool
 	}{
 		{"fresh", func(*testing.T, string) {}, true},
-		{"an old record in place", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "b.json"), `{"name":"b","uid":"old","pods":1}`) }, true},
+		{"an old record in place", func(t *testing.T, dir string) {
+			write(t, filepath.Join(dir, "b.json"), `{"name":"b","uid":"old","pods":1}`)
+		}, true},
 		{"a directory in place", func(t *testing.T, dir string) { mkdir(t, filepath.Join(dir, "b.json")) }, false},
 		{"a symlink to a directory in place", func(t *testing.T, dir string) {
 			other := filepath.Join(t.TempDir(), "elsewhere")

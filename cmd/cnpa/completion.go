@@ -16,7 +16,7 @@ const completeFlag = "--generate-bash-completion"
 var (
 	stepArgs        = []string{"1", "2", "3", "4", "5", "6", "7", "8", "all"}
 	flagValueChoice = map[string][]string{
-		"--engine":          {"go", "shell"},
+		"--engine":          {"go", "shell", "own"},
 		"--service-manager": {"auto", "systemd", "process"},
 		"--output":          {"text", "json", "junit", "wide"},
 		"-o":                {"text", "json", "junit", "wide"},

@@ -12,7 +12,7 @@ import (
 
 // labEnvFlags are shared by the commands that act on the lab's service.
 var labEnvFlags = []cli.Flag{
-	&cli.StringFlag{Name: "engine", Usage: "`ENGINE` behind reconcile.sh and the service: go or shell (default go; remembered in the evidence dir)"},
+	&cli.StringFlag{Name: "engine", Usage: "`ENGINE` behind reconcile.sh and the service: go, shell, or own (your own reconcile.sh) (default go; remembered in the evidence dir)"},
 	&cli.StringFlag{Name: "service-manager", Usage: "`MANAGER` for cnpa-op.service: auto, systemd or process (default auto: systemd when /run/systemd/system exists)"},
 	&cli.StringFlag{Name: "unit-dir", Usage: "`DIR` for cnpa-op.service (default /etc/systemd/system)"},
 	&cli.DurationFlag{Name: "timeout", Value: 3 * time.Minute, Usage: "longest wait for any one condition", Action: positive("timeout")},

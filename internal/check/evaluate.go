@@ -2,10 +2,13 @@ package check
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/service"
 )
 
 // Hints that recur.
@@ -13,6 +16,19 @@ const (
 	hintStartOver    = "start over: `cnpa reset --yes`, then `cnpa step all`"
 	hintStartService = "the controller is not running: `cnpa service start` (logs: `cnpa service logs`)"
 )
+
+// controllerHint is the advice when the running controller did not do its
+// part: with the own engine, the learner's script is the controller and
+// what it must do is the point; else cnpa's service may just be stopped.
+func controllerHint(must string) func(*evidenceSet, *facts) string {
+	return func(_ *evidenceSet, f *facts) string {
+		if f.engine == labenv.EngineOwn {
+			return "your " + filepath.Join(f.dir, labenv.ScriptName) + " " + must +
+				"; it runs in a loop as " + service.Name + " (`cnpa service status`, `cnpa service logs` shows its last passes)"
+		}
+		return hintStartService
+	}
+}
 
 // redo says how to get step n's evidence written (again). Steps 1, 2 and
 // 7 need the cluster as it was before them, and a step whose file a later

@@ -31,14 +31,14 @@ type facts struct {
 	// unit is the unit file's content; unitErr why it cannot be read.
 	unit    []byte
 	unitErr string
-	// dir is the evidence dir, for hints.
-	dir string
+	// dir is the evidence dir, and engine the lab's engine, for hints.
+	dir, engine string
 }
 
 // gatherFacts reads the facts. Any error but NotFound means the cluster
 // cannot be asked, and nothing can be graded.
 func gatherFacts(ctx context.Context, env *labenv.Env) (*facts, error) {
-	f := &facts{dir: env.Dir}
+	f := &facts{dir: env.Dir, engine: env.Engine}
 	crd, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):

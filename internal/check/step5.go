@@ -25,7 +25,8 @@ var step5Checks = &stepChecks{step: 5, file: evidence.DriftFile, live: []liveChe
 			return same(string(f.quota.UID), r)
 		}},
 	{id: "step5.quota_in_sync", title: "team-alpha/team-quota holds what alpha's spec asks (pods, requests.cpu)",
-		hint: hintText(hintStartService), judge: quotaInSync},
+		hint:  controllerHint("must make team-quota hold hard.pods = spec.pods and hard.requests.cpu = spec.cpu on every pass, and recreate it when it is deleted"),
+		judge: quotaInSync},
 }}
 
 // quotaInSync: the live quota holds alpha's desired pods and cpu.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -17,7 +18,10 @@ var step6Checks = &stepChecks{step: 6, file: evidence.CleanupFile, live: []liveC
 		},
 		judge: archiveRecord},
 	{id: "step6.beta_gone", title: "TeamSpace beta is gone",
-		hint: func(ev *evidenceSet, _ *facts) string {
+		hint: func(ev *evidenceSet, f *facts) string {
+			if f.engine == labenv.EngineOwn {
+				return controllerHint("must, for a TeamSpace with a deletionTimestamp, write archive/<name>.json and then remove "+teamspace.Finalizer)(ev, f)
+			}
 			return "beta is still there: is the controller running with the finalizer on (`cnpa service logs`)? or " + ev.redo(6)
 		},
 		judge: func(_ *evidenceSet, f *facts) verdict {
@@ -31,7 +35,12 @@ var step6Checks = &stepChecks{step: 6, file: evidence.CleanupFile, live: []liveC
 			return gone(f.teamBeta != nil, func() string { return "team-beta exists, phase " + string(f.teamBeta.Status.Phase) })
 		}},
 	{id: "step6.alpha_finalizer", title: "alpha carries the finalizer " + teamspace.Finalizer,
-		hint: hintText("the controller adds it when finalizer handling is on: run `cnpa step 6` (or `cnpa service start`)"),
+		hint: func(ev *evidenceSet, f *facts) string {
+			if f.engine == labenv.EngineOwn {
+				return controllerHint("must add "+teamspace.Finalizer+" to every TeamSpace without a deletionTimestamp, keeping the other finalizers (LAB.md step 6)")(ev, f)
+			}
+			return "the controller adds it when finalizer handling is on: run `cnpa step 6` (or `cnpa service start`)"
+		},
 		judge: func(_ *evidenceSet, f *facts) verdict {
 			if f.alpha == nil {
 				return holds(false, "finalizers including "+teamspace.Finalizer, "TeamSpace alpha does not exist")

@@ -22,7 +22,7 @@ var step7Checks = &stepChecks{step: 7, file: evidence.CatchupFile, live: []liveC
 			return same(g, f.alpha.Generation)
 		}},
 	{id: "step7.alpha_observed", title: "alpha's status.observedGeneration is its generation: the controller acted on the current spec",
-		hint: hintText(hintStartService),
+		hint: controllerHint("must write status.observedGeneration = metadata.generation through the status subresource on every pass"),
 		judge: func(_ *evidenceSet, f *facts) verdict {
 			if f.alpha == nil {
 				return holds(false, "observedGeneration = generation", "TeamSpace alpha does not exist")

@@ -2,7 +2,10 @@ package labenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,11 +15,25 @@ import (
 	"github.com/labhub/cnpa/internal/service"
 )
 
-// Engines: the Go controller, or the kubectl+jq script.
+// Engines: cnpa's Go controller, cnpa's kubectl+jq script, or the
+// learner's own reconcile.sh.
 const (
 	EngineGo    = "go"
 	EngineShell = "shell"
+	// EngineOwn runs the learner's <dir>/reconcile.sh: cnpa never writes,
+	// rewrites or moves it, and the service loops it as LAB.md step 4 says.
+	EngineOwn = "own"
 )
+
+func validEngine(e string) bool { return e == EngineGo || e == EngineShell || e == EngineOwn }
+
+// OwnScriptAsk is what LAB.md asks reconcile.sh to do, for the errors that
+// find it missing or not runnable.
+const OwnScriptAsk = "LAB.md step 3: one run must, for every TeamSpace <name>, converge namespace team-<name> " +
+	"(label platform.labhub.io/teamspace=<name>, an ownerReference to the TeamSpace), ResourceQuota team-quota in it " +
+	"(hard.pods = spec.pods, hard.requests.cpu = spec.cpu) and the TeamSpace's status subresource " +
+	"(observedGeneration = metadata.generation, namespace = team-<name>); step 6 adds the finalizer " +
+	"platform.labhub.io/cleanup. A reference to read: `cnpa scaffold reconcile.sh --engine shell`"
 
 // ScriptName is the lab's reconcile script in the evidence dir.
 const ScriptName = "reconcile.sh"
@@ -54,19 +71,62 @@ export CNPA_ARCHIVE_DIR="${CNPA_ARCHIVE_DIR:-%s}"
 export CNPA_FINALIZER="${CNPA_FINALIZER:-%t}"
 %s`, lines[0], kubeconfig, archive, finalizer, lines[1])
 		return []byte(pinned), nil
+	case EngineOwn:
+		return nil, fmt.Errorf("the own engine's reconcile.sh is the learner's: cnpa does not write it")
 	}
-	return nil, fmt.Errorf("unknown engine %q: use go or shell", engine)
+	return nil, fmt.Errorf("unknown engine %q: use go, shell or own", engine)
 }
 
 // InstallScript writes <dir>/reconcile.sh (executable) for the engine and
-// the finalizer switch of the state.
+// the finalizer switch of the state. With the own engine it writes nothing:
+// it checks that the learner's script is there and can run.
 func (e *Env) InstallScript() error {
+	if e.Engine == EngineOwn {
+		return e.checkOwnScript()
+	}
 	data, err := ScriptFor(e.Engine, e.CnpaPath, e.Target.Path, e.Dir, e.State.Finalizer)
 	if err != nil {
 		return err
 	}
 	_, err = evidence.WriteRaw(e.Dir, ScriptName, data, 0o755)
 	return err
+}
+
+// checkOwnScript says exactly what is wrong with the learner's
+// reconcile.sh, if anything keeps it from running.
+func (e *Env) checkOwnScript() error {
+	path := e.ScriptPath()
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--engine own: %s does not exist. Write it (and `chmod +x` it): %s", path, OwnScriptAsk)
+	case err != nil:
+		return fmt.Errorf("--engine own: cannot read %s: %w", path, err)
+	case fi.IsDir():
+		return fmt.Errorf("--engine own: %s is a directory; it must be your executable reconcile script. %s", path, OwnScriptAsk)
+	case fi.Mode()&0o111 == 0:
+		return fmt.Errorf("--engine own: %s is not executable: run `chmod +x %s`", path, path)
+	}
+	return nil
+}
+
+// Scaffold writes one of cnpa's reference scripts to <dir>/reconcile.sh for
+// a learner to read or start from: engine shell (kubectl and jq) or go (one
+// pass of `cnpa controller --once`), with finalizer handling on, as the
+// lab's last step has it. An existing file is kept unless force is set.
+func (e *Env) Scaffold(engine string, force bool) (string, error) {
+	if engine != EngineGo && engine != EngineShell {
+		return "", fmt.Errorf("cnpa scaffold: --engine %q: the reference scripts are go and shell", engine)
+	}
+	path := e.ScriptPath()
+	if _, err := os.Lstat(path); err == nil && !force {
+		return "", fmt.Errorf("%s exists: cnpa never overwrites it (move it away, or --force)", path)
+	}
+	data, err := ScriptFor(engine, e.CnpaPath, e.Target.Path, e.Dir, true)
+	if err != nil {
+		return "", err
+	}
+	return evidence.WriteRaw(e.Dir, ScriptName, data, 0o755)
 }
 
 // Unit is cnpa-op.service for the engine: the Go engine runs the
@@ -78,15 +138,16 @@ func (e *Env) Unit() (service.Unit, error) {
 	case EngineGo:
 		u.Argv = []string{e.CnpaPath, "controller", "--kubeconfig", e.Target.Path, "--archive-dir", e.ArchiveDir(),
 			fmt.Sprintf("--finalizer=%t", e.State.Finalizer), "--interval=3s"}
-	case EngineShell:
+	case EngineShell, EngineOwn:
+		// LAB.md step 4's unit: the script, every 3 s, forever.
 		bash, err := exec.LookPath("bash")
 		if err != nil {
-			return u, fmt.Errorf("the shell engine needs bash: %w", err)
+			return u, fmt.Errorf("the %s engine needs bash: %w", e.Engine, err)
 		}
 		bash, _ = filepath.Abs(bash)
 		u.Argv = []string{bash, "-c", fmt.Sprintf("while true; do %s; sleep 3; done", shellQuote(e.ScriptPath()))}
 	default:
-		return u, fmt.Errorf("unknown engine %q: use go or shell", e.Engine)
+		return u, fmt.Errorf("unknown engine %q: use go, shell or own", e.Engine)
 	}
 	return u, nil
 }

@@ -83,8 +83,8 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 			return nil, fmt.Errorf("this evidence dir uses --service-manager %s; to switch start over with `cnpa reset --yes`", st.ServiceManager)
 		}
 	}
-	if st.Engine != EngineGo && st.Engine != EngineShell {
-		return nil, fmt.Errorf("unknown engine %q: use go or shell", st.Engine)
+	if !validEngine(st.Engine) {
+		return nil, fmt.Errorf("unknown engine %q: use go, shell or own", st.Engine)
 	}
 	mgr, err := service.New(st.ServiceManager, st.UnitDir, opts.Dir)
 	if err != nil {

@@ -91,11 +91,17 @@ func getQuota(ctx context.Context, env *labenv.Env, ns string) (*corev1.Resource
 }
 
 func namespaceExists(ctx context.Context, env *labenv.Env, name string) (bool, error) {
-	_, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	ns, err := getNamespace(ctx, env, name)
+	return ns != nil, err
+}
+
+// getNamespace is the namespace, or nil when it does not exist.
+func getNamespace(ctx context.Context, env *labenv.Env, name string) (*corev1.Namespace, error) {
+	ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return false, nil
+		return nil, nil
 	}
-	return err == nil, err
+	return ns, err
 }
 
 // quotaPods is spec.hard.pods as the API prints it ("6"), or "" when absent.

@@ -59,7 +59,10 @@ var step5 = &Step{
 		env.Progress.Note("  … deleted team-quota uid %s; watching for a new uid", old.UID)
 		restored, err := watchQuota(ctx, env, w, "team-quota with a new uid", func(q *corev1.ResourceQuota) bool { return q.UID != old.UID })
 		if err != nil {
-			return nil, err
+			return nil, diagnosis(err.Error(), []string{"nobody tells the controller the quota was deleted: a level-triggered pass " +
+				"compares every TeamSpace with the cluster on every run and recreates it. A pass that skips TeamSpaces whose " +
+				"status.observedGeneration equals metadata.generation is edge-triggered: it reacts to spec changes only, the " +
+				"opposite of the lab's point"}, serviceTail(ctx, env))
 		}
 		took := time.Since(start)
 		ev := evidence.Drift{DeletedUID: string(old.UID), RestoredUID: string(restored.UID), EditedTo: "99",

@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -57,7 +58,11 @@ var step6 = &Step{
 				return nil, err
 			}
 		}
-		r.note("finalizer handling on: %s rewritten%s", env.ScriptPath(), map[bool]string{true: ", service restarted with --finalizer=true", false: ""}[env.Engine == labenv.EngineGo])
+		if env.Engine == labenv.EngineOwn {
+			r.note("finalizer handling is your %s's part (LAB.md step 6): it must add %s to alpha", env.ScriptPath(), teamspace.Finalizer)
+		} else {
+			r.note("finalizer handling on: %s rewritten%s", env.ScriptPath(), map[bool]string{true: ", service restarted with --finalizer=true", false: ""}[env.Engine == labenv.EngineGo])
+		}
 		res := env.Clients.Dynamic.Resource(teamspace.GVR)
 		if _, err := waitFor(ctx, env, "alpha to carry "+teamspace.Finalizer, func(ctx context.Context) (bool, string, error) {
 			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
@@ -66,7 +71,8 @@ var step6 = &Step{
 			}
 			return teamspace.HasFinalizer(a.Finalizers, teamspace.Finalizer), fmt.Sprintf("finalizers %v", a.Finalizers), nil
 		}); err != nil {
-			return nil, err
+			return nil, diagnosis(err.Error(), []string{mistakeFor(teamspace.Gap{Kind: teamspace.GapFinalizer}, nil) +
+				" (merge it into the list; never overwrite the list)"}, serviceTail(ctx, env))
 		}
 		if old, err := teamspace.Get(ctx, env.Clients.Dynamic, "beta"); err != nil {
 			return nil, err
@@ -125,7 +131,13 @@ var step6 = &Step{
 				gone = e.Type == watch.Deleted
 			case <-deadline:
 				b, _ := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
-				return nil, fmt.Errorf("beta not gone %s after delete (last: %+v); is the controller running with the finalizer on? `cnpa service logs`", env.Timeout, b)
+				last := "gone meanwhile"
+				if b != nil {
+					last = fmt.Sprintf("deletionTimestamp %v, finalizers %v", b.DeletionTimestamp, b.Finalizers)
+				}
+				return nil, diagnosis(fmt.Sprintf("beta is not gone %s after the delete (%s):", env.Timeout, last),
+					[]string{"for a TeamSpace with a deletionTimestamp, the controller must write archive/<name>.json " +
+						"(name, uid, pods) and then remove " + teamspace.Finalizer + ", and only that one"}, serviceTail(ctx, env))
 			}
 		}
 		if _, err := waitFor(ctx, env, "team-beta to be garbage-collected", func(ctx context.Context) (bool, string, error) {
@@ -144,6 +156,11 @@ var step6 = &Step{
 		rec, err := evidence.ReadArchive(env.ArchiveDir(), "beta")
 		if err != nil {
 			return nil, err
+		}
+		if rec == nil {
+			r.note("%v", diagnosis("beta is gone but "+filepath.Join(env.ArchiveDir(), "beta.json")+" was never written:",
+				[]string{"the finalizer was removed before (or without) writing the archive record: write the record, " +
+					"check it is there, then remove " + teamspace.Finalizer}, ""))
 		}
 		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
 			return nil, err
