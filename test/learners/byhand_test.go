@@ -1,6 +1,7 @@
 package learners
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -9,15 +10,28 @@ import (
 // and jq (byhand/lab.sh) and one of the corpus's valid controllers, with no
 // `cnpa step` at all; then `cnpa check` must pass everything. The loop runs
 // as LAB.md's unit would, as a process of its own (there is no systemd
-// here).
+// here). CNPA_BYHAND_ALL=1 does it once with each valid controller of
+// the corpus, not only the first.
 func TestByHand(t *testing.T) {
-	t.Parallel()
+	controllers := []string{"valid-create-patch"}
+	if os.Getenv("CNPA_BYHAND_ALL") == "1" {
+		controllers = append(controllers, "valid-server-side-apply", "valid-jsonpatch-finalizer")
+	}
+	for _, name := range controllers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			byHand(t, filepath.Join("cases", name, "reconcile.sh"))
+		})
+	}
+}
+
+func byHand(t *testing.T, controller string) {
 	l := newLab(t)
 	script, err := filepath.Abs("byhand/lab.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
-	reconcile, err := filepath.Abs("cases/valid-create-patch/reconcile.sh")
+	reconcile, err := filepath.Abs(controller)
 	if err != nil {
 		t.Fatal(err)
 	}
