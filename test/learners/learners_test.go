@@ -318,7 +318,7 @@ func runCase(t *testing.T, dir string, c learnerCase) {
 		}
 	}
 	if chk.code != 1 {
-		t.Errorf("cnpa check exit %d, want 1\n%s", chk.code, chk)
+		t.Errorf("cnpa check exit %d, want 1 (%d passed, failed %v)\n%s", chk.code, rep.Passed, failedSummary(rep), chk.stderr)
 	}
 	if len(failed) == 0 {
 		t.Errorf("cnpa check: no failed check, want one of step %d", c.Step)
