@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/testcluster"
 )
 
@@ -311,7 +312,7 @@ func runCase(t *testing.T, dir string, c learnerCase) {
 		if got := failingStep(steps); got != c.Step {
 			t.Errorf("cnpa step all failed at step %d, want step %d\n%s", got, c.Step, steps)
 		}
-		if line, ok := says(steps.stdout+steps.stderr, c.Says); ok {
+		if line, ok := says(l.stepDiagnosis(steps, c.Step), c.Says); ok {
 			t.Logf("cnpa step all says: %s", line)
 		} else {
 			t.Errorf("cnpa step all's output names none of %q\n%s", c.Says, steps)
@@ -333,7 +334,7 @@ func runCase(t *testing.T, dir string, c learnerCase) {
 		for _, f := range failed {
 			fmt.Fprintf(&text, "%s: %s; %s\n", f.ID, f.Actual, f.Hint)
 		}
-		if line, ok := says(text.String(), c.Says); ok {
+		if line, ok := says(l.withoutPaths(text.String()), c.Says); ok {
 			t.Logf("cnpa check says: %s", line)
 		} else {
 			t.Errorf("cnpa check's failed checks name none of %q:\n%s", c.Says, text.String())
@@ -361,6 +362,30 @@ func failingStep(r result) int {
 	}
 	n, _ := strconv.Atoi(m[len(m)-1][1])
 	return n
+}
+
+// stepDiagnosis is what `cnpa step all` said about the failing step n:
+// its section of stdout without the step's teaching text (which names
+// every mistake of the step whether made or not), and stderr; the
+// case's own paths, whose temp dirs hold the test's name, read <dir>.
+func (l *lab) stepDiagnosis(r result, n int) string {
+	section := r.stdout
+	if m := stepHeader.FindAllStringIndex(r.stdout, -1); len(m) > 0 {
+		section = r.stdout[m[len(m)-1][0]:]
+	}
+	if s, err := steps.Get(n); err == nil {
+		for _, line := range strings.Split(s.Teaches, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				section = strings.ReplaceAll(section, line, "")
+			}
+		}
+	}
+	return l.withoutPaths(section + "\n" + r.stderr)
+}
+
+// withoutPaths replaces the case's evidence and unit dirs with <dir>.
+func (l *lab) withoutPaths(s string) string {
+	return strings.NewReplacer(l.dir, "<dir>", l.unitDir, "<unit-dir>").Replace(s)
 }
 
 // failedChecks are the failed checks, earliest step first.
