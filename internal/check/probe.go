@@ -66,8 +66,11 @@ func (t *temps) createNamed(ctx context.Context, name string, pods int64, cpu st
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": teamspace.APIVersion, "kind": teamspace.Kind,
 		"metadata": map[string]any{"name": name},
-		"spec":     map[string]any{"pods": pods, "cpu": cpu},
+		"spec":     map[string]any{"pods": pods},
 	}}
+	if cpu != "" { // "" leaves spec.cpu to the CRD's default
+		unstructured.SetNestedField(u.Object, cpu, "spec", "cpu")
+	}
 	if len(finalizers) > 0 {
 		u.SetFinalizers(finalizers)
 	}
@@ -286,9 +289,12 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 	return added, deleted
 }
 
-// foreignOwner is the label that marks the grader's foreign namespace as
-// somebody else's.
-const foreignOwner = "someone-else"
+// ForeignNamespaceOwner is the value of the label "owner" that marks the
+// grader's stand-in for somebody else's namespace (reset sweeps those an
+// interrupted check left).
+const ForeignNamespaceOwner = "someone-else"
+
+const foreignOwner = ForeignNamespaceOwner
 
 // startForeignNamespace is the first half of the adoption probe: a
 // namespace team-<name> that somebody else made, then a TeamSpace <name>.
