@@ -1,0 +1,57 @@
+package kit
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Tail is the last n lines of s.
+func Tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// GrepLines is the lines of s that match the regular expression expr.
+func GrepLines(s, expr string) []string {
+	re := regexp.MustCompile(expr)
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if re.MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TailBuffer is an io.Writer that keeps the last Max bytes written to it,
+// for a log shown only when something fails. Safe for concurrent use; a
+// nil *TailBuffer reads as empty.
+type TailBuffer struct {
+	Max int
+
+	mu sync.Mutex
+	b  []byte
+}
+
+func (t *TailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.Max; over > 0 {
+		t.b = t.b[over:]
+	}
+	return len(p), nil
+}
+
+func (t *TailBuffer) String() string {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
