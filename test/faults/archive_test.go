@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit"
 )
 
 // TestArchiveCrashSafety kills the controller with SIGKILL at the two
@@ -21,23 +22,23 @@ import (
 // record is never lost, never half-visible, and the TeamSpace goes.
 func TestArchiveCrashSafety(t *testing.T) {
 	t.Run("killed after the archive rename, before the finalizer goes", func(t *testing.T) {
-		e := newEnv(t, testcluster.Shared(t))
+		e := kit.New(t, testcluster.Shared(t))
 		dir := t.TempDir()
 		const name = "arch-after"
-		p := e.startController("after-archive", ctrlOpts{archiveDir: dir, env: []string{"CNPA_FAULT=after-archive"}})
-		uid := e.create(name, 6, "500m").GetUID()
-		e.waitFor(name+" converged", time.Minute, e.converged(name, 6, "500m"))
+		p := e.StartController("after-archive", kit.CtrlOpts{ArchiveDir: dir, Env: []string{"CNPA_FAULT=after-archive"}})
+		uid := e.Create(name, 6, "500m").GetUID()
+		e.WaitFor(name+" converged", time.Minute, e.Converged(name, 6, "500m", true))
 
-		e.deleteTS(name)
-		st := p.waitExit(time.Minute)
+		e.Delete(name)
+		st := p.WaitExit(time.Minute)
 		if st == nil || !killedBySIGKILL(st) {
-			t.Fatalf("controller with CNPA_FAULT=after-archive: got %v, want death by SIGKILL at the archive\n%s", st, tail(p.log(), 20))
+			t.Fatalf("controller with CNPA_FAULT=after-archive: got %v, want death by SIGKILL at the archive\n%s", st, kit.Tail(p.Log(), 20))
 		}
 		first, raw := readRecord(t, dir, name)
 		if want := (controller.ArchiveRecord{Name: name, UID: string(uid), Pods: 6}); first != want {
 			t.Fatalf("archive right after the crash: got %+v, want %+v", first, want)
 		}
-		ts, err := e.teamSpace(name)
+		ts, err := e.GetTeamSpace(name)
 		if err != nil || ts.DeletionTimestamp == nil || len(ts.Finalizers) == 0 {
 			t.Fatalf("after the crash: got %+v (err %v), want %s still there, being deleted, held by our finalizer", ts, err, name)
 		}
@@ -46,8 +47,8 @@ func TestArchiveCrashSafety(t *testing.T) {
 		}
 
 		restarted := time.Now()
-		e.startController("restarted", ctrlOpts{archiveDir: dir})
-		e.waitFor(name+" finalized by the restarted controller", time.Minute, e.gone(name))
+		e.StartController("restarted", kit.CtrlOpts{ArchiveDir: dir})
+		e.WaitFor(name+" finalized by the restarted controller", time.Minute, e.Gone(name))
 		again, rawAgain := readRecord(t, dir, name)
 		if again != first {
 			t.Errorf("archive after the restart: got %+v, want it unchanged %+v", again, first)
@@ -60,7 +61,7 @@ func TestArchiveCrashSafety(t *testing.T) {
 	})
 
 	t.Run("killed during the archive write", func(t *testing.T) {
-		e := newEnv(t, testcluster.Shared(t))
+		e := kit.New(t, testcluster.Shared(t))
 		dir := t.TempDir()
 		const name = "arch-during"
 		final := filepath.Join(dir, name+".json")
@@ -68,13 +69,13 @@ func TestArchiveCrashSafety(t *testing.T) {
 		// under the final name.
 		w := watchFinal(t, final)
 
-		p := e.startController("during-archive", ctrlOpts{archiveDir: dir, env: []string{"CNPA_FAULT=during-archive"}})
-		uid := e.create(name, 3, "250m").GetUID()
-		e.waitFor(name+" converged", time.Minute, e.converged(name, 3, "250m"))
-		e.deleteTS(name)
-		st := p.waitExit(time.Minute)
+		p := e.StartController("during-archive", kit.CtrlOpts{ArchiveDir: dir, Env: []string{"CNPA_FAULT=during-archive"}})
+		uid := e.Create(name, 3, "250m").GetUID()
+		e.WaitFor(name+" converged", time.Minute, e.Converged(name, 3, "250m", true))
+		e.Delete(name)
+		st := p.WaitExit(time.Minute)
 		if st == nil || !killedBySIGKILL(st) {
-			t.Fatalf("controller with CNPA_FAULT=during-archive: got %v, want death by SIGKILL in the archive write\n%s", st, tail(p.log(), 20))
+			t.Fatalf("controller with CNPA_FAULT=during-archive: got %v, want death by SIGKILL in the archive write\n%s", st, kit.Tail(p.Log(), 20))
 		}
 		files := listDir(t, dir)
 		if len(files) != 1 || !strings.HasPrefix(files[0], "."+name+".json.tmp-") {
@@ -84,13 +85,13 @@ func TestArchiveCrashSafety(t *testing.T) {
 		if json.Valid(partial) {
 			t.Errorf("temp file %s: got a complete record %q, want the half the hook wrote", files[0], partial)
 		}
-		if ts, err := e.teamSpace(name); err != nil || ts.DeletionTimestamp == nil || len(ts.Finalizers) == 0 {
+		if ts, err := e.GetTeamSpace(name); err != nil || ts.DeletionTimestamp == nil || len(ts.Finalizers) == 0 {
 			t.Fatalf("after the crash: got %+v (err %v), want %s still held by our finalizer", ts, err, name)
 		}
 
 		restarted := time.Now()
-		e.startController("restarted", ctrlOpts{archiveDir: dir})
-		e.waitFor(name+" finalized by the restarted controller", time.Minute, e.gone(name))
+		e.StartController("restarted", kit.CtrlOpts{ArchiveDir: dir})
+		e.WaitFor(name+" finalized by the restarted controller", time.Minute, e.Gone(name))
 		rec, raw := readRecord(t, dir, name)
 		if want := (controller.ArchiveRecord{Name: name, UID: string(uid), Pods: 3}); rec != want {
 			t.Errorf("archive after the restart: got %+v, want %+v", rec, want)

@@ -26,43 +26,49 @@ import (
 const Resync = 3 * time.Second
 
 var (
-	buildOnce sync.Once
-	cnpaPath  string
-	buildErr  error
+	buildMu sync.Mutex
+	builds  = map[string]string{} // build tags → binary path
 )
 
-// CnpaBinary builds cmd/cnpa once per test binary ($CNPA_BIN overrides).
-// It goes to one fixed path per user, written through a rename, so
-// repeated runs reuse the space and a concurrent run never sees half a
-// binary.
-func CnpaBinary(t testing.TB) string {
+// CnpaBinary builds cmd/cnpa (with the given build tags) once per test
+// binary; $CNPA_BIN overrides a build without tags. It goes to one fixed
+// path per user and tag set, written through a rename, so repeated runs
+// reuse the space and a concurrent run never sees half a binary.
+func CnpaBinary(t testing.TB, tags ...string) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		if p := os.Getenv("CNPA_BIN"); p != "" {
-			cnpaPath = p
-			return
-		}
-		dir := filepath.Join(os.TempDir(), fmt.Sprintf("cnpa-test-%d", os.Getuid()))
-		if buildErr = os.MkdirAll(dir, 0o700); buildErr != nil {
-			return
-		}
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
-		tmp := filepath.Join(dir, fmt.Sprintf("cnpa.tmp-%d", os.Getpid()))
-		out, err := exec.Command(goTool, "build", "-o", tmp, "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build cmd/cnpa: %v\n%s", err, out)
-			return
-		}
-		cnpaPath = filepath.Join(dir, "cnpa")
-		buildErr = os.Rename(tmp, cnpaPath)
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	key := strings.Join(tags, ",")
+	if p, ok := builds[key]; ok {
+		return p
 	}
-	return cnpaPath
+	if p := os.Getenv("CNPA_BIN"); p != "" && key == "" {
+		builds[key] = p
+		return p
+	}
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("cnpa-test-%d", os.Getuid()))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	name := "cnpa"
+	if key != "" {
+		name += "-" + strings.Join(tags, "-")
+	}
+	tmp := filepath.Join(dir, fmt.Sprintf("%s.tmp-%d", name, os.Getpid()))
+	out, err := exec.Command(goTool, "build", "-tags", key, "-o", tmp, "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build cmd/cnpa: %v\n%s", err, out)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.Rename(tmp, p); err != nil {
+		t.Fatal(err)
+	}
+	builds[key] = p
+	return p
 }
 
 // CtrlOpts say how to run one `cnpa controller`.
@@ -72,6 +78,7 @@ type CtrlOpts struct {
 	Args       []string // extra controller flags
 	Env        []string // extra environment, e.g. CNPA_FAULT=…
 	NoWait     bool     // do not wait for /readyz (a standby never gets ready)
+	Tags       []string // build tags of the cnpa binary (see CnpaBinary)
 }
 
 // Ctrl is one `cnpa controller` process.
@@ -110,7 +117,7 @@ func (e *Env) StartController(name string, o CtrlOpts) *Ctrl {
 	args := append([]string{"--kubeconfig", o.Kubeconfig, "controller",
 		"--archive-dir", o.ArchiveDir, "--finalizer=true", "--interval", Resync.String(),
 		"--metrics-addr", p.Metrics, "--health-addr", p.Health}, o.Args...)
-	p.Cmd = exec.Command(CnpaBinary(e.T), args...)
+	p.Cmd = exec.Command(CnpaBinary(e.T, o.Tags...), args...)
 	var environ []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "KUBECONFIG=") && !strings.HasPrefix(kv, "CNPA_") {
@@ -291,4 +298,14 @@ func FreePorts(t testing.TB, n int) []int {
 		t.Fatal(err)
 	}
 	return ports
+}
+
+// MustMetricWhere is MetricWhere failing the test on error.
+func (p *Ctrl) MustMetricWhere(name, sel string) float64 {
+	p.t.Helper()
+	v, err := p.MetricWhere(name, sel)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return v
 }
