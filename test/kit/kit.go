@@ -55,10 +55,25 @@ var (
 	crdInstalled = map[*testcluster.Cluster]bool{}
 )
 
-// New builds admin clients for c from its kubeconfig and installs the CRD
-// once per cluster. Its context outlives the test's cleanups, which still
-// talk to the cluster.
+// New is Connect, with the CRD installed once per cluster.
 func New(t testing.TB, c *testcluster.Cluster) *Env {
+	t.Helper()
+	e := Connect(t, c)
+	crdMu.Lock()
+	defer crdMu.Unlock()
+	if !crdInstalled[c] {
+		if err := InstallCRD(e.Ctx, c, e.kubeCache); err != nil {
+			t.Fatal(err)
+		}
+		crdInstalled[c] = true
+	}
+	return e
+}
+
+// Connect builds admin clients for c from its kubeconfig, for tests that
+// install the CRD themselves (or remove it). Its context outlives the
+// test's cleanups, which still talk to the cluster.
+func Connect(t testing.TB, c *testcluster.Cluster) *Env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	t.Cleanup(cancel)
@@ -74,14 +89,6 @@ func New(t testing.TB, c *testcluster.Cluster) *Env {
 	}
 	if e.Dyn, err = dynamic.NewForConfig(rc); err != nil {
 		t.Fatal(err)
-	}
-	crdMu.Lock()
-	defer crdMu.Unlock()
-	if !crdInstalled[c] {
-		if err := InstallCRD(ctx, c, e.kubeCache); err != nil {
-			t.Fatal(err)
-		}
-		crdInstalled[c] = true
 	}
 	e.removeCreatedOnCleanup()
 	return e
