@@ -24,7 +24,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/dynamic"
@@ -34,6 +33,7 @@ import (
 	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/test/kit"
 )
 
 // Contender names, as given to -contenders.
@@ -139,19 +139,11 @@ var knownContenders = []string{nameCnpa, nameShell, namePeer, nameRaw, nameInpro
 type passive struct{}
 
 func (passive) Create(ctx context.Context, e *env, name string) error {
-	_, err := e.dyn.Resource(teamspace.GVR).Create(ctx, newTeamSpace(name), metav1.CreateOptions{})
+	_, err := e.dyn.Resource(teamspace.GVR).Create(ctx, kit.NewTeamSpace(name, benchPods, ""), metav1.CreateOptions{})
 	return err
 }
 
 func (passive) QuotaChanged(context.Context, *env, string) error { return nil }
-
-func newTeamSpace(name string) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": teamspace.APIVersion, "kind": teamspace.Kind,
-		"metadata": map[string]any{"name": name},
-		"spec":     map[string]any{"pods": int64(benchPods)},
-	}}
-}
 
 // procContender is a controller running as a process of its own: the cnpa
 // binary, the peer, or the shell loop.
@@ -306,7 +298,7 @@ func (p *procContender) Diag() string {
 		return ""
 	}
 	b, _ := os.ReadFile(p.logf)
-	return p.name + " log (" + p.logf + "), last lines:\n" + tail(string(b), 20)
+	return p.name + " log (" + p.logf + "), last lines:\n" + kit.Tail(string(b), 20)
 }
 
 // procStatus reads the memory lines of /proc/<pid>/status, in bytes.
@@ -353,7 +345,7 @@ func (r *rawContender) Start(_ context.Context, e *env) error {
 // the finalizer in, create the owned namespace, apply the quota, patch
 // status. Each needs the previous one's answer (uid, generation) or order.
 func (r *rawContender) Create(ctx context.Context, _ *env, name string) error {
-	ts, err := r.dyn.Resource(teamspace.GVR).Create(ctx, newTeamSpace(name), metav1.CreateOptions{FieldManager: rawManager})
+	ts, err := r.dyn.Resource(teamspace.GVR).Create(ctx, kit.NewTeamSpace(name, benchPods, ""), metav1.CreateOptions{FieldManager: rawManager})
 	if err != nil {
 		return fmt.Errorf("create teamspace %s: %w", name, err)
 	}
@@ -421,7 +413,7 @@ type inprocContender struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	runErr error
-	logs   *tailBuffer
+	logs   *kit.TailBuffer
 }
 
 func (c *inprocContender) Start(ctx context.Context, e *env) error {
@@ -435,7 +427,7 @@ func (c *inprocContender) Start(ctx context.Context, e *env) error {
 	}
 	c.qps = rc.QPS
 	limiterWaits.reset()
-	c.logs = &tailBuffer{max: 64 << 10}
+	c.logs = &kit.TailBuffer{Max: 64 << 10}
 	ctrl, err := controller.New(rc, controller.Config{
 		ArchiveDir: filepath.Join(e.dir, "archive"), Finalizer: true, Workers: c.cfg.workers,
 		Logger: slog.New(slog.NewTextHandler(c.logs, nil)),
@@ -476,7 +468,7 @@ func (c *inprocContender) Resume() error            { return nil }
 func (c *inprocContender) PeakRSS() (int64, string) { return -1, "n/a (in-process)" }
 func (c *inprocContender) Exited() <-chan struct{}  { return c.done }
 func (c *inprocContender) Diag() string {
-	return "cnpa-inproc log, last lines:\n" + tail(c.logs.String(), 20)
+	return "cnpa-inproc log, last lines:\n" + kit.Tail(c.logs.String(), 20)
 }
 
 // waits adds up client-go's client-side rate limiter latency, by verb.
@@ -518,35 +510,4 @@ func (w *waits) String() string {
 	}
 	return fmt.Sprintf("%d requests waited %s in total (longest %s; %s)", w.n, w.total.Round(time.Millisecond),
 		w.max.Round(time.Millisecond), strings.Join(parts, ", "))
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	b   []byte
-	max int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
