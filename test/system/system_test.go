@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/labassert"
 	"github.com/labhub/cnpa/test/nspawn"
 )
@@ -131,7 +132,7 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
 	journal := run("journalctl", "-u", "cnpa-op", "--no-pager", "-o", "cat")
 	for _, want := range []string{"Stopped cnpa-op.service", "Started cnpa-op.service", "alpha"} {
 		if !strings.Contains(journal, want) {
-			t.Errorf("journalctl -u cnpa-op lacks %q:\n%s", want, tail(journal, 30))
+			t.Errorf("journalctl -u cnpa-op lacks %q:\n%s", want, kit.Tail(journal, 30))
 		}
 	}
 
@@ -188,12 +189,4 @@ func hostBinaries(t *testing.T) string {
 		}
 	}
 	return dir
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
