@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -20,17 +18,11 @@ func (e *Env) Converged(name string, pods int64, cpu string, finalizerOn bool) f
 			return err
 		}
 		nsName := teamspace.NamespaceName(name)
-		ns, err := e.Kube.CoreV1().Namespaces().Get(e.Ctx, nsName, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			ns, err = nil, nil
-		}
+		ns, err := orNil(e.getNamespace(nsName))
 		if err != nil {
 			return err
 		}
-		q, err := e.GetQuota(nsName)
-		if apierrors.IsNotFound(err) {
-			q, err = nil, nil
-		}
+		q, err := orNil(e.GetQuota(nsName))
 		if err != nil {
 			return err
 		}

@@ -106,10 +106,7 @@ func (e *Env) GetTeamSpace(name string) (*teamspace.TeamSpace, error) {
 // TeamSpace reads a TeamSpace; nil when it does not exist.
 func (e *Env) TeamSpace(name string) *teamspace.TeamSpace {
 	e.T.Helper()
-	ts, err := e.GetTeamSpace(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
+	ts, err := orNil(e.GetTeamSpace(name))
 	if err != nil {
 		e.T.Fatalf("get teamspace %s: %v", name, err)
 	}
@@ -119,14 +116,23 @@ func (e *Env) TeamSpace(name string) *teamspace.TeamSpace {
 // Namespace reads a namespace; nil when it does not exist.
 func (e *Env) Namespace(name string) *corev1.Namespace {
 	e.T.Helper()
-	ns, err := e.Kube.CoreV1().Namespaces().Get(e.Ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
+	ns, err := orNil(e.getNamespace(name))
 	if err != nil {
 		e.T.Fatalf("get namespace %s: %v", name, err)
 	}
 	return ns
+}
+
+func (e *Env) getNamespace(name string) (*corev1.Namespace, error) {
+	return e.Kube.CoreV1().Namespaces().Get(e.Ctx, name, metav1.GetOptions{})
+}
+
+// orNil turns NotFound into no object and no error.
+func orNil[T any](obj *T, err error) (*T, error) {
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return obj, err
 }
 
 // GetQuota reads team-quota in namespace ns; a missing one is a NotFound
@@ -138,10 +144,7 @@ func (e *Env) GetQuota(ns string) (*corev1.ResourceQuota, error) {
 // Quota reads team-quota in namespace ns; nil when it does not exist.
 func (e *Env) Quota(ns string) *corev1.ResourceQuota {
 	e.T.Helper()
-	q, err := e.GetQuota(ns)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
+	q, err := orNil(e.GetQuota(ns))
 	if err != nil {
 		e.T.Fatalf("get quota %s/%s: %v", ns, teamspace.QuotaName, err)
 	}
