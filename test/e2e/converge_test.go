@@ -36,8 +36,7 @@ func testCreate(t *testing.T, s *scn) {
 // observedGeneration follows generation.
 func testSpecChange(t *testing.T, s *scn) {
 	name := s.name("a")
-	s.Create(name, 4, "1")
-	s.converge("created", s.converged(name, 4, "1"))
+	s.createConverged(name, 4, "1")
 	s.PatchSpec(name, map[string]any{"pods": 6, "cpu": "500m"})
 	if got, want := s.TeamSpace(name).Generation, int64(2); got != want {
 		t.Fatalf("generation after the spec change: got %v, want %v", got, want)
@@ -49,8 +48,7 @@ func testSpecChange(t *testing.T, s *scn) {
 // filled status.hard), further passes write nothing at all.
 func testNoop(t *testing.T, s *scn) {
 	name := s.name("a")
-	s.Create(name, 3, "250m")
-	s.converge("created", s.converged(name, 3, "250m"))
+	s.createConverged(name, 3, "250m")
 	ns := teamspace.NamespaceName(name)
 	s.WaitFor("quota status.hard = spec.hard", time.Minute, func() error {
 		q := s.Quota(ns)
@@ -79,8 +77,7 @@ func testNoop(t *testing.T, s *scn) {
 // on once it runs again; meanwhile observedGeneration shows it is behind.
 func testCatchUp(t *testing.T, s *scn) {
 	name := s.name("a")
-	s.Create(name, 4, "1")
-	s.converge("created", s.converged(name, 4, "1"))
+	s.createConverged(name, 4, "1")
 	s.eng.stop(t)
 	s.PatchSpec(name, map[string]any{"pods": 8})
 	live := s.TeamSpace(name)

@@ -22,8 +22,7 @@ import (
 // TeamSpace goes and the garbage collector removes its namespace.
 func testDelete(t *testing.T, s *scn) {
 	name := s.name("a")
-	ts := s.Create(name, 2, "500m", foreignFinalizer)
-	s.converge("created", s.converged(name, 2, "500m"))
+	ts := s.createConverged(name, 2, "500m", foreignFinalizer)
 	if got, want := s.TeamSpace(name).Finalizers, []string{foreignFinalizer, teamspace.Finalizer}; !slices.Equal(got, want) {
 		t.Fatalf("finalizers: got %v, want %v", got, want)
 	}
@@ -66,8 +65,7 @@ func testUnwritableArchive(t *testing.T, s *scn) {
 		t.Fatal(err)
 	}
 	name, ok := s.name("a"), s.name("ok")
-	ts := s.Create(name, 3, "1")
-	s.converge("created", s.converged(name, 3, "1"))
+	ts := s.createConverged(name, 3, "1")
 	s.Delete(name)
 	s.Create(ok, 2, "1")
 	s.converge("healthy converged and archive failure warned", kit.AllOf(

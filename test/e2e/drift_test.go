@@ -20,8 +20,7 @@ import (
 // from the delete to the new uid (seen through a watch) is logged.
 func testQuotaDeleted(t *testing.T, s *scn) {
 	name := s.name("a")
-	s.Create(name, 4, "1")
-	s.converge("created", s.converged(name, 4, "1"))
+	s.createConverged(name, 4, "1")
 	ns := teamspace.NamespaceName(name)
 	old := s.Quota(ns)
 
@@ -74,8 +73,7 @@ func testQuotaDeleted(t *testing.T, s *scn) {
 // is reverted to spec.pods.
 func testQuotaEdited(t *testing.T, s *scn) {
 	name := s.name("a")
-	s.Create(name, 5, "1")
-	s.converge("created", s.converged(name, 5, "1"))
+	s.createConverged(name, 5, "1")
 	ns := teamspace.NamespaceName(name)
 	edited, err := s.Kube.CoreV1().ResourceQuotas(ns).Patch(s.Ctx, teamspace.QuotaName, types.MergePatchType,
 		[]byte(`{"spec":{"hard":{"pods":"99"}}}`), metav1.PatchOptions{FieldManager: "kubectl-patch"})

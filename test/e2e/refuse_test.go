@@ -17,8 +17,7 @@ import (
 // advance; a healthy TeamSpace in the same pass converges.
 func testBadCPU(t *testing.T, s *scn) {
 	name, ok := s.name("a"), s.name("ok")
-	ts := s.Create(name, 4, "1")
-	s.converge("created", s.converged(name, 4, "1"))
+	ts := s.createConverged(name, 4, "1")
 	s.PatchSpec(name, map[string]any{"cpu": "abc"})
 	s.Create(ok, 3, "1")
 	s.converge("healthy converged and bad one warned", kit.AllOf(

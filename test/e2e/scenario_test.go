@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -176,6 +177,14 @@ func (s *scn) expectNothingFor(name string) {
 	if live.Status.Namespace != "" || live.Status.ObservedGeneration != 0 {
 		s.t.Errorf("status: got %+v, want empty", live.Status)
 	}
+}
+
+// createConverged creates a TeamSpace and has the engine converge it.
+func (s *scn) createConverged(name string, pods int64, cpu string, finalizers ...string) *unstructured.Unstructured {
+	s.t.Helper()
+	ts := s.Create(name, pods, cpu, finalizers...)
+	s.converge("created", s.converged(name, pods, cpu))
+	return ts
 }
 
 // converged checks everything a converged TeamSpace has (kit's converged,
