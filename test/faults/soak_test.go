@@ -482,23 +482,23 @@ func (s *soak) waitNoOrphans(timeout time.Duration) {
 }
 
 func envInt(t *testing.T, key string, def int) int {
-	if v := os.Getenv(key); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			t.Fatalf("%s=%q: want a positive integer", key, v)
-		}
-		return n
-	}
-	return def
+	return envPositive(t, key, def, strconv.Atoi, "integer")
 }
 
 func envDuration(t *testing.T, key string, def time.Duration) time.Duration {
-	if v := os.Getenv(key); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			t.Fatalf("%s=%q: want a positive duration", key, v)
-		}
-		return d
+	return envPositive(t, key, def, time.ParseDuration, "duration")
+}
+
+// envPositive reads $key with parse, def when it is unset; anything but a
+// positive value fails the test.
+func envPositive[T int | time.Duration](t *testing.T, key string, def T, parse func(string) (T, error), what string) T {
+	v := os.Getenv(key)
+	if v == "" {
+		return def
 	}
-	return def
+	n, err := parse(v)
+	if err != nil || n <= 0 {
+		t.Fatalf("%s=%q: want a positive %s", key, v, what)
+	}
+	return n
 }
