@@ -37,6 +37,7 @@ type TailBuffer struct {
 	b  []byte
 }
 
+// Write keeps p, dropping what falls out of the last Max bytes.
 func (t *TailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -47,6 +48,7 @@ func (t *TailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// String is what the buffer holds.
 func (t *TailBuffer) String() string {
 	if t == nil {
 		return ""
