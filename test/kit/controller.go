@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"os"
@@ -32,8 +33,9 @@ var (
 
 // CnpaBinary builds cmd/cnpa (with the given build tags) once per test
 // binary; $CNPA_BIN overrides a build without tags. It goes to one fixed
-// path per user and tag set, written through a rename, so repeated runs
-// reuse the space and a concurrent run never sees half a binary.
+// path per user, checkout and tag set, written through a rename, so
+// repeated runs reuse the space and a concurrent run never sees half a
+// binary, nor another checkout's (worktrees share the temp dir).
 func CnpaBinary(t testing.TB, tags ...string) string {
 	t.Helper()
 	buildMu.Lock()
@@ -46,7 +48,11 @@ func CnpaBinary(t testing.TB, tags ...string) string {
 		builds[key] = p
 		return p
 	}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("cnpa-test-%d", os.Getuid()))
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("cnpa-test-%d", os.Getuid()), fmt.Sprintf("%x", sha256.Sum256([]byte(wd)))[:12])
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
