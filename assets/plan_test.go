@@ -81,6 +81,7 @@ var gapCases = []gapCase{
 	{name: "quota deleted", ts: ts(1, 1, 4, "1"), ns: ns("a", ours), want: []string{"quota"}},
 	{name: "quota edited", ts: ts(1, 1, 4, "1"), ns: ns("a", ours), quota: quota("a", map[string]string{"pods": "99", "requests.cpu": "1"}), want: []string{"quota-hard"}},
 	{name: "quota cpu edited", ts: ts(1, 1, 4, "1"), ns: ns("a", ours), quota: quota("a", map[string]string{"pods": "4", "requests.cpu": "2"}), want: []string{"quota-hard"}},
+	{name: "quota with an extra limit", ts: ts(1, 1, 4, "1"), ns: ns("a", ours), quota: quota("a", map[string]string{"pods": "4", "requests.cpu": "1", "requests.memory": "1Gi"}), want: []string{"quota-hard"}},
 	{name: "quota lost its label", ts: ts(1, 1, 4, "1"), ns: ns("a", ours), quota: quota("b", hard41), want: []string{"quota-label"}},
 	{name: "spec changed", ts: ts(2, 1, 6, "1"), ns: ns("a", ours), quota: quota("a", hard41), want: []string{"quota-hard", "status"}},
 	{name: "namespace label edited", ts: ts(1, 1, 4, "1"), ns: ns("b", ours), quota: quota("a", hard41), want: []string{"namespace-label"}},
@@ -89,6 +90,7 @@ var gapCases = []gapCase{
 	{name: "invalid pods", ts: ts(1, 0, 51, "1"), want: []string{"invalid"}},
 	{name: "invalid cpu", ts: ts(1, 0, 4, "lots"), want: []string{"invalid"}},
 	{name: "invalid cpu, finalizer still owed", ts: ts(1, 0, 4, "-1"), finalizer: true, want: []string{"finalizer", "invalid"}},
+	{name: "invalid name, no finalizer", ts: func() teamspace.TeamSpace { t := ts(1, 0, 4, "1"); t.Name = "dot.b"; return t }(), finalizer: true, want: []string{"invalid"}},
 }
 
 // TestFindGaps holds the Go engine to the table.
@@ -139,7 +141,7 @@ func TestPlanMatchesFindGaps(t *testing.T) {
 			// foreign. Both engines leave such namespaces alone.
 			nsWork := want["namespace"] || want["namespace-label"] || want["foreign"] || want["namespace-controller"]
 			checks := []decision{
-				{"finalizer to add", line["has_finalizer"] != "true" && tt.finalizer, want["finalizer"]},
+				{"finalizer to add", line["has_finalizer"] != "true" && tt.finalizer && !strings.HasPrefix(line["invalid"], "metadata.name"), want["finalizer"]},
 				{"invalid spec", line["invalid"] != "", want["invalid"]},
 			}
 			// Past an invalid spec neither engine looks further; past a
@@ -166,6 +168,13 @@ type decision struct {
 	what           string
 	planSays, want bool
 }
+
+// planFields is reconcile.sh's PLAN_FIELDS as it ships.
+var planFields = func() string {
+	_, rest, _ := strings.Cut(string(assets.ReconcileScript), `readonly PLAN_FIELDS="`)
+	fields, _, _ := strings.Cut(rest, `"`)
+	return fields
+}()
 
 // planJQ cuts the jq program out of reconcile.sh as it ships.
 func planJQ(t *testing.T) string {
@@ -210,7 +219,8 @@ func runPlan(t *testing.T, plan string, tt gapCase) map[string]string {
 		quotaItems = append(quotaItems, tt.quota)
 	}
 	cmd := exec.Command("jq", "-r", "--argjson", "namespaces", "["+list(nsItems...)+"]", "--argjson", "quotas", "["+list(quotaItems...)+"]",
-		"--arg", "finalizer", teamspace.Finalizer, "--arg", "ownerLabel", teamspace.OwnerLabel, "--arg", "quotaName", teamspace.QuotaName, plan)
+		"--arg", "finalizer", teamspace.Finalizer, "--arg", "ownerLabel", teamspace.OwnerLabel, "--arg", "quotaName", teamspace.QuotaName,
+		"--arg", "fields", planFields, plan)
 	cmd.Stdin = strings.NewReader(list(tsObj))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -218,15 +228,55 @@ func runPlan(t *testing.T, plan string, tt gapCase) map[string]string {
 	if err != nil {
 		t.Fatalf("jq plan: %v: %s", err, stderr.String())
 	}
-	// The plan prints name='a' uid='uid-a' ...: one shell word per value.
-	fields := map[string]string{}
-	words, err := exec.Command("bash", "-c", `eval "set -- $1"; for w; do printf '%s\0' "$w"; done`, "_", strings.TrimSpace(string(out))).Output()
-	if err != nil {
-		t.Fatalf("split plan line %q: %v", out, err)
+	// One line per TeamSpace, whatever its values hold (a cpu with a newline,
+	// say): the script reads the plan line by line.
+	if n := strings.Count(string(out), "\n"); n != 1 {
+		t.Fatalf("plan for one TeamSpace: %d lines, want 1: %q", n, out)
 	}
-	for _, w := range strings.Split(strings.TrimSuffix(string(words), "\x00"), "\x00") {
-		k, v, _ := strings.Cut(w, "=")
-		fields[k] = v
+	// The plan prints the values of planFields in order, separated by 0x1f.
+	values := strings.Split(strings.TrimSuffix(string(out), "\n"), "\x1f")
+	names := strings.Fields(planFields)
+	if len(values) != len(names) {
+		t.Fatalf("plan line %q: %d values for %d fields", out, len(values), len(names))
+	}
+	fields := map[string]string{}
+	for i, name := range names {
+		fields[name] = values[i]
 	}
 	return fields
+}
+
+// cpuCases is the one table of spec.cpu values: which ones both engines
+// serve and which they refuse with InvalidSpec.
+var cpuCases = []struct {
+	cpu   string
+	valid bool
+}{
+	{"1", true}, {"0", true}, {"0.5", true}, {"2.25", true}, {"1.125", true}, {"999999", true},
+	{"500m", true}, {"0m", true}, {"250m", true}, {"999999999m", true},
+	{"1000E", false},       // prints as "1": the quota would get 1 CPU
+	{"0.1n", false},        // rounded by the server, never equal again
+	{"1.5n", false},        // likewise
+	{"1e-30000000", false}, // seconds of parsing on every pass
+	{"1e3", false}, {"2Ki", false}, {"500M", false}, {"1.0001", false}, {"01", false},
+	{"-1", false}, {" 1", false}, {"abc", false}, {"1000000", false}, {"1000000000m", false},
+	{"1\n", false},
+}
+
+// TestCPUGrammarBothEngines: the Go engine and the shell engine's plan
+// accept and refuse the same spec.cpu values.
+func TestCPUGrammarBothEngines(t *testing.T) {
+	plan := planJQ(t)
+	for _, tt := range cpuCases {
+		t.Run(strings.ReplaceAll(tt.cpu, "\n", `\n`), func(t *testing.T) {
+			c := gapCase{ts: ts(1, 0, 4, tt.cpu)}
+			_, err := teamspace.FindGaps(&c.ts, nil, nil, false)
+			var invalid *teamspace.InvalidSpecError
+			goRefuses := errors.As(err, &invalid) && invalid.Field == "spec.cpu"
+			planRefuses := strings.HasPrefix(runPlan(t, plan, c)["invalid"], "spec.cpu")
+			if goRefuses == tt.valid || planRefuses == tt.valid {
+				t.Errorf("spec.cpu %q: Go engine refuses %t, shell engine refuses %t, want %t", tt.cpu, goRefuses, planRefuses, !tt.valid)
+			}
+		})
+	}
 }

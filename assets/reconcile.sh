@@ -33,10 +33,15 @@ readonly QUOTA_NAME=team-quota
 readonly FIELD_MANAGER=cnpa
 readonly API_VERSION=platform.labhub.io/v1alpha1
 
+# The facts the plan gives about each TeamSpace, in the order it prints them.
+readonly PLAN_FIELDS="name uid rv generation pods cpu_json deleting has_finalizer invalid ns_state ns_labelled quota_exists quota_extra quota_ok status_ok"
+
 # plan.jq compares, for every TeamSpace, what the spec asks for with what the
-# three lists show, and prints one line of shell assignments per TeamSpace
-# (every value quoted by @sh; none contains a newline). Nothing is written
-# yet: these facts decide which writes, if any, the pass makes.
+# three lists show, and prints one line per TeamSpace: the PLAN_FIELDS
+# values separated by the ASCII unit separator (0x1f). No value holds a raw
+# newline or 0x1f: anything a user wrote is JSON-encoded first. The line is
+# read into variables, never evaluated. Nothing is written yet: these facts
+# decide which writes, if any, the pass makes.
 read -r -d '' PLAN_JQ <<'JQ'
 # quantity turns a Kubernetes quantity ("500m", "0.5", "2Ki", "1e3") into a
 # number, or null when the string is not a quantity. Comparing numbers makes
@@ -95,23 +100,29 @@ def owned($uid):
         "metadata.name \($name | tojson) gives namespace \($ns) which is invalid: a namespace must be a lowercase RFC 1123 label of at most 63 characters ([a-z0-9]([-a-z0-9]*[a-z0-9])?)"
       elif ($pods | type) != "number" or $pods < 1 or $pods > 50 then
         "spec.pods \($pods | tostring | tojson) must be between 1 and 50"
-      elif $cpuValue == null then
-        "spec.cpu \($cpu | tojson) is not a quantity (use e.g. \"1\" or \"500m\")"
-      elif $cpuValue < 0 then
-        "spec.cpu \($cpu | tojson) must not be negative"
+      elif ($cpu | length) > 16
+           or ($cpu | test("\\A((0|[1-9][0-9]{0,5})(\\.[0-9]{1,3})?|(0|[1-9][0-9]{0,8})m)\\z") | not) then
+        # teamspace.CPUPattern: cores with up to 3 decimals or millicores
+        # (\A and \z: Oniguruma's ^ and $ also match at a newline).
+        "spec.cpu \($cpu | tojson) is not a CPU amount: use cores with up to 3 decimals (\"1\", \"0.5\") or millicores (\"500m\")"
       else "" end),
     # missing: not among the labelled namespaces (create it, or find out why);
     # ours: labelled and owned by this TeamSpace; foreign: labelled, not ours.
     ns_state: (if $liveNs == null then "missing"
                elif ($liveNs | owned($uid)) then "ours" else "foreign" end),
     ns_labelled: ($liveNs != null and $liveNs.metadata.labels[$ownerLabel] == $name),
+    # The quota's hard limits are exactly pods and requests.cpu: a limit
+    # added by hand is drift like an edited one.
+    quota_exists: ($liveQuota != null),
+    quota_extra: ((($liveQuota.spec.hard // {}) | keys) - ["pods", "requests.cpu"] | tojson),
     quota_ok: ($liveQuota != null
                and $liveQuota.metadata.labels[$ownerLabel] == $name
+               and (($liveQuota.spec.hard // {}) | keys) == ["pods", "requests.cpu"]
                and ($liveQuota.spec.hard.pods // "" | quantity) == $pods
                and ($liveQuota.spec.hard["requests.cpu"] // "" | quantity) == $cpuValue),
     status_ok: (.status.observedGeneration == .metadata.generation and .status.namespace == $ns)
   }
-| to_entries | map("\(.key)=\(.value | tostring | @sh)") | join(" ")
+| . as $facts | [$fields | splits(" ") | $facts[.] | tostring] | join("\u001f")
 JQ
 
 failures=0
@@ -178,21 +189,27 @@ finalizers_with() {
 }
 
 # write_archive writes $CNPA_ARCHIVE_DIR/<name>.json atomically: a temp file
-# in the same directory, flushed to disk, then renamed over the final name.
-# A reader never sees half a record, and the record is on disk before the
-# finalizer goes.
+# in the same directory, flushed to disk, then renamed over the final name
+# (mv -T: onto that name, never into a directory of that name). A reader
+# never sees half a record. The record is then read back, and only a
+# record that is there and says this TeamSpace lets the finalizer go.
 write_archive() {
-  local dir=$CNPA_ARCHIVE_DIR tmp err
+  local dir=$CNPA_ARCHIVE_DIR final=$CNPA_ARCHIVE_DIR/$name.json tmp err
   err=$(mkdir -p "$dir" 2>&1) || { printf '%s' "$err"; return 1; }
-  tmp=$(mktemp "$dir/.$name.json.tmp-XXXXXX" 2>&1) || { printf '%s' "$tmp"; return 1; }
+  tmp=$(mktemp "$dir/.archive.tmp-XXXXXX" 2>&1) || { printf '%s' "$tmp"; return 1; }
   if ! jq -cn --arg name "$name" --arg uid "$uid" --argjson pods "$pods" \
       '{name: $name, uid: $uid, pods: $pods}' >"$tmp" 2>/dev/null ||
-    ! chmod 644 "$tmp" || ! sync "$tmp" || ! mv -f "$tmp" "$dir/$name.json"; then
+    ! chmod 644 "$tmp" || ! sync "$tmp" || ! err=$(mv -fT "$tmp" "$final" 2>&1); then
     rm -f "$tmp"
-    printf 'cannot write %s' "$dir/$name.json"
+    printf 'cannot write %s%s' "$final" "${err:+: $err}"
     return 1
   fi
   sync "$dir" 2>/dev/null # makes the rename durable; the record is already whole
+  if [[ -L $final || ! -f $final ]] ||
+    ! jq -e --arg uid "$uid" '.uid == $uid' "$final" >/dev/null 2>&1; then
+    printf '%s is not the record just written (a symlink, or not a regular file)' "$final"
+    return 1
+  fi
   return 0
 }
 
@@ -243,23 +260,43 @@ ensure_namespace() {
   return 0
 }
 
-# ensure_quota makes team-quota hold the desired limits. It applies
-# server-side with --force-conflicts: after a hand edit (`kubectl patch`) the
-# edited field belongs to another field manager, and only a forced apply
-# takes it back.
+# ensure_quota makes team-quota hold exactly the desired limits. A missing
+# quota is created; a differing one is merge-patched, which sets pods and
+# requests.cpu and removes every other limit (null). A server-side apply
+# could not remove a limit added by hand: that field belongs to another
+# field manager, and an apply only removes what it owned itself.
 ensure_quota() {
-  local ns=team-$name manifest out
+  local ns=team-$name manifest patch out
   [[ $quota_ok == true ]] && return 0
-  manifest=$(jq -n --arg ns "$ns" --arg name "$name" --arg labelKey "$OWNER_LABEL" \
-      --arg quota "$QUOTA_NAME" --arg pods "$pods" --argjson cpu "$cpu_json" '{
-        apiVersion: "v1", kind: "ResourceQuota",
-        metadata: {name: $quota, namespace: $ns, labels: {($labelKey): $name}},
-        spec: {hard: {pods: $pods, "requests.cpu": $cpu}}}')
-  if ! out=$(kubectl apply --server-side --force-conflicts --field-manager="$FIELD_MANAGER" -f - <<<"$manifest" 2>&1); then
-    fail "apply quota $ns/$QUOTA_NAME: $(oneline <<<"$out")"
+  if [[ $quota_exists != true ]]; then
+    manifest=$(jq -n --arg ns "$ns" --arg name "$name" --arg labelKey "$OWNER_LABEL" \
+        --arg quota "$QUOTA_NAME" --arg pods "$pods" --argjson cpu "$cpu_json" '{
+          apiVersion: "v1", kind: "ResourceQuota",
+          metadata: {name: $quota, namespace: $ns, labels: {($labelKey): $name}},
+          spec: {hard: {pods: $pods, "requests.cpu": $cpu}}}')
+    if out=$(kubectl create --field-manager="$FIELD_MANAGER" -f - <<<"$manifest" 2>&1); then
+      say "quota $ns/$QUOTA_NAME created with pods=$pods cpu=$cpu_json"
+      return 0
+    fi
+    if [[ $out != *AlreadyExists* ]]; then
+      fail "create quota $ns/$QUOTA_NAME: $(oneline <<<"$out")"
+      return 1
+    fi
+    # It exists without our label: patch it like a drifted one.
+  fi
+  patch=$(jq -cn --arg name "$name" --arg labelKey "$OWNER_LABEL" --arg pods "$pods" \
+      --argjson cpu "$cpu_json" --argjson extra "$quota_extra" '{
+        metadata: {labels: {($labelKey): $name}},
+        spec: {hard: ((reduce $extra[] as $k ({}; .[$k] = null)) + {pods: $pods, "requests.cpu": $cpu})}}')
+  if ! out=$(kubectl patch resourcequota "$QUOTA_NAME" -n "$ns" --type=merge --field-manager="$FIELD_MANAGER" -p "$patch" 2>&1); then
+    fail "patch quota $ns/$QUOTA_NAME: $(oneline <<<"$out")"
     return 1
   fi
-  say "quota $ns/$QUOTA_NAME set to pods=$pods cpu=$cpu_json"
+  if [[ $quota_extra == '[]' ]]; then
+    say "quota $ns/$QUOTA_NAME set to pods=$pods cpu=$cpu_json"
+  else
+    say "quota $ns/$QUOTA_NAME set to pods=$pods cpu=$cpu_json, removed $quota_extra"
+  fi
   return 0
 }
 
@@ -272,9 +309,8 @@ ensure_quota() {
 #   4. namespace, 5. quota;
 #   6. status, through the /status subresource, only when it differs.
 reconcile_teamspace() {
-  local name uid rv generation pods cpu_json deleting has_finalizer invalid \
-    ns_state ns_labelled quota_ok status_ok finalizers out err patch
-  eval "$1"
+  local $PLAN_FIELDS finalizers out err patch
+  IFS=$'\x1f' read -r $PLAN_FIELDS <<<"$1"
 
   if [[ $deleting == true ]]; then
     [[ $has_finalizer == true ]] || return 0 # not ours to hold
@@ -293,7 +329,9 @@ reconcile_teamspace() {
     return 0
   fi
 
-  if [[ $CNPA_FINALIZER == true && $has_finalizer != true ]]; then
+  # A name no namespace can carry is never served: no finalizer for it, so
+  # its deletion does not wait on this script.
+  if [[ $CNPA_FINALIZER == true && $has_finalizer != true && $invalid != metadata.name* ]]; then
     if ! finalizers=$(finalizers_with) || ! out=$(set_finalizers "$finalizers"); then
       fail "add finalizer: $(oneline <<<"$out")"
       return 1
@@ -341,7 +379,7 @@ main() {
 
   # Compare.
   plan=$(jq -r --slurpfile namespaces "$work/namespaces.json" --slurpfile quotas "$work/quotas.json" \
-    --arg finalizer "$FINALIZER" --arg ownerLabel "$OWNER_LABEL" --arg quotaName "$QUOTA_NAME" \
+    --arg finalizer "$FINALIZER" --arg ownerLabel "$OWNER_LABEL" --arg quotaName "$QUOTA_NAME" --arg fields "$PLAN_FIELDS" \
     "$PLAN_JQ" "$work/teamspaces.json") || {
     echo "reconcile.sh: cannot compare (jq failed)" >&2
     exit 2

@@ -1,12 +1,12 @@
 package main
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -34,7 +34,7 @@ var checkCommand = &cli.Command{
 		"evidence dir cannot be reached.",
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "step", Usage: "check step `N` (1..8) only"},
-		&cli.DurationFlag{Name: "timeout", Value: 0, Usage: "longest wait for the controller in each live check (default 30s)"},
+		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
 	}, serviceFlags...),
 	Action: func(c *cli.Context) error {
 		out, err := output(c, "text", "json", "junit")
@@ -52,12 +52,11 @@ var checkCommand = &cli.Command{
 		if err := needEvidenceDir(c); err != nil {
 			return err
 		}
-		env, err := stepEnv(c)
+		env, err := labEnv(c)
 		if err != nil {
 			return err
 		}
-		ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		ctx := c.Context // cancelled by Ctrl-C, SIGTERM or SIGHUP (see run)
 		rep, err := check.Run(ctx, env, check.Options{Step: step, ProbeTimeout: c.Duration("timeout"),
 			Progress: ui.New(os.Stderr, c.Bool("no-color"))})
 		if err != nil {

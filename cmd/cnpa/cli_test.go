@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -24,7 +26,9 @@ func TestCLIHelperProcess(t *testing.T) {
 			break
 		}
 	}
-	os.Exit(run(append([]string{"cnpa"}, args...)))
+	// urfave/cli's completion reads os.Args itself: make them cnpa's.
+	os.Args = append([]string{"cnpa"}, args...)
+	os.Exit(run(os.Args))
 }
 
 // cnpa runs the CLI as a process in a clean environment: no kubeconfig
@@ -91,6 +95,7 @@ current-context: nowhere
 		{"unknown step number", []string{"step", "9"}, []string{`"9"`}},
 		{"step zero", []string{"step", "0"}, []string{`"0"`}},
 		{"step word", []string{"step", "nine"}, []string{`"nine"`}},
+		{"explain unknown step", []string{"explain", "9"}, []string{`"9"`}},
 		{"evidence dir is a file", []string{"--dir", aFile, "step", "1"}, []string{aFile, "file"}},
 		{"evidence dir is a file, kubeconfig fine", []string{"--kubeconfig", unreachable, "--dir", aFile, "step", "1"}, []string{aFile}},
 		{"evidence dir is a file, after the command", []string{"step", "1", "--dir", aFile}, []string{aFile}},
@@ -105,6 +110,16 @@ current-context: nowhere
 		{"doctor against an unreachable server", []string{"--kubeconfig", unreachable, "doctor"}, []string{unreachable, "https://127.0.0.1:1"}},
 		{"doctor unreachable, json", []string{"--kubeconfig", unreachable, "doctor", "-o", "json"}, []string{unreachable, "https://127.0.0.1:1"}},
 		{"unsupported output", []string{"step", "1", "-o", "yaml"}, []string{"yaml"}},
+		// Numeric flags: every nonsense value is a usage error naming the flag.
+		{"negative log lines", []string{"service", "logs", "-n", "-1"}, []string{"--lines", "-1"}},
+		{"zero workers", []string{"controller", "--workers", "0"}, []string{"--workers", "0"}},
+		{"zero resync interval", []string{"controller", "--interval", "0s"}, []string{"--interval"}},
+		{"negative lease", []string{"controller", "--leader-elect-lease-duration", "-1s"}, []string{"--leader-elect-lease-duration"}},
+		{"zero step timeout", []string{"step", "1", "--timeout", "0s"}, []string{"--timeout"}},
+		{"negative catch-up wait", []string{"step", "7", "--catchup-wait", "-8s"}, []string{"--catchup-wait"}},
+		{"zero check timeout", []string{"check", "--timeout", "0s"}, []string{"--timeout"}},
+		{"zero reset timeout", []string{"reset", "--timeout", "0s"}, []string{"--timeout"}},
+		{"zero status interval", []string{"status", "--interval", "0s"}, []string{"--interval"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,11 +141,111 @@ current-context: nowhere
 	}
 }
 
+// TestHelpDefaults: every flag shows exactly one default, the real one.
+func TestHelpDefaults(t *testing.T) {
+	for _, args := range [][]string{{"step", "--help"}, {"check", "--help"}, {"reset", "--help"}, {"controller", "--help"}, {"service", "logs", "--help"}} {
+		_, stdout, _ := cnpa(t, args...)
+		for _, line := range strings.Split(stdout, "\n") {
+			if strings.Count(line, "default") > 1 || strings.Contains(line, "(default: 0s)") {
+				t.Errorf("cnpa %s: %q shows more than one default, or a false one", strings.Join(args, " "), line)
+			}
+		}
+	}
+	for cmd, want := range map[string]string{"step": "(default: 8s)", "check": "(default: 30s)", "reset": "(default: 3m0s)"} {
+		if _, stdout, _ := cnpa(t, cmd, "--help"); !strings.Contains(stdout, want) {
+			t.Errorf("cnpa %s --help: no %q in\n%s", cmd, want, stdout)
+		}
+	}
+}
+
+// TestExplainOffline: `cnpa explain` needs no cluster: every step says why,
+// gives the commands to type and what to look at.
+func TestExplainOffline(t *testing.T) {
+	code, stdout, stderr := cnpa(t, "--kubeconfig", "/nonexistent", "explain", "all")
+	if code != 0 {
+		t.Fatalf("cnpa explain all: exit %d: %s", code, stderr)
+	}
+	for n := 1; n <= 8; n++ {
+		start := strings.Index(stdout, fmt.Sprintf("Step %d — ", n))
+		if start < 0 {
+			t.Fatalf("no step %d in:\n%s", n, stdout)
+		}
+		section := stdout[start:]
+		if end := strings.Index(section, fmt.Sprintf("Step %d — ", n+1)); end > 0 {
+			section = section[:end]
+		}
+		for _, want := range []string{"Why\n", "By hand\n", "  $ ", "What to look at\n"} {
+			if !strings.Contains(section, want) {
+				t.Errorf("step %d: no %q in\n%s", n, want, section)
+			}
+		}
+	}
+}
+
 // TestHelpExitsZero: asking for help is not an error.
 func TestHelpExitsZero(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"step", "--help"}, {"help", "controller"}} {
 		if code, _, stderr := cnpa(t, args...); code != 0 {
 			t.Errorf("cnpa %s: exit code got %d, want 0\n%s", strings.Join(args, " "), code, stderr)
 		}
+	}
+}
+
+// TestBashCompletion loads `cnpa completion bash` into a real bash and
+// completes as a user pressing TAB would: commands, step numbers, engine
+// names and flags.
+func TestBashCompletion(t *testing.T) {
+	bin := t.TempDir()
+	wrapper := "#!/bin/sh\nCNPA_CLI_HELPER=1 exec " + os.Args[0] + " -test.run=^TestCLIHelperProcess$ -- \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "cnpa"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, script, stderr := cnpa(t, "completion", "bash")
+	if code != 0 {
+		t.Fatalf("cnpa completion bash: exit %d: %s", code, stderr)
+	}
+	tests := []struct {
+		line string // what the user typed before TAB
+		want []string
+	}{
+		{"cnpa ", []string{"step", "check", "status", "completion"}},
+		{"cnpa st", []string{"step", "status"}},
+		{"cnpa step ", []string{"1", "8", "all"}},
+		{"cnpa step 3 --engine ", []string{"go", "shell"}},
+		{"cnpa step 3 --service-manager ", []string{"auto", "systemd", "process"}},
+		{"cnpa step 3 --eng", []string{"--engine"}},
+		{"cnpa status -o ", []string{"wide", "json"}},
+		{"cnpa completion ", []string{"bash", "zsh", "fish"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			prog := script + `
+read -ra COMP_WORDS <<<"$LINE"
+[[ $LINE == *" " ]] && COMP_WORDS+=("")
+COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+_cnpa_complete
+printf '%s\n' "${COMPREPLY[@]}"
+`
+			cmd := exec.Command("bash", "-c", prog)
+			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "LINE="+tt.line)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("bash: %v\n%s", err, out)
+			}
+			got := strings.Fields(string(out))
+			for _, w := range tt.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("completing %q: got %v, want %q among them", tt.line, got, w)
+				}
+			}
+		})
+	}
+	for _, shell := range []string{"zsh", "fish"} {
+		if code, out, stderr := cnpa(t, "completion", shell); code != 0 || !strings.Contains(out, "cnpa") {
+			t.Errorf("cnpa completion %s: exit %d, %d bytes: %s", shell, code, len(out), stderr)
+		}
+	}
+	if code, _, _ := cnpa(t, "completion", "tcsh"); code != 2 {
+		t.Errorf("cnpa completion tcsh: exit %d, want 2", code)
 	}
 }

@@ -31,16 +31,16 @@ var controllerCommand = &cli.Command{
 		&cli.BoolFlag{Name: "once", Usage: "one full pass over every TeamSpace, then exit"},
 		&cli.StringFlag{Name: "archive-dir", EnvVars: []string{"CNPA_ARCHIVE_DIR"}, Usage: "`DIR` for <name>.json archive records (default: <dir>/archive)"},
 		&cli.BoolFlag{Name: "finalizer", Value: true, Usage: "add platform.labhub.io/cleanup to TeamSpaces (off: never add it, still honour it)"},
-		&cli.DurationFlag{Name: "interval", Value: 3 * time.Second, Usage: "full resync period"},
-		&cli.IntFlag{Name: "workers", Value: controller.DefaultWorkers, Usage: "TeamSpaces reconciled in parallel"},
+		&cli.DurationFlag{Name: "interval", Value: 3 * time.Second, Usage: "full resync period", Action: positive("interval")},
+		&cli.IntFlag{Name: "workers", Value: controller.DefaultWorkers, Usage: "TeamSpaces reconciled in parallel", Action: atLeast("workers", 1)},
 		&cli.StringFlag{Name: "metrics-addr", Usage: "serve Prometheus /metrics on `ADDR` (e.g. 127.0.0.1:9090); off when empty"},
 		&cli.StringFlag{Name: "health-addr", Usage: "serve /healthz and /readyz on `ADDR`; off when empty"},
 		&cli.BoolFlag{Name: "leader-elect", Usage: "hold a Lease so only one running controller writes"},
 		&cli.StringFlag{Name: "leader-elect-namespace", Value: "kube-system", Usage: "namespace of the Lease"},
 		&cli.StringFlag{Name: "leader-elect-name", Value: "cnpa-op", Usage: "name of the Lease"},
-		&cli.DurationFlag{Name: "leader-elect-lease-duration", Value: 15 * time.Second, Usage: "how long a lease holds without renewal"},
-		&cli.DurationFlag{Name: "leader-elect-renew-deadline", Value: 10 * time.Second, Usage: "how long the leader retries renewing"},
-		&cli.DurationFlag{Name: "leader-elect-retry-period", Value: 2 * time.Second, Usage: "how often candidates retry"},
+		&cli.DurationFlag{Name: "leader-elect-lease-duration", Value: 15 * time.Second, Usage: "how long a lease holds without renewal", Action: positive("leader-elect-lease-duration")},
+		&cli.DurationFlag{Name: "leader-elect-renew-deadline", Value: 10 * time.Second, Usage: "how long the leader retries renewing", Action: positive("leader-elect-renew-deadline")},
+		&cli.DurationFlag{Name: "leader-elect-retry-period", Value: 2 * time.Second, Usage: "how often candidates retry", Action: positive("leader-elect-retry-period")},
 	},
 	Action: func(c *cli.Context) error {
 		t, err := target(c)
@@ -54,10 +54,10 @@ var controllerCommand = &cli.Command{
 		log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 		if os.Getenv("GOGC") == "" {
 			// The controller lives as long as the VM, and its live heap is
-			// small (about 8 MB at 500 TeamSpaces); Go's default GOGC=100
-			// lets the heap double that before collecting. At 50 the peak
-			// is about 4 MiB lower for a few more short collections during
-			// bursts. GOGC in the environment overrides this.
+			// small; Go's default GOGC=100 lets the heap double before
+			// collecting. At 50 the peak stays lower for a few more short
+			// collections during bursts (make bench measures both).
+			// GOGC in the environment overrides this.
 			debug.SetGCPercent(controllerGCPercent)
 		}
 		ctrl, err := controller.New(t.Config, controller.Config{

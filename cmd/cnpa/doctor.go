@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/doctor"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 var doctorCommand = &cli.Command{
@@ -21,9 +21,9 @@ var doctorCommand = &cli.Command{
 		}
 		r := doctor.Run(c.Context, c.String("kubeconfig"), c.String("context"), c.String("dir"))
 		if out == "json" {
-			enc := json.NewEncoder(os.Stdout)
-			enc.SetIndent("", "  ")
-			enc.Encode(r)
+			if err := ui.WriteJSON(os.Stdout, r); err != nil {
+				return err
+			}
 		} else {
 			p := printer(c)
 			for _, x := range r.Results {

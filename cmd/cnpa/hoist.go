@@ -34,13 +34,26 @@ func hoistGlobalFlags(args []string) []string {
 	return append(append([]string{args[0]}, global...), stepNumberLast(rest)...)
 }
 
+// oneArgCommands take a single argument that learners write first, as in
+// `cnpa step all --engine shell` or `cnpa scaffold reconcile.sh --engine go`.
+var oneArgCommands = map[string]bool{"step": true, "scaffold": true, "explain": true}
+
 // stepNumberLast turns `step all --engine shell` into `step --engine shell
-// all`: urfave/cli v2 stops parsing flags at the first argument, and the
-// step number is the command's only one.
+// all` (likewise for the other oneArgCommands): urfave/cli v2 stops parsing
+// flags at the first argument, and the argument is the command's only one.
 func stepNumberLast(args []string) []string {
-	if len(args) < 3 || args[0] != "step" || strings.HasPrefix(args[1], "-") {
+	if len(args) < 3 || !oneArgCommands[args[0]] || strings.HasPrefix(args[1], "-") {
 		return args
 	}
 	out := append([]string{args[0]}, args[2:]...)
 	return append(out, args[1])
+}
+
+// hoistForCompletion hoists like hoistGlobalFlags, but keeps urfave/cli's
+// completion flag last, where it looks for it.
+func hoistForCompletion(args []string) []string {
+	if n := len(args); n > 1 && args[n-1] == completeFlag {
+		return append(hoistGlobalFlags(args[:n-1]), completeFlag)
+	}
+	return hoistGlobalFlags(args)
 }

@@ -2,9 +2,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 )
@@ -23,16 +26,23 @@ func run(args []string) int {
 		Version: version,
 		Flags:   globalFlags,
 		Commands: []*cli.Command{
-			stepCommand, controllerCommand, checkCommand, statusCommand,
-			serviceCommand, resetCommand, doctorCommand, versionCommand,
+			stepCommand, controllerCommand, withFlagValues(checkCommand), withFlagValues(statusCommand),
+			serviceCommand, withFlagValues(resetCommand), withFlagValues(doctorCommand), versionCommand, completionCommand, explainCommand, scaffoldCommand,
 		},
-		ExitErrHandler: func(*cli.Context, error) {}, // run reports errors itself
+		EnableBashCompletion: true,
+		ExitErrHandler:       func(*cli.Context, error) {}, // run reports errors itself
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usageError("%s", err.Error())
 		},
 		HideVersion: true,
 	}
-	err := app.Run(hoistGlobalFlags(args))
+	// Ctrl-C, SIGTERM and SIGHUP (what a closed SSH session sends) cancel
+	// the command's context instead of killing it, so every command gets
+	// to undo what it started: step 7 starts the service it stopped, check
+	// removes its temporary TeamSpaces.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	err := app.RunContext(ctx, hoistForCompletion(args))
 	if err == nil {
 		return 0
 	}

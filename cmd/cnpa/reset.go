@@ -1,13 +1,12 @@
 package main
 
 import (
+	"time"
+
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -27,22 +26,18 @@ var resetCommand = &cli.Command{
 	Flags: append([]cli.Flag{
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
 		&cli.BoolFlag{Name: "purge", Usage: "also remove the archive records (archive/*.json)"},
-		&cli.DurationFlag{Name: "timeout", Value: 0, Usage: "longest wait for any one condition (default 3m)"},
+		&cli.DurationFlag{Name: "timeout", Value: 3 * time.Minute, Usage: "longest wait for any one condition", Action: positive("timeout")},
 	}, serviceFlags...),
 	Action: func(c *cli.Context) error {
 		out, err := output(c, "text", "json")
 		if err != nil {
 			return err
 		}
-		if _, err := evidenceDir(c); err != nil {
-			return err
-		}
-		env, err := stepEnv(c)
+		env, err := labEnv(c)
 		if err != nil {
 			return err
 		}
-		ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		ctx := c.Context // cancelled by Ctrl-C, SIGTERM or SIGHUP (see run)
 		plan, err := reset.Inspect(ctx, env, c.Bool("purge"))
 		if err != nil {
 			return cli.Exit(fmt.Sprintf("cannot read the cluster at %s (kubeconfig %s): %v", env.Target.Server, env.Target.Path, err), 2)
@@ -66,13 +61,15 @@ var resetCommand = &cli.Command{
 			}
 		}
 		res, err := reset.Run(ctx, env, reset.Options{Purge: c.Bool("purge"), Log: log})
+		var werr error
 		if out == "json" {
-			enc := json.NewEncoder(os.Stdout)
-			enc.SetIndent("", "  ")
-			enc.Encode(res)
+			werr = ui.WriteJSON(os.Stdout, res)
 		}
 		if err != nil {
 			return cli.Exit("reset incomplete: "+err.Error(), 1)
+		}
+		if werr != nil {
+			return werr
 		}
 		if out == "text" {
 			p.Line("reset done: start the lab with `cnpa step 1` (or `cnpa step all`)")

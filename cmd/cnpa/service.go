@@ -1,31 +1,29 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 var serviceCommand = &cli.Command{
 	Name:  "service",
 	Usage: "start, stop, restart or inspect cnpa-op.service (systemd unit or detached process)",
 	Subcommands: []*cli.Command{
-		{Name: "start", Usage: "start the controller service", Flags: stepEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Start(c.Context) })},
-		{Name: "stop", Usage: "stop the controller service", Flags: stepEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Stop(c.Context) })},
-		{Name: "restart", Usage: "restart the controller service", Flags: stepEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Restart(c.Context) })},
-		{Name: "status", Usage: "is the unit installed, enabled, active; its main pid", Flags: stepEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error {
+		{Name: "start", Usage: "start the controller service", Flags: labEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Start(c.Context) })},
+		{Name: "stop", Usage: "stop the controller service", Flags: labEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Stop(c.Context) })},
+		{Name: "restart", Usage: "restart the controller service", Flags: labEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error { return m.Restart(c.Context) })},
+		{Name: "status", Usage: "is the unit installed, enabled, active; its main pid", Flags: labEnvFlags, Action: serviceAction(func(c *cli.Context, m service.Manager) error {
 			st, err := m.Status(c.Context)
 			if err != nil {
 				return err
 			}
 			if c.String("output") == "json" {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(st)
+				return ui.WriteJSON(os.Stdout, st)
 			}
 			p := printer(c)
 			p.Line("%s (%s) unit %s", service.Name, st.Manager, st.UnitPath)
@@ -39,8 +37,8 @@ var serviceCommand = &cli.Command{
 			return nil
 		})},
 		{Name: "logs", Usage: "the last lines of the controller's log", Flags: append([]cli.Flag{
-			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: 50, Usage: "how many lines"},
-		}, stepEnvFlags...), Action: serviceAction(func(c *cli.Context, m service.Manager) error {
+			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: 50, Usage: "how many lines", Action: atLeast("lines", 0)},
+		}, labEnvFlags...), Action: serviceAction(func(c *cli.Context, m service.Manager) error {
 			return m.Logs(c.Context, c.Int("lines"), os.Stdout)
 		})},
 	},
@@ -48,7 +46,7 @@ var serviceCommand = &cli.Command{
 
 func serviceAction(fn func(*cli.Context, service.Manager) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		env, err := stepEnv(c)
+		env, err := labEnv(c)
 		if err != nil {
 			return err
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -18,25 +16,23 @@ var statusCommand = &cli.Command{
 	Usage: "every TeamSpace: spec, namespace, generation vs observedGeneration, live quota, drift, finalizers; and the service",
 	Description: "SYNC is \"in sync\" when status.observedGeneration = metadata.generation (the\n" +
 		"controller acted on the current spec), else how many generations it is behind.\n" +
-		"DRIFT marks a quota that is missing or differs from the spec.",
+		"DRIFT marks a quota that is missing or differs from the spec. QUOTA is the live\n" +
+		"team-quota's pods/cpu. The table fits 80 columns (long names end in …);\n" +
+		"-o wide shows every column and whole names, -o json everything as data.",
 	Flags: append([]cli.Flag{
 		&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "refresh every --interval until Ctrl-C"},
-		&cli.DurationFlag{Name: "interval", Value: 2 * time.Second, Usage: "refresh period with --watch"},
+		&cli.DurationFlag{Name: "interval", Value: 2 * time.Second, Usage: "refresh period with --watch", Action: positive("interval")},
 	}, serviceFlags...),
 	Action: func(c *cli.Context) error {
-		out, err := output(c, "text", "json")
+		out, err := output(c, "text", "wide", "json")
 		if err != nil {
 			return err
 		}
-		if c.Duration("interval") <= 0 {
-			return usageError("--interval must be positive")
-		}
-		env, err := stepEnv(c)
+		env, err := labEnv(c)
 		if err != nil {
 			return err
 		}
-		ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		ctx := c.Context // cancelled by Ctrl-C, SIGTERM or SIGHUP (see run)
 		show := func(ctx context.Context) error {
 			s, err := status.Take(ctx, env.Clients, env.Service)
 			if err != nil {
@@ -51,7 +47,11 @@ var statusCommand = &cli.Command{
 				}
 				printer(c).Note("%s  every %s, Ctrl-C to stop", s.Time.Local().Format("15:04:05"), c.Duration("interval"))
 			}
-			status.WriteText(printer(c), s)
+			if out == "wide" {
+				status.WriteWide(printer(c), s)
+			} else {
+				status.WriteText(printer(c), s)
+			}
 			return nil
 		}
 		if !c.Bool("watch") {

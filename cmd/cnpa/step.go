@@ -1,10 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -12,48 +11,31 @@ import (
 	"github.com/labhub/cnpa/internal/ui"
 )
 
-// stepEnvFlags are shared by the commands that act on the lab's service.
-var stepEnvFlags = []cli.Flag{
-	&cli.StringFlag{Name: "engine", Usage: "`ENGINE` behind reconcile.sh and the service: go or shell (default go; remembered in the evidence dir)"},
-	&cli.StringFlag{Name: "service-manager", Usage: "`MANAGER` for cnpa-op.service: auto, systemd or process (default auto: systemd when /run/systemd/system exists)"},
-	&cli.StringFlag{Name: "unit-dir", Usage: "`DIR` for cnpa-op.service (default /etc/systemd/system)"},
-	&cli.DurationFlag{Name: "timeout", Value: 0, Usage: "longest wait for any one condition (default 3m)"},
-}
-
 var stepCommand = &cli.Command{
-	Name:      "step",
-	Usage:     "run lab step 1..8, or all of them, and write its evidence",
-	ArgsUsage: "1..8|all",
+	Name:         "step",
+	Usage:        "run lab step 1..8, or all of them, and write its evidence",
+	ArgsUsage:    "1..8|all",
+	BashComplete: completeStep,
 	Description: "Each step drives the cluster as LAB.md says, shows each observed value beside\n" +
 		"the expected one, and writes its JSON evidence under --dir. `all` runs 1..8 and\n" +
 		"stops at the first failure (exit 1).",
 	Flags: append([]cli.Flag{
-		&cli.DurationFlag{Name: "catchup-wait", Value: 0, Usage: "how long step 7 waits with the service stopped (default 8s, the lab's number)"},
-	}, stepEnvFlags...),
+		&cli.BoolFlag{Name: "explain", Usage: "print the step's teaching text (`cnpa explain N`) before running it"},
+		&cli.DurationFlag{Name: "catchup-wait", Value: 8 * time.Second, Usage: "how long step 7 waits with the service stopped (8s is the lab's number)", Action: positive("catchup-wait")},
+	}, labEnvFlags...),
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
 			return usageError("step needs one argument: a step number 1..8 or `all`")
 		}
-		var numbers []int
-		if arg := c.Args().First(); arg == "all" {
-			for i := range steps.All {
-				numbers = append(numbers, i+1)
-			}
-		} else {
-			n, err := strconv.Atoi(arg)
-			if err == nil {
-				_, err = steps.Get(n)
-			}
-			if err != nil {
-				return usageError("unknown step %q: the lab has steps 1 to %d (or `all`)", arg, len(steps.All))
-			}
-			numbers = []int{n}
+		numbers, err := stepNumbers(c.Args().First())
+		if err != nil {
+			return err
 		}
 		out, err := output(c, "text", "json")
 		if err != nil {
 			return err
 		}
-		env, err := stepEnv(c)
+		env, err := labEnv(c)
 		if err != nil {
 			return err
 		}
@@ -62,6 +44,10 @@ var stepCommand = &cli.Command{
 		failedStep := 0
 		for _, n := range numbers {
 			s, _ := steps.Get(n)
+			if out == "text" && c.Bool("explain") {
+				text, _ := steps.Explain(n)
+				p.Line("%s", text)
+			}
 			if out == "text" {
 				p.Title("Step %d — %s", s.Number, s.Title)
 				p.Note("%s", s.Teaches)
@@ -85,9 +71,9 @@ var stepCommand = &cli.Command{
 			}
 		}
 		if out == "json" {
-			enc := json.NewEncoder(os.Stdout)
-			enc.SetIndent("", "  ")
-			enc.Encode(results)
+			if err := ui.WriteJSON(os.Stdout, results); err != nil {
+				return err
+			}
 		}
 		if failedStep > 0 {
 			return failed()
@@ -111,27 +97,4 @@ func printResult(p *ui.Printer, r *steps.Result) {
 		p.Line("  %s %s", verb, r.File)
 	}
 	p.Line("")
-}
-
-// stepEnv builds the environment every lab command shares.
-func stepEnv(c *cli.Context) (*steps.Env, error) {
-	// The evidence dir first: it is a local fact the learner typed, and
-	// with no usable kubeconfig its error would otherwise never be seen.
-	dir, err := evidenceDir(c)
-	if err != nil {
-		return nil, err
-	}
-	t, err := target(c)
-	if err != nil {
-		return nil, err
-	}
-	env, err := steps.NewEnv(t, steps.Options{
-		Dir: dir, Engine: c.String("engine"), ServiceManager: c.String("service-manager"), UnitDir: c.String("unit-dir"),
-		CatchupWait: c.Duration("catchup-wait"), Timeout: c.Duration("timeout"),
-		Progress: ui.New(os.Stderr, c.Bool("no-color")),
-	})
-	if err != nil {
-		return nil, cli.Exit(err.Error(), 2)
-	}
-	return env, nil
 }

@@ -7,9 +7,10 @@
 package check
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/labhub/cnpa/internal/expect"
 )
 
 // Status is the outcome of one check.
@@ -37,6 +38,9 @@ type Check struct {
 	Expected string `json:"expected"`
 	Actual   string `json:"actual"`
 	Hint     string `json:"hint,omitempty"`
+	// Note tells what cnpa's own engines do beyond what LAB.md asks; it is
+	// shown beside a passing check and never fails one.
+	Note string `json:"note,omitempty"`
 }
 
 // Report is the result of one run of the grader.
@@ -97,6 +101,8 @@ type verdict struct {
 	skip      string
 	// hint overrides the check's hint for this outcome.
 	hint string
+	// note is what cnpa's engines add beyond LAB.md (see Check.Note).
+	note string
 }
 
 // same compares two values by their JSON form, so 6 and int64(6) are equal
@@ -111,17 +117,8 @@ func holds(ok bool, want, got string) verdict { return verdict{ok: ok, want: wan
 
 func skipped(why string) verdict { return verdict{skip: why} }
 
-// show renders a value as JSON: strings quoted, null as null.
-func show(v any) string {
-	if raw, ok := v.(json.RawMessage); ok {
-		return string(raw)
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(data)
-}
+// show renders a value as JSON, as the lab's rules do.
+var show = expect.Show
 
 // checker collects checks in the order they are made.
 type checker struct {
@@ -129,7 +126,7 @@ type checker struct {
 }
 
 func (c *checker) add(id string, step int, title, hint string, v verdict) {
-	ch := Check{ID: id, Step: step, Title: title, Expected: v.want, Actual: v.got, Hint: hint}
+	ch := Check{ID: id, Step: step, Title: title, Expected: v.want, Actual: v.got, Hint: hint, Note: v.note}
 	if v.hint != "" {
 		ch.Hint = v.hint
 	}

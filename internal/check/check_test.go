@@ -141,6 +141,7 @@ func TestEvaluate(t *testing.T) {
 		{"report restore_seconds", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "report.json", "restore_seconds", 2) }, []string{"step8.restore_seconds"}},
 		{"report trigger", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "report.json", "trigger", "edge") }, []string{"step8.trigger"}},
 		{"archive removed", func(t *testing.T, d string, _ *facts) { os.Remove(filepath.Join(d, "archive", "beta.json")) }, []string{"step6.archive_record"}},
+		{"archive pods as string", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "archive/beta.json", "pods", "2") }, []string{"step6.archive_record"}},
 		{"cleanup uid not archived", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "cleanup.json", "uid", alphaUID) }, []string{"step6.uid"}},
 		{"CRD maximum", func(_ *testing.T, _ string, f *facts) { setSchema(f, int64(60), "pods", "maximum") }, []string{"step1.crd.pods_maximum"}},
 		{"CRD default", func(_ *testing.T, _ string, f *facts) { setSchema(f, int64(1), "cpu", "default") }, []string{"step1.crd.cpu_default"}},
@@ -156,6 +157,10 @@ func TestEvaluate(t *testing.T) {
 		{"finalizer dropped", func(_ *testing.T, _ string, f *facts) { f.alpha.Finalizers = nil }, []string{"step6.alpha_finalizer"}},
 		{"alpha changed later", func(_ *testing.T, _ string, f *facts) { f.alpha.Generation = 4 }, []string{"step7.generation_live", "step7.alpha_observed"}},
 		{"team-alpha not alpha's", func(_ *testing.T, _ string, f *facts) { f.teamAlpha.OwnerReferences[0].UID = "x" }, []string{"step3.namespace_owned"}},
+		// What LAB.md does not ask for is never a failure.
+		{"ownerReference not marked controller", func(_ *testing.T, _ string, f *facts) { f.teamAlpha.OwnerReferences[0].Controller = nil }, nil},
+		{"edited_to as a string", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "drift.json", "edited_to", "99") }, nil},
+		{"edited_to wrong as a string", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "drift.json", "edited_to", "98") }, []string{"step5.edited_to"}},
 	}
 	var ids []string
 	for _, tt := range tests {
@@ -166,6 +171,11 @@ func TestEvaluate(t *testing.T) {
 			checks := evaluate(readEvidence(dir), f)
 			if got := failed(checks); !slices.Equal(got, tt.want) {
 				t.Errorf("failed checks: got %v, want %v", got, tt.want)
+			}
+			if tt.name == "ownerReference not marked controller" {
+				if c := checks[slices.IndexFunc(checks, func(c Check) bool { return c.ID == "step3.namespace_owned" })]; !strings.Contains(c.Note, "controller: true") {
+					t.Errorf("step3.namespace_owned: got note %q, want one saying cnpa marks it controller: true", c.Note)
+				}
 			}
 			for _, c := range checks {
 				if c.Status == Fail && (c.Hint == "" || c.Expected == "" || c.Actual == "") {

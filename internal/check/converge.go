@@ -6,18 +6,15 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// pending says what a TeamSpace still lacks for the controller to have
-// nothing to do, or "" when it is converged (teamspace.FindGaps). A spec the
-// controller refuses, or a namespace it must not adopt, leaves it nothing
-// to do but the finalizer.
+// pending says what a TeamSpace still lacks by LAB.md, or "" when it is
+// converged (teamspace.FindGaps). What cnpa's own engines add beyond
+// LAB.md (the quota's label, the controller mark) is not owed: the
+// learner's controller may leave it out. A spec no controller can serve,
+// or a namespace it must not adopt, leaves nothing owed but the finalizer.
 func pending(ts *teamspace.TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, finalizerOn bool) string {
 	gaps, _ := teamspace.FindGaps(ts, ns, q, finalizerOn)
-	for _, g := range gaps {
-		// cnpa's engines leave a namespace whose ownerReference is not
-		// marked controller alone (NamespaceConflict): not theirs to close.
-		if g.Kind != teamspace.GapNamespaceController {
-			return g.String()
-		}
+	if lab := gaps.Lab(); len(lab) > 0 {
+		return lab[0].String()
 	}
 	return ""
 }

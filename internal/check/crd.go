@@ -51,46 +51,45 @@ var crdFields = []crdField{
 	{id: "step1.crd.namespace_type", title: "status.namespace is a string", inVersion: true, path: append(prop("status", "namespace"), "type"), want: "string"},
 }
 
-// checkCRD grades the CRD on the server against LAB.md step 1: it exists
+// crdChecks grade the CRD on the server against LAB.md step 1: it exists
 // and is Established, its names and scope, version v1alpha1 served and
 // stored with the status subresource, and the schema field by field.
-func checkCRD(c *checker, f *facts) {
-	hint := fmt.Sprintf("the CRD must be LAB.md step 1's: apply it again with `kubectl apply --server-side --force-conflicts -f %s`",
-		filepath.Join(f.dir, "crd.yaml"))
-	c.add("step1.crd", 1, "the CRD "+teamspace.CRDName+" is installed and Established", hint, func() verdict {
-		if f.crd == nil {
-			return holds(false, "installed, Established", "not installed")
-		}
-		conds, _, _ := unstructured.NestedSlice(f.crd.Object, "status", "conditions")
-		for _, x := range conds {
-			if m, _ := x.(map[string]any); m["type"] == "Established" && m["status"] == "True" {
-				return holds(true, "installed, Established", "Established")
-			}
-		}
-		return holds(false, "installed, Established", "not Established yet")
-	}())
-	var version map[string]any
-	if f.crd != nil {
-		versions, _, _ := unstructured.NestedSlice(f.crd.Object, "spec", "versions")
-		for _, x := range versions {
-			if m, _ := x.(map[string]any); m["name"] == teamspace.Version {
-				version = m
-			}
-		}
+func crdChecks() []liveCheck {
+	hint := func(_ *evidenceSet, f *facts) string {
+		return fmt.Sprintf("the CRD must be LAB.md step 1's: apply it again with `kubectl apply --server-side --force-conflicts -f %s`",
+			filepath.Join(f.dir, "crd.yaml"))
 	}
-	c.add("step1.crd.version", 1, "version "+teamspace.Version+" is served and is the storage version", hint, func() verdict {
-		want := teamspace.Version + " served=true storage=true"
-		switch {
-		case f.crd == nil:
-			return skipped("the CRD is not installed (see step1.crd)")
-		case version == nil:
-			return holds(false, want, "no version "+teamspace.Version)
-		}
-		got := fmt.Sprintf("%s served=%v storage=%v", teamspace.Version, version["served"], version["storage"])
-		return holds(got == want, want, got)
-	}())
+	checks := []liveCheck{
+		{id: "step1.crd", title: "the CRD " + teamspace.CRDName + " is installed and Established", hint: hint,
+			judge: func(_ *evidenceSet, f *facts) verdict {
+				if f.crd == nil {
+					return holds(false, "installed, Established", "not installed")
+				}
+				conds, _, _ := unstructured.NestedSlice(f.crd.Object, "status", "conditions")
+				for _, x := range conds {
+					if m, _ := x.(map[string]any); m["type"] == "Established" && m["status"] == "True" {
+						return holds(true, "installed, Established", "Established")
+					}
+				}
+				return holds(false, "installed, Established", "not Established yet")
+			}},
+		{id: "step1.crd.version", title: "version " + teamspace.Version + " is served and is the storage version", hint: hint,
+			judge: func(_ *evidenceSet, f *facts) verdict {
+				want := teamspace.Version + " served=true storage=true"
+				version := crdVersion(f)
+				switch {
+				case f.crd == nil:
+					return skipped("the CRD is not installed (see step1.crd)")
+				case version == nil:
+					return holds(false, want, "no version "+teamspace.Version)
+				}
+				got := fmt.Sprintf("%s served=%v storage=%v", teamspace.Version, version["served"], version["storage"])
+				return holds(got == want, want, got)
+			}},
+	}
 	for _, fld := range crdFields {
-		c.add(fld.id, 1, fld.title, hint, func() verdict {
+		checks = append(checks, liveCheck{id: fld.id, title: fld.title, hint: hint, judge: func(_ *evidenceSet, f *facts) verdict {
+			version := crdVersion(f)
 			switch {
 			case f.crd == nil:
 				return skipped("the CRD is not installed (see step1.crd)")
@@ -110,6 +109,21 @@ func checkCRD(c *checker, f *facts) {
 				return holds(false, show(fld.want), "not set")
 			}
 			return same(fld.want, got)
-		}())
+		}})
 	}
+	return checks
+}
+
+// crdVersion is the v1alpha1 entry of the live CRD's spec.versions, or nil.
+func crdVersion(f *facts) map[string]any {
+	if f.crd == nil {
+		return nil
+	}
+	versions, _, _ := unstructured.NestedSlice(f.crd.Object, "spec", "versions")
+	for _, x := range versions {
+		if m, _ := x.(map[string]any); m["name"] == teamspace.Version {
+			return m
+		}
+	}
+	return nil
 }

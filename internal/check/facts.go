@@ -9,15 +9,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
-	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
-
-// crdGVR is the CustomResourceDefinition resource.
-var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // facts is what the cluster and the machine show, read once before the
 // evidence is judged, so every check compares against the same moment.
@@ -35,15 +31,15 @@ type facts struct {
 	// unit is the unit file's content; unitErr why it cannot be read.
 	unit    []byte
 	unitErr string
-	// dir is the evidence dir, for hints.
-	dir string
+	// dir is the evidence dir, and engine the lab's engine, for hints.
+	dir, engine string
 }
 
 // gatherFacts reads the facts. Any error but NotFound means the cluster
 // cannot be asked, and nothing can be graded.
-func gatherFacts(ctx context.Context, env *steps.Env) (*facts, error) {
-	f := &facts{dir: env.Dir}
-	crd, err := env.Clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+func gatherFacts(ctx context.Context, env *labenv.Env) (*facts, error) {
+	f := &facts{dir: env.Dir, engine: env.Engine}
+	crd, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:
@@ -51,10 +47,10 @@ func gatherFacts(ctx context.Context, env *steps.Env) (*facts, error) {
 	default:
 		f.crd = crd
 	}
-	if f.alpha, err = getTeamSpace(ctx, env, "alpha"); err != nil {
+	if f.alpha, err = teamspace.Get(ctx, env.Clients.Dynamic, "alpha"); err != nil {
 		return nil, err
 	}
-	if f.beta, err = getTeamSpace(ctx, env, "beta"); err != nil {
+	if f.beta, err = teamspace.Get(ctx, env.Clients.Dynamic, "beta"); err != nil {
 		return nil, err
 	}
 	if f.teamAlpha, err = getNamespace(ctx, env, teamspace.NamespaceName("alpha")); err != nil {
@@ -80,19 +76,7 @@ func gatherFacts(ctx context.Context, env *steps.Env) (*facts, error) {
 	return f, nil
 }
 
-// getTeamSpace reads a TeamSpace; absent (or no CRD at all) is nil.
-func getTeamSpace(ctx context.Context, env *steps.Env, name string) (*teamspace.TeamSpace, error) {
-	u, err := env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get teamspace %s: %w", name, err)
-	}
-	return teamspace.FromUnstructured(u)
-}
-
-func getNamespace(ctx context.Context, env *steps.Env, name string) (*corev1.Namespace, error) {
+func getNamespace(ctx context.Context, env *labenv.Env, name string) (*corev1.Namespace, error) {
 	ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil

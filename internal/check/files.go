@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/expect"
 )
 
 // record is one evidence file as read for grading. Problems are sorted by
@@ -72,24 +72,7 @@ func readRecord(dir, file string, step int) *record {
 		if _, bad := r.keyProblem[key]; bad {
 			continue
 		}
-		var v any
-		var err error
-		switch kind {
-		case evidence.String:
-			var s string
-			err = json.Unmarshal(raw[key], &s)
-			v = s
-		case evidence.Integer:
-			var n int64
-			err = json.Unmarshal(raw[key], &n)
-			v = n
-		case evidence.Bool:
-			var b bool
-			err = json.Unmarshal(raw[key], &b)
-			v = b
-		case evidence.NullOrObject:
-			v = raw[key]
-		}
+		v, err := expect.Decode(kind, raw[key])
 		if err != nil {
 			r.keyProblem[key] = "does not decode: " + err.Error()
 			continue
@@ -136,7 +119,7 @@ type evidenceSet struct {
 	dir     string
 	records map[string]*record
 	// archive is archive/beta.json; archiveProblem says why it is unusable.
-	archive        *controller.ArchiveRecord
+	archive        *evidence.ArchiveRecord
 	archiveProblem string
 }
 
@@ -155,30 +138,36 @@ func readEvidence(dir string) *evidenceSet {
 	return ev
 }
 
-// readBetaArchive reads archive/beta.json strictly: name, uid and pods must
-// be there with their types, since report.archived and cleanup.uid are
-// checked against its uid.
-func readBetaArchive(dir string) (*controller.ArchiveRecord, string) {
-	path := filepath.Join(dir, evidence.ArchiveDir, "beta.json")
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "archive/beta.json is missing"
-	}
-	if err != nil {
-		return nil, "archive/beta.json is unreadable: " + err.Error()
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
-		return nil, "archive/beta.json is not a JSON object"
-	}
-	for _, k := range []string{"name", "uid", "pods"} {
-		if _, ok := fields[k]; !ok {
-			return nil, "archive/beta.json has no " + k
-		}
-	}
-	rec, err := controller.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
-	if err != nil || rec == nil {
-		return nil, fmt.Sprintf("archive/beta.json does not decode as {name, uid, pods}: %v", err)
+// readBetaArchive reads archive/beta.json strictly (evidence.ReadArchive):
+// name, uid and pods must be there with their types, since report.archived
+// and cleanup.uid are checked against its uid.
+func readBetaArchive(dir string) (*evidence.ArchiveRecord, string) {
+	const file = evidence.ArchiveDir + "/beta.json"
+	rec, err := evidence.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
+	var shape *evidence.ArchiveError
+	switch {
+	case errors.As(err, &shape):
+		return nil, file + " " + archiveProblem(shape.Problems)
+	case err != nil:
+		return nil, file + " is unreadable: " + err.Error()
+	case rec == nil:
+		return nil, file + " is missing"
 	}
 	return rec, ""
+}
+
+// archiveProblem says in one phrase what is wrong with an archive record.
+func archiveProblem(problems []evidence.Problem) string {
+	var out []string
+	for _, p := range problems {
+		switch {
+		case p.Key == "":
+			return "is not a JSON object"
+		case strings.HasPrefix(p.Detail, "missing"):
+			out = append(out, "has no "+p.Key)
+		default:
+			out = append(out, p.String())
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -30,6 +29,9 @@ func WriteText(p *ui.Printer, r *Report) {
 		switch c.Status {
 		case Pass:
 			p.Line("  %s %-36s %s", p.Mark(true), c.ID, c.Actual)
+			if c.Note != "" {
+				p.Note("      note: %s", c.Note)
+			}
 		case Fail:
 			p.Line("  %s %-36s %s", p.Mark(false), c.ID, c.Title)
 			p.Line("      found:    %s", c.Actual)
@@ -53,9 +55,7 @@ func WriteText(p *ui.Printer, r *Report) {
 
 // WriteJSON writes the report as indented JSON; its shape is stable.
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return ui.WriteJSON(w, r)
 }
 
 // JUnit types: the subset of the JUnit XML format CI systems read.

@@ -19,8 +19,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/labhub/cnpa/internal/controller"
-	"github.com/labhub/cnpa/internal/steps"
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -37,7 +38,7 @@ const fieldManager = "cnpa-check"
 // temps tracks the temporary TeamSpaces of one run so that they are
 // removed however the run ends.
 type temps struct {
-	env   *steps.Env
+	env   *labenv.Env
 	mu    sync.Mutex
 	names []string
 }
@@ -107,54 +108,44 @@ func (t *temps) cleanup(ctx context.Context, grace time.Duration) error {
 }
 
 // waitGone polls until the named TeamSpaces are gone or d passes, and
-// returns those still there.
+// returns those still there. The wait's own error is not needed: what is
+// left says it all, and the caller reports it.
 func (t *temps) waitGone(ctx context.Context, names []string, d time.Duration) []string {
-	deadline := time.Now().Add(d)
-	for {
-		var left []string
-		for _, n := range names {
+	left := names
+	_, _ = poll.Until(ctx, 200*time.Millisecond, d, func(ctx context.Context) (bool, string, error) {
+		var still []string
+		for _, n := range left {
 			_, err := t.env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, n, metav1.GetOptions{})
 			if !apierrors.IsNotFound(err) {
-				left = append(left, n)
+				still = append(still, n)
 			}
 		}
-		if len(left) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
-			return left
-		}
-		names = left
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		left = still
+		return len(left) == 0, "", nil
+	})
+	return left
 }
 
-// poll calls observe every 200 ms until it reports done, the timeout
+// await calls observe every 200 ms until it reports done, the timeout
 // passes or ctx ends; it returns whether it was done and the last thing
 // observe said, so a failure shows what was seen, not a bare "timed out".
-func poll(ctx context.Context, timeout time.Duration, observe func(ctx context.Context) (bool, string)) (bool, string) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	last := "nothing observed"
-	for {
+func await(ctx context.Context, timeout time.Duration, observe func(ctx context.Context) (bool, string)) (bool, string) {
+	last, err := poll.Until(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
 		done, seen := observe(ctx)
-		if seen != "" {
-			last = seen
-		}
-		if done {
-			return true, last
-		}
-		select {
-		case <-ctx.Done():
-			return false, fmt.Sprintf("after %s: %s", timeout, last)
-		case <-time.After(200 * time.Millisecond):
-		}
+		return done, seen, nil
+	})
+	if last == "" {
+		last = "nothing observed"
 	}
+	if err != nil {
+		return false, fmt.Sprintf("after %s: %s", timeout, last)
+	}
+	return true, last
 }
 
 // liveState reads a TeamSpace with its namespace and quota.
-func liveState(ctx context.Context, env *steps.Env, name string) (*teamspace.TeamSpace, *corev1.Namespace, *corev1.ResourceQuota, error) {
-	ts, err := getTeamSpace(ctx, env, name)
+func liveState(ctx context.Context, env *labenv.Env, name string) (*teamspace.TeamSpace, *corev1.Namespace, *corev1.ResourceQuota, error) {
+	ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
 	if err != nil || ts == nil {
 		return ts, nil, nil, err
 	}
@@ -175,7 +166,7 @@ func liveState(ctx context.Context, env *steps.Env, name string) (*teamspace.Tea
 // probeConverges is the grader of step 4: a new TeamSpace gets its
 // namespace (labelled, owned), its quota and its status by itself, with
 // nobody but the running controller acting.
-func probeConverges(ctx context.Context, env *steps.Env, tmp *temps, timeout time.Duration) verdict {
+func probeConverges(ctx context.Context, env *labenv.Env, tmp *temps, timeout time.Duration) verdict {
 	want := "namespace, quota (pods=2, requests.cpu=250m) and status within " + timeout.String()
 	ts, err := tmp.create(ctx, 2, "250m", nil)
 	if err != nil {
@@ -183,7 +174,7 @@ func probeConverges(ctx context.Context, env *steps.Env, tmp *temps, timeout tim
 	}
 	finalizerOn := env.State != nil && env.State.Finalizer
 	start := time.Now()
-	ok, seen := poll(ctx, timeout, func(ctx context.Context) (bool, string) {
+	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {
 		live, ns, q, err := liveState(ctx, env, ts.Name)
 		switch {
 		case err != nil:
@@ -210,14 +201,14 @@ func probeConverges(ctx context.Context, env *steps.Env, tmp *temps, timeout tim
 // loses only ours and stays, held by the foreign one, until the grader
 // removes that too. It returns the verdicts of
 // step6.finalizer_added_keeps_foreign and step6.delete_archives.
-func probeFinalizer(ctx context.Context, env *steps.Env, tmp *temps, timeout time.Duration) (added, deleted verdict) {
+func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout time.Duration) (added, deleted verdict) {
 	wantAdded := fmt.Sprintf("finalizers [%s %s] within %s", ForeignFinalizer, teamspace.Finalizer, timeout)
 	ts, err := tmp.create(ctx, 1, "", []string{ForeignFinalizer})
 	if err != nil {
 		return holds(false, wantAdded, err.Error()), skipped("no temporary TeamSpace")
 	}
-	ok, seen := poll(ctx, timeout, func(ctx context.Context) (bool, string) {
-		live, err := getTeamSpace(ctx, env, ts.Name)
+	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {
+		live, err := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name)
 		if err != nil || live == nil {
 			return false, fmt.Sprintf("%s: %v", ts.Name, orGone(err))
 		}
@@ -236,8 +227,8 @@ func probeFinalizer(ctx context.Context, env *steps.Env, tmp *temps, timeout tim
 	}
 	var final *teamspace.TeamSpace
 	vanished := false
-	ok, seen = poll(ctx, timeout, func(ctx context.Context) (bool, string) {
-		live, err := getTeamSpace(ctx, env, ts.Name)
+	ok, seen = await(ctx, timeout, func(ctx context.Context) (bool, string) {
+		live, err := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name)
 		if err != nil {
 			return false, err.Error()
 		}
@@ -249,7 +240,7 @@ func probeFinalizer(ctx context.Context, env *steps.Env, tmp *temps, timeout tim
 		return !teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer), fmt.Sprintf("%s finalizers %v", ts.Name, live.Finalizers)
 	})
 	// The record must be on disk by the time our finalizer is off.
-	rec, recErr := controller.ReadArchive(env.ArchiveDir(), ts.Name)
+	rec, recErr := evidence.ReadArchive(env.ArchiveDir(), ts.Name)
 	switch {
 	case !ok || vanished:
 		deleted = holds(false, wantDeleted, seen)
@@ -268,9 +259,7 @@ func probeFinalizer(ctx context.Context, env *steps.Env, tmp *temps, timeout tim
 	// read as precondition so nothing else is lost. A conflict or any other
 	// failure is left to cleanup, which drops what is left.
 	if final != nil && !vanished {
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-			"resourceVersion": final.ResourceVersion, "finalizers": teamspace.WithoutFinalizer(final.Finalizers, ForeignFinalizer)}})
-		_, _ = res.Patch(ctx, ts.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+		_, _ = teamspace.SetFinalizers(ctx, env.Clients.Dynamic, final, teamspace.WithoutFinalizer(final.Finalizers, ForeignFinalizer), fieldManager)
 	}
 	return added, deleted
 }

@@ -1,12 +1,10 @@
 package check
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -15,7 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/labhub/cnpa/internal/steps"
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -42,22 +41,30 @@ const settleWait = 20 * time.Second
 // takeSnapshot waits until the quota controller has caught up with every
 // quota in scope (it writes status.hard after each spec change), then
 // records the resourceVersions.
-func takeSnapshot(ctx context.Context, env *steps.Env, finalizerOn bool) (*snapshot, error) {
-	deadline := time.Now().Add(settleWait)
-	for {
-		s, err := readSnapshot(ctx, env, finalizerOn)
-		if err != nil || len(s.unsettled) == 0 || time.Now().After(deadline) {
-			return s, err
+func takeSnapshot(ctx context.Context, env *labenv.Env, finalizerOn bool) (*snapshot, error) {
+	var s *snapshot
+	_, err := poll.Until(ctx, 200*time.Millisecond, settleWait, func(context.Context) (bool, string, error) {
+		// Read with ctx, not the wait's: settleWait bounds the waiting,
+		// never a read, whose snapshot must be whole.
+		var err error
+		if s, err = readSnapshot(ctx, env, finalizerOn); err != nil {
+			return false, "", err
 		}
-		select {
-		case <-ctx.Done():
+		return len(s.unsettled) == 0, "", nil
+	})
+	var timeout *poll.TimeoutError
+	if errors.As(err, &timeout) {
+		if ctx.Err() != nil {
 			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
 		}
+		// settleWait passed: the snapshot stands, its unsettled quotas are
+		// reported if anything differs.
+		return s, nil
 	}
+	return s, err
 }
 
-func readSnapshot(ctx context.Context, env *steps.Env, finalizerOn bool) (*snapshot, error) {
+func readSnapshot(ctx context.Context, env *labenv.Env, finalizerOn bool) (*snapshot, error) {
 	s := &snapshot{rv: map[string]string{}, owner: map[string]string{}, pending: map[string]string{}}
 	tsList, err := env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -172,15 +179,15 @@ const scriptRun = 2 * time.Minute
 //     a TeamSpace that was not converged before the first run may change in
 //     that run: the script then did its job, and the drift itself fails the
 //     check that looks at it (step5.quota_in_sync, say).
-func rerunChecks(ctx context.Context, env *steps.Env, c *checker) {
+func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 	const (
 		runsID  = "step3.script_runs"
 		writeID = "step3.rerun_writes_nothing"
 	)
-	runsTitle := steps.ScriptName + " runs and exits 0, twice"
-	writeTitle := "running " + steps.ScriptName + " twice more writes nothing (TeamSpaces, their namespaces, quotas)"
-	path := filepath.Join(env.Dir, steps.ScriptName)
-	hint := "run `cnpa step 3` again: it installs " + steps.ScriptName
+	runsTitle := labenv.ScriptName + " runs and exits 0, twice"
+	writeTitle := "running " + labenv.ScriptName + " twice more writes nothing (TeamSpaces, their namespaces, quotas)"
+	path := env.ScriptPath()
+	hint := "run `cnpa step 3` again: it installs " + labenv.ScriptName
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
@@ -205,9 +212,9 @@ func rerunChecks(ctx context.Context, env *steps.Env, c *checker) {
 		if i == 2 {
 			break
 		}
-		if out, err := runScript(ctx, env, path); err != nil {
+		if out, err := runScript(ctx, env); err != nil {
 			c.add(runsID, 3, runsTitle, "run it by hand to see why: `"+path+"`; "+hint,
-				holds(false, "exit status 0", fmt.Sprintf("run %d: %v: %s", i+1, err, tail(out, 400))))
+				holds(false, "exit status 0", fmt.Sprintf("run %d: %v: %s", i+1, err, lastChars(out, 400))))
 			c.add(writeID, 3, writeTitle, "", skipped("the script failed (see "+runsID+")"))
 			return
 		}
@@ -236,25 +243,20 @@ func rerunChecks(ctx context.Context, env *steps.Env, c *checker) {
 		got = append(got, fmt.Sprintf("the quota controller had not caught up with %v after %s", u, settleWait))
 	}
 	c.add(writeID, 3, writeTitle,
-		"a pass must compare desired with actual and write only what differs: make "+steps.ScriptName+" skip objects that already match (`cnpa step 3` installs one that does)",
+		"a pass must compare desired with actual and write only what differs: make "+labenv.ScriptName+" skip objects that already match (`cnpa step 3` installs one that does)",
 		holds(false, want, strings.Join(got, "; ")))
 }
 
-// runScript runs the script as the grader does: from the evidence dir, with
-// the lab's kubeconfig.
-func runScript(ctx context.Context, env *steps.Env, path string) (string, error) {
+// runScript runs reconcile.sh as the grader does, bounded by scriptRun.
+func runScript(ctx context.Context, env *labenv.Env) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, scriptRun)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Target.Path)
-	cmd.Dir = env.Dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
+	return env.RunScript(ctx)
 }
 
-func tail(s string, n int) string {
+// lastChars is the end of a script's output, at most n bytes, for a
+// check's actual value.
+func lastChars(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) > n {
 		s = "…" + s[len(s)-n:]

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -38,7 +39,7 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 //
 // Run returns an error only when grading could not happen: the cluster is
 // unreachable, or ctx ended (Ctrl-C) before every check ran.
-func Run(ctx context.Context, env *steps.Env, opts Options) (rep *Report, err error) {
+func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *Report, err error) {
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = 30 * time.Second
 	}
@@ -60,7 +61,7 @@ func Run(ctx context.Context, env *steps.Env, opts Options) (rep *Report, err er
 	c := &checker{checks: evaluate(ev, f)}
 
 	if want(3) {
-		opts.Progress.Note("… running %s twice more to see that it writes nothing", steps.ScriptName)
+		opts.Progress.Note("… running %s twice more to see that it writes nothing", labenv.ScriptName)
 		rerunChecks(ctx, env, c)
 	}
 	if want(4) || want(6) {
@@ -88,7 +89,7 @@ func Run(ctx context.Context, env *steps.Env, opts Options) (rep *Report, err er
 // probeChecks adds the live controller checks of steps 4 and 6. Without a
 // running controller or a CRD they are skipped: those failures are already
 // reported, and waiting for a controller that is not there only costs time.
-func probeChecks(ctx context.Context, env *steps.Env, c *checker, f *facts, tmp *temps, opts Options) {
+func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp *temps, opts Options) {
 	const (
 		convergesID = "step4.new_teamspace_converges"
 		addedID     = "step6.finalizer_added_keeps_foreign"

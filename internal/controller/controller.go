@@ -38,7 +38,7 @@ import (
 // DefaultWorkers is how many TeamSpaces are reconciled in parallel unless
 // told otherwise. A sync spends nearly all its time waiting on the API
 // server, so workers are cheap; 8 keeps up with 8 concurrent creators
-// (make bench, bulk of 1,000: 10.3 s with 8 workers, 12.3 s with 4).
+// (make bench's bulk scenario measures it).
 const DefaultWorkers = 8
 
 // Config is everything the controller needs besides the cluster.
@@ -122,9 +122,8 @@ func New(rc *rest.Config, cfg Config) (*Controller, error) {
 // controllerConfig is rc as the controller's clients use it:
 //   - Without client-go's client-side token bucket. The workqueue already
 //     bounds the requests in flight (one per worker), and the API server's
-//     priority and fairness protects it; a bucket on top only made a bulk
-//     of new TeamSpaces wait on the client (make bench, bulk of 1,000 in
-//     process: 24 s with QPS 100 and burst 200, 9.2 s without).
+//     priority and fairness protects it; a bucket on top only makes a bulk
+//     of new TeamSpaces wait on the client.
 //     controller-runtime turns the bucket off by default too.
 //   - Without gzip. kube-apiserver 1.37 compresses a watch that starts as
 //     a WatchList (client-go's informers do) for as long as it lasts, when

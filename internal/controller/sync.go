@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 
+	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -189,13 +189,14 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 		// does, for its temporary TeamSpaces).
 		return nil
 	}
-	rec := ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}
-	if err := WriteArchive(c.cfg.ArchiveDir, rec); err != nil {
+	rec := evidence.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}
+	if err := evidence.WriteArchive(c.cfg.ArchiveDir, rec); err != nil {
 		// Keep the finalizer: deletion stays blocked until the record is on
 		// disk. Returning the error retries with backoff.
 		c.warn(u, ReasonArchiveFailed, "cannot write the archive record, deletion stays blocked: %v", err)
 		return fmt.Errorf("archive: %w", err)
 	}
+	afterArchive()
 	if err := c.setFinalizers(ctx, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), writtenRelease); err != nil {
 		if apierrors.IsNotFound(err) {
 			// Already gone: an earlier pass released it and the cache had
@@ -210,26 +211,19 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 	return nil
 }
 
-// setFinalizers writes the whole finalizer list with the resourceVersion we
-// read as a precondition: if anyone changed the object since (another
-// controller adding its finalizer), the server answers 409 and we retry from
-// fresh state instead of dropping their entry.
+// setFinalizers writes the whole finalizer list, guarded by the
+// resourceVersion we read (teamspace.SetFinalizers): a 409 makes us retry
+// from fresh state instead of dropping another controller's entry.
 //
 // memo names the write in c.written ("" for none): the finalizer added to
 // a new TeamSpace must not be patched in again from a cache that has not
 // seen it yet (that would only earn a 409), and a released TeamSpace must
 // not be archived again (see finalize).
 func (c *Controller) setFinalizers(ctx context.Context, ts *teamspace.TeamSpace, finalizers []string, memo string) error {
-	if finalizers == nil {
-		finalizers = []string{}
-	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"resourceVersion": ts.ResourceVersion, "finalizers": finalizers}})
 	if memo != "" {
 		c.written.begin(memo+ts.Name, string(ts.UID))
 	}
-	out, err := c.dyn.Resource(teamspace.GVR).Patch(ctx, ts.Name, types.MergePatchType, patch,
-		metav1.PatchOptions{FieldManager: teamspace.FieldManager})
+	out, err := teamspace.SetFinalizers(ctx, c.dyn, ts, finalizers, teamspace.FieldManager)
 	if memo != "" {
 		c.written.end(memo+ts.Name, resourceVersion(out), err)
 	}
@@ -287,10 +281,12 @@ func (c *Controller) conflict(u *unstructured.Unstructured, ts *teamspace.TeamSp
 	return skip(fmt.Errorf("namespace %s exists and is not owned by this TeamSpace", ns))
 }
 
-// ensureQuota makes team-quota hold the desired hard limits. A missing
-// quota is created; a differing one is applied server-side with force:
-// after a hand edit (`kubectl patch`) the edited field belongs to another
-// manager, and only a forced apply takes it back.
+// ensureQuota makes team-quota hold exactly the desired hard limits. A
+// missing quota is created; a differing one is merge-patched: the patch
+// sets pods and requests.cpu and removes every other limit. A server-side
+// apply could not do the second: a limit added by hand (`kubectl patch`)
+// belongs to another field manager, and an apply only removes what it
+// owned itself.
 func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace, live *corev1.ResourceQuota, d *teamspace.Desired) (_ bool, err error) {
 	memo, intent := writtenQuota+d.Namespace+"/"+teamspace.QuotaName, fmt.Sprintf("%s/%s/%s", ts.Name, d.Pods.String(), d.CPU.String())
 	if c.written.pending(memo, intent) {
@@ -315,11 +311,8 @@ func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructur
 		}, metav1.CreateOptions{FieldManager: teamspace.FieldManager})
 	}
 	if !missing || apierrors.IsAlreadyExists(err) {
-		cfg := applycorev1.ResourceQuota(teamspace.QuotaName, d.Namespace).
-			WithLabels(map[string]string{teamspace.OwnerLabel: ts.Name}).
-			WithSpec(applycorev1.ResourceQuotaSpec().WithHard(d.QuotaHard()))
-		out, err = c.kube.CoreV1().ResourceQuotas(d.Namespace).Apply(ctx, cfg,
-			metav1.ApplyOptions{FieldManager: teamspace.FieldManager, Force: true})
+		out, err = c.kube.CoreV1().ResourceQuotas(d.Namespace).Patch(ctx, teamspace.QuotaName, types.MergePatchType,
+			quotaPatch(ts.Name, d, live), metav1.PatchOptions{FieldManager: teamspace.FieldManager})
 	}
 	if err != nil {
 		return false, fmt.Errorf("write quota %s/%s: %w", d.Namespace, teamspace.QuotaName, err)
@@ -334,10 +327,35 @@ func (c *Controller) ensureQuota(ctx context.Context, u *unstructured.Unstructur
 	case ts.Status.ObservedGeneration == ts.Generation:
 		// The spec did not move, so the quota did: a hand edit.
 		oldPods, oldCPU := live.Spec.Hard[corev1.ResourcePods], live.Spec.Hard[corev1.ResourceRequestsCPU]
-		c.drift(u, "quota", "quota %s/%s reverted: pods %s→%s, cpu %s→%s", d.Namespace, teamspace.QuotaName,
-			oldPods.String(), d.Pods.String(), oldCPU.String(), d.CPU.String())
+		removed := ""
+		if extra := teamspace.ExtraHard(live.Spec.Hard); len(extra) > 0 {
+			removed = fmt.Sprintf(", removed %v", extra)
+		}
+		c.drift(u, "quota", "quota %s/%s reverted: pods %s→%s, cpu %s→%s%s", d.Namespace, teamspace.QuotaName,
+			oldPods.String(), d.Pods.String(), oldCPU.String(), d.CPU.String(), removed)
 	}
 	return true, nil
+}
+
+// quotaPatch is the merge patch that gives team-quota our label and exactly
+// d's limits: every limit of live beyond them is set to null, which removes
+// it. live is nil when the cache has no quota; a limit it missed is found
+// and removed by the next pass.
+func quotaPatch(name string, d *teamspace.Desired, live *corev1.ResourceQuota) []byte {
+	hard := map[string]any{}
+	if live != nil {
+		for _, extra := range teamspace.ExtraHard(live.Spec.Hard) {
+			hard[extra] = nil
+		}
+	}
+	for k, v := range d.QuotaHard() {
+		hard[string(k)] = v.String()
+	}
+	patch, _ := json.Marshal(map[string]any{
+		"metadata": map[string]any{"labels": map[string]string{teamspace.OwnerLabel: name}},
+		"spec":     map[string]any{"hard": hard},
+	})
+	return patch
 }
 
 // resourceVersion of a write's answer; "" when there is none.

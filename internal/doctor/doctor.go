@@ -14,7 +14,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/service"
@@ -77,8 +76,7 @@ func Run(ctx context.Context, kubeconfigFlag, kctx, dir string) *Report {
 			r.Unreachable = true
 		} else {
 			add(Result{Name: "api server", OK: true, Needed: true, Detail: fmt.Sprintf("%s, server %s", target.Server, version)})
-			crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-			_, err := clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+			_, err := clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 			switch {
 			case err == nil:
 				add(Result{Name: "crd", OK: true, Detail: teamspace.CRDName + " installed"})

@@ -57,8 +57,10 @@ type Drift struct {
 	DeletedUID     string `json:"deleted_uid"`
 	RestoredUID    string `json:"restored_uid"`
 	RestoreSeconds int64  `json:"restore_seconds"`
-	EditedTo       int64  `json:"edited_to"`
-	RevertedTo     int64  `json:"reverted_to"`
+	// EditedTo is the value the hand edit set. LAB.md gives it as 99
+	// without a type, so a learner's "99" is as good as cnpa's 99.
+	EditedTo   json.Number `json:"edited_to"`
+	RevertedTo int64       `json:"reverted_to"`
 }
 
 // Cleanup is step 6's cleanup.json.
@@ -98,10 +100,12 @@ const (
 	Integer
 	Bool
 	NullOrObject
+	// IntegerOrString is a key LAB.md gives a value but no type for.
+	IntegerOrString
 )
 
 func (k Kind) String() string {
-	return [...]string{"string", "integer", "boolean", "null or object"}[k]
+	return [...]string{"string", "integer", "boolean", "null or object", "integer or string"}[k]
 }
 
 // Key is one key of a record and its type.
@@ -110,18 +114,21 @@ type Key struct {
 	Kind Kind
 }
 
-// Shapes lists, per file, exactly the keys LAB.md names, in its order.
+// Shapes lists, per file, exactly the keys LAB.md names, in its order;
+// ArchiveFile stands for every archive record.
 var Shapes = map[string][]Key{
 	BeforeFile:     {{"uid", String}, {"namespace_exists", Bool}},
 	GenerationFile: {{"uid", String}, {"gen_initial", Integer}, {"gen_after_label", Integer}, {"gen_after_spec", Integer}, {"status_via_main", NullOrObject}},
 	ReconcileFile:  {{"quota_uid", String}, {"namespace_owner_uid", String}, {"second_pass_rv_changed", Bool}},
-	DriftFile:      {{"deleted_uid", String}, {"restored_uid", String}, {"restore_seconds", Integer}, {"edited_to", Integer}, {"reverted_to", Integer}},
+	DriftFile:      {{"deleted_uid", String}, {"restored_uid", String}, {"restore_seconds", Integer}, {"edited_to", IntegerOrString}, {"reverted_to", Integer}},
 	CleanupFile:    {{"uid", String}, {"blocked_seen", Bool}, {"namespace_gone", Bool}},
 	CatchupFile:    {{"generation", Integer}, {"observed_while_stopped", Integer}, {"quota_pods_while_stopped", String}, {"observed_after_start", Integer}, {"quota_pods_after_start", String}},
 	ReportFile:     {{"crd_alone_created_namespace", Bool}, {"status_bumps_generation", Bool}, {"restore_seconds", Integer}, {"finalizer", String}, {"archived", String}, {"generations_behind_while_stopped", Integer}, {"trigger", String}},
+	ArchiveFile:    {{"name", String}, {"uid", String}, {"pods", Integer}},
 }
 
-// Files is every evidence file in lab order.
+// Files is every evidence file the steps write, in lab order (the archive
+// records are the controller's).
 var Files = []string{BeforeFile, GenerationFile, ReconcileFile, DriftFile, CleanupFile, CatchupFile, ReportFile}
 
 // Write marshals v and writes it to dir/name atomically (package
@@ -215,6 +222,8 @@ func kindMatches(k Kind, v gjson.Result) bool {
 		return v.Type == gjson.Number && isInteger(v.Raw)
 	case NullOrObject:
 		return v.Type == gjson.Null || v.IsObject()
+	case IntegerOrString:
+		return v.Type == gjson.String || (v.Type == gjson.Number && isInteger(v.Raw))
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +46,7 @@ func TestWriteKeepsShapes(t *testing.T) {
 		BeforeFile:     Before{UID: "u"},
 		GenerationFile: Generation{UID: "u", GenInitial: 1, GenAfterLabel: 1, GenAfterSpec: 2, StatusViaMain: json.RawMessage("null")},
 		ReconcileFile:  Reconcile{QuotaUID: "q", NamespaceOwnerUID: "u"},
-		DriftFile:      Drift{DeletedUID: "a", RestoredUID: "b", RestoreSeconds: 1, EditedTo: 99, RevertedTo: 6},
+		DriftFile:      Drift{DeletedUID: "a", RestoredUID: "b", RestoreSeconds: 1, EditedTo: "99", RevertedTo: 6},
 		CleanupFile:    Cleanup{UID: "b", BlockedSeen: true, NamespaceGone: true},
 		CatchupFile:    Catchup{Generation: 3, ObservedWhileStopped: 2, QuotaPodsWhileStopped: "6", ObservedAfterStart: 3, QuotaPodsAfterStart: "8"},
 		ReportFile:     Report{RestoreSeconds: 1, Finalizer: "f", Archived: "b", GenerationsBehindWhileStopped: 1, Trigger: "level"},
@@ -75,4 +76,49 @@ func FuzzValidate(f *testing.F) {
 			Validate(name, []byte(data))
 		}
 	})
+}
+
+func TestArchiveRecord(t *testing.T) {
+	dir := t.TempDir()
+	want := ArchiveRecord{Name: "beta", UID: "u-1", Pods: 2}
+	if err := WriteArchive(dir, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadArchive(dir, "beta")
+	if err != nil || got == nil || *got != want {
+		t.Fatalf("read back: got %+v (err %v), want %+v", got, err, want)
+	}
+	if got, err := ReadArchive(dir, "absent"); got != nil || err != nil {
+		t.Errorf("missing record: got %+v (err %v), want nil, nil", got, err)
+	}
+
+	tests := []struct {
+		name, data string
+		want       []string // substrings of the error, in order
+	}{
+		{"pods as string", `{"name":"x","uid":"u","pods":"2"}`, []string{"pods: is a string"}},
+		{"extra key", `{"name":"x","uid":"u","pods":2,"cpu":"1"}`, []string{"cpu: extra key"}},
+		{"missing uid and pods", `{"name":"x"}`, []string{"uid: missing", "pods: missing"}},
+		{"not an object", `[1]`, []string{"not a JSON object"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.WriteFile(filepath.Join(dir, "x.json"), []byte(tt.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := ReadArchive(dir, "x")
+			var shape *ArchiveError
+			if rec != nil || !errors.As(err, &shape) {
+				t.Fatalf("got %+v (err %v), want an *ArchiveError", rec, err)
+			}
+			if len(shape.Problems) != len(tt.want) {
+				t.Fatalf("got %v, want %d problems %v", shape.Problems, len(tt.want), tt.want)
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(shape.Problems[i].String(), w) {
+					t.Errorf("problem %d: got %q, want it to contain %q", i, shape.Problems[i], w)
+				}
+			}
+		})
+	}
 }

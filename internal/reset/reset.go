@@ -7,7 +7,6 @@ package reset
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,17 +17,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/service"
-	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
-
-var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // fieldManager names reset's writes.
 const fieldManager = "cnpa-reset"
@@ -36,7 +31,7 @@ const fieldManager = "cnpa-reset"
 // Files are the evidence dir's files reset removes (besides the cnpa-op.*
 // files of process mode, and archive/ with Purge).
 var Files = append(append([]string{}, evidence.Files...),
-	"crd.yaml", "alpha.yaml", "beta.yaml", steps.ScriptName, evidence.StateFile)
+	"crd.yaml", "alpha.yaml", "beta.yaml", labenv.ScriptName, labenv.StateFile)
 
 // Plan is what a reset would remove, for the confirmation prompt.
 type Plan struct {
@@ -74,7 +69,7 @@ type Options struct {
 }
 
 // Inspect lists what Run would remove.
-func Inspect(ctx context.Context, env *steps.Env, purge bool) (*Plan, error) {
+func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 	p := &Plan{TeamSpaces: []string{}, Namespaces: []string{}, Files: []string{}}
 	st, err := env.Service.Status(ctx)
 	if err != nil {
@@ -117,7 +112,7 @@ func Inspect(ctx context.Context, env *steps.Env, purge bool) (*Plan, error) {
 // Run resets the lab. Phases:
 //  1. stop and remove the service, so no controller races what follows;
 //  2. delete every TeamSpace; for each one carrying our finalizer, write
-//     its archive record as the controller would (controller.WriteArchive)
+//     its archive record as the controller would (evidence.WriteArchive)
 //     and then remove only our finalizer, with the resourceVersion read as
 //     a precondition so that a foreign finalizer added meanwhile is kept;
 //  3. wait until they are gone; one held by a foreign finalizer stops the
@@ -127,7 +122,7 @@ func Inspect(ctx context.Context, env *steps.Env, purge bool) (*Plan, error) {
 //     minute) and wait until they are gone;
 //  5. delete the CRD and wait until it is gone;
 //  6. remove the evidence files (archive records only with Purge).
-func Run(ctx context.Context, env *steps.Env, opts Options) (*Result, error) {
+func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 	log := opts.Log
 	if log == nil {
 		log = func(string, ...any) {}
@@ -164,8 +159,8 @@ func Run(ctx context.Context, env *steps.Env, opts Options) (*Result, error) {
 	return r, nil
 }
 
-func crdExists(ctx context.Context, env *steps.Env) (bool, error) {
-	_, err := env.Clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+func crdExists(ctx context.Context, env *labenv.Env) (bool, error) {
+	_, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -176,7 +171,7 @@ func crdExists(ctx context.Context, env *steps.Env) (bool, error) {
 }
 
 // deleteTeamSpaces is phases 2 and 3.
-func deleteTeamSpaces(ctx context.Context, env *steps.Env, r *Result, log func(string, ...any)) error {
+func deleteTeamSpaces(ctx context.Context, env *labenv.Env, r *Result, log func(string, ...any)) error {
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
 	list, err := res.List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -234,18 +229,10 @@ func deleteTeamSpaces(ctx context.Context, env *steps.Env, r *Result, log func(s
 // removes our finalizer, keeping every other one, as the controller's
 // finalize does. It retries on a conflict from fresh state. It reports
 // whether it archived.
-func releaseOurs(ctx context.Context, env *steps.Env, name string) (bool, error) {
-	res := env.Clients.Dynamic.Resource(teamspace.GVR)
+func releaseOurs(ctx context.Context, env *labenv.Env, name string) (bool, error) {
 	for attempt := 0; ; attempt++ {
-		u, err := res.Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("get teamspace %s: %w", name, err)
-		}
-		ts, err := teamspace.FromUnstructured(u)
-		if err != nil {
+		ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
+		if err != nil || ts == nil {
 			return false, err
 		}
 		if !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
@@ -253,12 +240,10 @@ func releaseOurs(ctx context.Context, env *steps.Env, name string) (bool, error)
 		}
 		// The record first: once our finalizer is gone, the object may
 		// vanish before anything else is written.
-		if err := controller.WriteArchive(env.ArchiveDir(), controller.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}); err != nil {
+		if err := evidence.WriteArchive(env.ArchiveDir(), evidence.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}); err != nil {
 			return false, fmt.Errorf("archive teamspace %s: %w", name, err)
 		}
-		rest := teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer)
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": ts.ResourceVersion, "finalizers": rest}})
-		_, err = res.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+		_, err = teamspace.SetFinalizers(ctx, env.Clients.Dynamic, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), fieldManager)
 		switch {
 		case err == nil, apierrors.IsNotFound(err):
 			return true, nil
@@ -273,7 +258,7 @@ func releaseOurs(ctx context.Context, env *steps.Env, name string) (bool, error)
 // ownedNamespaces lists the namespaces that are the lab's: our label and an
 // ownerReference to a TeamSpace. A namespace with only one of the two is
 // someone else's and is never touched.
-func ownedNamespaces(ctx context.Context, env *steps.Env) ([]corev1.Namespace, error) {
+func ownedNamespaces(ctx context.Context, env *labenv.Env) ([]corev1.Namespace, error) {
 	list, err := env.Clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: teamspace.OwnerLabel})
 	if err != nil {
 		return nil, fmt.Errorf("list namespaces: %w", err)
@@ -292,7 +277,7 @@ func ownedNamespaces(ctx context.Context, env *steps.Env) ([]corev1.Namespace, e
 
 // deleteNamespaces is phase 4. The UID precondition makes sure the
 // namespace deleted is the one judged ours.
-func deleteNamespaces(ctx context.Context, env *steps.Env, r *Result, log func(string, ...any)) error {
+func deleteNamespaces(ctx context.Context, env *labenv.Env, r *Result, log func(string, ...any)) error {
 	nss, err := ownedNamespaces(ctx, env)
 	if err != nil {
 		return err
@@ -336,8 +321,8 @@ func deleteNamespaces(ctx context.Context, env *steps.Env, r *Result, log func(s
 }
 
 // deleteCRD is phase 5.
-func deleteCRD(ctx context.Context, env *steps.Env, log func(string, ...any)) error {
-	crds := env.Clients.Dynamic.Resource(crdGVR)
+func deleteCRD(ctx context.Context, env *labenv.Env, log func(string, ...any)) error {
+	crds := env.Clients.Dynamic.Resource(teamspace.CRDGVR)
 	if err := crds.Delete(ctx, teamspace.CRDName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete CRD %s: %w", teamspace.CRDName, err)
 	}
@@ -372,7 +357,7 @@ func evidenceFiles(dir string) ([]string, error) {
 }
 
 // removeFiles is phase 6.
-func removeFiles(env *steps.Env, purge bool, r *Result, log func(string, ...any)) error {
+func removeFiles(env *labenv.Env, purge bool, r *Result, log func(string, ...any)) error {
 	files, err := evidenceFiles(env.Dir)
 	if err != nil {
 		return err
@@ -402,25 +387,18 @@ func removeFiles(env *steps.Env, purge bool, r *Result, log func(string, ...any)
 }
 
 // wait polls cond every 200 ms until it holds, timeout passes or ctx ends.
-// max, when positive, shortens timeout.
+// max, when positive, shortens timeout. The callers say what was left.
 func wait(ctx context.Context, timeout time.Duration, cond func(context.Context) (bool, error), max time.Duration) error {
 	if max > 0 && (timeout <= 0 || max < timeout) {
 		timeout = max
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
+	_, err := poll.Until(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
 		done, err := cond(ctx)
-		if done {
-			return nil
-		}
-		if err != nil && ctx.Err() == nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("gave up after %s", timeout)
-		case <-time.After(200 * time.Millisecond):
-		}
+		return done, "", err
+	})
+	var gaveUp *poll.TimeoutError
+	if errors.As(err, &gaveUp) {
+		return fmt.Errorf("gave up after %s", timeout)
 	}
+	return err
 }

@@ -3,6 +3,9 @@ package service
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,7 +32,22 @@ const (
 	logFile = "cnpa-op.log"
 	// argvFile keeps the exact command and environment process mode starts.
 	argvFile = "cnpa-op.argv.json"
+	// identityFile says which process the pid file means (see identity).
+	identityFile = "cnpa-op.identity.json"
+	// markerVar is set in the service's environment to a value of its own.
+	markerVar = "CNPA_SERVICE_ID"
 )
+
+// identity tells the service's process apart from any other that later
+// gets the same pid: its start time in clock ticks since boot (field 22 of
+// /proc/PID/stat), its executable, and a random marker in its environment.
+// A pid alone is reused; all three together are not.
+type identity struct {
+	PID       int    `json:"pid"`
+	StartTime string `json:"start_time"`
+	Exe       string `json:"exe"`
+	Marker    string `json:"marker"`
+}
 
 func (p *process) Name() string     { return "process" }
 func (p *process) UnitPath() string { return p.unitPath }
@@ -56,8 +74,12 @@ func (p *process) Start(_ context.Context) error {
 		return fmt.Errorf("open service log: %w", err)
 	}
 	defer logf.Close()
+	marker, err := newMarker()
+	if err != nil {
+		return err
+	}
 	cmd := exec.Command(u.Argv[0], u.Argv[1:]...)
-	cmd.Env = append(os.Environ(), u.Env()...)
+	cmd.Env = append(append(os.Environ(), u.Env()...), markerVar+"="+marker)
 	cmd.Dir = p.dir
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// A session of its own: the service outlives the cnpa command that
@@ -69,12 +91,20 @@ func (p *process) Start(_ context.Context) error {
 	pid := cmd.Process.Pid
 	// Reap it if it exits while we still run; afterwards init does.
 	go cmd.Wait()
+	// Start returns after the exec, so /proc already shows the command.
+	id := identity{PID: pid, Exe: exeOf(pid), StartTime: startTimeOf(pid), Marker: marker}
+	data, _ := json.Marshal(id)
+	if err := os.WriteFile(filepath.Join(p.dir, identityFile), append(data, '\n'), 0o644); err != nil {
+		return err
+	}
 	return os.WriteFile(filepath.Join(p.dir, pidFile), []byte(strconv.Itoa(pid)+"\n"), 0o644)
 }
 
 func (p *process) Stop(_ context.Context) error {
 	pid := p.running()
 	if pid == 0 {
+		// Stale: nothing of ours runs under it. The identity stays until
+		// the next start replaces it.
 		os.Remove(filepath.Join(p.dir, pidFile))
 		return nil
 	}
@@ -87,6 +117,7 @@ func (p *process) Stop(_ context.Context) error {
 	if alive(pid) {
 		syscall.Kill(-pid, syscall.SIGKILL)
 	}
+	os.Remove(filepath.Join(p.dir, identityFile))
 	return os.Remove(filepath.Join(p.dir, pidFile))
 }
 
@@ -128,7 +159,7 @@ func (p *process) Remove(ctx context.Context) error {
 	if err := p.Stop(ctx); err != nil {
 		return err
 	}
-	for _, f := range []string{p.unitPath, filepath.Join(p.dir, argvFile)} {
+	for _, f := range []string{p.unitPath, filepath.Join(p.dir, argvFile), filepath.Join(p.dir, identityFile)} {
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
 			return err
 		}
@@ -137,25 +168,75 @@ func (p *process) Remove(ctx context.Context) error {
 }
 
 // running returns the pid from the pid file when that process is alive and
-// is still ours (its command line matches what we started), else 0.
+// is still the one Start started (same start time, executable and marker:
+// see identity), else 0. Stop signals only a pid this returns, so it never
+// signals pid 1, nor a process that reused the service's pid.
 func (p *process) running() int {
 	data, err := os.ReadFile(filepath.Join(p.dir, pidFile))
 	if err != nil {
 		return 0
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil || pid <= 0 || !alive(pid) {
+	if err != nil || pid <= 1 || !alive(pid) {
 		return 0
 	}
-	u, err := loadArgv(filepath.Join(p.dir, argvFile))
-	if err != nil {
-		return 0
+	var id identity
+	data, err = os.ReadFile(filepath.Join(p.dir, identityFile))
+	if err != nil || json.Unmarshal(data, &id) != nil || id.PID != pid || id.Marker == "" {
+		return 0 // no record of what was started: trust nothing
 	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil || !bytes.HasPrefix(cmdline, []byte(u.Argv[0])) {
+	if startTimeOf(pid) != id.StartTime || exeOf(pid) != id.Exe || !hasMarker(pid, id.Marker) {
 		return 0 // the pid was reused by something else
 	}
 	return pid
+}
+
+// newMarker is a random value for markerVar.
+func newMarker() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("service marker: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// startTimeOf is field 22 of /proc/PID/stat (start time in clock ticks
+// since boot), or "" when it cannot be read.
+func startTimeOf(pid int) string {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	// The command name (field 2) may hold spaces; fields after it do not.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return ""
+	}
+	fields := strings.Fields(string(stat[i+1:]))
+	if len(fields) < 20 {
+		return ""
+	}
+	return fields[19] // field 22 overall: 3 is fields[0]
+}
+
+// exeOf is the executable of pid, or "".
+func exeOf(pid int) string {
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	return exe
+}
+
+// hasMarker tells whether pid's environment holds markerVar=marker.
+func hasMarker(pid int, marker string) bool {
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if err != nil {
+		return false
+	}
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		if string(kv) == markerVar+"="+marker {
+			return true
+		}
+	}
+	return false
 }
 
 func alive(pid int) bool {

@@ -6,7 +6,6 @@ package status
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -129,13 +128,22 @@ func row(ts *teamspace.TeamSpace, namespaces map[string]*corev1.Namespace, quota
 
 // WriteJSON writes the snapshot as indented JSON.
 func WriteJSON(w io.Writer, s *Snapshot) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(s)
+	return ui.WriteJSON(w, s)
 }
 
-// WriteText prints the service line and a table of TeamSpaces.
-func WriteText(p *ui.Printer, s *Snapshot) {
+// nameWidth is the widest name the narrow table prints; longer names end
+// in "…" there (`-o wide` prints them whole).
+const nameWidth = 20
+
+// WriteText prints the service line and a table of TeamSpaces that fits
+// 80 columns: name, spec, sync, live quota, drift and finalizers.
+func WriteText(p *ui.Printer, s *Snapshot) { writeText(p, s, false) }
+
+// WriteWide prints the service line and every column of every TeamSpace,
+// names whole.
+func WriteWide(p *ui.Printer, s *Snapshot) { writeText(p, s, true) }
+
+func writeText(p *ui.Printer, s *Snapshot, wide bool) {
 	svc := fmt.Sprintf("%s (%s): ", service.Name, s.Service.Manager)
 	switch {
 	case s.Service.Active:
@@ -154,12 +162,12 @@ func WriteText(p *ui.Printer, s *Snapshot) {
 		return
 	}
 	tw := tabwriter.NewWriter(p.W, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tPODS\tCPU\tNAMESPACE\tGEN\tOBSERVED\tSYNC\tQUOTA-PODS\tQUOTA-CPU\tDRIFT\tFINALIZERS\tDELETING")
+	if wide {
+		fmt.Fprintln(tw, "NAME\tPODS\tCPU\tNAMESPACE\tGEN\tOBSERVED\tSYNC\tQUOTA-PODS\tQUOTA-CPU\tDRIFT\tFINALIZERS\tDELETING")
+	} else {
+		fmt.Fprintln(tw, "NAME\tPODS\tCPU\tSYNC\tQUOTA\tDRIFT\tFINALIZERS")
+	}
 	for _, r := range s.TeamSpaces {
-		ns := r.Namespace
-		if !r.NamespaceExists {
-			ns += " (missing)"
-		}
 		sync := "in sync"
 		if !r.InSync {
 			sync = fmt.Sprintf("behind %d", r.Generation-r.ObservedGeneration)
@@ -168,14 +176,57 @@ func WriteText(p *ui.Printer, s *Snapshot) {
 		if r.Drift {
 			drift = "drift"
 		}
-		fins := strings.Join(r.Finalizers, ",")
-		if fins == "" {
-			fins = "-"
+		if wide {
+			ns := r.Namespace
+			if !r.NamespaceExists {
+				ns += " (missing)"
+			}
+			fins := strings.Join(r.Finalizers, ",")
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%t\n", r.Name, r.Pods, r.CPU, ns,
+				r.Generation, r.ObservedGeneration, sync, dash(r.QuotaPods), dash(r.QuotaCPU), drift, dash(fins), r.Deleting)
+			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%t\n", r.Name, r.Pods, r.CPU, ns,
-			r.Generation, r.ObservedGeneration, sync, dash(r.QuotaPods), dash(r.QuotaCPU), drift, fins, r.Deleting)
+		if r.Deleting {
+			sync = "deleting"
+		}
+		quota := "-"
+		switch {
+		case !r.NamespaceExists:
+			quota = "no ns"
+		case r.QuotaPods != "" || r.QuotaCPU != "":
+			quota = dash(r.QuotaPods) + "/" + dash(r.QuotaCPU)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", clip(r.Name, nameWidth), r.Pods, clip(r.CPU, 6), sync,
+			clip(quota, 12), drift, shortFinalizers(r.Finalizers))
 	}
 	tw.Flush()
+}
+
+// shortFinalizers names ours "cleanup" and counts the others ("+2"), so
+// the column stays narrow whatever other controllers add.
+func shortFinalizers(fins []string) string {
+	var out []string
+	others := 0
+	for _, f := range fins {
+		if f == teamspace.Finalizer {
+			out = append(out, "cleanup")
+		} else {
+			others++
+		}
+	}
+	if others > 0 {
+		out = append(out, fmt.Sprintf("+%d", others))
+	}
+	return dash(strings.Join(out, ","))
+}
+
+// clip shortens s to n characters, the last one "…".
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 func dash(s string) string {

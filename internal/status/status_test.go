@@ -65,9 +65,42 @@ func TestWriteText(t *testing.T) {
 			QuotaPods: "6", QuotaCPU: "1", Drift: true, Finalizers: []string{teamspace.Finalizer}}}}
 	var b bytes.Buffer
 	WriteText(ui.New(&b, true), s)
-	for _, want := range []string{"not running: `cnpa service start`", "behind 1", "drift", teamspace.Finalizer} {
+	for _, want := range []string{"not running: `cnpa service start`", "behind 1", "drift", "cleanup"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestWriteTextFits80Columns: the narrow table fits a terminal of 80
+// columns even with a 50-character name and foreign finalizers, and -o wide
+// still shows the whole name.
+func TestWriteTextFits80Columns(t *testing.T) {
+	long := strings.Repeat("n", 50)
+	s := &Snapshot{CRDInstalled: true, Service: service.Status{Manager: "systemd", Installed: true, Active: true, MainPID: 4242},
+		TeamSpaces: []Row{
+			{Name: long, Pods: 50, CPU: "1500m", Namespace: "team-" + long, NamespaceExists: true, Generation: 12, ObservedGeneration: 3,
+				QuotaPods: "50", QuotaCPU: "1500m", Drift: true, Deleting: true,
+				Finalizers: []string{"example.com/keep", teamspace.Finalizer, "other.example.com/hold"}},
+			{Name: "alpha", Pods: 8, CPU: "1", Namespace: "team-alpha", NamespaceExists: true, Generation: 3, ObservedGeneration: 3, InSync: true,
+				QuotaPods: "8", QuotaCPU: "1", Finalizers: []string{teamspace.Finalizer}},
+			{Name: "new", Pods: 1, CPU: "1", Namespace: "team-new", Generation: 1, Finalizers: []string{}},
+		}}
+	var b bytes.Buffer
+	WriteText(ui.New(&b, true), s)
+	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("line of %d columns, want ≤ 80: %q", n, line)
+		}
+	}
+	for _, want := range []string{strings.Repeat("n", 19) + "…", "deleting", "cleanup,+2", "50/1500m", "no ns", "in sync"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("narrow table lacks %q:\n%s", want, b.String())
+		}
+	}
+	var w bytes.Buffer
+	WriteWide(ui.New(&w, true), s)
+	if !strings.Contains(w.String(), long+" ") || !strings.Contains(w.String(), "other.example.com/hold") {
+		t.Errorf("wide table lacks the whole name or a finalizer:\n%s", w.String())
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -19,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -26,12 +26,9 @@ import (
 // at the keyboard, not as the controller.
 const fieldManager = "cnpa-lab"
 
-// crdGVR is the CustomResourceDefinition resource.
-var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-
 // apply server-side-applies every object of a YAML stream (the CRD and
 // TeamSpaces are all the lab applies).
-func apply(ctx context.Context, env *Env, manifest []byte) error {
+func apply(ctx context.Context, env *labenv.Env, manifest []byte) error {
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(manifest), 4096)
 	for {
 		var obj map[string]any
@@ -47,7 +44,7 @@ func apply(ctx context.Context, env *Env, manifest []byte) error {
 		var gvr schema.GroupVersionResource
 		switch u.GetKind() {
 		case "CustomResourceDefinition":
-			gvr = crdGVR
+			gvr = teamspace.CRDGVR
 		case teamspace.Kind:
 			gvr = teamspace.GVR
 		default:
@@ -62,24 +59,12 @@ func apply(ctx context.Context, env *Env, manifest []byte) error {
 	}
 }
 
-// getTS reads a TeamSpace; absent is (nil, nil).
-func getTS(ctx context.Context, env *Env, name string) (*teamspace.TeamSpace, error) {
-	u, err := env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get teamspace %s: %w", name, err)
-	}
-	return teamspace.FromUnstructured(u)
-}
-
 // needAlpha returns alpha or says which step creates it.
-func needAlpha(ctx context.Context, env *Env, step int) (*teamspace.TeamSpace, error) {
+func needAlpha(ctx context.Context, env *labenv.Env, step int) (*teamspace.TeamSpace, error) {
 	if err := needCRD(ctx, env, step); err != nil {
 		return nil, err
 	}
-	a, err := getTS(ctx, env, "alpha")
+	a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
 	if err != nil {
 		return nil, err
 	}
@@ -89,15 +74,15 @@ func needAlpha(ctx context.Context, env *Env, step int) (*teamspace.TeamSpace, e
 	return a, nil
 }
 
-func needCRD(ctx context.Context, env *Env, step int) error {
-	_, err := env.Clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+func needCRD(ctx context.Context, env *labenv.Env, step int) error {
+	_, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("step %d needs the CRD %s: run `cnpa step 1`", step, teamspace.CRDName)
 	}
 	return err
 }
 
-func getQuota(ctx context.Context, env *Env, ns string) (*corev1.ResourceQuota, error) {
+func getQuota(ctx context.Context, env *labenv.Env, ns string) (*corev1.ResourceQuota, error) {
 	q, err := env.Clients.Kube.CoreV1().ResourceQuotas(ns).Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -105,12 +90,18 @@ func getQuota(ctx context.Context, env *Env, ns string) (*corev1.ResourceQuota, 
 	return q, err
 }
 
-func namespaceExists(ctx context.Context, env *Env, name string) (bool, error) {
-	_, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+func namespaceExists(ctx context.Context, env *labenv.Env, name string) (bool, error) {
+	ns, err := getNamespace(ctx, env, name)
+	return ns != nil, err
+}
+
+// getNamespace is the namespace, or nil when it does not exist.
+func getNamespace(ctx context.Context, env *labenv.Env, name string) (*corev1.Namespace, error) {
+	ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return false, nil
+		return nil, nil
 	}
-	return err == nil, err
+	return ns, err
 }
 
 // quotaPods is spec.hard.pods as the API prints it ("6"), or "" when absent.
@@ -128,48 +119,36 @@ func quotaPods(q *corev1.ResourceQuota) string {
 // waitFor polls cond every 100 ms until it is done, showing what is awaited
 // and the elapsed time. On timeout the error carries the last observed
 // values cond reported, never a bare "timed out".
-func waitFor(ctx context.Context, env *Env, what string, cond func(ctx context.Context) (done bool, observed string, err error)) (time.Duration, error) {
+func waitFor(ctx context.Context, env *labenv.Env, what string, cond poll.Observe) (time.Duration, error) {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, env.Timeout)
-	defer cancel()
 	env.Progress.Note("  … waiting for %s", what)
-	var last string
-	for {
-		done, observed, err := cond(ctx)
-		if observed != "" {
-			last = observed
-		}
-		if err != nil && ctx.Err() == nil {
-			return time.Since(start), fmt.Errorf("waiting for %s: %w", what, err)
-		}
-		if done {
-			env.Progress.Note("  … %s after %s", what, time.Since(start).Round(time.Millisecond))
-			return time.Since(start), nil
-		}
-		select {
-		case <-ctx.Done():
-			if last == "" {
-				last = "nothing observed yet"
-			}
-			return time.Since(start), fmt.Errorf("gave up waiting for %s after %s; last observed: %s", what, time.Since(start).Round(time.Second), last)
-		case <-time.After(100 * time.Millisecond):
-		}
+	_, err := poll.Until(ctx, 100*time.Millisecond, env.Timeout, cond)
+	var timeout *poll.TimeoutError
+	switch {
+	case errors.As(err, &timeout):
+		return time.Since(start), fmt.Errorf("gave up waiting for %s after %s; last observed: %s", what, time.Since(start).Round(time.Second), orNothing(timeout.Last))
+	case err != nil:
+		return time.Since(start), fmt.Errorf("waiting for %s: %w", what, err)
 	}
+	env.Progress.Note("  … %s after %s", what, time.Since(start).Round(time.Millisecond))
+	return time.Since(start), nil
 }
 
-// runScript runs the installed reconcile.sh once with the cluster's
-// kubeconfig, as the learner (or the grader) would.
-func runScript(ctx context.Context, env *Env) (string, error) {
-	cmd := exec.CommandContext(ctx, scriptPath(env))
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Target.Path)
-	cmd.Dir = env.Dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	if err != nil {
-		return out.String(), fmt.Errorf("%s failed: %v\n%s", scriptPath(env), err, strings.TrimSpace(out.String()))
+func orNothing(last string) string {
+	if last == "" {
+		return "nothing observed yet"
 	}
-	return out.String(), nil
+	return last
+}
+
+// runScript runs the installed reconcile.sh once; a failure carries what
+// the script printed.
+func runScript(ctx context.Context, env *labenv.Env) (string, error) {
+	out, err := env.RunScript(ctx)
+	if err != nil {
+		return out, fmt.Errorf("%s failed: %v\n%s", env.ScriptPath(), err, strings.TrimSpace(out))
+	}
+	return out, nil
 }
 
 var getOpts = metav1.GetOptions{}

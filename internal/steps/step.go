@@ -5,15 +5,15 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/kube"
-	"github.com/labhub/cnpa/internal/service"
-	"github.com/labhub/cnpa/internal/ui"
+	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 // Step is one lab step.
@@ -23,7 +23,7 @@ type Step struct {
 	Teaches string
 	// File is the evidence file the step writes; empty for step 4.
 	File string
-	Run  func(ctx context.Context, env *Env, s *Step) (*Result, error)
+	Run  func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error)
 }
 
 // Verdict is one observed value beside the value a correct run yields.
@@ -58,34 +58,43 @@ func (r *Result) OK() bool {
 }
 
 func (r *Result) check(name string, got, want any) {
-	r.Verdicts = append(r.Verdicts, Verdict{Name: name, Got: got, Want: want, OK: fmt.Sprint(got) == fmt.Sprint(want)})
+	r.verdict(name, fmt.Sprint(got) == fmt.Sprint(want), got, want)
+}
+
+// verdict adds a line whose sides are worded apart from the judgement: the
+// observed value (a path, a duration) beside what was expected.
+func (r *Result) verdict(name string, ok bool, got, want any) {
+	r.Verdicts = append(r.Verdicts, Verdict{Name: name, Got: got, Want: want, OK: ok})
+}
+
+// judge adds a verdict line for every key of the step's evidence file, as
+// the lab's rules (package expect) judge it: the value written beside what
+// a correct run holds. alpha is the live alpha, nil when it is gone.
+func (r *Result) judge(env *labenv.Env, file string, ev any, alpha *teamspace.TeamSpace) error {
+	values, err := expect.Values(file, ev)
+	if err != nil {
+		return err
+	}
+	for _, j := range expect.Judge(file, values, expect.FromDir(env.Dir, alpha)) {
+		got, ok := values[j.Key], j.OK
+		if raw, isRaw := got.(json.RawMessage); isRaw {
+			got = string(raw)
+		}
+		if j.Skip != "" {
+			got, ok = "not checked: "+j.Skip, false
+		}
+		// The expected side is a JSON value where the rule has one ("3",
+		// "\"6\""), else words ("an integer ≥ 1").
+		var want any = j.Want
+		if json.Valid([]byte(j.Want)) {
+			_ = json.Unmarshal([]byte(j.Want), &want)
+		}
+		r.Verdicts = append(r.Verdicts, Verdict{Name: j.Key, Got: got, Want: want, OK: ok})
+	}
+	return nil
 }
 
 func (r *Result) note(format string, a ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, a...)) }
-
-// Env is what every step works with.
-type Env struct {
-	Dir     string
-	Target  *kube.Target
-	Clients *kube.Clients
-	// Progress receives wait progress (stderr for people).
-	Progress *ui.Printer
-	// Engine is "go" or "shell"; Service runs cnpa-op.service.
-	Engine  string
-	Service service.Manager
-	UnitDir string
-	// CnpaPath is the absolute path of this cnpa binary, for reconcile.sh
-	// and the unit of the Go engine.
-	CnpaPath string
-	// CatchupWait is how long step 7 waits with the service stopped (LAB.md: 8 s).
-	CatchupWait time.Duration
-	// Timeout bounds each wait.
-	Timeout time.Duration
-	State   *evidence.State
-}
-
-// ArchiveDir is where the controller archives deleted TeamSpaces.
-func (e *Env) ArchiveDir() string { return filepath.Join(e.Dir, evidence.ArchiveDir) }
 
 // All is the registry of steps, indexed 1..8 by position+1. It is filled
 // in init because the steps themselves look at the registry (for the
@@ -118,7 +127,7 @@ func laterEvidence(dir string, n int) string {
 
 // keep re-reads the step's evidence when a later step already depends on
 // it: re-running would rewrite values later files are checked against.
-func keep(env *Env, s *Step, v any) (*Result, bool, error) {
+func keep(env *labenv.Env, s *Step, v any) (*Result, bool, error) {
 	later := laterEvidence(env.Dir, s.Number)
 	if later == "" {
 		return nil, false, nil

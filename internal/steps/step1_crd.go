@@ -9,6 +9,7 @@ import (
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -25,7 +26,7 @@ var step1 = &Step{
 	Number: 1, Title: "Registering a type does nothing by itself", File: evidence.BeforeFile,
 	Teaches: "A CRD only registers a new noun with the API server. Creating a TeamSpace stores it,\n" +
 		"but nobody acts on it yet: namespace team-alpha does not exist until a controller runs.",
-	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Before
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
@@ -40,7 +41,7 @@ var step1 = &Step{
 		}
 		r.note("applied %s", crdPath)
 		if _, err := waitFor(ctx, env, "CRD "+teamspace.CRDName+" to be Established", func(ctx context.Context) (bool, string, error) {
-			u, err := env.Clients.Dynamic.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+			u, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 			if err != nil {
 				return false, "", err
 			}
@@ -56,7 +57,7 @@ var step1 = &Step{
 			return nil, err
 		}
 		// A fresh cluster has no alpha; one that moved on cannot prove step 1.
-		if a, err := getTS(ctx, env, "alpha"); err != nil {
+		if a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha"); err != nil {
 			return nil, err
 		} else if a != nil && a.Generation > 1 {
 			return nil, fmt.Errorf("TeamSpace alpha exists with generation %d: this cluster is past step 1; start over with `cnpa reset --yes`", a.Generation)
@@ -78,7 +79,7 @@ var step1 = &Step{
 			return nil, err
 		}
 		// From here on the engine and service manager are the lab's choice.
-		if err := saveState(env); err != nil {
+		if err := env.SaveState(); err != nil {
 			return nil, err
 		}
 		ev := evidence.Before{UID: string(alpha.UID), NamespaceExists: exists}
@@ -86,8 +87,9 @@ var step1 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		r.check("uid", ev.UID, alpha.UID)
-		r.check("namespace_exists", ev.NamespaceExists, false)
+		if err := r.judge(env, s.File, ev, alpha); err != nil {
+			return nil, err
+		}
 		return r, nil
 	},
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -16,7 +17,7 @@ var step2 = &Step{
 	Number: 2, Title: "What bumps metadata.generation", File: evidence.GenerationFile,
 	Teaches: "Only a spec change bumps generation; a label moves resourceVersion only. With the\n" +
 		"status subresource on, status sent to the main endpoint is dropped without an error.",
-	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Generation
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
@@ -61,10 +62,9 @@ var step2 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		r.check("gen_initial", ev.GenInitial, 1)
-		r.check("gen_after_label", ev.GenAfterLabel, 1)
-		r.check("gen_after_spec", ev.GenAfterSpec, 2)
-		r.check("status_via_main", string(ev.StatusViaMain), "null")
+		if err := r.judge(env, s.File, ev, alpha); err != nil {
+			return nil, err
+		}
 		return r, nil
 	},
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -14,7 +16,7 @@ var step3 = &Step{
 	Number: 3, Title: "The same result however often it runs", File: evidence.ReconcileFile,
 	Teaches: "reconcile.sh asks \"is desired equal to actual now?\", never \"what changed?\". Its first run\n" +
 		"creates team-alpha and team-quota; a second run finds nothing to do and writes nothing.",
-	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Reconcile
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
@@ -27,12 +29,26 @@ var step3 = &Step{
 			return nil, fmt.Errorf("alpha's generation is %d: run `cnpa step 2` first (its spec.pods=6 is what the quota must show)", alpha.Generation)
 		}
 		r := &Result{Step: 3, Title: s.Title}
-		if err := installScript(env); err != nil {
+		if err := env.InstallScript(); err != nil {
 			return nil, err
 		}
-		r.note("installed %s (%s engine)", scriptPath(env), env.Engine)
-		if _, err := runScript(ctx, env); err != nil {
+		if env.Engine == labenv.EngineOwn {
+			r.note("running your %s (own engine)", env.ScriptPath())
+		} else {
+			r.note("installed %s (%s engine)", env.ScriptPath(), env.Engine)
+		}
+		out, err := runScript(ctx, env)
+		if err != nil {
 			return nil, err
+		}
+		// One pass must converge (LAB.md step 3): say what is missing, and
+		// why, now rather than after a timeout.
+		problems, err := diagnoseTeamSpace(ctx, env, "alpha", false)
+		if err != nil {
+			return nil, err
+		}
+		if len(problems) > 0 {
+			return nil, diagnosis(fmt.Sprintf("after one pass of %s, alpha is not converged (LAB.md step 3):", env.ScriptPath()), problems, out)
 		}
 		ns := teamspace.NamespaceName("alpha")
 		// The quota controller writes status.hard after the quota appears;
@@ -48,20 +64,48 @@ var step3 = &Step{
 		}); err != nil {
 			return nil, err
 		}
-		before, err := getQuota(ctx, env, ns)
+		objects := func() ([]metav1.Object, error) {
+			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
+			if err != nil {
+				return nil, err
+			}
+			n, err := getNamespace(ctx, env, ns)
+			if err != nil {
+				return nil, err
+			}
+			q, err := getQuota(ctx, env, ns)
+			// A nil pointer in an interface is not a nil interface.
+			objs := []metav1.Object{nil, nil, nil}
+			if a != nil {
+				objs[0] = a
+			}
+			if n != nil {
+				objs[1] = n
+			}
+			if q != nil {
+				objs[2] = q
+			}
+			return objs, err
+		}
+		beforeAll, err := objects()
 		if err != nil {
 			return nil, err
+		}
+		before, _ := beforeAll[2].(*corev1.ResourceQuota)
+		if before == nil {
+			return nil, fmt.Errorf("team-alpha/team-quota is gone before the second pass")
 		}
 		if _, err := runScript(ctx, env); err != nil {
 			return nil, err
 		}
-		after, err := getQuota(ctx, env, ns)
-		if err != nil || after == nil {
-			return nil, fmt.Errorf("team-quota after the second pass: %v", err)
-		}
-		nsObj, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, ns, getOpts)
+		afterAll, err := objects()
 		if err != nil {
-			return nil, fmt.Errorf("namespace %s after reconcile.sh: %w", ns, err)
+			return nil, err
+		}
+		after, _ := afterAll[2].(*corev1.ResourceQuota)
+		nsObj, _ := afterAll[1].(*corev1.Namespace)
+		if after == nil || nsObj == nil {
+			return nil, fmt.Errorf("the second pass of %s removed team-alpha or its quota", env.ScriptPath())
 		}
 		ev := evidence.Reconcile{QuotaUID: string(after.UID), SecondPassRVChanged: before.ResourceVersion != after.ResourceVersion}
 		for _, ref := range nsObj.OwnerReferences {
@@ -72,15 +116,28 @@ var step3 = &Step{
 		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
 			return nil, err
 		}
-		if err := saveState(env); err != nil {
+		if err := env.SaveState(); err != nil {
 			return nil, err
 		}
 		r.Evidence = ev
-		r.check("quota_uid", ev.QuotaUID != "", true)
-		r.check("namespace_owner_uid", ev.NamespaceOwnerUID, alpha.UID)
-		r.check("second_pass_rv_changed", ev.SecondPassRVChanged, false)
+		if err := r.judge(env, s.File, ev, alpha); err != nil {
+			return nil, err
+		}
 		r.check("team-quota hard.pods", quotaPods(after), alpha.Spec.Pods)
+		writes := secondPassWrites(beforeAll, afterAll)
+		r.verdict("second pass writes", len(writes) == 0, orNothingWritten(writes), "nothing")
+		for _, w := range writes {
+			r.note("%s", w)
+		}
 		r.note("quota resourceVersion %s before and %s after the second pass", before.ResourceVersion, after.ResourceVersion)
 		return r, nil
 	},
+}
+
+// orNothingWritten words the second pass's writes for a verdict line.
+func orNothingWritten(writes []string) string {
+	if len(writes) == 0 {
+		return "nothing"
+	}
+	return fmt.Sprintf("%d object(s), see below", len(writes))
 }

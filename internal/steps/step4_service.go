@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -15,7 +16,7 @@ var step4 = &Step{
 	Number: 4, Title: "Not once, but continuously",
 	Teaches: "cnpa-op.service runs the reconcile loop forever (Restart=always). A new TeamSpace gets\n" +
 		"its namespace and quota within seconds with nobody acting, as the lab's grader checks.",
-	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		if _, err := needAlpha(ctx, env, 4); err != nil {
 			return nil, err
 		}
@@ -23,7 +24,7 @@ var step4 = &Step{
 			return nil, fmt.Errorf("step 4 needs reconcile.sh: run `cnpa step 3`")
 		}
 		r := &Result{Step: 4, Title: s.Title}
-		if err := installService(ctx, env, false); err != nil {
+		if err := env.InstallService(ctx, false); err != nil {
 			return nil, err
 		}
 		st, err := env.Service.Status(ctx)
@@ -31,9 +32,9 @@ var step4 = &Step{
 			return nil, err
 		}
 		r.note("installed %s (%s), main pid %d", st.UnitPath, st.Manager, st.MainPID)
-		r.check("unit installed", st.Installed, true)
-		r.check("enabled", st.Enabled, true)
-		r.check("active", st.Active, true)
+		r.verdict("unit installed", st.Installed, st.UnitPath, "the unit file")
+		r.verdict("enabled", st.Enabled, onOff(st.Enabled, "enabled", "disabled"), "enabled")
+		r.verdict("active", st.Active, onOff(st.Active, fmt.Sprintf("active, main pid %d", st.MainPID), "inactive"), "active")
 		if err := ProbeController(ctx, env, r); err != nil {
 			return nil, err
 		}
@@ -44,7 +45,7 @@ var step4 = &Step{
 // ProbeController proves the running controller works as the lab's grader
 // does: a temporary TeamSpace gets its namespace and quota by itself, and
 // goes when deleted. The probe is deleted however the proof ends.
-func ProbeController(ctx context.Context, env *Env, r *Result) error {
+func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 	name := "cnpa-probe-" + randSuffix()
 	ts := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: %s\nspec:\n  pods: 1\n", teamspace.APIVersion, teamspace.Kind, name)
 	if err := apply(ctx, env, []byte(ts)); err != nil {
@@ -64,11 +65,11 @@ func ProbeController(ctx context.Context, env *Env, r *Result) error {
 		return fmt.Errorf("%w (is the service running? `cnpa service status`, `cnpa service logs`)", err)
 	}
 	r.note("probe %s: namespace and quota appeared by themselves in %s", name, took.Round(1e6))
-	r.check("probe namespace+quota by itself", true, true)
+	r.verdict("probe namespace+quota by itself", true, fmt.Sprintf("%s and its quota in %s", ns, took.Round(1e6)), "by themselves, within --timeout")
 	if err := res.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		return fmt.Errorf("delete probe %s: %w", name, err)
 	}
-	if _, err := waitFor(ctx, env, "probe "+name+" to be gone", func(ctx context.Context) (bool, string, error) {
+	took, err = waitFor(ctx, env, "probe "+name+" to be gone", func(ctx context.Context) (bool, string, error) {
 		u, err := res.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, "", nil
@@ -77,11 +78,20 @@ func ProbeController(ctx context.Context, env *Env, r *Result) error {
 			return false, "", err
 		}
 		return false, fmt.Sprintf("still there, finalizers %v", u.GetFinalizers()), nil
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
-	r.check("probe deleted", true, true)
+	r.verdict("probe deleted", true, fmt.Sprintf("gone in %s", took.Round(1e6)), "gone")
 	return nil
+}
+
+// onOff words a state for a verdict line.
+func onOff(on bool, yes, no string) string {
+	if on {
+		return yes
+	}
+	return no
 }
 
 func randSuffix() string {

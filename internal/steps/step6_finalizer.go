@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -31,7 +32,7 @@ var step6 = &Step{
 	Teaches: "Deleting an object with finalizers only sets deletionTimestamp; it goes when the list is\n" +
 		"empty. The controller archives beta, then removes only its finalizer; team-beta goes by\n" +
 		"garbage collection through its ownerReference, not by the controller.",
-	Run: func(ctx context.Context, env *Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Cleanup
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
@@ -46,29 +47,34 @@ var step6 = &Step{
 		// The lab's "extend reconcile.sh": turn finalizer handling on in the
 		// script and in the running service.
 		env.State.Finalizer = true
-		if err := saveState(env); err != nil {
+		if err := env.SaveState(); err != nil {
 			return nil, err
 		}
-		if err := installScript(env); err != nil {
+		if err := env.InstallScript(); err != nil {
 			return nil, err
 		}
-		if env.Engine == EngineGo {
-			if err := installService(ctx, env, true); err != nil {
+		if env.Engine == labenv.EngineGo {
+			if err := env.InstallService(ctx, true); err != nil {
 				return nil, err
 			}
 		}
-		r.note("finalizer handling on: %s rewritten%s", scriptPath(env), map[bool]string{true: ", service restarted with --finalizer=true", false: ""}[env.Engine == EngineGo])
+		if env.Engine == labenv.EngineOwn {
+			r.note("finalizer handling is your %s's part (LAB.md step 6): it must add %s to alpha", env.ScriptPath(), teamspace.Finalizer)
+		} else {
+			r.note("finalizer handling on: %s rewritten%s", env.ScriptPath(), map[bool]string{true: ", service restarted with --finalizer=true", false: ""}[env.Engine == labenv.EngineGo])
+		}
 		res := env.Clients.Dynamic.Resource(teamspace.GVR)
 		if _, err := waitFor(ctx, env, "alpha to carry "+teamspace.Finalizer, func(ctx context.Context) (bool, string, error) {
-			a, err := getTS(ctx, env, "alpha")
+			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
 			if err != nil || a == nil {
 				return false, "alpha absent", err
 			}
 			return teamspace.HasFinalizer(a.Finalizers, teamspace.Finalizer), fmt.Sprintf("finalizers %v", a.Finalizers), nil
 		}); err != nil {
-			return nil, err
+			return nil, diagnosis(err.Error(), []string{mistakeFor(teamspace.Gap{Kind: teamspace.GapFinalizer}, nil) +
+				" (merge it into the list; never overwrite the list)"}, serviceTail(ctx, env))
 		}
-		if old, err := getTS(ctx, env, "beta"); err != nil {
+		if old, err := teamspace.Get(ctx, env.Clients.Dynamic, "beta"); err != nil {
 			return nil, err
 		} else if old != nil {
 			return nil, fmt.Errorf("TeamSpace beta exists already (uid %s): wait for it to go or start over with `cnpa reset --yes`", old.UID)
@@ -79,13 +85,13 @@ var step6 = &Step{
 		if err := apply(ctx, env, []byte(BetaYAML)); err != nil {
 			return nil, err
 		}
-		beta, err := getTS(ctx, env, "beta")
+		beta, err := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
 		if err != nil || beta == nil {
 			return nil, fmt.Errorf("beta after create: %v", err)
 		}
 		if _, err := waitFor(ctx, env, "namespace team-beta and beta's finalizer", func(ctx context.Context) (bool, string, error) {
 			exists, err := namespaceExists(ctx, env, "team-beta")
-			b, gerr := getTS(ctx, env, "beta")
+			b, gerr := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
 			if err != nil || gerr != nil || b == nil {
 				return false, "", err
 			}
@@ -124,8 +130,14 @@ var step6 = &Step{
 				}
 				gone = e.Type == watch.Deleted
 			case <-deadline:
-				b, _ := getTS(ctx, env, "beta")
-				return nil, fmt.Errorf("beta not gone %s after delete (last: %+v); is the controller running with the finalizer on? `cnpa service logs`", env.Timeout, b)
+				b, _ := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
+				last := "gone meanwhile"
+				if b != nil {
+					last = fmt.Sprintf("deletionTimestamp %v, finalizers %v", b.DeletionTimestamp, b.Finalizers)
+				}
+				return nil, diagnosis(fmt.Sprintf("beta is not gone %s after the delete (%s):", env.Timeout, last),
+					[]string{"for a TeamSpace with a deletionTimestamp, the controller must write archive/<name>.json " +
+						"(name, uid, pods) and then remove " + teamspace.Finalizer + ", and only that one"}, serviceTail(ctx, env))
 			}
 		}
 		if _, err := waitFor(ctx, env, "team-beta to be garbage-collected", func(ctx context.Context) (bool, string, error) {
@@ -141,22 +153,29 @@ var step6 = &Step{
 			return nil, err
 		}
 		ev.NamespaceGone = true
-		rec, err := controller.ReadArchive(env.ArchiveDir(), "beta")
+		rec, err := evidence.ReadArchive(env.ArchiveDir(), "beta")
 		if err != nil {
 			return nil, err
+		}
+		if rec == nil {
+			r.note("%v", diagnosis("beta is gone but "+filepath.Join(env.ArchiveDir(), "beta.json")+" was never written:",
+				[]string{"the finalizer was removed before (or without) writing the archive record: write the record, " +
+					"check it is there, then remove " + teamspace.Finalizer}, ""))
 		}
 		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
 			return nil, err
 		}
 		r.Evidence = ev
-		r.check("blocked_seen", ev.BlockedSeen, true)
-		r.check("namespace_gone", ev.NamespaceGone, true)
-		archived := "<missing>"
-		if rec != nil {
-			archived = rec.UID
-			r.check("archive/beta.json pods", rec.Pods, 2)
+		// cleanup.json's rules compare with archive/beta.json, not alpha.
+		if err := r.judge(env, s.File, ev, nil); err != nil {
+			return nil, err
 		}
-		r.check("archive/beta.json uid", archived, ev.UID)
+		// cleanup.json's uid rule above compares it with the record's uid.
+		if rec != nil {
+			r.check("archive/beta.json pods", rec.Pods, 2)
+		} else {
+			r.check("archive/beta.json", "<missing>", "name, uid, pods of beta")
+		}
 		return r, nil
 	},
 }

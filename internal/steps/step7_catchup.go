@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -17,7 +18,7 @@ var step7 = &Step{
 	Teaches: "While the controller is down, observedGeneration < generation says \"not acted on yet\".\n" +
 		"Started again, one pass reads the current state and catches up; it need not know what\n" +
 		"changed, or how often, while it was down.",
-	Run: func(ctx context.Context, env *Env, s *Step) (r *Result, err error) {
+	Run: func(ctx context.Context, env *labenv.Env, s *Step) (r *Result, err error) {
 		var kept evidence.Catchup
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
@@ -55,7 +56,7 @@ var step7 = &Step{
 			return nil, ctx.Err()
 		}
 		ns := teamspace.NamespaceName("alpha")
-		a, err := getTS(ctx, env, "alpha")
+		a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +70,7 @@ var step7 = &Step{
 		}
 		r.note("service started")
 		if _, err := waitFor(ctx, env, "observedGeneration = generation and quota pods = 8", func(ctx context.Context) (bool, string, error) {
-			a, err := getTS(ctx, env, "alpha")
+			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
 			if err != nil || a == nil {
 				return false, "", err
 			}
@@ -87,11 +88,10 @@ var step7 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		r.check("generation", ev.Generation, 3)
-		r.check("observed_while_stopped", ev.ObservedWhileStopped, 2)
-		r.check("quota_pods_while_stopped", ev.QuotaPodsWhileStopped, "6")
-		r.check("observed_after_start", ev.ObservedAfterStart, 3)
-		r.check("quota_pods_after_start", ev.QuotaPodsAfterStart, "8")
+		// catchup.json's rules are values; alpha is not compared.
+		if err := r.judge(env, s.File, ev, nil); err != nil {
+			return nil, err
+		}
 		return r, nil
 	},
 }

@@ -1,7 +1,9 @@
 package teamspace
 
 import (
+	"errors"
 	"fmt"
+	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -95,13 +97,17 @@ func (e *ForeignNamespaceError) Error() string {
 // The error is non-nil when no controller can close the remaining gaps: an
 // *InvalidSpecError (the spec cannot be served) or a *ForeignNamespaceError
 // (the namespace is someone else's). The gaps then hold only what can still
-// be closed, the finalizer.
+// be closed, the finalizer. A TeamSpace whose name can never be served gets
+// no finalizer either: nothing would be archived under that name, and its
+// deletion must not wait for a controller that cannot act.
 func FindGaps(ts *TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, finalizerOn bool) (Gaps, error) {
 	var gaps Gaps
-	if finalizerOn && !HasFinalizer(ts.Finalizers, Finalizer) {
+	d, err := DesiredState(ts)
+	var invalid *InvalidSpecError
+	badName := errors.As(err, &invalid) && invalid.Field == "metadata.name"
+	if finalizerOn && !badName && !HasFinalizer(ts.Finalizers, Finalizer) {
 		gaps = append(gaps, Gap{GapFinalizer, fmt.Sprintf("finalizers %v lack %s", ts.Finalizers, Finalizer)})
 	}
-	d, err := DesiredState(ts)
 	if err != nil {
 		return gaps, err
 	}
@@ -123,8 +129,12 @@ func FindGaps(ts *TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, fina
 		gaps = append(gaps, Gap{GapQuota, d.Namespace + "/" + QuotaName + " missing"})
 	case !d.QuotaMatches(q.Spec.Hard):
 		pods, cpu := q.Spec.Hard[corev1.ResourcePods], q.Spec.Hard[corev1.ResourceRequestsCPU]
-		gaps = append(gaps, Gap{GapQuotaHard, fmt.Sprintf("%s/%s pods=%s cpu=%s, spec asks pods=%s cpu=%s", d.Namespace, QuotaName,
-			pods.String(), cpu.String(), d.Pods.String(), d.CPU.String())})
+		detail := fmt.Sprintf("%s/%s pods=%s cpu=%s, spec asks pods=%s cpu=%s", d.Namespace, QuotaName,
+			pods.String(), cpu.String(), d.Pods.String(), d.CPU.String())
+		if extra := ExtraHard(q.Spec.Hard); len(extra) > 0 {
+			detail += fmt.Sprintf(" and nothing else (extra %v)", extra)
+		}
+		gaps = append(gaps, Gap{GapQuotaHard, detail})
 	}
 	if q != nil && q.Labels[OwnerLabel] != ts.Name {
 		gaps = append(gaps, Gap{GapQuotaLabel, fmt.Sprintf("%s/%s label %s=%q", d.Namespace, QuotaName, OwnerLabel, q.Labels[OwnerLabel])})
@@ -134,6 +144,19 @@ func FindGaps(ts *TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, fina
 			ts.Status.ObservedGeneration, ts.Status.Namespace, ts.Generation)})
 	}
 	return gaps, nil
+}
+
+// ExtraHard lists the entries of a quota's spec.hard beyond pods and
+// requests.cpu, sorted.
+func ExtraHard(hard corev1.ResourceList) []string {
+	var extra []string
+	for name := range hard {
+		if name != corev1.ResourcePods && name != corev1.ResourceRequestsCPU {
+			extra = append(extra, string(name))
+		}
+	}
+	sort.Strings(extra)
+	return extra
 }
 
 // HasOwnerReference tells whether refs holds any ownerReference to the

@@ -1,7 +1,8 @@
 // Package teamspace is the TeamSpace API as cnpa sees it: the group, version
 // and resource, the names the controller stamps on what it owns, a typed view
 // of the custom object, and the pure desired-state builder both engines
-// follow. It talks to no server.
+// follow. It talks to a server only in client.go, through a client it is
+// given: the two requests several packages share.
 package teamspace
 
 import (
@@ -50,6 +51,10 @@ const (
 
 // GVR is TeamSpace's GroupVersionResource for the dynamic client.
 var GVR = schema.GroupVersionResource{Group: Group, Version: Version, Resource: Resource}
+
+// CRDGVR is the CustomResourceDefinition resource, where TeamSpace's CRD
+// (CRDName) lives.
+var CRDGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // TeamSpace is the typed view of one custom object.
 type TeamSpace struct {
@@ -129,13 +134,18 @@ func (e *InvalidSpecError) Error() string {
 	return fmt.Sprintf("%s %q %s", e.Field, e.Value, e.Reason)
 }
 
-// Limits on spec.cpu beyond what ParseQuantity checks.
-const maxCPULen = 32
+// CPUPattern is the grammar of spec.cpu that both engines serve: cores with
+// up to three decimals ("1", "0.5") or millicores ("500m"). Any other
+// quantity either does not survive the quota as written (the server rounds
+// "0.1n" and prints "1000E" as "1") or costs real time to parse
+// ("1e-30000000"). reconcile.sh's plan holds the same expression; the
+// table in assets/plan_test.go keeps them equal.
+const CPUPattern = `^((0|[1-9][0-9]{0,5})(\.[0-9]{1,3})?|(0|[1-9][0-9]{0,8})m)$`
 
-var (
-	cpuBigExponent = regexp.MustCompile(`[eE][+-]?[0-9]{3,}`)
-	maxCPU         = resource.MustParse("1E")
-)
+var cpuGrammar = regexp.MustCompile(CPUPattern)
+
+// cpuHelp is the fix for a spec.cpu outside CPUPattern.
+const cpuHelp = `is not a CPU amount: use cores with up to 3 decimals ("1", "0.5") or millicores ("500m")`
 
 // Desired is what one TeamSpace should have in the cluster.
 type Desired struct {
@@ -159,20 +169,12 @@ func DesiredState(t *TeamSpace) (*Desired, error) {
 	// Checked before parsing: ParseQuantity spends seconds and gigabytes
 	// on an exponent like 1e-100000000, and a TeamSpace author must not be
 	// able to stall the controller's workers.
-	if len(t.CPU()) > maxCPULen || cpuBigExponent.MatchString(t.CPU()) {
-		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: "is out of range (use e.g. \"1\" or \"500m\")"}
+	if len(t.CPU()) > 16 || !cpuGrammar.MatchString(t.CPU()) {
+		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: cpuHelp}
 	}
 	cpu, err := resource.ParseQuantity(t.CPU())
 	if err != nil {
-		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: "is not a quantity (use e.g. \"1\" or \"500m\")"}
-	}
-	if cpu.Sign() < 0 {
-		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: "must not be negative"}
-	}
-	// Above 1E a quantity no longer prints as itself ("1000E" prints "1"),
-	// so the quota would silently get another value than the spec.
-	if cpu.Cmp(maxCPU) > 0 {
-		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: "is more than " + maxCPU.String()}
+		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: cpuHelp}
 	}
 	return &Desired{Namespace: ns, Pods: *resource.NewQuantity(t.Spec.Pods, resource.DecimalSI), CPU: cpu}, nil
 }
@@ -182,9 +184,14 @@ func (d *Desired) QuotaHard() corev1.ResourceList {
 	return corev1.ResourceList{corev1.ResourcePods: d.Pods, corev1.ResourceRequestsCPU: d.CPU}
 }
 
-// QuotaMatches tells whether a live quota's spec.hard already holds d's
-// values (compared as quantities, so "0.5" equals "500m").
+// QuotaMatches tells whether a live quota's spec.hard is exactly d's: pods
+// and requests.cpu with d's values (compared as quantities, so "0.5" equals
+// "500m") and nothing else. An extra limit someone added by hand is drift
+// like an edited one: the quota is the TeamSpace's, not a place to add to.
 func (d *Desired) QuotaMatches(hard corev1.ResourceList) bool {
+	if len(hard) != 2 {
+		return false
+	}
 	pods, ok := hard[corev1.ResourcePods]
 	if !ok || pods.Cmp(d.Pods) != 0 {
 		return false

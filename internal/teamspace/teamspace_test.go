@@ -103,7 +103,7 @@ func TestQuotaMatches(t *testing.T) {
 	}{
 		{"exact", corev1.ResourceList{"pods": q("6"), "requests.cpu": q("500m")}, true},
 		{"same value, other notation", corev1.ResourceList{"pods": q("6"), "requests.cpu": q("0.5")}, true},
-		{"extra resource is ignored", corev1.ResourceList{"pods": q("6"), "requests.cpu": q("500m"), "services": q("1")}, true},
+		{"extra resource is drift (issue 15)", corev1.ResourceList{"pods": q("6"), "requests.cpu": q("500m"), "services": q("1")}, false},
 		{"hand edit", corev1.ResourceList{"pods": q("99"), "requests.cpu": q("500m")}, false},
 		{"cpu differs", corev1.ResourceList{"pods": q("6"), "requests.cpu": q("1")}, false},
 		{"pods missing", corev1.ResourceList{"requests.cpu": q("500m")}, false},

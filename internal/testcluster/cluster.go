@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/tether"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // Cluster is one running control plane.
@@ -306,7 +307,7 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 			return err
 		}
 		if c.exited("kube-apiserver") {
-			return fmt.Errorf("kube-apiserver exited:\n%s", tail(c.Log("kube-apiserver"), 30))
+			return fmt.Errorf("kube-apiserver exited:\n%s", ui.Tail(c.Log("kube-apiserver"), 30))
 		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.Server+"/readyz", nil)
 		req.Header.Set("Authorization", "Bearer "+c.Token)
@@ -317,13 +318,13 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 			if resp.StatusCode == http.StatusOK {
 				return nil
 			}
-			last = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, tail(string(body), 5))
+			last = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, ui.Tail(string(body), 5))
 		} else {
 			last = err.Error()
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return fmt.Errorf("kube-apiserver /readyz not ok after 90s (last: %s)\n%s", last, tail(c.Log("kube-apiserver"), 30))
+	return fmt.Errorf("kube-apiserver /readyz not ok after 90s (last: %s)\n%s", last, ui.Tail(c.Log("kube-apiserver"), 30))
 }
 
 // waitControllerManager waits for proof that kube-controller-manager works:
@@ -336,7 +337,7 @@ func (c *Cluster) waitControllerManager(ctx context.Context) error {
 			return err
 		}
 		if c.exited("kube-controller-manager") {
-			return fmt.Errorf("kube-controller-manager exited:\n%s", tail(c.Log("kube-controller-manager"), 30))
+			return fmt.Errorf("kube-controller-manager exited:\n%s", ui.Tail(c.Log("kube-controller-manager"), 30))
 		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.Server+"/api/v1/namespaces/default/serviceaccounts/default", nil)
 		req.Header.Set("Authorization", "Bearer "+c.Token)
@@ -348,7 +349,7 @@ func (c *Cluster) waitControllerManager(ctx context.Context) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return fmt.Errorf("kube-controller-manager did not create the default ServiceAccount within 90s\n%s", tail(c.Log("kube-controller-manager"), 30))
+	return fmt.Errorf("kube-controller-manager did not create the default ServiceAccount within 90s\n%s", ui.Tail(c.Log("kube-controller-manager"), 30))
 }
 
 func (c *Cluster) exited(name string) bool {
@@ -412,12 +413,4 @@ func FreePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -3,9 +3,11 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/fatih/color"
 )
@@ -84,4 +86,22 @@ func (p *Printer) Status(ok bool, name, detail string) {
 		word = p.paint(red, "fail")
 	}
 	fmt.Fprintf(p.W, "%s %-22s %s\n", word, name, detail)
+}
+
+// Tail returns the last n lines of s, without its final newline, for
+// messages that quote a log.
+func Tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// WriteJSON writes v as indented JSON, one document and a newline: the
+// machine output (-o json) of every command.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

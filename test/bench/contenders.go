@@ -33,6 +33,7 @@ import (
 	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/kit"
 )
 
@@ -298,7 +299,7 @@ func (p *procContender) Diag() string {
 		return ""
 	}
 	b, _ := os.ReadFile(p.logf)
-	return p.name + " log (" + p.logf + "), last lines:\n" + kit.Tail(string(b), 20)
+	return p.name + " log (" + p.logf + "), last lines:\n" + ui.Tail(string(b), 20)
 }
 
 // procStatus reads the memory lines of /proc/<pid>/status, in bytes.
@@ -468,7 +469,7 @@ func (c *inprocContender) Resume() error            { return nil }
 func (c *inprocContender) PeakRSS() (int64, string) { return -1, "n/a (in-process)" }
 func (c *inprocContender) Exited() <-chan struct{}  { return c.done }
 func (c *inprocContender) Diag() string {
-	return "cnpa-inproc log, last lines:\n" + kit.Tail(c.logs.String(), 20)
+	return "cnpa-inproc log, last lines:\n" + ui.Tail(c.logs.String(), 20)
 }
 
 // waits adds up client-go's client-side rate limiter latency, by verb.

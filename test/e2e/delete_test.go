@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/controller"
+	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/test/kit"
 )
@@ -40,11 +41,11 @@ func testDelete(t *testing.T, s *scn) {
 		}
 		return nil
 	})
-	rec, err := controller.ReadArchive(s.archiveDir, name)
+	rec, err := evidence.ReadArchive(s.archiveDir, name)
 	if err != nil || rec == nil {
 		t.Fatalf("archive %s/%s.json: got %v (err %v), want a record", s.archiveDir, name, rec, err)
 	}
-	if want := (controller.ArchiveRecord{Name: name, UID: string(ts.GetUID()), Pods: 2}); *rec != want {
+	if want := (evidence.ArchiveRecord{Name: name, UID: string(ts.GetUID()), Pods: 2}); *rec != want {
 		t.Errorf("archive record: got %+v, want %+v", *rec, want)
 	}
 
@@ -86,7 +87,7 @@ func testUnwritableArchive(t *testing.T, s *scn) {
 		t.Fatal(err)
 	}
 	s.converge("released after the fix", s.Gone(name))
-	rec, err := controller.ReadArchive(s.archiveDir, name)
+	rec, err := evidence.ReadArchive(s.archiveDir, name)
 	if err != nil || rec == nil || rec.UID != string(ts.GetUID()) {
 		t.Errorf("archive record: got %+v (err %v), want uid %s", rec, err, ts.GetUID())
 	}

@@ -11,31 +11,33 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/controller"
+	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/kit"
 )
 
 // TestArchiveCrashSafety kills the controller with SIGKILL at the two
 // moments of a finalization that matter (CNPA_FAULT, see
-// internal/controller/archive.go) and restarts it without the hook: the
-// record is never lost, never half-visible, and the TeamSpace goes.
+// internal/faultinject: the second one inside the real atomicfile.WriteFile)
+// and restarts it without the hook: the record is never lost, never
+// half-visible, and the TeamSpace goes.
 func TestArchiveCrashSafety(t *testing.T) {
 	t.Run("killed after the archive rename, before the finalizer goes", func(t *testing.T) {
 		e := kit.New(t, testcluster.Shared(t))
 		dir := t.TempDir()
 		const name = "arch-after"
-		p := e.StartController("after-archive", kit.CtrlOpts{ArchiveDir: dir, Env: []string{"CNPA_FAULT=after-archive"}})
+		p := e.StartController("after-archive", kit.CtrlOpts{ArchiveDir: dir, Env: []string{"CNPA_FAULT=after-archive"}, Tags: []string{"faultinject"}})
 		uid := e.Create(name, 6, "500m").GetUID()
 		e.WaitFor(name+" converged", time.Minute, e.Converged(name, 6, "500m", true))
 
 		e.Delete(name)
 		st := p.WaitExit(time.Minute)
 		if st == nil || !killedBySIGKILL(st) {
-			t.Fatalf("controller with CNPA_FAULT=after-archive: got %v, want death by SIGKILL at the archive\n%s", st, kit.Tail(p.Log(), 20))
+			t.Fatalf("controller with CNPA_FAULT=after-archive: got %v, want death by SIGKILL at the archive (is cnpa built with -tags faultinject?)\n%s", st, ui.Tail(p.Log(), 20))
 		}
 		first, raw := readRecord(t, dir, name)
-		if want := (controller.ArchiveRecord{Name: name, UID: string(uid), Pods: 6}); first != want {
+		if want := (evidence.ArchiveRecord{Name: name, UID: string(uid), Pods: 6}); first != want {
 			t.Fatalf("archive right after the crash: got %+v, want %+v", first, want)
 		}
 		ts, err := e.GetTeamSpace(name)
@@ -69,13 +71,13 @@ func TestArchiveCrashSafety(t *testing.T) {
 		// under the final name.
 		w := watchFinal(t, final)
 
-		p := e.StartController("during-archive", kit.CtrlOpts{ArchiveDir: dir, Env: []string{"CNPA_FAULT=during-archive"}})
+		p := e.StartController("during-write", kit.CtrlOpts{ArchiveDir: dir, Env: []string{"CNPA_FAULT=during-write"}, Tags: []string{"faultinject"}})
 		uid := e.Create(name, 3, "250m").GetUID()
 		e.WaitFor(name+" converged", time.Minute, e.Converged(name, 3, "250m", true))
 		e.Delete(name)
 		st := p.WaitExit(time.Minute)
 		if st == nil || !killedBySIGKILL(st) {
-			t.Fatalf("controller with CNPA_FAULT=during-archive: got %v, want death by SIGKILL in the archive write\n%s", st, kit.Tail(p.Log(), 20))
+			t.Fatalf("controller with CNPA_FAULT=during-write: got %v, want death by SIGKILL in the archive write (is cnpa built with -tags faultinject?)\n%s", st, ui.Tail(p.Log(), 20))
 		}
 		files := listDir(t, dir)
 		if len(files) != 1 || !strings.HasPrefix(files[0], "."+name+".json.tmp-") {
@@ -93,7 +95,7 @@ func TestArchiveCrashSafety(t *testing.T) {
 		e.StartController("restarted", kit.CtrlOpts{ArchiveDir: dir})
 		e.WaitFor(name+" finalized by the restarted controller", time.Minute, e.Gone(name))
 		rec, raw := readRecord(t, dir, name)
-		if want := (controller.ArchiveRecord{Name: name, UID: string(uid), Pods: 3}); rec != want {
+		if want := (evidence.ArchiveRecord{Name: name, UID: string(uid), Pods: 3}); rec != want {
 			t.Errorf("archive after the restart: got %+v, want %+v", rec, want)
 		}
 		seen, bad := w.stop()
@@ -106,13 +108,13 @@ func TestArchiveCrashSafety(t *testing.T) {
 	})
 }
 
-func readRecord(t *testing.T, dir, name string) (controller.ArchiveRecord, string) {
+func readRecord(t *testing.T, dir, name string) (evidence.ArchiveRecord, string) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, name+".json"))
 	if err != nil {
 		t.Fatalf("archive record: %v", err)
 	}
-	var rec controller.ArchiveRecord
+	var rec evidence.ArchiveRecord
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		t.Fatalf("archive record %q: %v", raw, err)
 	}
@@ -156,7 +158,7 @@ func watchFinal(t *testing.T, path string) *finalWatcher {
 			data, err := os.ReadFile(path)
 			if err == nil {
 				w.seen++
-				var rec controller.ArchiveRecord
+				var rec evidence.ArchiveRecord
 				if err := json.Unmarshal(data, &rec); err != nil || rec.Name == "" || rec.UID == "" || rec.Pods == 0 {
 					w.bad = append(w.bad, fmt.Sprintf("%q", data))
 				}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/kit"
 )
 
@@ -95,7 +96,7 @@ func TestHostileWriter(t *testing.T) {
 	tick.Stop()
 	cancel()
 	if !p.Alive() {
-		t.Fatalf("controller died under the hostile writer: %v\n%s", p.Cmd.ProcessState, kit.Tail(p.Log(), 30))
+		t.Fatalf("controller died under the hostile writer: %v\n%s", p.Cmd.ProcessState, ui.Tail(p.Log(), 30))
 	}
 
 	// Once the writer stops, the quota goes back to spec.pods …

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/kit"
 )
 
@@ -63,7 +64,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 	takeover := e.WaitFor("B takes the lease", time.Minute, e.LeaseHolder(lease, b.Identity()))
 	e.WaitFor("le-after converged by B", time.Minute, e.Converged("le-after", 5, "250m", true))
 	if !strings.Contains(b.Log(), "became leader") {
-		t.Errorf("B's log does not say it became leader:\n%s", kit.Tail(b.Log(), 10))
+		t.Errorf("B's log does not say it became leader:\n%s", ui.Tail(b.Log(), 10))
 	}
 	l, _ = e.Kube.CoordinationV1().Leases("kube-system").Get(e.Ctx, lease, metav1.GetOptions{})
 	t.Logf("A killed; B took the lease %s later (lease %s, retry %s), le-after converged %s after the kill; lease transitions %d → %d",
@@ -109,7 +110,7 @@ func TestPausedLeaderDoesNotWrite(t *testing.T) {
 	a.Signal(syscall.SIGCONT)
 	st := a.WaitExit(time.Minute)
 	if st == nil {
-		t.Fatalf("A did not exit within a minute of thawing; log:\n%s", kit.Tail(a.Log(), 20))
+		t.Fatalf("A did not exit within a minute of thawing; log:\n%s", ui.Tail(a.Log(), 20))
 	}
 	after := a.Log()[before:]
 	t.Logf("A frozen for %s (B took over %s after the freeze); A exited %v after thawing; its log after thawing:\n%s",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/kit"
 )
 
@@ -78,7 +79,7 @@ func TestAPIServerOutage(t *testing.T) {
 	// for up to 10 s before testcluster kills it); the outage counts from
 	// the stop request.
 	if st := p.WaitExit(max(time.Until(down.Add(outage)), 0)); st != nil {
-		t.Fatalf("controller exited during the outage: %v\n%s", st, kit.Tail(p.Log(), 30))
+		t.Fatalf("controller exited during the outage: %v\n%s", st, ui.Tail(p.Log(), 30))
 	}
 	if err := c.StartAPIServer(ctx); err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestAPIServerOutage(t *testing.T) {
 	t.Logf("controller log during the outage: %d lines, %d error lines (%d controller reconcile errors, %d client-go errors), max reconcile retries %d",
 		lines, slogErrs+klogErrs, slogErrs, klogErrs, maxRetries(duringOutage))
 	if n := slogErrs + klogErrs; n >= maxOutageErrors {
-		t.Errorf("error lines during a %s outage: got %d, want < %d (an error storm)\n%s", outage, n, maxOutageErrors, kit.Tail(duringOutage, 40))
+		t.Errorf("error lines during a %s outage: got %d, want < %d (an error storm)\n%s", outage, n, maxOutageErrors, ui.Tail(duringOutage, 40))
 	}
 	if !p.Alive() {
 		t.Fatalf("controller exited during the outage: %v", p.Cmd.ProcessState)
@@ -116,7 +117,7 @@ func TestAPIServerOutage(t *testing.T) {
 		}
 	}
 	if !strings.Contains(p.Log(), "API server is back") {
-		t.Errorf("controller log has no \"API server is back\" line: the informers did not wait out the outage\n%s", kit.Tail(p.Log(), 30))
+		t.Errorf("controller log has no \"API server is back\" line: the informers did not wait out the outage\n%s", ui.Tail(p.Log(), 30))
 	}
 	t.Logf("drift corrections counted from the API's return to convergence: %.0f (1 is the deleted quota; more are re-applies from a stale cache)",
 		p.MustMetric("cnpa_drift_corrections_total")-driftBefore)

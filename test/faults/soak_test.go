@@ -21,7 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/labhub/cnpa/internal/controller"
+	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
@@ -439,7 +439,7 @@ func (s *soak) checkArchive() {
 			s.t.Errorf("archive for deleted %s (uid %s): %v", name, uid, err)
 			continue
 		}
-		var rec controller.ArchiveRecord
+		var rec evidence.ArchiveRecord
 		if err := json.Unmarshal(raw, &rec); err != nil || rec.Name != name || rec.UID != string(uid) {
 			wrong++
 			s.t.Errorf("archive for deleted %s: got %q, want name %s uid %s", name, raw, name, uid)

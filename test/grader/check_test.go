@@ -18,7 +18,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -406,8 +405,7 @@ func testResetAndAgain(t *testing.T, l *labCLI) {
 	}
 	t.Logf("reset --yes: %s", time.Since(start).Round(time.Millisecond))
 
-	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	if _, err := l.Dyn.Resource(crdGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := l.Dyn.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("CRD after reset: got %v, want NotFound", err)
 	}
 	nss, err := l.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: teamspace.OwnerLabel})

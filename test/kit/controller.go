@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // Resync is the controller's --interval in every StartController.
@@ -146,7 +147,7 @@ func (e *Env) StartController(name string, o CtrlOpts) *Ctrl {
 		case os.Getenv("CNPA_FAULTS_LOGS") != "":
 			e.T.Logf("controller %s log:\n%s", p.Name, p.Log())
 		case e.T.Failed():
-			e.T.Logf("controller %s log (tail):\n%s", p.Name, Tail(p.Log(), 40))
+			e.T.Logf("controller %s log (tail):\n%s", p.Name, ui.Tail(p.Log(), 40))
 		}
 	})
 	if !o.NoWait {
@@ -169,7 +170,7 @@ func (p *Ctrl) WaitReady() {
 		return code == http.StatusOK, nil
 	})
 	if err != nil {
-		p.t.Fatalf("controller %s not ready: %v (last %s)\n%s", p.Name, err, last, Tail(p.Log(), 30))
+		p.t.Fatalf("controller %s not ready: %v (last %s)\n%s", p.Name, err, last, ui.Tail(p.Log(), 30))
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // The leader election timings of LeaderArgs: short, so that a takeover
@@ -53,7 +55,7 @@ func (e *Env) StartLeaderPair(prefix, lease, archiveDir string) (a, b *Ctrl) {
 	b = e.StartController(prefix+"-b", CtrlOpts{ArchiveDir: archiveDir, Args: LeaderArgs(lease), NoWait: true})
 	e.WaitFor("B stands by", time.Minute, func() error {
 		if !strings.Contains(b.Log(), "standing by") {
-			return fmt.Errorf("B's log does not say it stands by yet:\n%s", Tail(b.Log(), 5))
+			return fmt.Errorf("B's log does not say it stands by yet:\n%s", ui.Tail(b.Log(), 5))
 		}
 		return nil
 	})

@@ -6,15 +6,6 @@ import (
 	"sync"
 )
 
-// Tail is the last n lines of s.
-func Tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
 // GrepLines is the lines of s that match the regular expression expr.
 func GrepLines(s, expr string) []string {
 	re := regexp.MustCompile(expr)

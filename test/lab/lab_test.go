@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestStepAll(t *testing.T) {
-	for _, engine := range []string{"go", "shell"} {
+	for _, engine := range []string{"go", "shell", "own"} {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
 			runLab(t, engine)
@@ -70,6 +70,26 @@ func runLab(t *testing.T, engine string) {
 	// context of its own: ctx is cancelled by the time cleanups run).
 	t.Cleanup(func() { cnpaIn(context.Background(), "service", "stop") })
 
+	var script []byte
+	if engine == "own" {
+		// The learner's own reconcile.sh: missing at step 3, the step says
+		// what LAB.md asks of it; then the learner writes one (here cnpa's
+		// shell reference, as `cnpa scaffold` gives it).
+		if out, err := cnpa("step", "1", "--engine", "own", "--service-manager", "process", "--unit-dir", unitDir); err != nil {
+			t.Fatalf("cnpa step 1 --engine own: %v\n%s", err, out)
+		}
+		if out, err := cnpa("step", "2"); err != nil {
+			t.Fatalf("cnpa step 2: %v\n%s", err, out)
+		}
+		out, err := cnpa("step", "3")
+		if err == nil || !bytes.Contains(out, []byte("reconcile.sh does not exist")) || !bytes.Contains(out, []byte("status subresource")) {
+			t.Fatalf("cnpa step 3 --engine own without reconcile.sh: err %v, want a failure saying it does not exist and what LAB.md asks:\n%s", err, out)
+		}
+		if out, err := cnpa("scaffold", "reconcile.sh", "--engine", "shell"); err != nil {
+			t.Fatalf("cnpa scaffold: %v\n%s", err, out)
+		}
+		script, _ = os.ReadFile(filepath.Join(dir, "reconcile.sh"))
+	}
 	start := time.Now()
 	out, err := cnpa("step", "all", "--engine", engine, "--service-manager", "process", "--unit-dir", unitDir)
 	t.Logf("cnpa step all (%s engine) took %s", engine, time.Since(start).Round(time.Millisecond))
@@ -79,6 +99,14 @@ func runLab(t *testing.T, engine string) {
 	}
 
 	labassert.Lab(ctx, t, cluster.Kubeconfig, dir)
+	if engine == "own" {
+		if now, _ := os.ReadFile(filepath.Join(dir, "reconcile.sh")); !bytes.Equal(now, script) {
+			t.Errorf("the learner's reconcile.sh changed during the lab: cnpa must never write it")
+		}
+		if out, err := cnpa("check", "--timeout", "60s"); err != nil {
+			t.Errorf("cnpa check (own engine): %v\n%s", err, out)
+		}
+	}
 	// The service is running when the lab ends.
 	if out, err := cnpa("service", "status"); err != nil {
 		t.Errorf("service not active after step all: %v\n%s", err, out)

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/tether"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // containerPATH is what commands run by Exec see; the host's PATH may name
@@ -442,7 +443,7 @@ func (c *Container) run(ctx context.Context, env []string, stdin []byte, args ..
 	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()
 	if err != nil {
-		err = fmt.Errorf("exec %q in %s: %w; stderr: %s", strings.Join(args, " "), c.Name, err, tailLines(strings.TrimSpace(errOut.String()), 10))
+		err = fmt.Errorf("exec %q in %s: %w; stderr: %s", strings.Join(args, " "), c.Name, err, ui.Tail(strings.TrimSpace(errOut.String()), 10))
 	}
 	return out.String(), errOut.String(), err
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // TestSystemdInContainer proves the container runs a real systemd that
@@ -147,7 +149,7 @@ WantedBy=multi-user.target
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("journalctl -u hello has no hello-from-unit:\n%s", tailLines(j, 20))
+				t.Fatalf("journalctl -u hello has no hello-from-unit:\n%s", ui.Tail(j, 20))
 			}
 			time.Sleep(200 * time.Millisecond)
 		}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 const (
@@ -155,7 +157,7 @@ func debootstrap(ctx context.Context, target, mirror string, logw io.Writer) err
 		if ctx.Err() != nil {
 			return fmt.Errorf("debootstrap interrupted: %w", ctx.Err())
 		}
-		return fmt.Errorf("debootstrap bookworm from %s: %w\n%s", mirror, err, tailLines(tail.String(), 15))
+		return fmt.Errorf("debootstrap bookworm from %s: %w\n%s", mirror, err, ui.Tail(tail.String(), 15))
 	}
 	return nil
 }

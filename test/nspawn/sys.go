@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // mountsUnder lists the mount points at or below dir in this process's mount
@@ -315,15 +317,7 @@ func tailFile(path string, n int) string {
 	if err != nil {
 		return fmt.Sprintf("(cannot read %s: %v)", path, err)
 	}
-	return tailLines(string(data), n)
-}
-
-func tailLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+	return ui.Tail(string(data), n)
 }
 
 // sweepOrphanSnapshots removes -x copies of rootfs whose systemd-nspawn is

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/testcluster"
-	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/labassert"
 	"github.com/labhub/cnpa/test/nspawn"
 )
@@ -132,7 +132,7 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
 	journal := run("journalctl", "-u", "cnpa-op", "--no-pager", "-o", "cat")
 	for _, want := range []string{"Stopped cnpa-op.service", "Started cnpa-op.service", "alpha"} {
 		if !strings.Contains(journal, want) {
-			t.Errorf("journalctl -u cnpa-op lacks %q:\n%s", want, kit.Tail(journal, 30))
+			t.Errorf("journalctl -u cnpa-op lacks %q:\n%s", want, ui.Tail(journal, 30))
 		}
 	}
 

@@ -1,8 +1,16 @@
-package steps
+// Package labenv is the lab's environment: the cluster and evidence dir a
+// command works on, the engine and service manager the learner chose (and
+// the state file that remembers them), and the files that choice renders,
+// reconcile.sh and cnpa-op.service. The steps, check, reset, status and
+// `cnpa service` all work through one Env.
+package labenv
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -12,6 +20,30 @@ import (
 	"github.com/labhub/cnpa/internal/ui"
 )
 
+// Env is what every lab command works with.
+type Env struct {
+	Dir     string
+	Target  *kube.Target
+	Clients *kube.Clients
+	// Progress receives wait progress (stderr for people).
+	Progress *ui.Printer
+	// Engine is "go" or "shell"; Service runs cnpa-op.service.
+	Engine  string
+	Service service.Manager
+	UnitDir string
+	// CnpaPath is the absolute path of this cnpa binary, for reconcile.sh
+	// and the unit of the Go engine.
+	CnpaPath string
+	// CatchupWait is how long step 7 waits with the service stopped (LAB.md: 8 s).
+	CatchupWait time.Duration
+	// Timeout bounds each wait.
+	Timeout time.Duration
+	State   *State
+}
+
+// ArchiveDir is where the controller archives deleted TeamSpaces.
+func (e *Env) ArchiveDir() string { return filepath.Join(e.Dir, evidence.ArchiveDir) }
+
 // Options are the command line's choices for NewEnv; empty Engine or
 // ServiceManager mean "as remembered, else the default".
 type Options struct {
@@ -20,7 +52,7 @@ type Options struct {
 	Progress                             *ui.Printer
 }
 
-// NewEnv builds the step environment. The engine and service manager
+// NewEnv builds the lab's environment. The engine and service manager
 // chosen first are remembered in the evidence dir; asking for another one
 // later is refused, since the evidence so far was made by the first.
 func NewEnv(t *kube.Target, opts Options) (*Env, error) {
@@ -28,12 +60,12 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := evidence.LoadState(opts.Dir)
+	st, err := LoadState(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
 	if st == nil {
-		st = &evidence.State{Engine: EngineGo, ServiceManager: "auto", UnitDir: "/etc/systemd/system"}
+		st = &State{Engine: EngineGo, ServiceManager: "auto", UnitDir: "/etc/systemd/system"}
 		if opts.Engine != "" {
 			st.Engine = opts.Engine
 		}
@@ -51,8 +83,8 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 			return nil, fmt.Errorf("this evidence dir uses --service-manager %s; to switch start over with `cnpa reset --yes`", st.ServiceManager)
 		}
 	}
-	if st.Engine != EngineGo && st.Engine != EngineShell {
-		return nil, fmt.Errorf("unknown engine %q: use go or shell", st.Engine)
+	if !validEngine(st.Engine) {
+		return nil, fmt.Errorf("unknown engine %q: use go, shell or own", st.Engine)
 	}
 	mgr, err := service.New(st.ServiceManager, st.UnitDir, opts.Dir)
 	if err != nil {
@@ -79,4 +111,25 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 	}
 	return &Env{Dir: dir, Target: t, Clients: clients, Progress: opts.Progress, Engine: st.Engine, Service: mgr,
 		UnitDir: st.UnitDir, CnpaPath: self, CatchupWait: opts.CatchupWait, Timeout: opts.Timeout, State: st}, nil
+}
+
+// SaveState persists the engine and switches for later steps.
+func (e *Env) SaveState() error {
+	if err := os.MkdirAll(e.Dir, 0o755); err != nil {
+		return err
+	}
+	return SaveState(e.Dir, e.State)
+}
+
+// RunScript runs the installed reconcile.sh once, from the evidence dir and
+// with the lab's kubeconfig, as the learner (or the grader) would. It
+// returns the combined output and the error of the run as exec gives it.
+func (e *Env) RunScript(ctx context.Context) (string, error) {
+	cmd := exec.CommandContext(ctx, e.ScriptPath())
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+e.Target.Path)
+	cmd.Dir = e.Dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
 }

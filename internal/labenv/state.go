@@ -1,10 +1,12 @@
-package evidence
+package labenv
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/labhub/cnpa/internal/evidence"
 )
 
 // StateFile remembers the lab's choices in the evidence dir, so later steps,
@@ -39,6 +41,6 @@ func LoadState(dir string) (*State, error) {
 
 // SaveState writes the state atomically.
 func SaveState(dir string, s *State) error {
-	_, err := Write(dir, StateFile, s)
+	_, err := evidence.Write(dir, StateFile, s)
 	return err
 }

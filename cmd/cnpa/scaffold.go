@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+var scaffoldCommand = &cli.Command{
+	Name:      "scaffold",
+	Usage:     "write one of cnpa's reference reconcile.sh scripts into the evidence dir, to read or start from",
+	ArgsUsage: "reconcile.sh",
+	Description: "The lab's exercise is to write reconcile.sh yourself (`--engine own`); cnpa never\n" +
+		"writes it then. When you want a reference to read, this writes cnpa's own:\n" +
+		"--engine shell (kubectl and jq) or --engine go (one pass of `cnpa controller\n" +
+		"--once`), with finalizer handling on. An existing reconcile.sh is kept unless\n" +
+		"--force.",
+	Flags: []cli.Flag{
+		&cli.StringFlag{Name: "engine", Value: labenv.EngineShell, Usage: "`ENGINE` of the reference: shell or go"},
+		&cli.BoolFlag{Name: "force", Usage: "overwrite an existing reconcile.sh"},
+	},
+	BashComplete: func(c *cli.Context) {
+		if !completeFlagValue(c) {
+			fmt.Fprintln(c.App.Writer, labenv.ScriptName)
+		}
+	},
+	Action: func(c *cli.Context) error {
+		if c.NArg() != 1 || c.Args().First() != labenv.ScriptName {
+			return usageError("scaffold writes %s: `cnpa scaffold %s --engine shell`", labenv.ScriptName, labenv.ScriptName)
+		}
+		dir, err := evidenceDir(c)
+		if err != nil {
+			return err
+		}
+		t, err := target(c)
+		if err != nil {
+			return err
+		}
+		// No engine is passed: the evidence dir's own choice stays as it is.
+		env, err := labenv.NewEnv(t, labenv.Options{Dir: dir, Progress: ui.New(os.Stderr, c.Bool("no-color"))})
+		if err != nil {
+			return cli.Exit(err.Error(), 2)
+		}
+		path, err := env.Scaffold(c.String("engine"), c.Bool("force"))
+		if err != nil {
+			return cli.Exit(err.Error(), 2)
+		}
+		printer(c).Line("wrote %s (cnpa's %s engine, finalizer handling on)", path, c.String("engine"))
+		return nil
+	},
+}

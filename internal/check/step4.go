@@ -1,0 +1,54 @@
+package check
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/labhub/cnpa/internal/service"
+)
+
+// Step 4: not once, but continuously. cnpa-op.service as installed and
+// running now; the temporary TeamSpace it must serve is a live probe
+// (probe.go).
+var step4Checks = &stepChecks{step: 4, live: []liveCheck{
+	{id: "step4.unit_file", titleFor: func(f *facts) string { return "the unit file " + f.service.UnitPath + " exists" },
+		hint: hintText("run `cnpa step 4` again: it writes the unit"),
+		judge: func(_ *evidenceSet, f *facts) verdict {
+			if f.unitErr != "" {
+				return holds(false, "a unit file", f.unitErr)
+			}
+			return holds(true, "a unit file", "exists")
+		}},
+	{id: "step4.restart_always", title: "the unit says Restart=always: the controller comes back after any exit",
+		hint: hintText("run `cnpa step 4` again: it writes the unit with Restart=always"),
+		judge: func(_ *evidenceSet, f *facts) verdict {
+			if f.unitErr != "" {
+				return skipped("no unit file (see step4.unit_file)")
+			}
+			m := restartLine.FindAllStringSubmatch(string(f.unit), -1)
+			got := "no Restart= line"
+			if len(m) > 0 {
+				got = "Restart=" + m[len(m)-1][1]
+			}
+			return holds(got == "Restart=always", "Restart=always", got)
+		}},
+	{id: "step4.service_enabled", titleFor: func(f *facts) string { return service.Name + " is enabled (" + f.service.Manager + ")" },
+		hint: func(_ *evidenceSet, f *facts) string {
+			if f.service.Manager != "systemd" {
+				return "process mode has no boot-time start; the service counts as enabled once installed: run `cnpa step 4` again"
+			}
+			return "enable it: `systemctl enable " + service.Name + "` (or run `cnpa step 4` again)"
+		},
+		judge: func(_ *evidenceSet, f *facts) verdict { return same(true, f.service.Enabled) }},
+	{id: "step4.service_active", titleFor: func(f *facts) string { return service.Name + " is running (" + f.service.Manager + ")" },
+		hint: hintText(hintStartService),
+		judge: func(_ *evidenceSet, f *facts) verdict {
+			if f.service.Active {
+				return holds(true, "active", fmt.Sprintf("active, main pid %d", f.service.MainPID))
+			}
+			return holds(false, "active", "inactive")
+		}},
+}}
+
+// restartLine matches a Restart= line of a unit; systemd takes the last.
+var restartLine = regexp.MustCompile(`(?m)^\s*Restart\s*=\s*(\S*)\s*$`)

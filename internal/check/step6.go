@@ -1,0 +1,66 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// Step 6: cleanup before deletion. cleanup.json, the archive record, beta
+// and team-beta gone, and alpha held by the finalizer. The temporary
+// TeamSpace deleted through the finalizer is a live probe (probe.go).
+var step6Checks = &stepChecks{step: 6, file: evidence.CleanupFile, live: []liveCheck{
+	{id: "step6.archive_record", title: "archive/beta.json is the controller's record of beta: name beta, its uid, pods 2",
+		hint: func(ev *evidenceSet, _ *facts) string {
+			return "the controller writes it before it lets beta go; " + ev.redo(6)
+		},
+		judge: archiveRecord},
+	{id: "step6.beta_gone", title: "TeamSpace beta is gone",
+		hint: func(ev *evidenceSet, f *facts) string {
+			if f.engine == labenv.EngineOwn {
+				return controllerHint("must, for a TeamSpace with a deletionTimestamp, write archive/<name>.json and then remove "+teamspace.Finalizer)(ev, f)
+			}
+			return "beta is still there: is the controller running with the finalizer on (`cnpa service logs`)? or " + ev.redo(6)
+		},
+		judge: func(_ *evidenceSet, f *facts) verdict {
+			return gone(f.beta != nil, func() string {
+				return fmt.Sprintf("beta exists (uid %s, deleting %t, finalizers %v)", f.beta.UID, f.beta.DeletionTimestamp != nil, f.beta.Finalizers)
+			})
+		}},
+	{id: "step6.team_beta_gone", title: "namespace team-beta is gone",
+		hint: hintText("team-beta goes by garbage collection once beta is gone; wait a minute and check again"),
+		judge: func(_ *evidenceSet, f *facts) verdict {
+			return gone(f.teamBeta != nil, func() string { return "team-beta exists, phase " + string(f.teamBeta.Status.Phase) })
+		}},
+	{id: "step6.alpha_finalizer", title: "alpha carries the finalizer " + teamspace.Finalizer,
+		hint: func(ev *evidenceSet, f *facts) string {
+			if f.engine == labenv.EngineOwn {
+				return controllerHint("must add "+teamspace.Finalizer+" to every TeamSpace without a deletionTimestamp, keeping the other finalizers (LAB.md step 6)")(ev, f)
+			}
+			return "the controller adds it when finalizer handling is on: run `cnpa step 6` (or `cnpa service start`)"
+		},
+		judge: func(_ *evidenceSet, f *facts) verdict {
+			if f.alpha == nil {
+				return holds(false, "finalizers including "+teamspace.Finalizer, "TeamSpace alpha does not exist")
+			}
+			return holds(teamspace.HasFinalizer(f.alpha.Finalizers, teamspace.Finalizer), "finalizers including "+teamspace.Finalizer, show(f.alpha.Finalizers))
+		}},
+}}
+
+func archiveRecord(ev *evidenceSet, _ *facts) verdict {
+	want := `{"name":"beta","uid":<beta's uid>,"pods":2}`
+	if ev.archiveProblem != "" {
+		return holds(false, want, ev.archiveProblem)
+	}
+	a := ev.archive
+	return holds(a.Name == "beta" && a.UID != "" && a.Pods == 2, want, show(a))
+}
+
+func gone(exists bool, describe func() string) verdict {
+	if exists {
+		return holds(false, "gone", describe())
+	}
+	return holds(true, "gone", "gone")
+}

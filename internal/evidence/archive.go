@@ -1,0 +1,77 @@
+package evidence
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/labhub/cnpa/internal/atomicfile"
+)
+
+// ArchiveFile stands for every archive record, <ArchiveDir>/<name>.json, in
+// Shapes: the records are named after their TeamSpace, their shape is one.
+const ArchiveFile = ArchiveDir + "/<name>.json"
+
+// ArchiveRecord is what stays of a TeamSpace after it is deleted:
+// <archive-dir>/<name>.json, written by the controller (or by reset, when no
+// controller runs) before it lets the TeamSpace go.
+type ArchiveRecord struct {
+	Name string `json:"name"`
+	UID  string `json:"uid"`
+	Pods int64  `json:"pods"`
+}
+
+// WriteArchive writes rec to dir/<name>.json atomically and durably
+// (package atomicfile): a reader never sees a partial record under the
+// final name, and once WriteArchive returns the record survives a crash.
+// The directory is created when missing.
+func WriteArchive(dir string, rec ArchiveRecord) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, rec.Name+".json"), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write archive: %w", err)
+	}
+	return nil
+}
+
+// ReadArchive reads dir/<name>.json strictly, with the shape of
+// ArchiveFile; a missing file is (nil, nil). A record of another shape is
+// an *ArchiveError listing every problem.
+func ReadArchive(dir, name string) (*ArchiveRecord, error) {
+	path := filepath.Join(dir, name+".json")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if problems := Validate(ArchiveFile, data); len(problems) > 0 {
+		return nil, &ArchiveError{Path: path, Problems: problems}
+	}
+	var rec ArchiveRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("archive %s: %w", path, err)
+	}
+	return &rec, nil
+}
+
+// ArchiveError is an archive record whose shape is wrong.
+type ArchiveError struct {
+	Path     string
+	Problems []Problem
+}
+
+func (e *ArchiveError) Error() string {
+	var ps []string
+	for _, p := range e.Problems {
+		ps = append(ps, p.String())
+	}
+	return fmt.Sprintf("archive %s: %s", e.Path, strings.Join(ps, "; "))
+}

@@ -1,0 +1,166 @@
+// Package expect is the lab's expected answers as data: for every key of
+// every evidence file, the check id that owns it, what must hold in
+// LAB.md's words, the value or rule a correct run meets, and which hint
+// helps when it does not. The steps' ✓/✗ lines, `cnpa check` and the
+// tests' assertions all judge evidence through this one table, and
+// report.json has its one computation here.
+//
+// The keys and JSON types of each file are evidence.Shapes; this package
+// adds the rules, and its test holds the two to the same keys.
+package expect
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// Hint says which advice fits a failed rule; the grader words it, since the
+// words depend on which files exist (see check's redo and stale).
+type Hint int
+
+const (
+	// Redo: the step must write its file again.
+	Redo Hint = iota
+	// Stale: the value disagrees with the cluster or another file; it was
+	// edited or is left from an earlier run.
+	Stale
+	// StartOver: what the value is compared with is gone; only a new run
+	// of the whole lab helps.
+	StartOver
+)
+
+// Verdict is what a rule decides about one value.
+type Verdict struct {
+	OK bool
+	// Want and Got are both sides, as JSON values or in words.
+	Want, Got string
+	// Skip is non-empty when the rule could not decide, and says why: what
+	// it compares with is missing or broken and fails its own check.
+	Skip string
+	// Hint overrides the key's hint for this outcome.
+	Hint *Hint
+}
+
+// Inputs is what a rule may compare a value with besides the value itself.
+type Inputs struct {
+	// Alpha is the live TeamSpace alpha, nil when it does not exist.
+	Alpha *teamspace.TeamSpace
+	// Value returns key of another evidence file, or why it cannot be used.
+	Value func(file, key string) (any, string)
+	// ArchiveUID is the uid in archive/beta.json; ArchiveProblem says why
+	// it cannot be used when it is non-empty.
+	ArchiveUID, ArchiveProblem string
+	// Report is report.json as computed from the other files (ComputeReport),
+	// keyed like the file; ReportProblem says why it could not be computed.
+	Report        map[string]any
+	ReportProblem string
+}
+
+// Rule is one key of one evidence file as LAB.md asks for it.
+type Rule struct {
+	File, Key string
+	// Step is the step whose property the key shows.
+	Step int
+	// ID is the check id, stable across releases: scripts and graders
+	// depend on it.
+	ID string
+	// Title says in words what must hold.
+	Title string
+	// Expected is the expected value as shown when the key is missing or
+	// of the wrong type.
+	Expected string
+	// Hint is the advice when the rule fails (a Verdict may override it).
+	Hint Hint
+	// Judge decides; v is the decoded value (string, int64, bool, or
+	// json.RawMessage for a null-or-object key).
+	Judge func(v any, in *Inputs) Verdict
+}
+
+// For returns the rules of one evidence file, in LAB.md's key order.
+func For(file string) []Rule {
+	var out []Rule
+	for _, r := range Rules {
+		if r.File == file {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Values decodes a record the way the rules read it: strings as string,
+// integers as int64, booleans as bool, null-or-object keys as
+// json.RawMessage. v is a record struct of package evidence.
+func Values(file string, v any) (map[string]any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	for _, k := range evidence.Shapes[file] {
+		val, err := Decode(k.Kind, raw[k.Name])
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", file, k.Name, err)
+		}
+		out[k.Name] = val
+	}
+	return out, nil
+}
+
+// Decode turns one raw JSON value of the given kind into what rules read.
+func Decode(kind evidence.Kind, raw json.RawMessage) (any, error) {
+	switch kind {
+	case evidence.String:
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	case evidence.Integer:
+		var n int64
+		err := json.Unmarshal(raw, &n)
+		return n, err
+	case evidence.Bool:
+		var b bool
+		err := json.Unmarshal(raw, &b)
+		return b, err
+	case evidence.IntegerOrString:
+		var n int64
+		if json.Unmarshal(raw, &n) == nil {
+			return n, nil
+		}
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	return raw, nil
+}
+
+// Show renders a value as JSON: strings quoted, null as null.
+func Show(v any) string {
+	if raw, ok := v.(json.RawMessage); ok {
+		return string(raw)
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
+}
+
+// Same compares two values by their JSON form, so 6 and int64(6) are equal
+// and "6" and 6 are not, as the lab's types demand.
+func Same(want, got any) Verdict {
+	w, g := Show(want), Show(got)
+	return Verdict{OK: w == g, Want: w, Got: g}
+}
+
+// Holds reports a condition with its own wording for both sides.
+func Holds(ok bool, want, got string) Verdict { return Verdict{OK: ok, Want: want, Got: got} }
+
+// Skipped is the verdict of a rule that could not decide.
+func Skipped(why string) Verdict { return Verdict{Skip: why} }

@@ -1,0 +1,57 @@
+package expect
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// report.json's values that no other file gives: the finalizer the lab
+// names, and the trigger a controller built as the lab teaches follows.
+const (
+	reportFinalizer = teamspace.Finalizer
+	reportTrigger   = "level"
+)
+
+// ComputeReport derives report.json from the evidence of steps 1-7 and the
+// archive record: the one computation step 8, check and the tests use.
+// Every input is read strictly; a missing or malformed one names the step
+// that writes it.
+func ComputeReport(dir string) (*evidence.Report, error) {
+	var (
+		before evidence.Before
+		gen    evidence.Generation
+		drift  evidence.Drift
+		catch  evidence.Catchup
+	)
+	for _, in := range []struct {
+		file string
+		step int
+		v    any
+	}{{evidence.BeforeFile, 1, &before}, {evidence.GenerationFile, 2, &gen}, {evidence.DriftFile, 5, &drift}, {evidence.CatchupFile, 7, &catch}} {
+		problems, err := evidence.Read(dir, in.file, in.v)
+		if err != nil {
+			return nil, fmt.Errorf("step 8 needs %s: run `cnpa step %d` (%v)", in.file, in.step, err)
+		}
+		if len(problems) > 0 {
+			return nil, fmt.Errorf("%s is malformed (%v): run `cnpa step %d` again or start over with `cnpa reset --yes`", in.file, problems, in.step)
+		}
+	}
+	rec, err := evidence.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
+	if err != nil || rec == nil {
+		return nil, fmt.Errorf("step 8 needs archive/beta.json: run `cnpa step 6` (%v)", err)
+	}
+	return &evidence.Report{
+		CRDAloneCreatedNamespace: before.NamespaceExists,
+		// The status patch came between the label and the spec change; the
+		// spec change adds exactly one, so anything more came from status.
+		StatusBumpsGeneration:         gen.GenAfterSpec-gen.GenAfterLabel > 1,
+		RestoreSeconds:                drift.RestoreSeconds,
+		Finalizer:                     reportFinalizer,
+		Archived:                      rec.UID,
+		GenerationsBehindWhileStopped: catch.Generation - catch.ObservedWhileStopped,
+		Trigger:                       reportTrigger,
+	}, nil
+}

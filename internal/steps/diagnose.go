@@ -1,0 +1,183 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// A diagnosis turns what a step observed into the likely mistake in the
+// controller under test, in LAB.md's words: the learner's own reconcile.sh
+// with --engine own, but the same words hold for any engine.
+
+// mistakeFor says which mistake leaves a TeamSpace with gap g after a pass.
+func mistakeFor(g teamspace.Gap, ts *teamspace.TeamSpace) string {
+	switch g.Kind {
+	case teamspace.GapNamespace:
+		return "reconcile.sh must create namespace team-<name> for every TeamSpace"
+	case teamspace.GapNamespaceLabel:
+		return "the namespace needs the label " + teamspace.OwnerLabel + "=<name>"
+	case teamspace.GapQuota:
+		return "reconcile.sh must create ResourceQuota " + teamspace.QuotaName + " in team-<name>"
+	case teamspace.GapQuotaHard:
+		return "hard.pods must be the TeamSpace's spec.pods and hard.requests.cpu its spec.cpu (default \"1\"), " +
+			"nothing else: is one of them hard-coded, or spec.cpu ignored?"
+	case teamspace.GapStatus:
+		if ts.Status.ObservedGeneration == 0 {
+			return "status.observedGeneration never appeared although the pass exited 0: status sent to the main " +
+				"endpoint is dropped (`patched (no change)`); write it through the status subresource, " +
+				"`kubectl patch teamspace <name> --subresource=status --type=merge -p '{\"status\":{...}}'`"
+		}
+		return "status.observedGeneration must be the TeamSpace's current metadata.generation and status.namespace team-<name>"
+	case teamspace.GapFinalizer:
+		return "LAB.md step 6: add " + teamspace.Finalizer + " to every TeamSpace without a deletionTimestamp, keeping the other finalizers"
+	}
+	return ""
+}
+
+// diagnoseTeamSpace lists what one TeamSpace lacks by LAB.md after a pass,
+// each gap with its likely mistake; nil when nothing is missing.
+func diagnoseTeamSpace(ctx context.Context, env *labenv.Env, name string, finalizerOn bool) ([]string, error) {
+	ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
+	if err != nil || ts == nil {
+		return nil, err
+	}
+	nsName := teamspace.NamespaceName(name)
+	ns, err := getNamespace(ctx, env, nsName)
+	if err != nil {
+		return nil, err
+	}
+	q, err := getQuota(ctx, env, nsName)
+	if err != nil {
+		return nil, err
+	}
+	gaps, blocked := teamspace.FindGaps(ts, ns, q, finalizerOn)
+	var out []string
+	var foreign *teamspace.ForeignNamespaceError
+	if errors.As(blocked, &foreign) {
+		out = append(out, fmt.Sprintf("namespace %s has no ownerReference to TeamSpace %s (uid %s), so garbage collection "+
+			"cannot remove it when the TeamSpace goes: give it one (apiVersion %s, kind %s, name, uid)",
+			nsName, name, ts.UID, teamspace.APIVersion, teamspace.Kind))
+	} else if blocked != nil {
+		out = append(out, blocked.Error())
+	}
+	for _, g := range gaps.Lab() {
+		out = append(out, g.String()+": "+mistakeFor(g, ts))
+	}
+	return out, nil
+}
+
+// lastWriter names who last wrote an object and which fields, from its
+// managedFields: the entry with the newest time.
+func lastWriter(obj metav1.Object) string {
+	var newest *metav1.ManagedFieldsEntry
+	for i, m := range obj.GetManagedFields() {
+		if newest == nil || (m.Time != nil && newest.Time != nil && newest.Time.Before(m.Time)) {
+			newest = &obj.GetManagedFields()[i]
+		}
+	}
+	if newest == nil {
+		return "no managedFields"
+	}
+	who := fmt.Sprintf("field manager %q (%s", newest.Manager, newest.Operation)
+	if newest.Subresource != "" {
+		who += " on /" + newest.Subresource
+	}
+	who += ")"
+	if f := fieldNames(newest.FieldsV1); f != "" {
+		who += ", fields " + f
+	}
+	return who
+}
+
+// fieldNames lists the leaf paths of a managedFields fieldsV1 set, as
+// spec.hard.pods: what that manager owns.
+func fieldNames(f *metav1.FieldsV1) string {
+	if f == nil {
+		return ""
+	}
+	var tree map[string]any
+	if json.Unmarshal(f.Raw, &tree) != nil {
+		return ""
+	}
+	var paths []string
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			if k == "." {
+				continue
+			}
+			name := strings.TrimPrefix(k, "f:")
+			if prefix != "" {
+				name = prefix + "." + name
+			}
+			if sub, ok := v.(map[string]any); ok && len(sub) > 0 && !(len(sub) == 1 && sub["."] != nil) {
+				walk(name, sub)
+				continue
+			}
+			paths = append(paths, name)
+		}
+	}
+	walk("", tree)
+	sort.Strings(paths)
+	return strings.Join(paths, ", ")
+}
+
+// secondPassWrites says which of the objects a pass should have left alone
+// it changed, and who wrote what: a level-triggered pass that finds
+// desired = actual writes nothing.
+func secondPassWrites(before, after []metav1.Object) []string {
+	var out []string
+	for i := range before {
+		if before[i] == nil || after[i] == nil || before[i].GetResourceVersion() == after[i].GetResourceVersion() {
+			continue
+		}
+		kind := "object"
+		switch after[i].(type) {
+		case *corev1.Namespace:
+			kind = "namespace"
+		case *corev1.ResourceQuota:
+			kind = "resourcequota"
+		case *teamspace.TeamSpace:
+			kind = "teamspace"
+		}
+		out = append(out, fmt.Sprintf("the second pass wrote %s %s (resourceVersion %s → %s): %s. A pass that finds "+
+			"desired = actual must write nothing; compare before writing (writes on every pass)",
+			kind, after[i].GetName(), before[i].GetResourceVersion(), after[i].GetResourceVersion(), lastWriter(after[i])))
+	}
+	return out
+}
+
+// serviceTail is the end of the running service's log (the script's last
+// passes), or "" when there is none.
+func serviceTail(ctx context.Context, env *labenv.Env) string {
+	var b bytes.Buffer
+	if err := env.Service.Logs(ctx, 12, &b); err != nil {
+		return ""
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// diagnosis is an error that says what was observed, the likely mistake,
+// and the end of the controller's output.
+func diagnosis(observed string, mistakes []string, output string) error {
+	var b strings.Builder
+	b.WriteString(observed)
+	for _, m := range mistakes {
+		b.WriteString("\n  - " + m)
+	}
+	if output = strings.TrimSpace(output); output != "" {
+		b.WriteString("\n  the controller's last output:\n    " + strings.ReplaceAll(output, "\n", "\n    "))
+	}
+	return errors.New(b.String())
+}
