@@ -106,9 +106,9 @@ func (e *Env) GetTeamSpace(name string) (*teamspace.TeamSpace, error) {
 // TeamSpace reads a TeamSpace; nil when it does not exist.
 func (e *Env) TeamSpace(name string) *teamspace.TeamSpace {
 	e.T.Helper()
-	ts, err := orNil(e.GetTeamSpace(name))
+	ts, err := teamspace.Get(e.Ctx, e.Dyn, name)
 	if err != nil {
-		e.T.Fatalf("get teamspace %s: %v", name, err)
+		e.T.Fatal(err)
 	}
 	return ts
 }
@@ -154,11 +154,8 @@ func (e *Env) Quota(ns string) *corev1.ResourceQuota {
 // Gone checks that a TeamSpace no longer exists.
 func (e *Env) Gone(name string) func() error {
 	return func() error {
-		ts, err := e.GetTeamSpace(name)
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
+		ts, err := teamspace.Get(e.Ctx, e.Dyn, name)
+		if err != nil || ts == nil {
 			return err
 		}
 		return fmt.Errorf("teamspace %s still there: deletionTimestamp=%v finalizers=%v", name, ts.DeletionTimestamp, ts.Finalizers)
