@@ -52,6 +52,7 @@ var scenarios = []scenario{
 	{name: "3-noop-pass-writes-nothing", short: "noop", finalizer: true, run: testNoop},
 	{name: "4-quota-deleted", short: "qdel", run: testQuotaDeleted},
 	{name: "5-quota-edited", short: "qedit", run: testQuotaEdited},
+	{name: "5-quota-extra-limit", short: "qextra", run: testQuotaExtraLimit},
 	{name: "6-delete-keeps-foreign-finalizer", short: "del", finalizer: true, run: testDelete},
 	{name: "7-catch-up-after-stop", short: "stop", run: testCatchUp},
 	{name: "8-bad-cpu", short: "badcpu", run: testBadCPU},

@@ -94,3 +94,32 @@ func testQuotaEdited(t *testing.T, s *scn) {
 		return nil
 	})
 }
+
+// testQuotaExtraLimit: a limit added by hand (requests.memory, by the
+// field manager kubectl-patch) is drift too: the quota goes back to
+// exactly pods and requests.cpu, which a server-side apply alone could not
+// do, since the added field is not the engine's.
+func testQuotaExtraLimit(t *testing.T, s *scn) {
+	name := s.name("a")
+	s.createConverged(name, 3, "1")
+	ns := teamspace.NamespaceName(name)
+	edited, err := s.Kube.CoreV1().ResourceQuotas(ns).Patch(s.Ctx, teamspace.QuotaName, types.MergePatchType,
+		[]byte(`{"spec":{"hard":{"requests.memory":"1Gi"}}}`), metav1.PatchOptions{FieldManager: "kubectl-patch"})
+	if err != nil {
+		t.Fatalf("add a limit to the quota: %v", err)
+	}
+	if _, ok := edited.Spec.Hard["requests.memory"]; !ok {
+		t.Fatalf("quota after the edit: got %v, want requests.memory among its limits", edited.Spec.Hard)
+	}
+	s.converge("extra limit removed", func() error {
+		q := s.Quota(ns)
+		if q == nil {
+			return errors.New("quota missing")
+		}
+		cpu := q.Spec.Hard[corev1.ResourceRequestsCPU]
+		if len(q.Spec.Hard) != 2 || q.Spec.Hard.Pods().String() != "3" || cpu.String() != "1" {
+			return fmt.Errorf("quota hard: got %v, want exactly pods=3 requests.cpu=1", q.Spec.Hard)
+		}
+		return nil
+	})
+}

@@ -11,6 +11,7 @@ package kit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -25,6 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -147,11 +149,20 @@ func Kubectl(ctx context.Context, c *testcluster.Cluster, cacheDir string, stdin
 
 // InstallCRD applies the shipped assets/crd.yaml with the kubebox kubectl
 // and waits until it is Established.
+//
+// It is LAB.md's schema (LabSchemaCRD), not the stricter one cnpa ships:
+// the engines must stay sound on the CRD a learner writes from LAB.md,
+// which lets through names and cpu values no controller can serve.
+// test/crd proves the shipped CRD refuses them.
 func InstallCRD(ctx context.Context, c *testcluster.Cluster, cacheDir string) error {
-	if _, err := Kubectl(ctx, c, cacheDir, assets.CRD, "apply", "-f", "-"); err != nil {
+	crd, err := LabSchemaCRD()
+	if err != nil {
 		return err
 	}
-	_, err := Kubectl(ctx, c, cacheDir, nil, "wait", "--for=condition=Established", "--timeout=60s", "crd/"+teamspace.CRDName)
+	if _, err := Kubectl(ctx, c, cacheDir, crd, "apply", "-f", "-"); err != nil {
+		return err
+	}
+	_, err = Kubectl(ctx, c, cacheDir, nil, "wait", "--for=condition=Established", "--timeout=60s", "crd/"+teamspace.CRDName)
 	return err
 }
 
@@ -186,4 +197,32 @@ func (e *Env) WarmUpGarbageCollector(probe string) {
 		return fmt.Errorf("configmap %s still there (deletionTimestamp %v)", probe, cm.DeletionTimestamp)
 	})
 	e.T.Logf("garbage collector acts on TeamSpace owners after %s", took.Round(time.Millisecond))
+}
+
+// LabSchemaCRD is assets/crd.yaml without what cnpa adds beyond LAB.md
+// step 1's schema: the rule on metadata.name and spec.cpu's pattern and
+// maxLength.
+func LabSchemaCRD() ([]byte, error) {
+	var crd map[string]any
+	if err := yaml.Unmarshal(assets.CRD, &crd); err != nil {
+		return nil, fmt.Errorf("parse assets/crd.yaml: %w", err)
+	}
+	var strip func(v any)
+	strip = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			delete(x, "x-kubernetes-validations")
+			delete(x, "pattern")
+			delete(x, "maxLength")
+			for _, sub := range x {
+				strip(sub)
+			}
+		case []any:
+			for _, sub := range x {
+				strip(sub)
+			}
+		}
+	}
+	strip(crd)
+	return json.Marshal(crd)
 }
