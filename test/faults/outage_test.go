@@ -39,11 +39,19 @@ const maxOutageErrors = 200
 //     once; everything converges, including the work owed from step 2.
 //
 // It has a cluster of its own: the others' tests must not see the outage.
+// It runs on etcd and on kine; on kine the datastore goes down and comes back
+// with the API server, as k3s restarts both in one process.
 func TestAPIServerOutage(t *testing.T) {
+	for _, datastore := range []string{testcluster.DatastoreEtcd, testcluster.DatastoreKine} {
+		t.Run(datastore, func(t *testing.T) { testAPIServerOutage(t, datastore) })
+	}
+}
+
+func testAPIServerOutage(t *testing.T, datastore string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	start := time.Now()
-	c, err := testcluster.Start(ctx, testcluster.Options{})
+	c, err := testcluster.Start(ctx, testcluster.Options{Datastore: datastore})
 	if err != nil {
 		t.Fatal(err)
 	}
