@@ -24,9 +24,9 @@ $(BIN)/cnpa: $(GO_SRC)
 	@mkdir -p $(BIN)
 	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $@ ./cmd/cnpa
 
-## kubebox: the real control plane for tests (etcd, kube-apiserver,
-## kube-controller-manager, kubectl v1.37.2) into .bin/kubebox; rebuilt only
-## when test/kubebox changes (about 10 minutes cold on 2 cores, seconds warm).
+## kubebox: the real control plane for tests (etcd, kine over SQLite as in
+## k3s, kube-apiserver, kube-controller-manager, kubectl v1.37.2) into
+## .bin/kubebox; rebuilt only when test/kubebox changes (cgo, for SQLite).
 kubebox: $(BIN)/kubebox
 
 $(BIN)/kubebox: $(KUBEBOX_SRC)
@@ -44,10 +44,11 @@ lint:
 	cd test/kubebox && $(GO) vet .
 
 ## lab: the whole lab end to end on the embedded real control plane
-## (ENGINE=go|shell), then `cnpa check`
+## (ENGINE=go|shell, DATASTORE=etcd|kine), then `cnpa check`
 ENGINE ?= go
+DATASTORE ?= etcd
 lab: kubebox build
-	$(GO) run ./test/labrun -engine $(ENGINE) -cnpa $(BIN)/cnpa
+	$(GO) run ./test/labrun -engine $(ENGINE) -datastore $(DATASTORE) -cnpa $(BIN)/cnpa
 
 ## bench: side-by-side performance against the controller-runtime peer
 bench: kubebox build

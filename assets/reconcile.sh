@@ -100,7 +100,7 @@ def owned($uid):
         "metadata.name \($name | tojson) gives namespace \($ns) which is invalid: a namespace must be a lowercase RFC 1123 label of at most 63 characters ([a-z0-9]([-a-z0-9]*[a-z0-9])?)"
       elif ($pods | type) != "number" or $pods < 1 or $pods > 50 then
         "spec.pods \($pods | tostring | tojson) must be between 1 and 50"
-      elif ($cpu | length) > 16
+      elif ($cpu | length) > 12
            or ($cpu | test("\\A((0|[1-9][0-9]{0,5})(\\.[0-9]{1,3})?|(0|[1-9][0-9]{0,8})m)\\z") | not) then
         # teamspace.CPUPattern: cores with up to 3 decimals or millicores
         # (\A and \z: Oniguruma's ^ and $ also match at a newline).

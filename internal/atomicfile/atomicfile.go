@@ -11,7 +11,19 @@ import (
 
 // TempPattern is the os.CreateTemp pattern of the temp file for name; a
 // crash mid-write leaves at most such a file, never a partial final one.
-func TempPattern(name string) string { return "." + name + ".tmp-*" }
+// At most maxTempStem bytes of name go into it: a name that fits the file
+// system must not get a temp name that does not ("file name too long"
+// once kept a deletion waiting forever on an archive record).
+func TempPattern(name string) string {
+	if len(name) > maxTempStem {
+		name = name[:maxTempStem]
+	}
+	return "." + name + ".tmp-*"
+}
+
+// maxTempStem leaves room for the dot, ".tmp-" and CreateTemp's random
+// digits within the usual 255-byte name limit.
+const maxTempStem = 200
 
 // WriteFile writes data to path with perm, atomically and durably. The
 // directory is created when missing.

@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +33,18 @@ func TestWriteFileIntoAFileFails(t *testing.T) {
 	os.WriteFile(file, nil, 0o600)
 	if err := WriteFile(filepath.Join(file, "x"), []byte("x"), 0o600); err == nil {
 		t.Fatal("writing below a regular file: got nil error, want one")
+	}
+}
+
+// TestLongNames: a final name as long as the file system allows still gets
+// a temp file, and the write lands under the final name.
+func TestLongNames(t *testing.T) {
+	dir := t.TempDir()
+	name := strings.Repeat("n", 250) + ".json"
+	if err := WriteFile(filepath.Join(dir, name), []byte("{}\n"), 0o644); err != nil {
+		t.Fatalf("WriteFile with a %d-byte name: %v", len(name), err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(data) != "{}\n" {
+		t.Errorf("read back: %q, %v", data, err)
 	}
 }

@@ -41,22 +41,36 @@ type temps struct {
 	env   *labenv.Env
 	mu    sync.Mutex
 	names []string
+	// namespaces are the foreign namespaces the grader made itself.
+	namespaces []string
+}
+
+// tempName is a fresh name for a temporary TeamSpace.
+func tempName() string {
+	b := make([]byte, 3)
+	rand.Read(b)
+	return TempPrefix + hex.EncodeToString(b)
 }
 
 // create makes a temporary TeamSpace and remembers it before the request,
 // so that even a create whose answer is lost is cleaned up.
 func (t *temps) create(ctx context.Context, pods int64, cpu string, finalizers []string) (*teamspace.TeamSpace, error) {
-	b := make([]byte, 3)
-	rand.Read(b)
-	name := TempPrefix + hex.EncodeToString(b)
+	return t.createNamed(ctx, tempName(), pods, cpu, finalizers)
+}
+
+// createNamed is create with a name of the caller's (from tempName).
+func (t *temps) createNamed(ctx context.Context, name string, pods int64, cpu string, finalizers []string) (*teamspace.TeamSpace, error) {
 	t.mu.Lock()
 	t.names = append(t.names, name)
 	t.mu.Unlock()
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": teamspace.APIVersion, "kind": teamspace.Kind,
 		"metadata": map[string]any{"name": name},
-		"spec":     map[string]any{"pods": pods, "cpu": cpu},
+		"spec":     map[string]any{"pods": pods},
 	}}
+	if cpu != "" { // "" leaves spec.cpu to the CRD's default
+		unstructured.SetNestedField(u.Object, cpu, "spec", "cpu")
+	}
 	if len(finalizers) > 0 {
 		u.SetFinalizers(finalizers)
 	}
@@ -75,9 +89,9 @@ func (t *temps) create(ctx context.Context, pods int64, cpu string, finalizers [
 // fatal: the grade stands.
 func (t *temps) cleanup(ctx context.Context, grace time.Duration) error {
 	t.mu.Lock()
-	names := slices.Clone(t.names)
+	names, namespaces := slices.Clone(t.names), slices.Clone(t.namespaces)
 	t.mu.Unlock()
-	if len(names) == 0 {
+	if len(names) == 0 && len(namespaces) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -102,6 +116,11 @@ func (t *temps) cleanup(ctx context.Context, grace time.Duration) error {
 	for _, n := range names {
 		if err := os.Remove(filepath.Join(t.env.ArchiveDir(), n+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
+		}
+	}
+	for _, ns := range namespaces {
+		if err := t.env.Clients.Kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("delete namespace %s: %w", ns, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -216,6 +235,11 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 			fmt.Sprintf("%s finalizers %v", ts.Name, live.Finalizers)
 	})
 	if !ok {
+		if live, _ := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name); live != nil && teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer) &&
+			!teamspace.HasFinalizer(live.Finalizers, ForeignFinalizer) {
+			seen += ": another controller's finalizer was dropped. Add ours to the list, keeping the other finalizers " +
+				"(merge or JSON-patch add, with the resourceVersion as precondition); never overwrite the list"
+		}
 		return holds(false, wantAdded, seen), skipped("our finalizer was never added (see step6.finalizer_added_keeps_foreign)")
 	}
 	added = holds(true, wantAdded, seen)
@@ -234,7 +258,8 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 		}
 		if live == nil {
 			vanished = true
-			return true, ts.Name + " is gone: the foreign finalizer was removed too"
+			return true, ts.Name + " is gone: the foreign finalizer was removed too. Remove only " + teamspace.Finalizer +
+				" and keep the other finalizers: another controller's cleanup is not yours to skip"
 		}
 		final = live
 		return !teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer), fmt.Sprintf("%s finalizers %v", ts.Name, live.Finalizers)
@@ -262,6 +287,51 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 		_, _ = teamspace.SetFinalizers(ctx, env.Clients.Dynamic, final, teamspace.WithoutFinalizer(final.Finalizers, ForeignFinalizer), fieldManager)
 	}
 	return added, deleted
+}
+
+// ForeignNamespaceOwner is the value of the label "owner" that marks the
+// grader's stand-in for somebody else's namespace (reset sweeps those an
+// interrupted check left).
+const ForeignNamespaceOwner = "someone-else"
+
+const foreignOwner = ForeignNamespaceOwner
+
+// startForeignNamespace is the first half of the adoption probe: a
+// namespace team-<name> that somebody else made, then a TeamSpace <name>.
+// It returns the TeamSpace; judgeForeignNamespace looks once the
+// controller has served TeamSpaces created at the same moment.
+func startForeignNamespace(ctx context.Context, env *labenv.Env, tmp *temps) (*teamspace.TeamSpace, error) {
+	name := tempName()
+	ns := teamspace.NamespaceName(name)
+	tmp.mu.Lock()
+	tmp.namespaces = append(tmp.namespaces, ns)
+	tmp.mu.Unlock()
+	if _, err := env.Clients.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name: ns, Labels: map[string]string{"owner": foreignOwner}}}, metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
+		return nil, fmt.Errorf("create foreign namespace %s: %w", ns, err)
+	}
+	return tmp.createNamed(ctx, name, 1, "", nil)
+}
+
+// judgeForeignNamespace: the namespace that existed before its TeamSpace
+// must not have been adopted. An ownerReference to the TeamSpace would let
+// its deletion take somebody else's namespace (and all in it) by garbage
+// collection.
+func judgeForeignNamespace(ctx context.Context, env *labenv.Env, ts *teamspace.TeamSpace) verdict {
+	nsName := teamspace.NamespaceName(ts.Name)
+	want := "no ownerReference to TeamSpace " + ts.Name + " and its own labels only"
+	ns, err := getNamespace(ctx, env, nsName)
+	switch {
+	case err != nil:
+		return holds(false, want, err.Error())
+	case ns == nil:
+		return holds(false, want, "namespace "+nsName+" is gone: the controller deleted or let somebody else's namespace be deleted")
+	case teamspace.HasOwnerReference(ns.OwnerReferences, ts.UID):
+		return holds(false, want, fmt.Sprintf("namespace %s (made by %s before the TeamSpace) was adopted: it now has an ownerReference to "+
+			"TeamSpace %s, so deleting the TeamSpace deletes somebody else's namespace. Create team-<name> only when it does not exist, "+
+			"and leave a foreign one alone", nsName, foreignOwner, ts.Name))
+	}
+	return holds(true, want, fmt.Sprintf("namespace %s left alone (owners %d, label owner=%s)", nsName, len(ns.OwnerReferences), ns.Labels["owner"]))
 }
 
 func orGone(err error) error {

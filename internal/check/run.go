@@ -107,7 +107,11 @@ func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp
 	case !f.service.Active:
 		why = "the controller is not running (see step4.service_active)"
 	}
+	const foreignID = "step3.foreign_namespace_left_alone"
+	foreignTitle := "a namespace team-<name> that existed before its TeamSpace is not adopted"
+	foreignHint := "reconcile.sh must create team-<name> only when it does not exist, and never add an ownerReference to a namespace it did not make"
 	if why != "" {
+		c.add(foreignID, 3, foreignTitle, "", skipped(why))
 		c.add(convergesID, 4, convergesTitle, "", skipped(why))
 		c.add(addedID, 6, addedTitle, "", skipped(why))
 		c.add(deletedID, 6, deletedTitle, "", skipped(why))
@@ -120,10 +124,18 @@ func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp
 		wg                        sync.WaitGroup
 		converges, added, deleted verdict
 	)
+	// The foreign namespace's TeamSpace goes in first; once the controller
+	// has served the other probes, it has had its pass over this one too.
+	foreignTS, foreignErr := startForeignNamespace(ctx, env, tmp)
 	wg.Add(2)
 	go func() { defer wg.Done(); converges = probeConverges(ctx, env, tmp, opts.ProbeTimeout) }()
 	go func() { defer wg.Done(); added, deleted = probeFinalizer(ctx, env, tmp, opts.ProbeTimeout) }()
 	wg.Wait()
+	foreign := holds(false, "a foreign namespace left alone", fmt.Sprint(foreignErr))
+	if foreignErr == nil {
+		foreign = judgeForeignNamespace(ctx, env, foreignTS)
+	}
+	c.add(foreignID, 3, foreignTitle, foreignHint, foreign)
 	c.add(convergesID, 4, convergesTitle, probeHint, converges)
 	c.add(addedID, 6, addedTitle, finalizerHint, added)
 	c.add(deletedID, 6, deletedTitle, finalizerHint, deleted)

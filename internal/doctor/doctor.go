@@ -46,9 +46,10 @@ func (r *Report) OK() bool {
 	return true
 }
 
-// Run checks, in order: the kubeconfig, the API server, the CRD, kubectl,
-// jq, systemd and the evidence dir. The cluster checks stop at the first
-// that cannot reach it; the local ones always run.
+// Run checks, in order: the kubeconfig, the API server, its datastore (a
+// fact, never a failure), the CRD, kubectl, jq, systemd and the evidence dir.
+// The cluster checks stop at the first that cannot reach it; the local ones
+// always run.
 func Run(ctx context.Context, kubeconfigFlag, kctx, dir string) *Report {
 	r := &Report{}
 	add := func(x Result) { r.Results = append(r.Results, x) }
@@ -76,6 +77,7 @@ func Run(ctx context.Context, kubeconfigFlag, kctx, dir string) *Report {
 			r.Unreachable = true
 		} else {
 			add(Result{Name: "api server", OK: true, Needed: true, Detail: fmt.Sprintf("%s, server %s", target.Server, version)})
+			add(datastoreCheck(ctx, clients.Kube))
 			_, err := clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 			switch {
 			case err == nil:

@@ -12,16 +12,20 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -139,24 +143,28 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 	if err != nil {
 		return r, err
 	}
+	// Each phase goes on after the one before failed on some objects:
+	// what can be removed is removed, and every failure is reported.
+	var failures []error
 	if crd {
 		if err := deleteTeamSpaces(ctx, env, r, log); err != nil {
-			return r, err
+			failures = append(failures, err)
 		}
 	}
 	if err := deleteNamespaces(ctx, env, r, log); err != nil {
-		return r, err
+		failures = append(failures, err)
 	}
 	if crd {
 		if err := deleteCRD(ctx, env, log); err != nil {
-			return r, err
+			failures = append(failures, err)
+		} else {
+			r.CRDDeleted = true
 		}
-		r.CRDDeleted = true
 	}
 	if err := removeFiles(env, opts.Purge, r, log); err != nil {
-		return r, err
+		failures = append(failures, err)
 	}
-	return r, nil
+	return r, errors.Join(failures...)
 }
 
 func crdExists(ctx context.Context, env *labenv.Env) (bool, error) {
@@ -177,17 +185,35 @@ func deleteTeamSpaces(ctx context.Context, env *labenv.Env, r *Result, log func(
 	if err != nil {
 		return fmt.Errorf("list teamspaces: %w", err)
 	}
+	// One TeamSpace that cannot be released must not keep the others, the
+	// namespaces and the CRD in place: each failure is reported and the
+	// reset goes on.
+	var failures []error
 	for _, u := range list.Items {
 		name := u.GetName()
 		if u.GetDeletionTimestamp() == nil {
 			if err := res.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("delete teamspace %s: %w", name, err)
+				failures = append(failures, fmt.Errorf("delete teamspace %s: %w", name, err))
+				continue
 			}
 		}
 		r.TeamSpaces = append(r.TeamSpaces, name)
-		archived, err := releaseOurs(ctx, env, name)
+		if isProbe(name) {
+			// cnpa's own temporary TeamSpace (step 4's probe, or check's,
+			// left by an interrupted run): every finalizer on it is cnpa's
+			// to drop, the grader's foreign stand-in included.
+			if _, err := res.Patch(ctx, name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`),
+				metav1.PatchOptions{FieldManager: fieldManager}); err != nil && !apierrors.IsNotFound(err) {
+				failures = append(failures, fmt.Errorf("drop the finalizers of cnpa's temporary TeamSpace %s: %w", name, err))
+			}
+			log("deleted cnpa's temporary TeamSpace %s", name)
+			continue
+		}
+		archived, err := releaseOurs(ctx, env, name, log)
 		if err != nil {
-			return err
+			failures = append(failures, err)
+			log("TeamSpace %s: %v", name, err)
+			continue
 		}
 		if archived {
 			r.Archived = append(r.Archived, name)
@@ -212,7 +238,7 @@ func deleteTeamSpaces(ctx context.Context, env *labenv.Env, r *Result, log func(
 		return len(held) == 0, nil
 	}, 15*time.Second)
 	if err != nil && len(held) == 0 {
-		return err
+		return errors.Join(append(failures, err)...)
 	}
 	if len(held) > 0 {
 		var names []string
@@ -220,16 +246,22 @@ func deleteTeamSpaces(ctx context.Context, env *labenv.Env, r *Result, log func(
 			names = append(names, fmt.Sprintf("%s (finalizers %v)", n, f))
 		}
 		sort.Strings(names)
-		return fmt.Errorf("TeamSpaces held by finalizers that are not cnpa's: %v; whoever set them must remove them (or `kubectl patch teamspace NAME --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]'`), then run `cnpa reset` again", names)
+		return errors.Join(append(failures, fmt.Errorf("TeamSpaces held by finalizers that are not cnpa's: %v; whoever set them must remove them (or `kubectl patch teamspace NAME --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]'`), then run `cnpa reset` again", names))...)
 	}
-	return nil
+	return errors.Join(failures...)
+}
+
+// isProbe tells whether a TeamSpace is one cnpa made for a moment: step 4's
+// probe or one of check's.
+func isProbe(name string) bool {
+	return strings.HasPrefix(name, steps.ProbePrefix) || strings.HasPrefix(name, check.TempPrefix)
 }
 
 // releaseOurs writes the archive record of a TeamSpace being deleted and
 // removes our finalizer, keeping every other one, as the controller's
 // finalize does. It retries on a conflict from fresh state. It reports
 // whether it archived.
-func releaseOurs(ctx context.Context, env *labenv.Env, name string) (bool, error) {
+func releaseOurs(ctx context.Context, env *labenv.Env, name string, log func(string, ...any)) (bool, error) {
 	for attempt := 0; ; attempt++ {
 		ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
 		if err != nil || ts == nil {
@@ -239,9 +271,16 @@ func releaseOurs(ctx context.Context, env *labenv.Env, name string) (bool, error
 			return false, nil
 		}
 		// The record first: once our finalizer is gone, the object may
-		// vanish before anything else is written.
+		// vanish before anything else is written. A record that cannot be
+		// written (a name too long for a file, say) does not keep the lab
+		// from starting over: the TeamSpace is released without it, and
+		// the caller is told.
 		if err := evidence.WriteArchive(env.ArchiveDir(), evidence.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}); err != nil {
-			return false, fmt.Errorf("archive teamspace %s: %w", name, err)
+			if _, ferr := teamspace.SetFinalizers(ctx, env.Clients.Dynamic, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), fieldManager); ferr != nil && !apierrors.IsNotFound(ferr) {
+				return false, fmt.Errorf("archive teamspace %s: %v; and remove finalizer %s: %w", name, err, teamspace.Finalizer, ferr)
+			}
+			log("TeamSpace %s released without an archive record (it cannot be written: %v)", name, err)
+			return false, nil
 		}
 		_, err = teamspace.SetFinalizers(ctx, env.Clients.Dynamic, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), fieldManager)
 		switch {
@@ -264,6 +303,17 @@ func ownedNamespaces(ctx context.Context, env *labenv.Env) ([]corev1.Namespace, 
 		return nil, fmt.Errorf("list namespaces: %w", err)
 	}
 	var out []corev1.Namespace
+	probes, err := env.Clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: "owner=" + check.ForeignNamespaceOwner})
+	if err != nil {
+		return nil, fmt.Errorf("list namespaces: %w", err)
+	}
+	for _, ns := range probes.Items {
+		// check's stand-in for a foreign namespace, left by an interrupted
+		// run: named after one of its temporary TeamSpaces, so it is cnpa's.
+		if strings.HasPrefix(ns.Name, teamspace.NamespaceName(check.TempPrefix)) {
+			out = append(out, ns)
+		}
+	}
 	for _, ns := range list.Items {
 		for _, ref := range ns.OwnerReferences {
 			if ref.Kind == teamspace.Kind && ref.APIVersion == teamspace.APIVersion {

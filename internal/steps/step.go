@@ -125,10 +125,26 @@ func laterEvidence(dir string, n int) string {
 	return ""
 }
 
+// onceOnly are the steps whose measurement needs the cluster as it was
+// before them.
+var onceOnly = map[int]bool{1: true, 2: true, 7: true}
+
 // keep re-reads the step's evidence when a later step already depends on
 // it: re-running would rewrite values later files are checked against.
+//
+// Steps 1, 2 and 7 measure a cluster that has not been through them yet, so
+// they cannot run twice: once their own evidence is written and whole, it
+// is kept too. That is what lets a learner who fixes reconcile.sh at step 3
+// run `cnpa step all` again.
 func keep(env *labenv.Env, s *Step, v any) (*Result, bool, error) {
 	later := laterEvidence(env.Dir, s.Number)
+	if later == "" && onceOnly[s.Number] {
+		if problems, err := evidence.Read(env.Dir, s.File, v); err == nil && len(problems) == 0 {
+			r := &Result{Step: s.Number, Title: s.Title, File: filepath.Join(env.Dir, s.File), Evidence: v, Kept: true}
+			r.note("%s already written, and step %d cannot run twice on one cluster: kept as it is (start over with `cnpa reset --yes`)", s.File, s.Number)
+			return r, true, nil
+		}
+	}
 	if later == "" {
 		return nil, false, nil
 	}

@@ -42,11 +42,14 @@ var step4 = &Step{
 	},
 }
 
+// ProbePrefix starts the name of step 4's temporary TeamSpace.
+const ProbePrefix = "cnpa-probe-"
+
 // ProbeController proves the running controller works as the lab's grader
 // does: a temporary TeamSpace gets its namespace and quota by itself, and
 // goes when deleted. The probe is deleted however the proof ends.
 func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
-	name := "cnpa-probe-" + randSuffix()
+	name := ProbePrefix + randSuffix()
 	ts := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: %s\nspec:\n  pods: 1\n", teamspace.APIVersion, teamspace.Kind, name)
 	if err := apply(ctx, env, []byte(ts)); err != nil {
 		return err

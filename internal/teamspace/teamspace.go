@@ -144,6 +144,10 @@ const CPUPattern = `^((0|[1-9][0-9]{0,5})(\.[0-9]{1,3})?|(0|[1-9][0-9]{0,8})m)$`
 
 var cpuGrammar = regexp.MustCompile(CPUPattern)
 
+// MaxCPULen bounds spec.cpu before the pattern is tried (the CRD's
+// maxLength): no valid amount is longer.
+const MaxCPULen = 12
+
 // cpuHelp is the fix for a spec.cpu outside CPUPattern.
 const cpuHelp = `is not a CPU amount: use cores with up to 3 decimals ("1", "0.5") or millicores ("500m")`
 
@@ -169,7 +173,7 @@ func DesiredState(t *TeamSpace) (*Desired, error) {
 	// Checked before parsing: ParseQuantity spends seconds and gigabytes
 	// on an exponent like 1e-100000000, and a TeamSpace author must not be
 	// able to stall the controller's workers.
-	if len(t.CPU()) > 16 || !cpuGrammar.MatchString(t.CPU()) {
+	if len(t.CPU()) > MaxCPULen || !cpuGrammar.MatchString(t.CPU()) {
 		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: cpuHelp}
 	}
 	cpu, err := resource.ParseQuantity(t.CPU())

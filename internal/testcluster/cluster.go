@@ -1,7 +1,9 @@
 // Package testcluster starts a real Kubernetes control plane for tests:
-// embedded etcd, kube-apiserver and kube-controller-manager from the kubebox
-// binary (test/kubebox, built by `make kubebox`), each in its own process, on
-// 127.0.0.1 with free ports and one temporary state directory.
+// kube-apiserver and kube-controller-manager from the kubebox binary
+// (test/kubebox, built by `make kubebox`), each in its own process, on
+// 127.0.0.1 with free ports and one temporary state directory. The
+// datastore is embedded etcd in a process of its own, or kine over SQLite
+// inside the kube-apiserver process, as k3s runs it by default.
 //
 // Nothing here is faked: generation bumps, the status subresource, garbage
 // collection, namespace deletion and the ResourceQuota controller are the
@@ -46,10 +48,12 @@ type Cluster struct {
 	// BinDir holds a `kubectl` (the kubebox one, v1.37.2); prepend it to PATH
 	// so scripts never use whatever kubectl the machine has.
 	BinDir string
+	// Datastore is what kube-apiserver stores into: DatastoreEtcd or
+	// DatastoreKine.
+	Datastore string
 
 	kubebox       string
 	apiServerArgs []string
-	etcdURL       string
 	apiPort       int
 	mu            sync.Mutex
 	procs         map[string]*proc
@@ -61,10 +65,30 @@ type proc struct {
 	done chan struct{}
 }
 
+// The datastores Start offers.
+const (
+	// DatastoreEtcd is embedded etcd in a process of its own.
+	DatastoreEtcd = "etcd"
+	// DatastoreKine is kine over SQLite (state in Dir/kine/state.db),
+	// running inside the kube-apiserver process as in k3s: StopAPIServer
+	// stops both and StartAPIServer starts both.
+	DatastoreKine = "kine"
+)
+
+// DatastoreEnv names the environment variable Main reads the datastore
+// from, so that a whole test run can switch: CNPA_DATASTORE=kine go test ./...
+const DatastoreEnv = "CNPA_DATASTORE"
+
+// kineSQLiteParams are the SQLite options k3s has long passed to kine:
+// write-ahead log and a shared cache.
+const kineSQLiteParams = "?_journal=WAL&cache=shared"
+
 // Options tune Start.
 type Options struct {
 	// Dir is the state directory; empty means a new temporary one, removed by Stop.
 	Dir string
+	// Datastore is DatastoreEtcd (also when empty) or DatastoreKine.
+	Datastore string
 	// ExtraAPIServerFlags are appended to kube-apiserver's flags.
 	ExtraAPIServerFlags []string
 }
@@ -97,15 +121,30 @@ func KubeboxPath() (string, error) {
 	}
 }
 
-// Start boots etcd, kube-apiserver and kube-controller-manager and returns
-// once /readyz answers and the controller-manager has done real work (the
-// default ServiceAccount exists). On error everything started is stopped.
+// ParseDatastore checks a datastore name: empty means DatastoreEtcd.
+func ParseDatastore(s string) (string, error) {
+	switch s {
+	case "", DatastoreEtcd:
+		return DatastoreEtcd, nil
+	case DatastoreKine:
+		return DatastoreKine, nil
+	}
+	return "", fmt.Errorf("unknown datastore %q: want %s or %s", s, DatastoreEtcd, DatastoreKine)
+}
+
+// Start boots the datastore, kube-apiserver and kube-controller-manager and
+// returns once /readyz answers and the controller-manager has done real work
+// (the default ServiceAccount exists). On error everything started is stopped.
 func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
+	datastore, err := ParseDatastore(opts.Datastore)
+	if err != nil {
+		return nil, err
+	}
 	kb, err := KubeboxPath()
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Dir: opts.Dir, kubebox: kb, procs: map[string]*proc{}}
+	c := &Cluster{Dir: opts.Dir, Datastore: datastore, kubebox: kb, procs: map[string]*proc{}}
 	if c.Dir == "" {
 		if c.Dir, err = os.MkdirTemp("", "cnpa-cluster-"); err != nil {
 			return nil, err
@@ -124,16 +163,28 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c.etcdURL = "http://127.0.0.1:" + strconv.Itoa(ports[0])
 	c.apiPort = ports[2]
 	c.Server = "https://127.0.0.1:" + strconv.Itoa(c.apiPort)
 
-	if err = c.start("etcd", "etcd", "--data-dir", filepath.Join(c.Dir, "etcd"),
-		"--client-url", c.etcdURL, "--peer-url", "http://127.0.0.1:"+strconv.Itoa(ports[1])); err != nil {
-		return nil, err
+	var storage []string
+	switch c.Datastore {
+	case DatastoreEtcd:
+		etcdURL := "http://127.0.0.1:" + strconv.Itoa(ports[0])
+		if err = c.start("etcd", "etcd", "--data-dir", filepath.Join(c.Dir, "etcd"),
+			"--client-url", etcdURL, "--peer-url", "http://127.0.0.1:"+strconv.Itoa(ports[1])); err != nil {
+			return nil, err
+		}
+		storage = []string{"--etcd-servers=" + etcdURL}
+	case DatastoreKine:
+		// kubebox starts kine in the kube-apiserver process and points
+		// --etcd-servers at this socket; k3s uses unix://kine.sock in its
+		// server dir.
+		storage = []string{
+			"--kine-endpoint=sqlite://" + filepath.Join(c.Dir, "kine", "state.db") + kineSQLiteParams,
+			"--kine-listen=unix://" + filepath.Join(c.Dir, "kine.sock"),
+		}
 	}
-	extra := opts.ExtraAPIServerFlags
-	c.apiServerArgs = append(c.apiServerArgsBase(), extra...)
+	c.apiServerArgs = append(append(storage, c.apiServerArgsBase()...), opts.ExtraAPIServerFlags...)
 	if err = c.StartAPIServer(ctx); err != nil {
 		return nil, err
 	}
@@ -160,7 +211,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 }
 
 func (c *Cluster) prepare() error {
-	for _, d := range []string{"etcd", "certs", "logs", "bin"} {
+	for _, d := range []string{c.Datastore, "certs", "logs", "bin"} {
 		if err := os.MkdirAll(filepath.Join(c.Dir, d), 0o700); err != nil {
 			return err
 		}
@@ -196,7 +247,6 @@ func (c *Cluster) prepare() error {
 
 func (c *Cluster) apiServerArgsBase() []string {
 	return []string{
-		"--etcd-servers=" + c.etcdURL,
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(c.apiPort),
 		"--cert-dir=" + filepath.Join(c.Dir, "certs"),
@@ -213,8 +263,8 @@ func (c *Cluster) apiServerArgsBase() []string {
 	}
 }
 
-// StartAPIServer starts kube-apiserver (again, after StopAPIServer) and
-// waits for /readyz.
+// StartAPIServer starts kube-apiserver (again, after StopAPIServer; on
+// DatastoreKine with kine) and waits for /readyz.
 func (c *Cluster) StartAPIServer(ctx context.Context) error {
 	if err := c.start("kube-apiserver", "kube-apiserver", c.apiServerArgs...); err != nil {
 		return err
@@ -222,8 +272,9 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 	return c.waitReady(ctx)
 }
 
-// StopAPIServer stops kube-apiserver alone (etcd and the controller-manager
-// keep running), for fault tests.
+// StopAPIServer stops kube-apiserver, for fault tests. The controller-manager
+// keeps running, and so does etcd; kine, like k3s's, lives in the API
+// server's process and stops with it.
 func (c *Cluster) StopAPIServer() { c.stop("kube-apiserver") }
 
 // Stop stops every component and removes a temporary state directory.

@@ -16,18 +16,19 @@ var shared *Cluster
 // Main is a TestMain body: it starts one cluster for the whole package, runs
 // the tests, and stops the cluster, also on SIGINT/SIGTERM. Tests reach it
 // with Shared. Tests must use unique TeamSpace names, since they share it.
+// The cluster's datastore is $CNPA_DATASTORE (etcd when unset).
 //
 //	func TestMain(m *testing.M) { testcluster.Main(m) }
 func Main(m *testing.M) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	start := time.Now()
-	c, err := Start(ctx, Options{})
+	c, err := Start(ctx, Options{Datastore: os.Getenv(DatastoreEnv)})
 	cancel()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testcluster: %v\n", err)
 		os.Exit(1)
 	}
-	fmt.Fprintf(os.Stderr, "testcluster: control plane ready at %s in %s\n", c.Server, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "testcluster: control plane on %s ready at %s in %s\n", c.Datastore, c.Server, time.Since(start).Round(time.Millisecond))
 	shared = c
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)

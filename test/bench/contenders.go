@@ -24,7 +24,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/dynamic"
@@ -35,6 +34,7 @@ import (
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
+	"github.com/labhub/cnpa/test/kit"
 )
 
 // Contender names, as given to -contenders.
@@ -140,19 +140,11 @@ var knownContenders = []string{nameCnpa, nameShell, namePeer, nameRaw, nameInpro
 type passive struct{}
 
 func (passive) Create(ctx context.Context, e *env, name string) error {
-	_, err := e.dyn.Resource(teamspace.GVR).Create(ctx, newTeamSpace(name), metav1.CreateOptions{})
+	_, err := e.dyn.Resource(teamspace.GVR).Create(ctx, kit.NewTeamSpace(name, benchPods, ""), metav1.CreateOptions{})
 	return err
 }
 
 func (passive) QuotaChanged(context.Context, *env, string) error { return nil }
-
-func newTeamSpace(name string) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": teamspace.APIVersion, "kind": teamspace.Kind,
-		"metadata": map[string]any{"name": name},
-		"spec":     map[string]any{"pods": int64(benchPods)},
-	}}
-}
 
 // procContender is a controller running as a process of its own: the cnpa
 // binary, the peer, or the shell loop.
@@ -354,7 +346,7 @@ func (r *rawContender) Start(_ context.Context, e *env) error {
 // the finalizer in, create the owned namespace, apply the quota, patch
 // status. Each needs the previous one's answer (uid, generation) or order.
 func (r *rawContender) Create(ctx context.Context, _ *env, name string) error {
-	ts, err := r.dyn.Resource(teamspace.GVR).Create(ctx, newTeamSpace(name), metav1.CreateOptions{FieldManager: rawManager})
+	ts, err := r.dyn.Resource(teamspace.GVR).Create(ctx, kit.NewTeamSpace(name, benchPods, ""), metav1.CreateOptions{FieldManager: rawManager})
 	if err != nil {
 		return fmt.Errorf("create teamspace %s: %w", name, err)
 	}
@@ -422,7 +414,7 @@ type inprocContender struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	runErr error
-	logs   *tailBuffer
+	logs   *kit.TailBuffer
 }
 
 func (c *inprocContender) Start(ctx context.Context, e *env) error {
@@ -436,7 +428,7 @@ func (c *inprocContender) Start(ctx context.Context, e *env) error {
 	}
 	c.qps = rc.QPS
 	limiterWaits.reset()
-	c.logs = &tailBuffer{max: 64 << 10}
+	c.logs = &kit.TailBuffer{Max: 64 << 10}
 	ctrl, err := controller.New(rc, controller.Config{
 		ArchiveDir: filepath.Join(e.dir, "archive"), Finalizer: true, Workers: c.cfg.workers,
 		Logger: slog.New(slog.NewTextHandler(c.logs, nil)),
@@ -519,27 +511,4 @@ func (w *waits) String() string {
 	}
 	return fmt.Sprintf("%d requests waited %s in total (longest %s; %s)", w.n, w.total.Round(time.Millisecond),
 		w.max.Round(time.Millisecond), strings.Join(parts, ", "))
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	b   []byte
-	max int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }

@@ -1,22 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/labhub/cnpa/assets"
-	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit"
 )
 
 // env is one fresh control plane with the TeamSpace CRD installed, the
@@ -62,10 +58,7 @@ func newEnv(ctx context.Context, dir string) (_ *env, err error) {
 			e.close()
 		}
 	}()
-	if err := e.kubectl(ctx, assets.CRD, "apply", "-f", "-"); err != nil {
-		return nil, err
-	}
-	if err := e.kubectl(ctx, nil, "wait", "--for=condition=Established", "--timeout=60s", "crd/"+teamspace.CRDName); err != nil {
+	if err := kit.InstallCRD(ctx, c, filepath.Join(dir, "kubecache-admin")); err != nil {
 		return nil, err
 	}
 	// No gzip for the harness and its observer: kube-apiserver would
@@ -88,19 +81,6 @@ func newEnv(ctx context.Context, dir string) (_ *env, err error) {
 		return nil, fmt.Errorf("start watches: %w", err)
 	}
 	return e, nil
-}
-
-// kubectl runs the kubebox kubectl against the cluster, as the admin.
-func (e *env) kubectl(ctx context.Context, stdin []byte, args ...string) error {
-	cmd := exec.CommandContext(ctx, e.cluster.Kubectl(), args...)
-	cmd.Env = append(e.cluster.Env(), "KUBECACHEDIR="+filepath.Join(e.dir, "kubecache-admin"))
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("kubectl %s: %w\n%s", strings.Join(args, " "), err, out)
-	}
-	return nil
 }
 
 // contenderEnv is the environment of a contender process: KUBECONFIG of

@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/ui"
+	"github.com/labhub/cnpa/test/kit"
 )
 
 // TestArchiveCrashSafety kills the controller with SIGKILL at the two
@@ -23,23 +24,23 @@ import (
 // half-visible, and the TeamSpace goes.
 func TestArchiveCrashSafety(t *testing.T) {
 	t.Run("killed after the archive rename, before the finalizer goes", func(t *testing.T) {
-		e := newEnv(t, testcluster.Shared(t))
+		e := kit.New(t, testcluster.Shared(t))
 		dir := t.TempDir()
 		const name = "arch-after"
-		p := e.startController("after-archive", ctrlOpts{archiveDir: dir, env: []string{"CNPA_FAULT=after-archive"}})
-		uid := e.create(name, 6, "500m").GetUID()
-		e.waitFor(name+" converged", time.Minute, e.converged(name, 6, "500m"))
+		p := e.StartController("after-archive", kit.CtrlOpts{ArchiveDir: dir, Env: []string{"CNPA_FAULT=after-archive"}, Tags: []string{"faultinject"}})
+		uid := e.Create(name, 6, "500m").GetUID()
+		e.WaitFor(name+" converged", time.Minute, e.Converged(name, 6, "500m", true))
 
-		e.deleteTS(name)
-		st := p.waitExit(time.Minute)
+		e.Delete(name)
+		st := p.WaitExit(time.Minute)
 		if st == nil || !killedBySIGKILL(st) {
-			t.Fatalf("controller with CNPA_FAULT=after-archive: got %v, want death by SIGKILL at the archive (is cnpa built with -tags faultinject?)\n%s", st, ui.Tail(p.log(), 20))
+			t.Fatalf("controller with CNPA_FAULT=after-archive: got %v, want death by SIGKILL at the archive (is cnpa built with -tags faultinject?)\n%s", st, ui.Tail(p.Log(), 20))
 		}
 		first, raw := readRecord(t, dir, name)
 		if want := (evidence.ArchiveRecord{Name: name, UID: string(uid), Pods: 6}); first != want {
 			t.Fatalf("archive right after the crash: got %+v, want %+v", first, want)
 		}
-		ts, err := e.teamSpace(name)
+		ts, err := e.GetTeamSpace(name)
 		if err != nil || ts.DeletionTimestamp == nil || len(ts.Finalizers) == 0 {
 			t.Fatalf("after the crash: got %+v (err %v), want %s still there, being deleted, held by our finalizer", ts, err, name)
 		}
@@ -48,8 +49,8 @@ func TestArchiveCrashSafety(t *testing.T) {
 		}
 
 		restarted := time.Now()
-		e.startController("restarted", ctrlOpts{archiveDir: dir})
-		e.waitFor(name+" finalized by the restarted controller", time.Minute, e.gone(name))
+		e.StartController("restarted", kit.CtrlOpts{ArchiveDir: dir})
+		e.WaitFor(name+" finalized by the restarted controller", time.Minute, e.Gone(name))
 		again, rawAgain := readRecord(t, dir, name)
 		if again != first {
 			t.Errorf("archive after the restart: got %+v, want it unchanged %+v", again, first)
@@ -62,7 +63,7 @@ func TestArchiveCrashSafety(t *testing.T) {
 	})
 
 	t.Run("killed during the archive write", func(t *testing.T) {
-		e := newEnv(t, testcluster.Shared(t))
+		e := kit.New(t, testcluster.Shared(t))
 		dir := t.TempDir()
 		const name = "arch-during"
 		final := filepath.Join(dir, name+".json")
@@ -70,13 +71,13 @@ func TestArchiveCrashSafety(t *testing.T) {
 		// under the final name.
 		w := watchFinal(t, final)
 
-		p := e.startController("during-archive", ctrlOpts{archiveDir: dir, env: []string{"CNPA_FAULT=during-write"}})
-		uid := e.create(name, 3, "250m").GetUID()
-		e.waitFor(name+" converged", time.Minute, e.converged(name, 3, "250m"))
-		e.deleteTS(name)
-		st := p.waitExit(time.Minute)
+		p := e.StartController("during-write", kit.CtrlOpts{ArchiveDir: dir, Env: []string{"CNPA_FAULT=during-write"}, Tags: []string{"faultinject"}})
+		uid := e.Create(name, 3, "250m").GetUID()
+		e.WaitFor(name+" converged", time.Minute, e.Converged(name, 3, "250m", true))
+		e.Delete(name)
+		st := p.WaitExit(time.Minute)
 		if st == nil || !killedBySIGKILL(st) {
-			t.Fatalf("controller with CNPA_FAULT=during-write: got %v, want death by SIGKILL in the archive write (is cnpa built with -tags faultinject?)\n%s", st, ui.Tail(p.log(), 20))
+			t.Fatalf("controller with CNPA_FAULT=during-write: got %v, want death by SIGKILL in the archive write (is cnpa built with -tags faultinject?)\n%s", st, ui.Tail(p.Log(), 20))
 		}
 		files := listDir(t, dir)
 		if len(files) != 1 || !strings.HasPrefix(files[0], "."+name+".json.tmp-") {
@@ -86,13 +87,13 @@ func TestArchiveCrashSafety(t *testing.T) {
 		if json.Valid(partial) {
 			t.Errorf("temp file %s: got a complete record %q, want the half the hook wrote", files[0], partial)
 		}
-		if ts, err := e.teamSpace(name); err != nil || ts.DeletionTimestamp == nil || len(ts.Finalizers) == 0 {
+		if ts, err := e.GetTeamSpace(name); err != nil || ts.DeletionTimestamp == nil || len(ts.Finalizers) == 0 {
 			t.Fatalf("after the crash: got %+v (err %v), want %s still held by our finalizer", ts, err, name)
 		}
 
 		restarted := time.Now()
-		e.startController("restarted", ctrlOpts{archiveDir: dir})
-		e.waitFor(name+" finalized by the restarted controller", time.Minute, e.gone(name))
+		e.StartController("restarted", kit.CtrlOpts{ArchiveDir: dir})
+		e.WaitFor(name+" finalized by the restarted controller", time.Minute, e.Gone(name))
 		rec, raw := readRecord(t, dir, name)
 		if want := (evidence.ArchiveRecord{Name: name, UID: string(uid), Pods: 3}); rec != want {
 			t.Errorf("archive after the restart: got %+v, want %+v", rec, want)

@@ -2,8 +2,6 @@ package faults
 
 import (
 	"context"
-	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/ui"
+	"github.com/labhub/cnpa/test/kit"
 )
 
 const (
@@ -30,22 +29,22 @@ const (
 // the controller's cnpa_drift_corrections_total, and a watch on the quota
 // that sees every 99 → spec transition.
 func TestHostileWriter(t *testing.T) {
-	e := newEnv(t, testcluster.Shared(t))
+	e := kit.New(t, testcluster.Shared(t))
 	const name = "hostile"
 	ns := teamspace.NamespaceName(name)
-	p := e.startController("hostile", ctrlOpts{archiveDir: t.TempDir()})
-	e.create(name, 4, "1")
-	e.waitFor(name+" converged", time.Minute, e.converged(name, 4, "1"))
-	q, err := e.quota(name)
+	p := e.StartController("hostile", kit.CtrlOpts{ArchiveDir: t.TempDir()})
+	e.Create(name, 4, "1")
+	e.WaitFor(name+" converged", time.Minute, e.Converged(name, 4, "1", true))
+	q, err := e.GetQuota(teamspace.NamespaceName(name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	driftBefore := p.mustMetric("cnpa_drift_corrections_total")
-	reconcilesBefore := p.mustMetric("cnpa_reconcile_total")
+	driftBefore := p.MustMetric("cnpa_drift_corrections_total")
+	reconcilesBefore := p.MustMetric("cnpa_reconcile_total")
 
 	// Every transition of spec.hard.pods, from a watch that starts before
 	// the first hostile write.
-	w, err := e.kube.CoreV1().ResourceQuotas(ns).Watch(e.ctx, metav1.ListOptions{
+	w, err := e.Kube.CoreV1().ResourceQuotas(ns).Watch(e.Ctx, metav1.ListOptions{
 		FieldSelector: "metadata.name=" + teamspace.QuotaName, ResourceVersion: q.ResourceVersion})
 	if err != nil {
 		t.Fatal(err)
@@ -76,14 +75,14 @@ func TestHostileWriter(t *testing.T) {
 
 	// The hostile writer: its own field manager, a plain merge patch.
 	var writes, writeErrors int
-	ctx, cancel := context.WithTimeout(e.ctx, hostileDuration)
+	ctx, cancel := context.WithTimeout(e.Ctx, hostileDuration)
 	tick := time.NewTicker(hostilePeriod)
 	for done := false; !done; {
 		select {
 		case <-ctx.Done():
 			done = true
 		case <-tick.C:
-			_, err := e.kube.CoreV1().ResourceQuotas(ns).Patch(ctx, teamspace.QuotaName, types.MergePatchType,
+			_, err := e.Kube.CoreV1().ResourceQuotas(ns).Patch(ctx, teamspace.QuotaName, types.MergePatchType,
 				[]byte(`{"spec":{"hard":{"pods":"99"}}}`), metav1.PatchOptions{FieldManager: "hostile"})
 			if err != nil {
 				if ctx.Err() == nil {
@@ -96,28 +95,28 @@ func TestHostileWriter(t *testing.T) {
 	}
 	tick.Stop()
 	cancel()
-	if !p.alive() {
-		t.Fatalf("controller died under the hostile writer: %v\n%s", p.cmd.ProcessState, ui.Tail(p.log(), 30))
+	if !p.Alive() {
+		t.Fatalf("controller died under the hostile writer: %v\n%s", p.Cmd.ProcessState, ui.Tail(p.Log(), 30))
 	}
 
 	// Once the writer stops, the quota goes back to spec.pods …
-	back := e.waitFor("quota back to spec.pods after the writer stopped", time.Minute, e.converged(name, 4, "1"))
+	back := e.WaitFor("quota back to spec.pods after the writer stopped", time.Minute, e.Converged(name, 4, "1", true))
 	// … and stays there: two full resyncs with nothing moving it.
 	hold := time.Now()
-	for time.Since(hold) < 2*resync+time.Second {
-		if err := e.converged(name, 4, "1")(); err != nil {
+	for time.Since(hold) < 2*kit.Resync+time.Second {
+		if err := e.Converged(name, 4, "1", true)(); err != nil {
 			t.Fatalf("quota did not hold after the writer stopped: %v", err)
 		}
 		select {
-		case <-p.done:
-			t.Fatalf("controller exited: %v", p.cmd.ProcessState)
+		case <-p.Done:
+			t.Fatalf("controller exited: %v", p.Cmd.ProcessState)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	corrections := p.mustMetric("cnpa_drift_corrections_total") - driftBefore
-	reconciles := p.mustMetric("cnpa_reconcile_total") - reconcilesBefore
-	reconcileErrors := sumMetricLabel(t, p, "cnpa_reconcile_total", `result="error"`)
-	slogErrs, klogErrs, _ := logErrors(p.log())
+	corrections := p.MustMetric("cnpa_drift_corrections_total") - driftBefore
+	reconciles := p.MustMetric("cnpa_reconcile_total") - reconcilesBefore
+	reconcileErrors := p.MustMetricWhere("cnpa_reconcile_total", `result="error"`)
+	slogErrs, klogErrs, _ := logErrors(p.Log())
 	mu.Lock()
 	seen99, seenReverts := toHostile, reverted
 	mu.Unlock()
@@ -143,21 +142,5 @@ func TestHostileWriter(t *testing.T) {
 	if reconcileErrors > 0 || slogErrs+klogErrs > 0 {
 		t.Errorf("controller errors under the hostile writer: got %.0f reconcile errors, %d error lines, want 0", reconcileErrors, slogErrs+klogErrs)
 	}
-	e.removeAll(name)
-}
-
-// sumMetricLabel sums the series of one metric whose labels contain sel.
-func sumMetricLabel(t *testing.T, p *ctrl, name, sel string) float64 {
-	t.Helper()
-	code, body := httpGet("http://" + p.metrics + "/metrics")
-	if code != http.StatusOK {
-		t.Fatalf("GET %s/metrics: %d %s", p.metrics, code, body)
-	}
-	var keep []string
-	for _, l := range strings.Split(body, "\n") {
-		if strings.HasPrefix(l, name+"{") && strings.Contains(l, sel) {
-			keep = append(keep, l)
-		}
-	}
-	return sumMetric(strings.Join(keep, "\n"), name)
+	e.RemoveAll(name)
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit"
 )
 
 // TestLeastPrivilege runs the controller with nothing but assets/rbac.yaml:
@@ -31,10 +31,10 @@ import (
 // then the same identity is refused what it must never do.
 func TestLeastPrivilege(t *testing.T) {
 	c := testcluster.Shared(t)
-	e := newEnv(t, c)
-	e.kubectl(assets.RBAC, "apply", "-f", "-")
+	e := kit.New(t, c)
+	e.Kubectl(assets.RBAC, "apply", "-f", "-")
 	exp := int64(3600)
-	tr, err := e.kube.CoreV1().ServiceAccounts("kube-system").CreateToken(e.ctx, "cnpa-controller",
+	tr, err := e.Kube.CoreV1().ServiceAccounts("kube-system").CreateToken(e.Ctx, "cnpa-controller",
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("mint a token for kube-system/cnpa-controller: %v", err)
@@ -51,41 +51,41 @@ func TestLeastPrivilege(t *testing.T) {
 	saDyn := dynamic.NewForConfigOrDie(rc)
 	// RBAC objects reach the authorizer through its informers: wait until
 	// the token can do what the role grants.
-	e.waitFor("the ServiceAccount may list TeamSpaces", time.Minute, func() error {
-		_, err := saDyn.Resource(teamspace.GVR).List(e.ctx, metav1.ListOptions{Limit: 1})
+	e.WaitFor("the ServiceAccount may list TeamSpaces", time.Minute, func() error {
+		_, err := saDyn.Resource(teamspace.GVR).List(e.Ctx, metav1.ListOptions{Limit: 1})
 		return err
 	})
 
 	const lease = "cnpa-faults-rbac"
 	dir := t.TempDir()
-	p := e.startController("least-privilege", ctrlOpts{kubeconfig: kubeconfig, archiveDir: dir, args: leaderArgs(lease)})
-	e.waitFor("the ServiceAccount's controller holds the lease", time.Minute, e.leaseHolder(lease, p.identity()))
+	p := e.StartController("least-privilege", kit.CtrlOpts{Kubeconfig: kubeconfig, ArchiveDir: dir, Args: kit.LeaderArgs(lease)})
+	e.WaitFor("the ServiceAccount's controller holds the lease", time.Minute, e.LeaseHolder(lease, p.Identity()))
 
 	const name = "rbac-core"
-	uid := e.create(name, 7, "750m").GetUID()
-	e.waitFor(name+" converged under least privilege", time.Minute, e.converged(name, 7, "750m"))
+	uid := e.Create(name, 7, "750m").GetUID()
+	e.WaitFor(name+" converged under least privilege", time.Minute, e.Converged(name, 7, "750m", true))
 
-	q, err := e.quota(name)
+	q, err := e.GetQuota(teamspace.NamespaceName(name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name)).Delete(e.ctx, teamspace.QuotaName, metav1.DeleteOptions{}); err != nil {
+	if err := e.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name)).Delete(e.Ctx, teamspace.QuotaName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	e.waitFor("deleted quota restored under least privilege", time.Minute, func() error {
-		if err := e.converged(name, 7, "750m")(); err != nil {
+	e.WaitFor("deleted quota restored under least privilege", time.Minute, func() error {
+		if err := e.Converged(name, 7, "750m", true)(); err != nil {
 			return err
 		}
-		if nq, _ := e.quota(name); nq.UID == q.UID {
+		if nq, _ := e.GetQuota(teamspace.NamespaceName(name)); nq.UID == q.UID {
 			return fmt.Errorf("quota still has the deleted uid %s", q.UID)
 		}
 		return nil
 	})
 
-	e.patchSpec(name, map[string]any{"pods": 9})
-	e.waitFor("spec change converged under least privilege", time.Minute, e.converged(name, 9, "750m"))
+	e.PatchSpec(name, map[string]any{"pods": 9})
+	e.WaitFor("spec change converged under least privilege", time.Minute, e.Converged(name, 9, "750m", true))
 
-	e.removeAll(name)
+	e.RemoveAll(name)
 	rec, _ := readRecord(t, dir, name)
 	if rec.UID != string(uid) || rec.Pods != 9 {
 		t.Errorf("archive under least privilege: got %+v, want uid %s pods 9", rec, uid)
@@ -93,8 +93,8 @@ func TestLeastPrivilege(t *testing.T) {
 
 	// Its events were accepted (they go to "default": TeamSpaces are
 	// cluster-scoped).
-	e.waitFor("events written by the ServiceAccount's controller", time.Minute, func() error {
-		evs, err := e.kube.CoreV1().Events("default").List(e.ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + name})
+	e.WaitFor("events written by the ServiceAccount's controller", time.Minute, func() error {
+		evs, err := e.Kube.CoreV1().Events("default").List(e.Ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + name})
 		if err != nil {
 			return err
 		}
@@ -110,16 +110,16 @@ func TestLeastPrivilege(t *testing.T) {
 		return nil
 	})
 	// A clean stop releases the lease, also under least privilege.
-	p.stop()
-	e.waitFor("lease released on SIGTERM", time.Minute, e.leaseHolder(lease, ""))
+	p.Stop()
+	e.WaitFor("lease released on SIGTERM", time.Minute, e.LeaseHolder(lease, ""))
 
 	// Nothing the controller tried was refused: not a reconcile, not the
 	// lease, not an event.
-	if refused := grepLines(p.log(), `(?i)forbidden|cannot (get|list|watch|create|update|patch)`); len(refused) > 0 {
+	if refused := kit.GrepLines(p.Log(), `(?i)forbidden|cannot (get|list|watch|create|update|patch)`); len(refused) > 0 {
 		t.Errorf("controller under rbac.yaml was refused %d times (rbac.yaml lacks something):\n%s", len(refused), strings.Join(refused, "\n"))
 	}
-	slogErrs, klogErrs, lines := logErrors(p.log())
-	t.Logf("core behaviour under the ServiceAccount token: %d log lines, %d error lines, lease held by %s", lines, slogErrs+klogErrs, p.identity())
+	slogErrs, klogErrs, lines := logErrors(p.Log())
+	t.Logf("core behaviour under the ServiceAccount token: %d log lines, %d error lines, lease held by %s", lines, slogErrs+klogErrs, p.Identity())
 
 	// And what it must never do.
 	tests := []struct {
@@ -127,34 +127,34 @@ func TestLeastPrivilege(t *testing.T) {
 		do   func() error
 	}{
 		{"list secrets in every namespace", func() error {
-			_, err := sa.CoreV1().Secrets("").List(e.ctx, metav1.ListOptions{})
+			_, err := sa.CoreV1().Secrets("").List(e.Ctx, metav1.ListOptions{})
 			return err
 		}},
 		{"read a secret in kube-system", func() error {
-			_, err := sa.CoreV1().Secrets("kube-system").Get(e.ctx, "anything", metav1.GetOptions{})
+			_, err := sa.CoreV1().Secrets("kube-system").Get(e.Ctx, "anything", metav1.GetOptions{})
 			return err
 		}},
 		{"delete a namespace", func() error {
-			return sa.CoreV1().Namespaces().Delete(e.ctx, "default", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+			return sa.CoreV1().Namespaces().Delete(e.Ctx, "default", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
 		}},
 		{"delete a team quota", func() error {
-			return sa.CoreV1().ResourceQuotas("default").Delete(e.ctx, teamspace.QuotaName, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+			return sa.CoreV1().ResourceQuotas("default").Delete(e.Ctx, teamspace.QuotaName, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
 		}},
 		{"delete a TeamSpace", func() error {
-			return saDyn.Resource(teamspace.GVR).Delete(e.ctx, "anything", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+			return saDyn.Resource(teamspace.GVR).Delete(e.Ctx, "anything", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
 		}},
 		{"create a TeamSpace", func() error {
 			u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": teamspace.APIVersion, "kind": teamspace.Kind,
 				"metadata": map[string]any{"name": "rbac-forbidden"}, "spec": map[string]any{"pods": int64(1)}}}
-			_, err := saDyn.Resource(teamspace.GVR).Create(e.ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			_, err := saDyn.Resource(teamspace.GVR).Create(e.Ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			return err
 		}},
 		{"list pods", func() error {
-			_, err := sa.CoreV1().Pods("default").List(e.ctx, metav1.ListOptions{})
+			_, err := sa.CoreV1().Pods("default").List(e.Ctx, metav1.ListOptions{})
 			return err
 		}},
 		{"list role bindings", func() error {
-			_, err := sa.RbacV1().ClusterRoleBindings().List(e.ctx, metav1.ListOptions{})
+			_, err := sa.RbacV1().ClusterRoleBindings().List(e.Ctx, metav1.ListOptions{})
 			return err
 		}},
 	}
@@ -165,17 +165,6 @@ func TestLeastPrivilege(t *testing.T) {
 			t.Logf("refused to %s: %v", tt.what, err)
 		}
 	}
-}
-
-func grepLines(s, expr string) []string {
-	re := regexp.MustCompile(expr)
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if re.MatchString(l) {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 // TestServiceUnitHardening renders cnpa-op.service as `cnpa step 4`

@@ -19,12 +19,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit"
 )
 
 // TestSoak: 1,000 TeamSpaces under random spec changes, quota edits,
@@ -46,7 +46,7 @@ func TestSoak(t *testing.T) {
 	}
 	t.Logf("soak: %d TeamSpaces, %s of churn at %d ops/s, seed %d", n, churn, rate, seed)
 
-	e := newEnv(t, testcluster.Shared(t))
+	e := kit.New(t, testcluster.Shared(t))
 	s := &soak{e: e, t: t, live: map[string]types.UID{}, deleted: map[string]types.UID{}, dir: t.TempDir(),
 		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	s.start()
@@ -108,8 +108,8 @@ func TestSoak(t *testing.T) {
 	for i, at := range restartAt {
 		select {
 		case <-time.After(time.Until(churnStart.Add(at))):
-		case <-e.ctx.Done():
-			t.Fatal(e.ctx.Err())
+		case <-e.Ctx.Done():
+			t.Fatal(e.Ctx.Err())
 		}
 		s.restart(i == 1)
 	}
@@ -145,7 +145,7 @@ func TestSoak(t *testing.T) {
 }
 
 type soak struct {
-	e   *env
+	e   *kit.Env
 	t   *testing.T
 	dir string
 
@@ -155,7 +155,7 @@ type soak struct {
 	deleted map[string]types.UID
 	nextNew int
 
-	ctrl       *ctrl
+	ctrl       *kit.Ctrl
 	runs       []map[string]float64
 	errorLines []string
 
@@ -165,7 +165,7 @@ type soak struct {
 var soakCPUs = []string{"1", "500m", "250m", "2", "1500m", "0.5"}
 
 func (s *soak) start() {
-	s.ctrl = s.e.startController("soak", ctrlOpts{archiveDir: s.dir})
+	s.ctrl = s.e.StartController("soak", kit.CtrlOpts{ArchiveDir: s.dir})
 }
 
 // restart stops the controller (SIGTERM, or SIGKILL when kill) and starts
@@ -176,9 +176,9 @@ func (s *soak) restart(kill bool) {
 	down := time.Now()
 	if kill {
 		how = "SIGKILL"
-		s.ctrl.kill()
+		s.ctrl.Kill()
 	} else {
-		s.ctrl.stop()
+		s.ctrl.Stop()
 	}
 	stopped := time.Since(down)
 	s.start()
@@ -188,11 +188,11 @@ func (s *soak) restart(kill bool) {
 func (s *soak) scrape() map[string]float64 {
 	m := map[string]float64{}
 	for _, name := range []string{"cnpa_reconcile_total", "cnpa_drift_corrections_total", "cnpa_archived_total"} {
-		v, _ := s.ctrl.metric(name)
+		v, _ := s.ctrl.Metric(name)
 		m[name] = v
 	}
-	m["errors"] = sumMetricLabel(s.t, s.ctrl, "cnpa_reconcile_total", `result="error"`)
-	s.errorLines = append(s.errorLines, grepLines(s.ctrl.log(), `level=ERROR|^E[0-9]{4} `)...)
+	m["errors"] = s.ctrl.MustMetricWhere("cnpa_reconcile_total", `result="error"`)
+	s.errorLines = append(s.errorLines, kit.GrepLines(s.ctrl.Log(), `level=ERROR|^E[0-9]{4} `)...)
 	return m
 }
 
@@ -220,10 +220,7 @@ func (s *soak) create(name string) {
 	s.mu.Lock()
 	pods, cpu := s.rng.Int64N(50)+1, soakCPUs[s.rng.IntN(len(soakCPUs))]
 	s.mu.Unlock()
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": teamspace.APIVersion, "kind": teamspace.Kind,
-		"metadata": map[string]any{"name": name}, "spec": map[string]any{"pods": pods, "cpu": cpu}}}
-	created, err := s.e.dyn.Resource(teamspace.GVR).Create(s.e.ctx, u, metav1.CreateOptions{})
+	created, err := s.e.Dyn.Resource(teamspace.GVR).Create(s.e.Ctx, kit.NewTeamSpace(name, pods, cpu), metav1.CreateOptions{})
 	if err != nil {
 		s.t.Errorf("create %s: %v", name, err)
 		return
@@ -254,7 +251,7 @@ func (s *soak) randomOp() {
 	r := s.rng.IntN(100)
 	pods, cpu := s.rng.Int64N(50)+1, soakCPUs[s.rng.IntN(len(soakCPUs))]
 	s.mu.Unlock()
-	ctx := s.e.ctx
+	ctx := s.e.Ctx
 	fail := func(err error) {
 		if err != nil && !apierrors.IsNotFound(err) {
 			s.opErrors.Add(1)
@@ -264,18 +261,18 @@ func (s *soak) randomOp() {
 	case r < 40:
 		name := s.pick()
 		patch := fmt.Sprintf(`{"spec":{"pods":%d,"cpu":%q}}`, pods, cpu)
-		_, err := s.e.dyn.Resource(teamspace.GVR).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		_, err := s.e.Dyn.Resource(teamspace.GVR).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
 		fail(err)
 		s.specChanges.Add(1)
 	case r < 60:
 		name := s.pick()
-		_, err := s.e.kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name)).Patch(ctx, teamspace.QuotaName, types.MergePatchType,
+		_, err := s.e.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name)).Patch(ctx, teamspace.QuotaName, types.MergePatchType,
 			[]byte(`{"spec":{"hard":{"pods":"99"}}}`), metav1.PatchOptions{FieldManager: "soak-hand"})
 		fail(err)
 		s.quotaEdits.Add(1)
 	case r < 70:
 		name := s.pick()
-		fail(s.e.kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name)).Delete(ctx, teamspace.QuotaName, metav1.DeleteOptions{}))
+		fail(s.e.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name)).Delete(ctx, teamspace.QuotaName, metav1.DeleteOptions{}))
 		s.quotaDeletes.Add(1)
 	case r < 85:
 		s.deleteOne()
@@ -307,7 +304,7 @@ func (s *soak) deleteOne() {
 		s.skipped.Add(1)
 		return
 	}
-	ts, err := s.e.teamSpace(name)
+	ts, err := s.e.GetTeamSpace(name)
 	if err != nil || !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
 		s.mu.Lock()
 		s.live[name] = uid
@@ -315,7 +312,7 @@ func (s *soak) deleteOne() {
 		s.skipped.Add(1)
 		return
 	}
-	err = s.e.dyn.Resource(teamspace.GVR).Delete(s.e.ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	err = s.e.Dyn.Resource(teamspace.GVR).Delete(s.e.Ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	if err != nil {
 		s.opErrors.Add(1)
 		s.mu.Lock()
@@ -331,15 +328,15 @@ func (s *soak) deleteOne() {
 
 // snapshot reads the cluster with three LISTs.
 func (s *soak) snapshot() (map[string]*teamspace.TeamSpace, map[string]*corev1.Namespace, map[string]*corev1.ResourceQuota, error) {
-	tsList, err := s.e.dyn.Resource(teamspace.GVR).List(s.e.ctx, metav1.ListOptions{})
+	tsList, err := s.e.Dyn.Resource(teamspace.GVR).List(s.e.Ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	nsList, err := s.e.kube.CoreV1().Namespaces().List(s.e.ctx, metav1.ListOptions{})
+	nsList, err := s.e.Kube.CoreV1().Namespaces().List(s.e.Ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	qList, err := s.e.kube.CoreV1().ResourceQuotas("").List(s.e.ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + teamspace.QuotaName})
+	qList, err := s.e.Kube.CoreV1().ResourceQuotas("").List(s.e.Ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + teamspace.QuotaName})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -364,7 +361,7 @@ func (s *soak) snapshot() (map[string]*teamspace.TeamSpace, map[string]*corev1.N
 
 func (s *soak) waitInSync(what string, timeout time.Duration) {
 	s.t.Helper()
-	s.e.waitFor(what, timeout, func() error {
+	s.e.WaitFor(what, timeout, func() error {
 		tss, nss, qs, err := s.snapshot()
 		if err != nil {
 			return err
@@ -378,17 +375,8 @@ func (s *soak) waitInSync(what string, timeout time.Duration) {
 				bad = append(bad, name+": missing")
 				continue
 			}
-			err := checkConverged(ts, func(ns string) (*corev1.Namespace, error) {
-				if n, ok := nss[ns]; ok {
-					return n, nil
-				}
-				return nil, fmt.Errorf("not found")
-			}, func(ns string) (*corev1.ResourceQuota, error) {
-				if q, ok := qs[ns]; ok {
-					return q, nil
-				}
-				return nil, fmt.Errorf("not found")
-			}, -1, "")
+			nsName := teamspace.NamespaceName(name)
+			err := kit.CheckConverged(ts, nss[nsName], qs[nsName], -1, "", true)
 			if err != nil {
 				bad = append(bad, err.Error())
 			}
@@ -403,7 +391,7 @@ func (s *soak) waitInSync(what string, timeout time.Duration) {
 
 func (s *soak) waitDeletedGone(timeout time.Duration) {
 	s.t.Helper()
-	s.e.waitFor("deleted TeamSpaces finalized and gone", timeout, func() error {
+	s.e.WaitFor("deleted TeamSpaces finalized and gone", timeout, func() error {
 		tss, _, _, err := s.snapshot()
 		if err != nil {
 			return err
@@ -470,7 +458,7 @@ func (s *soak) checkArchive() {
 
 func (s *soak) waitNoOrphans(timeout time.Duration) {
 	s.t.Helper()
-	s.e.waitFor("no team-soak-* namespace without its TeamSpace", timeout, func() error {
+	s.e.WaitFor("no team-soak-* namespace without its TeamSpace", timeout, func() error {
 		tss, nss, _, err := s.snapshot()
 		if err != nil {
 			return err
@@ -494,23 +482,23 @@ func (s *soak) waitNoOrphans(timeout time.Duration) {
 }
 
 func envInt(t *testing.T, key string, def int) int {
-	if v := os.Getenv(key); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			t.Fatalf("%s=%q: want a positive integer", key, v)
-		}
-		return n
-	}
-	return def
+	return envPositive(t, key, def, strconv.Atoi, "integer")
 }
 
 func envDuration(t *testing.T, key string, def time.Duration) time.Duration {
-	if v := os.Getenv(key); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			t.Fatalf("%s=%q: want a positive duration", key, v)
-		}
-		return d
+	return envPositive(t, key, def, time.ParseDuration, "duration")
+}
+
+// envPositive reads $key with parse, def when it is unset; anything but a
+// positive value fails the test.
+func envPositive[T int | time.Duration](t *testing.T, key string, def T, parse func(string) (T, error), what string) T {
+	v := os.Getenv(key)
+	if v == "" {
+		return def
 	}
-	return def
+	n, err := parse(v)
+	if err != nil || n <= 0 {
+		t.Fatalf("%s=%q: want a positive %s", key, v, what)
+	}
+	return n
 }

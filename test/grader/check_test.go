@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,46 +18,36 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/labhub/cnpa/internal/check"
-	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit"
 )
 
 // labCLI runs the cnpa binary against the shared cluster with one evidence
 // dir and one unit dir, as a learner would.
 type labCLI struct {
+	// Env is kit's admin view of the cluster, for what the tests read and
+	// write around the lab.
+	*kit.Env
 	t       *testing.T
 	cluster *testcluster.Cluster
 	bin     string
 	dir     string
 	unitDir string
-	clients *kube.Clients
 }
 
-// newLabCLI builds cnpa into a temp dir and prepares the dirs. Whatever the
+// newLabCLI builds cnpa (once per test binary) and prepares the dirs. Whatever the
 // test does, at the end the process-mode service is stopped and the shared
 // cluster is reset, so that no TeamSpace held by our finalizer outlives the
 // controller that would release it.
 func newLabCLI(t *testing.T) *labCLI {
 	t.Helper()
 	c := testcluster.Shared(t)
-	bin := filepath.Join(t.TempDir(), "cnpa")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput(); err != nil {
-		t.Fatalf("build cnpa: %v\n%s", err, out)
-	}
-	target, err := kube.Resolve(c.Kubeconfig, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clients, err := kube.NewClients(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := &labCLI{t: t, cluster: c, bin: bin, dir: filepath.Join(t.TempDir(), "cnpa-op"), unitDir: filepath.Join(t.TempDir(), "systemd"), clients: clients}
+	// The lab installs the CRD and reset removes it: kit only connects.
+	l := &labCLI{Env: kit.Connect(t, c), t: t, cluster: c, bin: kit.CnpaBinary(t),
+		dir: filepath.Join(t.TempDir(), "cnpa-op"), unitDir: filepath.Join(t.TempDir(), "systemd")}
 	t.Cleanup(func() {
 		if code, out, errOut := l.reset("--purge"); code != 0 {
 			t.Logf("cnpa reset at the end: exit %d\n%s%s", code, out, errOut)
@@ -141,17 +132,6 @@ func (l *labCLI) mustPass() *check.Report {
 	return rep
 }
 
-func (l *labCLI) kubectl(args ...string) string {
-	l.t.Helper()
-	cmd := exec.Command(l.cluster.Kubectl(), args...)
-	cmd.Env = l.cluster.Env()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		l.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
 // editJSON changes one evidence file and returns what puts it back.
 func (l *labCLI) editJSON(name string, edit func(m map[string]any)) func() {
 	l.t.Helper()
@@ -191,15 +171,7 @@ func (l *labCLI) restoreFile(path string, data []byte) func() {
 // or the controller fails exactly the check meant to catch it; and after
 // `cnpa reset --yes` the lab runs and passes again.
 func TestCheck(t *testing.T) {
-	l := newLabCLI(t)
-	// Whatever earlier tests left in the shared cluster: start clean.
-	if code, out, errOut := l.reset(); code != 0 {
-		t.Fatalf("reset before the lab: exit %d\n%s%s", code, out, errOut)
-	}
-	l.lab("go")
-	start := time.Now()
-	rep := l.mustPass()
-	t.Logf("check: %d checks passed in %s", rep.Passed, time.Since(start).Round(time.Millisecond))
+	l, rep := passingLab(t, "go")
 	ids := make([]string, 0, len(rep.Checks))
 	for _, c := range rep.Checks {
 		ids = append(ids, c.ID)
@@ -210,7 +182,6 @@ func TestCheck(t *testing.T) {
 			t.Errorf("check %s: missing from the report", id)
 		}
 	}
-	assertNoTemporaries(t, l)
 
 	t.Run("text", func(t *testing.T) {
 		out := l.must("check")
@@ -314,14 +285,14 @@ func testTampering(t *testing.T, l *labCLI) {
 		}, []string{"step4.service_active"}, "cnpa service start"},
 		{"quota edited by hand while the controller is stopped", func(t *testing.T) func() {
 			l.must("service", "stop")
-			l.kubectl("patch", "resourcequota", "-n", "team-alpha", teamspace.QuotaName, "--type=merge", "-p", `{"spec":{"hard":{"pods":"99"}}}`)
+			l.Kubectl(nil, "patch", "resourcequota", "-n", "team-alpha", teamspace.QuotaName, "--type=merge", "-p", `{"spec":{"hard":{"pods":"99"}}}`)
 			return func() { l.must("service", "start") }
 		}, []string{"step4.service_active", "step5.quota_in_sync"}, "cnpa service start"},
 		{"CRD maximum 50 to 60", func(t *testing.T) func() {
-			l.kubectl("patch", "crd", teamspace.CRDName, "--type=json", "-p",
+			l.Kubectl(nil, "patch", "crd", teamspace.CRDName, "--type=json", "-p",
 				`[{"op":"replace","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/pods/maximum","value":60}]`)
 			// The hint's own command puts it back.
-			return func() { l.kubectl("apply", "--server-side", "--force-conflicts", "-f", crdPath) }
+			return func() { l.Kubectl(nil, "apply", "--server-side", "--force-conflicts", "-f", crdPath) }
 		}, []string{"step1.crd.pods_maximum"}, "kubectl apply --server-side --force-conflicts -f " + crdPath},
 		{"unit without Restart=always", func(t *testing.T) func() {
 			path := filepath.Join(l.unitDir, "cnpa-op.service")
@@ -344,7 +315,7 @@ func testTampering(t *testing.T, l *labCLI) {
 			restore := l.restoreFile(path, data)
 			return func() {
 				restore()
-				l.kubectl("annotate", "namespace", "team-alpha", "cnpa-e2e/stamp-")
+				l.Kubectl(nil, "annotate", "namespace", "team-alpha", "cnpa-e2e/stamp-")
 			}
 		}, []string{"step3.rerun_writes_nothing"}, "skip objects that already match"},
 	}
@@ -383,33 +354,29 @@ func testTampering(t *testing.T, l *labCLI) {
 // CRD and the evidence; the lab then runs and passes again.
 func testResetAndAgain(t *testing.T, l *labCLI) {
 	ctx := context.Background()
-	tsRes := l.clients.Dynamic.Resource(teamspace.GVR)
+	tsRes := l.Dyn.Resource(teamspace.GVR)
 	// A namespace with our label but no ownerReference is not ours.
 	notOurs := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-e2e-not-ours", Labels: map[string]string{teamspace.OwnerLabel: "ghost"}}}
-	if _, err := l.clients.Kube.CoreV1().Namespaces().Create(ctx, notOurs, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := l.Kube.CoreV1().Namespaces().Create(ctx, notOurs, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		l.clients.Kube.CoreV1().Namespaces().Delete(context.Background(), notOurs.Name, metav1.DeleteOptions{})
+		l.Kube.CoreV1().Namespaces().Delete(context.Background(), notOurs.Name, metav1.DeleteOptions{})
 	})
 	// A TeamSpace another controller holds too.
 	const held = "e2e-held"
-	_, err := tsRes.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": teamspace.APIVersion, "kind": teamspace.Kind,
-		"metadata": map[string]any{"name": held, "finalizers": []any{check.ForeignFinalizer}},
-		"spec":     map[string]any{"pods": int64(1)}}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		tsRes.Patch(context.Background(), held, "application/merge-patch+json", []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	e := l.For(t)
+	e.Create(held, 1, "", check.ForeignFinalizer)
+	e.WaitFor("the controller adds its finalizer to "+held, time.Minute, func() error {
+		ts, err := e.GetTeamSpace(held)
+		if err != nil {
+			return err
+		}
+		if !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
+			return fmt.Errorf("finalizers %v lack %s", ts.Finalizers, teamspace.Finalizer)
+		}
+		return nil
 	})
-	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		u, err := tsRes.Get(ctx, held, metav1.GetOptions{})
-		return err == nil && slices.Contains(u.GetFinalizers(), teamspace.Finalizer), nil
-	}); err != nil {
-		t.Fatalf("the controller did not add its finalizer to %s: %v", held, err)
-	}
 
 	code, out, errOut := l.reset()
 	if code != 1 || !strings.Contains(errOut, held) || !strings.Contains(errOut, check.ForeignFinalizer) {
@@ -438,10 +405,10 @@ func testResetAndAgain(t *testing.T, l *labCLI) {
 	}
 	t.Logf("reset --yes: %s", time.Since(start).Round(time.Millisecond))
 
-	if _, err := l.clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := l.Dyn.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("CRD after reset: got %v, want NotFound", err)
 	}
-	nss, err := l.clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: teamspace.OwnerLabel})
+	nss, err := l.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: teamspace.OwnerLabel})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,16 +440,7 @@ func testResetAndAgain(t *testing.T, l *labCLI) {
 // engine (assets/reconcile.sh behind reconcile.sh and the service) and
 // grades it, including a reconcile.sh that writes when nothing differs.
 func TestCheckShellEngine(t *testing.T) {
-	l := newLabCLI(t)
-	if code, out, errOut := l.reset(); code != 0 {
-		t.Fatalf("reset before the lab: exit %d\n%s%s", code, out, errOut)
-	}
-	l.lab("shell")
-	start := time.Now()
-	rep := l.mustPass()
-	t.Logf("check: %d checks passed in %s", rep.Passed, time.Since(start).Round(time.Millisecond))
-	assertNoTemporaries(t, l)
-
+	l, _ := passingLab(t, "shell")
 	l.must("service", "stop")
 	code, rep := l.check()
 	l.must("service", "start")
@@ -491,11 +449,28 @@ func TestCheckShellEngine(t *testing.T) {
 	}
 }
 
+// passingLab starts from a reset cluster, whatever earlier tests left in
+// it, runs the whole lab with engine and grades it: every check must pass,
+// and no temporary TeamSpace of the grader's may be left.
+func passingLab(t *testing.T, engine string) (*labCLI, *check.Report) {
+	t.Helper()
+	l := newLabCLI(t)
+	if code, out, errOut := l.reset(); code != 0 {
+		t.Fatalf("reset before the lab: exit %d\n%s%s", code, out, errOut)
+	}
+	l.lab(engine)
+	start := time.Now()
+	rep := l.mustPass()
+	t.Logf("check: %d checks passed in %s", rep.Passed, time.Since(start).Round(time.Millisecond))
+	assertNoTemporaries(t, l)
+	return l, rep
+}
+
 // assertNoTemporaries: the grader's temporary TeamSpaces and their archive
 // records are gone once check has exited.
 func assertNoTemporaries(t *testing.T, l *labCLI) {
 	t.Helper()
-	list, err := l.clients.Dynamic.Resource(teamspace.GVR).List(context.Background(), metav1.ListOptions{})
+	list, err := l.Dyn.Resource(teamspace.GVR).List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

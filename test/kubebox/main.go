@@ -1,18 +1,24 @@
 // Command kubebox is one binary holding a real Kubernetes control plane for
 // cnpa's tests: embedded etcd, kube-apiserver, kube-controller-manager and
-// kubectl, all built from k8s.io/kubernetes v1.37.2.
+// kubectl, all built from k8s.io/kubernetes v1.37.2, and kine
+// (github.com/k3s-io/kine), the etcd shim over SQLite that k3s runs by
+// default.
 //
 // It is a multi-call binary, like busybox: the first argument (or the name it
 // is invoked by, for a `kubectl` symlink) picks the component.
 //
 //	kubebox etcd --data-dir DIR --client-url URL --peer-url URL
 //	kubebox kube-apiserver <kube-apiserver flags>
+//	kubebox kube-apiserver --kine-endpoint DSN --kine-listen ADDR <flags>
+//	    (kine in the API server's process, as in k3s; it sets --etcd-servers)
 //	kubebox kube-controller-manager <kube-controller-manager flags>
 //	kubebox kubectl <kubectl args>   (or: ln -s kubebox kubectl)
 //
 // Each component runs in its own process so that a test can stop and restart
 // the API server alone, and so that the components' global state (flags,
-// metrics registries) never clash.
+// metrics registries) never clash. kine is the exception, on purpose: k3s
+// runs it inside its own process beside kube-apiserver, so they stop and
+// start together and share one metrics registry.
 package main
 
 import (
@@ -22,7 +28,6 @@ import (
 
 	"k8s.io/component-base/cli"
 	kubectlcmd "k8s.io/kubectl/pkg/cmd"
-	apiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
 	controllermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 )
 
@@ -42,7 +47,7 @@ func main() {
 	case "etcd":
 		os.Exit(runEtcd(args))
 	case "kube-apiserver":
-		os.Exit(cli.Run(apiserver.NewAPIServerCommand()))
+		os.Exit(runAPIServer(args))
 	case "kube-controller-manager":
 		os.Exit(cli.Run(controllermanager.NewControllerManagerCommand()))
 	case "kubectl":

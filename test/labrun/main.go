@@ -1,10 +1,10 @@
 // Command labrun runs the whole lab end to end on the embedded real control
-// plane (kubebox), for a machine without k3s: it starts etcd,
-// kube-apiserver and kube-controller-manager, runs `cnpa doctor`,
-// `cnpa step all` and `cnpa check` against them with the service in process
-// mode, and stops everything. `make lab` runs it.
+// plane (kubebox), for a machine without k3s: it starts the datastore (etcd,
+// or kine over SQLite as in k3s), kube-apiserver and kube-controller-manager,
+// runs `cnpa doctor`, `cnpa step all` and `cnpa check` against them with the
+// service in process mode, and stops everything. `make lab` runs it.
 //
-//	labrun [-engine go|shell] [-dir DIR] [-keep]
+//	labrun [-engine go|shell] [-datastore etcd|kine] [-dir DIR] [-keep]
 package main
 
 import (
@@ -23,24 +23,29 @@ import (
 
 func main() {
 	engine := flag.String("engine", "go", "engine: go or shell")
+	datastore := flag.String("datastore", testcluster.DatastoreEtcd, "datastore: "+testcluster.DatastoreEtcd+" or "+testcluster.DatastoreKine+" (k3s's default, SQLite)")
 	dir := flag.String("dir", "", "evidence dir (default: a new temp dir)")
 	cnpa := flag.String("cnpa", ".bin/cnpa", "cnpa binary")
 	keep := flag.Bool("keep", false, "keep the cluster running until Ctrl-C after the lab")
 	flag.Parse()
-	os.Exit(run(*engine, *dir, *cnpa, *keep))
+	if _, err := testcluster.ParseDatastore(*datastore); err != nil {
+		fmt.Fprintln(os.Stderr, "labrun: -datastore:", err)
+		os.Exit(2)
+	}
+	os.Exit(run(*engine, *datastore, *dir, *cnpa, *keep))
 }
 
-func run(engine, dir, cnpa string, keep bool) int {
+func run(engine, datastore, dir, cnpa string, keep bool) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
-	c, err := testcluster.Start(ctx, testcluster.Options{})
+	c, err := testcluster.Start(ctx, testcluster.Options{Datastore: datastore})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "labrun:", err)
 		return 2
 	}
 	defer c.Stop()
-	fmt.Printf("labrun: real control plane at %s ready in %s (kubeconfig %s)\n\n", c.Server, time.Since(start).Round(time.Millisecond), c.Kubeconfig)
+	fmt.Printf("labrun: real control plane on %s at %s ready in %s (kubeconfig %s)\n\n", c.Datastore, c.Server, time.Since(start).Round(time.Millisecond), c.Kubeconfig)
 	if dir == "" {
 		dir = filepath.Join(c.Dir, "cnpa-op")
 	}
