@@ -149,10 +149,18 @@ func (t *temps) waitGone(ctx context.Context, names []string, d time.Duration) [
 // passes or ctx ends; it returns whether it was done and the last thing
 // observe said, so a failure shows what was seen, not a bare "timed out".
 func await(ctx context.Context, timeout time.Duration, observe func(ctx context.Context) (bool, string)) (bool, string) {
-	last, err := poll.Until(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
+	seenLast := ""
+	_, err := poll.Until(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
 		done, seen := observe(ctx)
+		// An observation cut short by the deadline itself ("context
+		// deadline exceeded") says nothing about the cluster: keep what
+		// was seen before it.
+		if ctx.Err() == nil || seenLast == "" {
+			seenLast = seen
+		}
 		return done, seen, nil
 	})
+	last := seenLast
 	if last == "" {
 		last = "nothing observed"
 	}

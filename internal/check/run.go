@@ -9,6 +9,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/steps"
+	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -99,7 +100,10 @@ func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp
 	addedTitle := "a TeamSpace with a foreign finalizer (" + ForeignFinalizer + ") gets ours too and keeps the other"
 	deletedTitle := "deleted, it is archived to archive/<name>.json and loses only our finalizer"
 	probeHint := "is the controller running and reconciling? `cnpa service status`, `cnpa service logs`"
-	finalizerHint := "the controller must add its finalizer beside others and, on delete, archive first and then remove only its own; run `cnpa step 6` (it turns finalizer handling on)"
+	finalizerHint := "the controller must add its finalizer keeping the other finalizers and, on delete, archive first and then remove only its own; run `cnpa step 6` (it turns finalizer handling on)"
+	if f.engine == labenv.EngineOwn {
+		finalizerHint = controllerHint("must add " + teamspace.Finalizer + " keeping the other finalizers (never overwrite the list) and, on delete, write archive/<name>.json first and then remove only " + teamspace.Finalizer)(nil, f)
+	}
 	var why string
 	switch {
 	case f.crd == nil:
