@@ -21,13 +21,16 @@ const (
 // part: with the own engine, the learner's script is the controller and
 // what it must do is the point; else cnpa's service may just be stopped.
 func controllerHint(must string) func(*evidenceSet, *facts) string {
-	return func(_ *evidenceSet, f *facts) string {
-		if f.engine == labenv.EngineOwn {
-			return "your " + filepath.Join(f.dir, labenv.ScriptName) + " " + must +
-				"; it runs in a loop as " + service.Name + " (`cnpa service status`, `cnpa service logs` shows its last passes)"
-		}
-		return hintStartService
+	return func(_ *evidenceSet, f *facts) string { return controllerAdvice(f, must) }
+}
+
+// controllerAdvice is controllerHint's text for the facts at hand.
+func controllerAdvice(f *facts, must string) string {
+	if f.engine == labenv.EngineOwn {
+		return "your " + filepath.Join(f.dir, labenv.ScriptName) + " " + must +
+			"; it runs in a loop as " + service.Name + " (`cnpa service status`, `cnpa service logs` shows its last passes)"
 	}
+	return hintStartService
 }
 
 // redo says how to get step n's evidence written (again). Steps 1, 2 and

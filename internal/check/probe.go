@@ -302,8 +302,6 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 // interrupted check left).
 const ForeignNamespaceOwner = "someone-else"
 
-const foreignOwner = ForeignNamespaceOwner
-
 // startForeignNamespace is the first half of the adoption probe: a
 // namespace team-<name> that somebody else made, then a TeamSpace <name>.
 // It returns the TeamSpace; judgeForeignNamespace looks once the
@@ -315,7 +313,7 @@ func startForeignNamespace(ctx context.Context, env *labenv.Env, tmp *temps) (*t
 	tmp.namespaces = append(tmp.namespaces, ns)
 	tmp.mu.Unlock()
 	if _, err := env.Clients.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: ns, Labels: map[string]string{"owner": foreignOwner}}}, metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
+		Name: ns, Labels: map[string]string{"owner": ForeignNamespaceOwner}}}, metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
 		return nil, fmt.Errorf("create foreign namespace %s: %w", ns, err)
 	}
 	return tmp.createNamed(ctx, name, 1, "", nil)
@@ -337,7 +335,7 @@ func judgeForeignNamespace(ctx context.Context, env *labenv.Env, ts *teamspace.T
 	case teamspace.HasOwnerReference(ns.OwnerReferences, ts.UID):
 		return holds(false, want, fmt.Sprintf("namespace %s (made by %s before the TeamSpace) was adopted: it now has an ownerReference to "+
 			"TeamSpace %s, so deleting the TeamSpace deletes somebody else's namespace. Create team-<name> only when it does not exist, "+
-			"and leave a foreign one alone", nsName, foreignOwner, ts.Name))
+			"and leave a foreign one alone", nsName, ForeignNamespaceOwner, ts.Name))
 	}
 	return holds(true, want, fmt.Sprintf("namespace %s left alone (owners %d, label owner=%s)", nsName, len(ns.OwnerReferences), ns.Labels["owner"]))
 }

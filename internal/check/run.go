@@ -102,7 +102,7 @@ func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp
 	probeHint := "is the controller running and reconciling? `cnpa service status`, `cnpa service logs`"
 	finalizerHint := "the controller must add its finalizer keeping the other finalizers and, on delete, archive first and then remove only its own; run `cnpa step 6` (it turns finalizer handling on)"
 	if f.engine == labenv.EngineOwn {
-		finalizerHint = controllerHint("must add "+teamspace.Finalizer+" keeping the other finalizers (never overwrite the list) and, on delete, write archive/<name>.json first and then remove only "+teamspace.Finalizer)(nil, f)
+		finalizerHint = controllerAdvice(f, "must add "+teamspace.Finalizer+" keeping the other finalizers (never overwrite the list) and, on delete, write archive/<name>.json first and then remove only "+teamspace.Finalizer)
 	}
 	var why string
 	switch {

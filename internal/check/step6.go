@@ -20,7 +20,7 @@ var step6Checks = &stepChecks{step: 6, file: evidence.CleanupFile, live: []liveC
 	{id: "step6.beta_gone", title: "TeamSpace beta is gone",
 		hint: func(ev *evidenceSet, f *facts) string {
 			if f.engine == labenv.EngineOwn {
-				return controllerHint("must, for a TeamSpace with a deletionTimestamp, write archive/<name>.json and then remove "+teamspace.Finalizer)(ev, f)
+				return controllerAdvice(f, "must, for a TeamSpace with a deletionTimestamp, write archive/<name>.json and then remove "+teamspace.Finalizer)
 			}
 			return "beta is still there: is the controller running with the finalizer on (`cnpa service logs`)? or " + ev.redo(6)
 		},
@@ -35,9 +35,9 @@ var step6Checks = &stepChecks{step: 6, file: evidence.CleanupFile, live: []liveC
 			return gone(f.teamBeta != nil, func() string { return "team-beta exists, phase " + string(f.teamBeta.Status.Phase) })
 		}},
 	{id: "step6.alpha_finalizer", title: "alpha carries the finalizer " + teamspace.Finalizer,
-		hint: func(ev *evidenceSet, f *facts) string {
+		hint: func(_ *evidenceSet, f *facts) string {
 			if f.engine == labenv.EngineOwn {
-				return controllerHint("must add "+teamspace.Finalizer+" to every TeamSpace without a deletionTimestamp, keeping the other finalizers (LAB.md step 6)")(ev, f)
+				return controllerAdvice(f, "must add "+teamspace.Finalizer+" to every TeamSpace without a deletionTimestamp, keeping the other finalizers (LAB.md step 6)")
 			}
 			return "the controller adds it when finalizer handling is on: run `cnpa step 6` (or `cnpa service start`)"
 		},
