@@ -103,8 +103,12 @@ func TestSmoke(t *testing.T) {
 			} else if len(c.BulkRun.ContenderRequests) == 0 {
 				t.Errorf("bulk: the audit log attributed no request to the contender, want its writes")
 			}
-			if c.Idle == nil || len(c.Idle.Running) == 0 || len(c.Idle.Frozen) == 0 {
-				t.Errorf("idle: got %+v, want request counts for both windows", c.Idle)
+			// Both windows must have been measured. What falls into them
+			// is the control plane's own periodic traffic plus the
+			// contender's: in a 5 s window of the raw floor, where nothing
+			// runs, either may hold no request at all.
+			if c.Idle == nil || c.Idle.WindowSeconds <= 0 || c.Idle.Running == nil || c.Idle.Frozen == nil {
+				t.Errorf("idle: got %+v, want both windows measured", c.Idle)
 			}
 			wantRSS := c.Name != nameRaw
 			for _, m := range []*Memory{c.RSSSteady, c.RSSBulk} {
