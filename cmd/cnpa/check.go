@@ -62,6 +62,11 @@ var checkCommand = &cli.Command{
 		if err != nil {
 			return cli.Exit(err.Error(), 2)
 		}
+		// Kept for `cnpa report --html`; failing to keep it costs the
+		// report its check results, not the grading, so it only warns.
+		if err := check.SaveLast(env.Dir, rep, time.Now()); err != nil {
+			ui.New(os.Stderr, c.Bool("no-color")).Warn("could not keep this report for `cnpa report`: %v", err)
+		}
 		switch out {
 		case "json":
 			err = check.WriteJSON(os.Stdout, rep)
