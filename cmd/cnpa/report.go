@@ -65,7 +65,7 @@ var reportCommand = &cli.Command{
 		abs, _ := filepath.Abs(out)
 		printer(c).Line("wrote %s: %d of %d values as expected; open it in a browser (file://%s)", out, p.ValuesOK, p.ValuesTotal, abs)
 		if unknown != "" {
-			printer(c).Note("the live alpha could not be read (%s): the uids are shown as not compared", unknown)
+			printer(c).Note("%s: the uids compared with the live alpha are shown as not compared", unknown)
 		}
 		return nil
 	},
@@ -77,17 +77,20 @@ var reportCommand = &cli.Command{
 func liveAlpha(c *cli.Context) (*teamspace.TeamSpace, string) {
 	t, err := kube.Resolve(c.String("kubeconfig"), c.String("context"))
 	if err != nil {
-		return nil, "no cluster: " + err.Error()
+		printer(c).Note("no cluster: %v", err)
+		return nil, "no cluster when the report was made"
 	}
 	cl, err := kube.NewClients(t)
 	if err != nil {
-		return nil, "no cluster: " + err.Error()
+		printer(c).Note("no cluster: %v", err)
+		return nil, "no cluster when the report was made"
 	}
 	ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
 	defer cancel()
 	alpha, err := teamspace.Get(ctx, cl.Dynamic, "alpha")
 	if err != nil {
-		return nil, fmt.Sprintf("cluster %s unreachable: %v", t.Server, err)
+		printer(c).Note("reading alpha from %s: %v", t.Server, err)
+		return nil, "the cluster at " + t.Server + " did not answer when the report was made"
 	}
 	return alpha, ""
 }

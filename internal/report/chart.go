@@ -62,7 +62,7 @@ const (
 	chartWidth  = 960
 	laneLeft    = 150 // room for the actor names
 	laneRight   = 24
-	laneHeight  = 56
+	laneHeight  = 64
 	chartTop    = 16
 	axisHeight  = 40
 	markRadius  = 9
@@ -140,7 +140,7 @@ func layout(tl *timeline.Timeline) (*Chart, []Row) {
 
 	var rows []Row
 	lastX := map[int][]float64{} // per lane, the x of each dot so far
-	offsets := []float64{0, -1, 1, -2, 2}
+	offsets := []float64{0, -1, 1} // a lane holds three dots one above the other
 	for i, e := range tl.Entries {
 		lane := laneOf[e.Actor]
 		mx := x(msOf(e.At))
@@ -154,7 +154,7 @@ func layout(tl *timeline.Timeline) (*Chart, []Row) {
 			}
 		}
 		lastX[lane] = append(lastX[lane], mx)
-		dy := offsets[k%len(offsets)] * (markRadius + 1)
+		dy := offsets[k%len(offsets)] * (2*markRadius + 1)
 		at := atLabel(e.At)
 		cls := actorClass(e.Actor)
 		c.Marks = append(c.Marks, Mark{X: mx, Y: c.Lanes[lane].Y + dy, N: i + 1, Class: cls,
@@ -166,14 +166,16 @@ func layout(tl *timeline.Timeline) (*Chart, []Row) {
 
 // useLog tells whether a linear axis would crush the early entries: a
 // garbage collection 45 s after the action next to a controller reacting
-// in 4 ms. Then the axis is logarithmic (symmetric around the action).
+// in 4 ms. Then the axis is logarithmic (symmetric around the action):
+// when the span is at least 100 ms and 50 times the earliest entry that
+// is not at the action itself.
 func useLog(entries []timeline.Entry, lo, hi float64) bool {
 	span := math.Max(-lo, hi)
-	if span <= 2000 {
+	if span < 100 {
 		return false
 	}
 	for _, e := range entries {
-		if ms := math.Abs(msOf(e.At)); ms > 0 && ms < span/50 {
+		if ms := math.Abs(msOf(e.At)); ms > 0 && ms*50 <= span {
 			return true
 		}
 	}
