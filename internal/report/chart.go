@@ -209,15 +209,13 @@ func ticks(lo, hi float64, log bool) []float64 {
 	if span <= 0 {
 		return []float64{0}
 	}
-	step := 1.0
-	for _, m := range []float64{1, 2, 5} {
-		step = m * math.Pow(10, math.Floor(math.Log10(span/6)))
-		if span/step <= 8 {
+	// The smallest round step that gives at most 8 intervals.
+	step := math.Pow(10, math.Floor(math.Log10(span/8)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if span/(m*step) <= 8 {
+			step *= m
 			break
 		}
-	}
-	for span/step > 8 {
-		step *= 10
 	}
 	var out []float64
 	for t := math.Ceil(lo/step) * step; t <= hi+step*1e-9; t += step {

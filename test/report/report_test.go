@@ -9,7 +9,6 @@ package report
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,7 +148,7 @@ func TestReportPageInBrowser(t *testing.T) {
 	page := cnpaReport(t, dir)
 
 	html, _ := os.ReadFile(page)
-	AssertSelfContained(t, string(html))
+	kit.AssertSelfContained(t, string(html))
 
 	load, err := b.LoadPage(ctx, t.TempDir(), "file://"+page)
 	if err != nil {
@@ -159,7 +158,7 @@ func TestReportPageInBrowser(t *testing.T) {
 		t.Errorf("the page made network requests: %v", load.PageRequests)
 	}
 	dom := load.DOM
-	AssertSteps(t, dom)
+	kit.AssertReportSteps(t, dom)
 	// Offline, the uids compared with the live alpha are not compared;
 	// every other value of a correct run is as expected.
 	for _, r := range expect.Rules {
@@ -167,7 +166,7 @@ func TestReportPageInBrowser(t *testing.T) {
 		if r.Expected == "the live alpha's uid" {
 			want = "skip"
 		}
-		if got := valueStatus(dom, r.File, r.Key); got != want {
+		if got := kit.ReportValueStatus(dom, r.File, r.Key); got != want {
 			t.Errorf("%s %s on the page: status %q, want %q", r.File, r.Key, got, want)
 		}
 	}
@@ -178,7 +177,7 @@ func TestReportPageInBrowser(t *testing.T) {
 		for _, e := range tl.Entries {
 			actors[e.Actor] = true
 		}
-		sec := section(t, dom, step)
+		sec := kit.ReportSection(t, dom, step)
 		if got := count(sec, `<g class="lane"`); got != len(actors) {
 			t.Errorf("step %d chart: %d lanes, want %d (one per actor %v)", step, got, len(actors), actors)
 		}
@@ -190,7 +189,7 @@ func TestReportPageInBrowser(t *testing.T) {
 		}
 	}
 	// Step 6's 45 s garbage collection beside 6 ms reactions: log axis.
-	if !strings.Contains(section(t, dom, 6), "logarithmic time axis") {
+	if !strings.Contains(kit.ReportSection(t, dom, 6), "logarithmic time axis") {
 		t.Errorf("step 6's chart: want a logarithmic axis for 6 ms next to 45 s")
 	}
 	// The check results, with the failure's hint.
@@ -231,78 +230,6 @@ func TestNetworkDetector(t *testing.T) {
 	if len(load.PageRequests) != 1 || load.PageRequests[0] != "https://example.com/x.png" {
 		t.Errorf("page requests of a page with one remote image: got %v, want [https://example.com/x.png]", load.PageRequests)
 	}
-}
-
-// AssertSelfContained fails when the page refers to anything outside it:
-// no src, no href but #fragments, no URL in any attribute, no url() or
-// @import in its CSS, no element that loads (script, link, img, iframe,
-// object, embed). URLs in the text (a server address) are only text.
-func AssertSelfContained(t *testing.T, html string) {
-	t.Helper()
-	for _, m := range regexp.MustCompile(`(?i)\s([a-z-]+)\s*=\s*"([^"]*)"`).FindAllStringSubmatch(html, -1) {
-		name, val := strings.ToLower(m[1]), m[2]
-		if (name == "src" || name == "href") && !strings.HasPrefix(val, "#") || strings.Contains(val, "://") {
-			t.Errorf("the page refers outside itself: %s=%q", name, val)
-		}
-	}
-	style := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindAllStringSubmatch(html, -1)
-	if len(style) != 1 {
-		t.Errorf("the page has %d <style> elements, want its one inline style sheet", len(style))
-	}
-	for _, st := range style {
-		for _, bad := range []string{"url(", "@import", "@font-face"} {
-			if strings.Contains(st[1], bad) {
-				t.Errorf("the page's CSS contains %q: it must load nothing", bad)
-			}
-		}
-	}
-	if m := regexp.MustCompile(`(?i)<(script|link|img|iframe|object|embed|video|audio)\b`).FindString(html); m != "" {
-		t.Errorf("the page has a %s element: it must load nothing", m)
-	}
-}
-
-// AssertSteps fails unless the page has the eight steps in order.
-func AssertSteps(t *testing.T, dom string) {
-	t.Helper()
-	last := -1
-	for n := 1; n <= 8; n++ {
-		i := strings.Index(dom, fmt.Sprintf(`<section class="step" id="step-%d"`, n))
-		if i < 0 || i < last {
-			t.Errorf("step %d: no section, or out of order", n)
-		}
-		last = i
-	}
-}
-
-// section is step n's section of the DOM.
-func section(t *testing.T, dom string, n int) string {
-	t.Helper()
-	i := strings.Index(dom, fmt.Sprintf(`<section class="step" id="step-%d"`, n))
-	if i < 0 {
-		t.Fatalf("no section for step %d", n)
-	}
-	j := strings.Index(dom[i:], "</section>")
-	return dom[i : i+j]
-}
-
-// valueStatus is the status the page gives key of file ("" when absent).
-func valueStatus(dom, file, key string) string {
-	for n := 1; n <= 8; n++ {
-		i := strings.Index(dom, fmt.Sprintf(`<section class="step" id="step-%d"`, n))
-		if i < 0 {
-			continue
-		}
-		sec := dom[i:]
-		sec = sec[:strings.Index(sec, "</section>")]
-		if !strings.Contains(sec, "<code>"+file+"</code>") {
-			continue
-		}
-		m := regexp.MustCompile(`data-key="` + regexp.QuoteMeta(key) + `" data-status="([a-z]+)"`).FindStringSubmatch(sec)
-		if m != nil {
-			return m[1]
-		}
-	}
-	return ""
 }
 
 func count(s, sub string) int { return strings.Count(s, sub) }
