@@ -78,8 +78,10 @@ type Step struct {
 	// says why there is none, or what the chart is relative to.
 	Timeline     *Timeline
 	TimelineNote string
-	// Checks are the last `cnpa check`'s checks of this step.
-	Checks []check.Check
+	// Checks are the last `cnpa check`'s checks of this step; Open are
+	// those that did not pass (shown first, open), Passed the others
+	// (folded: most repeat the values above).
+	Checks, Open, Passed []check.Check
 }
 
 // Value is one evidence key against its expectation.
@@ -150,8 +152,14 @@ func Build(o Options) *Page {
 		}
 		if last != nil {
 			for _, c := range last.Report.Checks {
-				if c.Step == s.Number {
-					st.Checks = append(st.Checks, c)
+				if c.Step != s.Number {
+					continue
+				}
+				st.Checks = append(st.Checks, c)
+				if c.Status == check.Pass {
+					st.Passed = append(st.Passed, c)
+				} else {
+					st.Open = append(st.Open, c)
 				}
 			}
 		}
