@@ -30,6 +30,7 @@ var checkCommand = &cli.Command{
 		"twice more and proves it writes nothing; and watches the running controller\n" +
 		"handle temporary TeamSpaces (cnpa-check-*, always removed). Every check is\n" +
 		"reported with an id, what was found, what was expected and a hint.\n\n" +
+		"The report is also kept in <dir>/.cnpa/check.json for `cnpa report --html`.\n\n" +
 		"Exit code 0 when all pass, 1 when any fails, 2 when the cluster or the\n" +
 		"evidence dir cannot be reached.",
 	Flags: append([]cli.Flag{
