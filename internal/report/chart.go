@@ -139,7 +139,7 @@ func layout(tl *timeline.Timeline) (*Chart, []Row) {
 	}
 
 	var rows []Row
-	lastX := map[int][]float64{} // per lane, the x of each dot so far
+	lastX := map[int][]float64{}   // per lane, the x of each dot so far
 	offsets := []float64{0, -1, 1} // a lane holds three dots one above the other
 	for i, e := range tl.Entries {
 		lane := laneOf[e.Actor]
