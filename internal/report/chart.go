@@ -73,20 +73,16 @@ const (
 // they act; others follow in order of appearance.
 var actorOrder = []string{timeline.You, timeline.APIServer, timeline.Controller, timeline.GarbageCollector}
 
-// actorClass is the CSS class (colour) of an actor.
-func actorClass(actor string) string {
-	switch actor {
-	case timeline.You:
-		return "a-you"
-	case timeline.Controller:
-		return "a-controller"
-	case timeline.GarbageCollector:
-		return "a-gc"
-	case timeline.APIServer:
-		return "a-api"
+// actorClasses are the CSS classes (colours) of the usual actors; any other
+// actor (the namespace controller, the service manager, …) gets one of
+// otherClasses by its order on the chart, so lanes stay apart in colour.
+var (
+	actorClasses = map[string]string{
+		timeline.You: "a-you", timeline.Controller: "a-controller",
+		timeline.GarbageCollector: "a-gc", timeline.APIServer: "a-api",
 	}
-	return "a-other"
-}
+	otherClasses = []string{"a-o1", "a-o2", "a-o3", "a-o4"}
+)
 
 // layout lays tl out; entries must be sorted by time (timeline.Sorted).
 func layout(tl *timeline.Timeline) (*Chart, []Row) {
@@ -108,9 +104,15 @@ func layout(tl *timeline.Timeline) (*Chart, []Row) {
 	}
 	c := &Chart{Width: chartWidth, Left: laneLeft, Right: chartWidth - laneRight, Top: chartTop}
 	laneOf := map[string]int{}
+	others := 0
 	for i, a := range actors {
 		laneOf[a] = i
-		c.Lanes = append(c.Lanes, Lane{Y: chartTop + laneHeight*(float64(i)+0.5), Actor: a, Class: actorClass(a)})
+		cls, ok := actorClasses[a]
+		if !ok {
+			cls = otherClasses[others%len(otherClasses)]
+			others++
+		}
+		c.Lanes = append(c.Lanes, Lane{Y: chartTop + laneHeight*(float64(i)+0.5), Actor: a, Class: cls})
 	}
 	c.Bottom = chartTop + laneHeight*float64(len(actors))
 	c.Height = int(c.Bottom) + axisHeight
@@ -156,7 +158,7 @@ func layout(tl *timeline.Timeline) (*Chart, []Row) {
 		lastX[lane] = append(lastX[lane], mx)
 		dy := offsets[k%len(offsets)] * (2*markRadius + 1)
 		at := atLabel(e.At)
-		cls := actorClass(e.Actor)
+		cls := c.Lanes[lane].Class
 		c.Marks = append(c.Marks, Mark{X: mx, Y: c.Lanes[lane].Y + dy, N: i + 1, Class: cls,
 			Title: fmt.Sprintf("%s  %s: %s", at, e.Actor, e.What)})
 		rows = append(rows, Row{N: i + 1, At: at, Actor: e.Actor, Class: cls, What: e.What, Source: e.Source})
