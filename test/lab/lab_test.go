@@ -240,9 +240,13 @@ func reportPage(ctx context.Context, t *testing.T, cnpa func(...string) ([]byte,
 			t.Errorf("step %d chart: %d dots, want %d entries", step, got, len(tl.Entries))
 		}
 	}
-	png := filepath.Join(kit.ArtifactDir(t), "report-lab-"+name+".png")
+	art := kit.ArtifactDir(t)
+	if err := os.WriteFile(filepath.Join(art, "report-lab-"+name+".html"), html, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	png := filepath.Join(art, "report-lab-"+name+".png")
 	if err := b.Screenshot(ctx, t.TempDir(), "file://"+page, png, 1280, 2400); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("screenshot of the lab's report: %s", png)
+	t.Logf("the lab's report and its screenshot: %s, %s", filepath.Join(art, "report-lab-"+name+".html"), png)
 }

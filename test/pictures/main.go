@@ -5,14 +5,14 @@
 //   - docs/step5-terminal.png: `cnpa step 5` as a learner's terminal shows
 //     it, colours included: run in tmux, captured with `capture-pane -e`,
 //     turned into HTML (ansi.go) and photographed by headless Chromium;
-//   - docs/report.png: the page `cnpa report --html` makes of the same run,
-//     after `cnpa check`.
+//   - docs/report.png: the top of the page `cnpa report --html` makes of
+//     the same run, after `cnpa check`.
 //
 // Phases: start the control plane; cnpa step 1-4; step 5 inside tmux;
 // steps 6-8 and check; the report; both screenshots. It needs tmux and
 // Chromium (.ci/run installs Chromium; kit.FindBrowser says how).
 //
-//	pictures [-out docs] [-cnpa .bin/cnpa] [-engine go|shell] [-cols 104]
+//	pictures [-out docs] [-cnpa .bin/cnpa] [-engine go|shell] [-cols 140] [-report-height 3400]
 package main
 
 import (
@@ -40,15 +40,17 @@ func main() {
 	out := flag.String("out", "docs", "directory for the PNGs")
 	cnpa := flag.String("cnpa", ".bin/cnpa", "cnpa binary")
 	engine := flag.String("engine", "go", "engine: go or shell")
-	cols := flag.Int("cols", 104, "terminal width in columns for the step 5 capture")
+	// Wide enough for step 5's timeline lines, which carry uids.
+	cols := flag.Int("cols", 140, "terminal width in columns for the step 5 capture")
+	height := flag.Int("report-height", 3400, "crop the report's picture to its top `PX` pixels (0: the whole page)")
 	flag.Parse()
-	if err := run(*out, *cnpa, *engine, *cols); err != nil {
+	if err := run(*out, *cnpa, *engine, *cols, *height); err != nil {
 		fmt.Fprintln(os.Stderr, "pictures:", err)
 		os.Exit(1)
 	}
 }
 
-func run(outDir, cnpa, engine string, cols int) error {
+func run(outDir, cnpa, engine string, cols, reportHeight int) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
@@ -119,7 +121,7 @@ func run(outDir, cnpa, engine string, cols int) error {
 		return err
 	}
 	report := filepath.Join(outDir, "report.png")
-	if err := fullPage(ctx, browser, work, "file://"+page, 1100, report); err != nil {
+	if err := fullPage(ctx, browser, work, "file://"+page, 1100, reportHeight, report); err != nil {
 		return err
 	}
 	fmt.Printf("pictures: wrote %s and %s\n", term, report)
@@ -205,8 +207,10 @@ pre { margin: 0; padding: %dpx; color: #d0d4db; font: %dpx/%dpx "DejaVu Sans Mon
 }
 
 // fullPage photographs a page whole: a window taller than any report,
-// then the empty background below the page is cut off.
-func fullPage(ctx context.Context, b *kit.Browser, work, url string, width int, pngPath string) error {
+// then the empty background below the page is cut off, and all below
+// maxHeight pixels when it is not 0 (a README picture need not hold every
+// step: the summary, the first steps and a chart tell what the page is).
+func fullPage(ctx context.Context, b *kit.Browser, work, url string, width, maxHeight int, pngPath string) error {
 	tmp := filepath.Join(work, "tall.png")
 	if err := b.Screenshot(ctx, work, url, tmp, width, 12000); err != nil {
 		return err
@@ -228,7 +232,11 @@ func fullPage(ctx context.Context, b *kit.Browser, work, url string, width int, 
 			break
 		}
 	}
-	cut := image.Rect(bounds.Min.X, bounds.Min.Y, bounds.Max.X, min(bounds.Max.Y, last+24))
+	bottom := min(bounds.Max.Y, last+24)
+	if maxHeight > 0 {
+		bottom = min(bottom, bounds.Min.Y+maxHeight)
+	}
+	cut := image.Rect(bounds.Min.X, bounds.Min.Y, bounds.Max.X, bottom)
 	sub, ok := img.(interface {
 		SubImage(image.Rectangle) image.Image
 	})
