@@ -132,9 +132,15 @@ func TestBuildTellsWhatIsMissingOrStale(t *testing.T) {
 	}
 
 	// A malformed file and a broken timeline are named, not fatal.
-	os.WriteFile(filepath.Join(dir, evidence.GenerationFile), []byte(`{"uid": 1}`), 0o644)
-	os.MkdirAll(filepath.Join(dir, timeline.OwnDir), 0o755)
-	os.WriteFile(timeline.Path(dir, 5), []byte(`{`), 0o644)
+	for _, err := range []error{
+		os.WriteFile(filepath.Join(dir, evidence.GenerationFile), []byte(`{"uid": 1}`), 0o644),
+		os.MkdirAll(filepath.Join(dir, timeline.OwnDir), 0o755),
+		os.WriteFile(timeline.Path(dir, 5), []byte(`{`), 0o644),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	p, _ = page()
 	if s := p.Steps[1]; s.Status != Bad || !strings.Contains(s.FileProblem, "generation.json") {
 		t.Errorf("malformed generation.json: step 2 %s, problem %q", s.Status, s.FileProblem)

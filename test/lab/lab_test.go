@@ -209,6 +209,9 @@ func reportPage(ctx context.Context, t *testing.T, cnpa func(...string) ([]byte,
 	if want := `data-passed="` + string(m[1]) + `" data-failed="0"`; !strings.Contains(dom, want) {
 		t.Errorf("the page's check summary: want %s", want)
 	}
+	if strings.Contains(dom, `id="check-stale"`) {
+		t.Errorf("the page calls the check just run older than the evidence")
+	}
 	for _, id := range regexp.MustCompile(`(?m)^\s+✓ (step\d\.\S+)`).FindAllSubmatch(checkOut, -1) {
 		if want := `data-check="` + string(id[1]) + `" data-status="pass"`; !strings.Contains(dom, want) {
 			t.Errorf("the page lacks the passed check %s", id[1])

@@ -121,13 +121,16 @@ func writeRun(t *testing.T, dir string) map[int]*timeline.Timeline {
 func cnpaReport(t *testing.T, dir string) string {
 	t.Helper()
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+	err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
 kind: Config
 clusters: [{name: gone, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
 users: [{name: u, user: {token: x}}]
 contexts: [{name: gone, context: {cluster: gone, user: u}}]
 current-context: gone
 `), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
 	page := filepath.Join(t.TempDir(), "report.html")
 	out, err := exec.Command(cnpaBin, "--kubeconfig", kubeconfig, "--dir", dir, "--no-color", "report", "--html", page, "--timeout", "5s").CombinedOutput()
 	if err != nil {
@@ -222,7 +225,9 @@ func TestReportPageInBrowser(t *testing.T) {
 func TestNetworkDetector(t *testing.T) {
 	b := kit.NeedBrowser(t)
 	page := filepath.Join(t.TempDir(), "leaky.html")
-	os.WriteFile(page, []byte(`<html><body><img src="https://example.com/x.png"></body></html>`), 0o644)
+	if err := os.WriteFile(page, []byte(`<html><body><img src="https://example.com/x.png"></body></html>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	load, err := b.LoadPage(context.Background(), t.TempDir(), "file://"+page)
 	if err != nil {
 		t.Fatal(err)
