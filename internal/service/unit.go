@@ -27,13 +27,17 @@ type Unit struct {
 
 // ExecStart renders Argv as a systemd command line (systemd.service(5),
 // "Command lines"): a word with anything but letters, digits and -_.,/:=+@
-// is double-quoted, with `\` and `"` C-escaped inside the quotes; `$` is
-// doubled because systemd would expand $VAR, and `%` is doubled because
-// systemd would expand it as a specifier (systemd.unit(5)).
+// is double-quoted, with `\` and `"` C-escaped inside the quotes; `%` is
+// doubled because systemd would expand it as a specifier (systemd.unit(5)),
+// and `$` in every word but the first, the only ones where systemd expands
+// $VAR (`$$` there would stay two characters of the program's path).
 func (u Unit) ExecStart() string {
 	words := make([]string, len(u.Argv))
 	for i, w := range u.Argv {
-		w = strings.NewReplacer("$", "$$", "%", "%%").Replace(w)
+		w = strings.ReplaceAll(w, "%", "%%")
+		if i > 0 {
+			w = strings.ReplaceAll(w, "$", "$$")
+		}
 		if w == "" || strings.ContainsFunc(w, needsQuote) {
 			w = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(w) + `"`
 		}
@@ -80,6 +84,12 @@ func (u Unit) checkValues() error {
 		if strings.ContainsFunc(v.value, unicode.IsControl) {
 			return fmt.Errorf("%s %q contains a control character (a newline or tab): a systemd unit file cannot carry it; choose a path without one", v.what, v.value)
 		}
+	}
+	// systemd refuses a program path with a quote or a backslash
+	// ("Executable name contains special characters").
+	if len(u.Argv) > 0 && strings.ContainsAny(u.Argv[0], `"'\`) {
+		return fmt.Errorf("the program %q contains a quote or a backslash, which systemd refuses in the path of the program a unit runs; "+
+			"choose an install path without one (e.g. /usr/local/bin)", u.Argv[0])
 	}
 	if strings.ContainsAny(u.Dir, `"\`) {
 		return fmt.Errorf("the evidence dir (--dir) %q contains a `\"` or `\\`: the unit's ReadWritePaths= cannot carry it; choose a dir without one", u.Dir)

@@ -86,6 +86,8 @@ func TestExecStartWords(t *testing.T) {
 		{[]string{"/x/cnpa", "--dir", "/root/$HOME"}, `/x/cnpa --dir /root/$$HOME`},
 		{[]string{"/x/cnpa", "--dir", "/root/it's"}, `/x/cnpa --dir "/root/it's"`},
 		{[]string{"/x/cnpa", ";", ""}, `/x/cnpa ";" ""`},
+		// No $VAR expansion in the program path: its $ stays single.
+		{[]string{"/x/$a b/cnpa", "$a"}, `"/x/$a b/cnpa" $$a`},
 	}
 	for _, tt := range tests {
 		if got := (Unit{Argv: tt.argv}).ExecStart(); got != tt.want {
@@ -107,6 +109,7 @@ func TestRenderRefusesUncarriableValues(t *testing.T) {
 		{"newline in a word", func(u *Unit) { u.Argv = append(u.Argv, "a\nb") }, "word 3 of the command"},
 		{"quote in the dir", func(u *Unit) { u.Dir = `/root/a"b` }, "ReadWritePaths="},
 		{"backslash in the dir", func(u *Unit) { u.Dir = `/root/a\b` }, "ReadWritePaths="},
+		{"quote in the program", func(u *Unit) { u.Argv[0] = "/root/it's/cnpa" }, "the program"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,7 +37,11 @@ func SystemdAnalyze(t testing.TB, args ...string) (string, error) {
 		}
 		t.Skip("systemd-analyze is missing (Debian package systemd)")
 	}
-	out, err := exec.Command(bin, args...).CombinedOutput()
+	cmd := exec.Command(bin, args...)
+	// To stderr: without a terminal it would log to the journal, and its
+	// warnings would never reach the test.
+	cmd.Env = append(os.Environ(), "SYSTEMD_LOG_TARGET=console")
+	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
 
