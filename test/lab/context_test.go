@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/labassert"
@@ -26,7 +27,9 @@ const deadServer = "https://127.0.0.1:1"
 // server, with the evidence dir and the kubeconfig on paths built to break
 // quoting (kit.OddDir: a space, `%`, `$(touch …)`, `}`, a quote). The
 // shell engine runs reconcile.sh's kubectl and jq; the Go engine cnpa
-// controller; both as a process-mode service. Anything cnpa writes or
+// controller; the own engine a learner's script that knows nothing of
+// contexts (it must follow KUBECONFIG, which cnpa sets); all as a
+// process-mode service. Anything cnpa writes or
 // starts that lost the context would talk to the dead server; anything
 // that lost the quoting would fail or run the embedded touch. The engines
 // run one after the other on one control plane, with `cnpa reset` between.
@@ -52,9 +55,12 @@ func TestContextAndOddPaths(t *testing.T) {
 		}
 	}
 
-	for _, engine := range []string{"go", "shell"} {
+	for _, engine := range []string{"go", "shell", "own"} {
 		t.Run(engine, func(t *testing.T) {
 			dir, marker := kit.OddDir(filepath.Join(base, engine))
+			if engine == "own" {
+				writeOwnScript(t, dir)
+			}
 			unitDir := filepath.Join(base, engine+"-systemd")
 			cnpaIn := func(ctx context.Context, args ...string) ([]byte, error) {
 				cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", kubeconfig, "--context", "good", "--dir", dir, "--no-color"}, args...)...)
@@ -125,6 +131,28 @@ func writeTwoContexts(t *testing.T, from, path string) {
 		t.Fatal(err)
 	}
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeOwnScript writes a learner's reconcile.sh into dir: cnpa's kubectl
+// and jq reference as it ships (no context, no kubeconfig pinned), run
+// with the finalizer on and the archive beside the script, as LAB.md step
+// 6 asks. Only KUBECONFIG, which cnpa sets, can point its kubectl at the
+// context.
+func writeOwnScript(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "reference.sh"), assets.ReconcileScript, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const script = `#!/usr/bin/env bash
+here=$(cd "$(dirname "$0")" && pwd)
+CNPA_FINALIZER=true CNPA_ARCHIVE_DIR="$here/archive" exec bash "$here/reference.sh"
+`
+	if err := os.WriteFile(filepath.Join(dir, "reconcile.sh"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 }
