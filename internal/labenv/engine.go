@@ -243,7 +243,7 @@ func (e *Env) InstallService(ctx context.Context, restart bool) error {
 	}
 	if e.Progress != nil {
 		for _, w := range e.PrivateTmpWarnings() {
-			e.Progress.Warn("%s", w)
+			e.Progress.Warn("warning: %s", w)
 		}
 	}
 	if err := e.Service.Install(ctx, u); err != nil {

@@ -86,6 +86,9 @@ func TestContextAndOddPaths(t *testing.T) {
 				logs, _ := cnpa("service", "logs", "-n", "40")
 				t.Fatalf("cnpa --context good step all: %v\n%s\nservice log:\n%s", err, out, logs)
 			}
+			if engine == "own" && !bytes.Contains(out, []byte(`sets current-context "good"`)) {
+				t.Errorf("step 3 (own engine) does not say how the learner's script gets the context:\n%s", out)
+			}
 			if bytes.Contains(out, []byte(deadServer)) {
 				t.Errorf("step all mentions the dead server %s:\n%s", deadServer, out)
 			}
