@@ -52,6 +52,12 @@ var step5 = &Step{
 			return nil, err
 		}
 		defer w.Stop()
+		rx, err := startReaction(ctx, env, s, watchQuotas(only("alpha")), watchEvents(only("alpha")), watchServiceLog(only("alpha")))
+		if err != nil {
+			return nil, err
+		}
+		defer rx.stop()
+		rx.action("kubectl delete resourcequota team-quota -n "+ns, fmt.Sprintf("deleted team-quota (uid %s)", old.UID), "resourcequota "+ns+"/team-quota", deletedKey(string(old.UID)))
 		start := time.Now()
 		if err := quotas.Delete(ctx, teamspace.QuotaName, metav1.DeleteOptions{}); err != nil {
 			return nil, fmt.Errorf("delete team-alpha/team-quota: %w", err)
@@ -76,12 +82,14 @@ var step5 = &Step{
 		}
 		defer w2.Stop()
 		// The same patch `kubectl patch` sends, under its field manager.
+		rx.you("kubectl patch resourcequota team-quota -n "+ns+` --type=merge -p '{"spec":{"hard":{"pods":"99"}}}'`, "set team-quota hard.pods to 99", "resourcequota "+ns+"/team-quota")
 		edited, err := quotas.Patch(ctx, teamspace.QuotaName, types.MergePatchType, []byte(`{"spec":{"hard":{"pods":"99"}}}`),
 			metav1.PatchOptions{FieldManager: "kubectl-patch"})
 		if err != nil {
 			return nil, fmt.Errorf("edit team-quota pods to 99: %w", err)
 		}
 		editStart := time.Now()
+		rx.echo(edited.ResourceVersion)
 		// Events arrive in order: first our edit, then the revert. Earlier
 		// events (the quota controller's status write) must not count.
 		seenEdit := false
@@ -105,6 +113,7 @@ var step5 = &Step{
 		if err := r.judge(env, s.File, ev, alpha); err != nil {
 			return nil, err
 		}
+		rx.finish(ctx, r)
 		return r, nil
 	},
 }
