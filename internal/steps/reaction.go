@@ -88,8 +88,11 @@ const (
 	// timeline: a loop that prints every pass would bury the rest.
 	maxLogLines = 40
 	// archivePoll is how often the archive record is looked for; its
-	// entry is dated when it was seen, so this bounds how late.
-	archivePoll = 3 * time.Millisecond
+	// entry is dated when it was seen, so this bounds how late. It must
+	// stay well below the controller's next step, the API write that
+	// releases the finalizer, for the timeline to show them in order; a
+	// stat a millisecond costs nothing, and stops once the record is seen.
+	archivePoll = time.Millisecond
 )
 
 // startReaction opens the watches for step s's timeline. The caller must
@@ -384,9 +387,15 @@ func (rx *reaction) teamSpaceChanged(t time.Time, typ watch.EventType, was, ts *
 		}
 	}
 	if ts.Generation != was.Generation {
+		// A custom resource's generation also moves when its deletion
+		// starts: the API server counts that as a change of what is asked.
+		why := "spec changed"
+		if ts.DeletionTimestamp != nil {
+			why = "deletion started"
+		}
 		rx.put(t, "", timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch, Kind: timeline.KindGeneration, Object: obj,
-			What: fmt.Sprintf("spec changed: generation %d → %d, observedGeneration %d (%s)",
-				was.Generation, ts.Generation, ts.Status.ObservedGeneration, syncWord(ts)), Values: gens()})
+			What: fmt.Sprintf("%s: generation %d → %d, observedGeneration %d (%s)",
+				why, was.Generation, ts.Generation, ts.Status.ObservedGeneration, syncWord(ts)), Values: gens()})
 	}
 	if ts.Status.ObservedGeneration != was.Status.ObservedGeneration {
 		rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindObservedGeneration, Object: obj,

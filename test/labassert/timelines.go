@@ -100,8 +100,6 @@ func timelineStep4(t *testing.T, tl *timeline.Timeline) {
 	}
 	v.first(created.At, timeline.KindCreated, "resourcequota "+teamspace.NamespaceName(probe)+"/"+teamspace.QuotaName, "the controller creates the probe's quota",
 		func(e timeline.Entry) bool { return e.Actor == timeline.Controller && e.Values["pods"] == "1" })
-	v.first(created.At, timeline.KindObservedGeneration, "teamspace "+probe, "the controller writes the probe's status",
-		func(e timeline.Entry) bool { return e.Values["observed"] == "1" })
 }
 
 // Step 5: your delete at +0; the controller re-creates team-quota with the
