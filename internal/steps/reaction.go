@@ -53,9 +53,9 @@ type reaction struct {
 	last time.Time // when the last entry arrived, for finish's settling
 	// echoes are keys of entries that only echo the learner's own write.
 	echoes map[string]bool
-	// answered dates entries with a key no later than the API server's
-	// answer: the change was made when it answered, however late the
-	// watch event then reached cnpa.
+	// answered dates entries with a key no later than the moment the step
+	// knew the change had happened (sawNow), however late the recorder's
+	// own watch event then reached cnpa.
 	answered map[string]time.Time
 	logLines int
 }
@@ -156,8 +156,11 @@ func (rx *reaction) echo(rv string) {
 	rx.echoes[rvKey(rv)] = true
 }
 
-// answer notes that the API server has answered the request behind key.
-func (rx *reaction) answer(key string) {
+// sawNow notes that the change behind key had happened by now: the API
+// server answered the request that made it, or the step's own watch saw
+// it. The recorder's watch, on a connection of its own, may receive it a
+// moment later; its entry is dated no later than this.
+func (rx *reaction) sawNow(key string) {
 	if rx == nil {
 		return
 	}

@@ -71,6 +71,7 @@ var step5 = &Step{
 				"opposite of the lab's point"}, serviceTail(ctx, env))
 		}
 		took := time.Since(start)
+		rx.sawNow(rvKey(restored.ResourceVersion))
 		ev := evidence.Drift{DeletedUID: string(old.UID), RestoredUID: string(restored.UID), EditedTo: "99",
 			RestoreSeconds: int64(math.Ceil(took.Seconds()))}
 		r.note("restored in %d ms (restore_seconds rounds up to %d)", took.Milliseconds(), ev.RestoreSeconds)
@@ -103,6 +104,7 @@ var step5 = &Step{
 		if err != nil {
 			return nil, err
 		}
+		rx.sawNow(rvKey(reverted.ResourceVersion))
 		p := reverted.Spec.Hard[corev1.ResourcePods]
 		ev.RevertedTo = p.Value()
 		r.note("edit to 99 reverted to %d in %d ms", ev.RevertedTo, time.Since(editStart).Milliseconds())

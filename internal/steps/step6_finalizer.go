@@ -118,7 +118,7 @@ var step6 = &Step{
 		if err := res.Delete(ctx, "beta", metav1.DeleteOptions{}); err != nil { // kubectl delete --wait=false
 			return nil, fmt.Errorf("delete beta: %w", err)
 		}
-		rx.answer(deletionKey("beta"))
+		rx.sawNow(deletionKey("beta"))
 		ev := evidence.Cleanup{UID: string(beta.UID)}
 		deadline := time.After(env.Timeout)
 		gone := false
