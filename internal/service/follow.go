@@ -90,11 +90,12 @@ func followFile(ctx context.Context, path string) (<-chan LogLine, error) {
 	return out, nil
 }
 
-// followJournal runs `journalctl -u cnpa-op -f -o json` from since: asking
+// followJournal runs `journalctl -u cnpa-op -f -o json` from since (all
+// of it: -f alone shows only the last 10 lines before following): asking
 // for everything since a time (rather than "new lines only", -n 0) means no
 // line is lost between the call and journalctl's start.
 func followJournal(ctx context.Context, since time.Time) (<-chan LogLine, error) {
-	cmd := exec.CommandContext(ctx, "journalctl", "-u", Name, "-f", "-o", "json", "--no-pager",
+	cmd := exec.CommandContext(ctx, "journalctl", "-u", Name, "-f", "--lines=all", "-o", "json", "--no-pager",
 		"--since", "@"+strconv.FormatInt(since.Unix(), 10))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
