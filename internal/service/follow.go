@@ -21,6 +21,9 @@ type LogLine struct {
 	// timestamps of its own), at most followPoll after it was written.
 	Time time.Time
 	Text string
+	// Manager is true for a line the service manager wrote about the
+	// service (systemd's "Started cnpa-op.service"), not the service.
+	Manager bool
 }
 
 // followPoll is how often process mode looks for new lines in its log file.
@@ -126,13 +129,16 @@ func followJournal(ctx context.Context, since time.Time) (<-chan LogLine, error)
 }
 
 // ParseJournalLine reads one entry of `journalctl -o json`: its
-// __REALTIME_TIMESTAMP (microseconds since the epoch, as a string) and
-// MESSAGE. A MESSAGE that is not text (journald stores it as an array of
+// __REALTIME_TIMESTAMP (microseconds since the epoch, as a string),
+// MESSAGE, and whether systemd wrote it about the unit (UNIT is set; the
+// service's own lines have _SYSTEMD_UNIT instead). A MESSAGE that is not text (journald stores it as an array of
 // bytes) is decoded from that array.
 func ParseJournalLine(data []byte) (LogLine, bool) {
 	var e struct {
 		Realtime string          `json:"__REALTIME_TIMESTAMP"`
 		Message  json.RawMessage `json:"MESSAGE"`
+		// Set (to the unit) on the lines systemd writes about the unit.
+		Unit string `json:"UNIT"`
 	}
 	if err := json.Unmarshal(data, &e); err != nil {
 		return LogLine{}, false
@@ -153,5 +159,5 @@ func ParseJournalLine(data []byte) (LogLine, bool) {
 		}
 		text = string(raw)
 	}
-	return LogLine{Time: time.UnixMicro(us), Text: strings.TrimRight(text, "\n")}, true
+	return LogLine{Time: time.UnixMicro(us), Text: strings.TrimRight(text, "\n"), Manager: e.Unit != ""}, true
 }

@@ -13,17 +13,21 @@ func TestParseJournalLine(t *testing.T) {
 		name, line string
 		ok         bool
 		want       string
+		manager    bool
 	}{
-		{"text", `{"__REALTIME_TIMESTAMP":"1764579600123456","MESSAGE":"teamspace alpha: finalizer added"}`, true, "teamspace alpha: finalizer added"},
-		{"bytes", `{"__REALTIME_TIMESTAMP":"1764579600123456","MESSAGE":[104,105,10]}`, true, "hi"},
-		{"no time", `{"MESSAGE":"x"}`, false, ""},
-		{"not json", `Dec 01 09:00:00 host cnpa[1]: x`, false, ""},
+		{"text", `{"__REALTIME_TIMESTAMP":"1764579600123456","MESSAGE":"teamspace alpha: finalizer added","_SYSTEMD_UNIT":"cnpa-op.service"}`,
+			true, "teamspace alpha: finalizer added", false},
+		{"bytes", `{"__REALTIME_TIMESTAMP":"1764579600123456","MESSAGE":[104,105,10]}`, true, "hi", false},
+		{"systemd about the unit", `{"__REALTIME_TIMESTAMP":"1764579600123456","MESSAGE":"Started cnpa-op.service.","UNIT":"cnpa-op.service","_PID":"1"}`,
+			true, "Started cnpa-op.service.", true},
+		{"no time", `{"MESSAGE":"x"}`, false, "", false},
+		{"not json", `Dec 01 09:00:00 host cnpa[1]: x`, false, "", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			l, ok := ParseJournalLine([]byte(c.line))
-			if ok != c.ok || l.Text != c.want {
-				t.Fatalf("got %v %q, want %v %q", ok, l.Text, c.ok, c.want)
+			if ok != c.ok || l.Text != c.want || l.Manager != c.manager {
+				t.Fatalf("got %v %q manager %v, want %v %q manager %v", ok, l.Text, l.Manager, c.ok, c.want, c.manager)
 			}
 			if ok && !l.Time.Equal(time.UnixMicro(1764579600123456)) {
 				t.Errorf("time: got %v, want %v", l.Time, time.UnixMicro(1764579600123456))

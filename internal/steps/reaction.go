@@ -624,6 +624,10 @@ func watchServiceLog(m match) watcher {
 }
 
 func (rx *reaction) logLine(l service.LogLine, m match) {
+	if l.Manager { // systemd's own "Started/Stopped cnpa-op.service"
+		rx.put(l.Time, "", timeline.Entry{Actor: timeline.ServiceManager, Source: timeline.FromLog, Kind: timeline.KindService, What: l.Text})
+		return
+	}
 	t, what, ok := parseLogLine(rx.env.Engine, l, m)
 	if !ok {
 		return
