@@ -239,10 +239,41 @@ func (rx *reaction) finish(ctx context.Context, r *Result) {
 		tl.Put(t, s.e)
 	}
 	rx.mu.Unlock()
+	datedByEffect(&tl)
 	tl.Sorted()
 	r.Timeline = &tl
 	if err := timeline.Save(rx.env.Dir, &tl); err != nil {
 		r.note("timeline not saved: %v", err)
+	}
+}
+
+// datedByEffect dates a TeamSpace's deletionTimestamp no later than the
+// controller's first reaction to it (the archive record, the finalizer
+// released), saying when it was seen. The controller can see a change
+// before cnpa does: in the systemd suite the Go engine had written and
+// synced beta's archive record 2 ms before cnpa's watch (and the answer to
+// its own delete request) brought it the deletionTimestamp that caused it.
+// Nothing else is moved: an archive record written after the finalizer
+// went is a learner's mistake the timeline must show as it happened.
+func datedByEffect(tl *timeline.Timeline) {
+	for i := range tl.Entries {
+		cause := &tl.Entries[i]
+		if cause.Kind != timeline.KindDeletionTimestamp || !strings.HasPrefix(cause.Object, "teamspace ") {
+			continue
+		}
+		seen := cause.At
+		for _, e := range tl.Entries {
+			if e.Object == cause.Object && (e.Kind == timeline.KindArchived || e.Kind == timeline.KindFinalizerRemoved) && e.At <= cause.At && e.At > 0 {
+				cause.At = e.At - 1 // a nanosecond before: it sorts before what it caused
+			}
+		}
+		if cause.At != seen {
+			cause.What += fmt.Sprintf(" (seen at %s; what it caused came first)", timeline.FormatAt(seen))
+			if cause.Values == nil {
+				cause.Values = map[string]string{}
+			}
+			cause.Values["seen_at_ns"] = fmt.Sprint(int64(seen))
+		}
 	}
 }
 

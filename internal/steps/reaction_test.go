@@ -1,11 +1,14 @@
 package steps
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/timeline"
 )
 
 func TestParseLogLine(t *testing.T) {
@@ -55,5 +58,37 @@ func TestParseLogfmt(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("%s: got %q, want %q", k, got[k], v)
 		}
+	}
+}
+
+// TestDatedByEffect: a deletionTimestamp seen after the archive record it
+// caused is dated just before it; an archive after the release stays put.
+func TestDatedByEffect(t *testing.T) {
+	ms := time.Millisecond
+	tl := &timeline.Timeline{Entries: []timeline.Entry{
+		{At: 0, Kind: timeline.KindAction, Object: "teamspace beta"},
+		{At: 12 * ms, Kind: timeline.KindArchived, Object: "teamspace beta"},
+		{At: 14 * ms, Kind: timeline.KindDeletionTimestamp, Object: "teamspace beta", What: "deletionTimestamp set"},
+		{At: 19 * ms, Kind: timeline.KindFinalizerRemoved, Object: "teamspace beta"},
+		{At: 3 * ms, Kind: timeline.KindDeletionTimestamp, Object: "teamspace other"},
+	}}
+	datedByEffect(tl)
+	tl.Sorted()
+	var kinds []string
+	for _, e := range tl.Entries {
+		if e.Object == "teamspace beta" {
+			kinds = append(kinds, e.Kind)
+		}
+	}
+	want := []string{timeline.KindAction, timeline.KindDeletionTimestamp, timeline.KindArchived, timeline.KindFinalizerRemoved}
+	if !slices.Equal(kinds, want) {
+		t.Fatalf("order: got %v, want %v", kinds, want)
+	}
+	d := tl.Find(timeline.KindDeletionTimestamp, "teamspace beta")
+	if d.At != 12*ms-1 || d.Values["seen_at_ns"] != "14000000" || !strings.Contains(d.What, "seen at +14 ms") {
+		t.Errorf("got %+v, want it a nanosecond before +12 ms, saying it was seen at +14 ms", d)
+	}
+	if o := tl.Find(timeline.KindDeletionTimestamp, "teamspace other"); o.At != 3*ms {
+		t.Errorf("another TeamSpace's entry moved to %s", o.At)
 	}
 }

@@ -31,6 +31,7 @@ func Timelines(t *testing.T, dir string) {
 			t.Errorf("step %d timeline header: got step %d engine %q action %q start %v, want step %d engine %q and an action",
 				step, tl.Step, tl.Engine, tl.Action, tl.Start, step, st.Engine)
 		}
+		t.Logf("step %d timeline (%s engine, times since %s):\n%s", step, tl.Engine, tl.Action, dump(tl))
 		for i := 1; i < len(tl.Entries); i++ {
 			if tl.Entries[i].At < tl.Entries[i-1].At {
 				t.Errorf("step %d timeline: entry %d at %s before entry %d at %s", step, i, tl.Entries[i].At, i-1, tl.Entries[i-1].At)
