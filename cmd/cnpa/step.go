@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/steps"
+	"github.com/labhub/cnpa/internal/timeline"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -89,6 +90,7 @@ func printResult(p *ui.Printer, r *steps.Result) {
 	for _, v := range r.Verdicts {
 		p.Verdict(v.OK, v.Name, v.Got, v.Want)
 	}
+	timeline.Print(p, r.Timeline)
 	if r.File != "" {
 		verb := "wrote"
 		if r.Kept {

@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/cnpa/internal/expect"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/timeline"
 )
 
 // Step is one lab step.
@@ -45,6 +46,11 @@ type Result struct {
 	// Kept is true when the step found its evidence already written and a
 	// later step depending on it, and left it as it was.
 	Kept bool `json:"kept,omitempty"`
+	// Timeline is the controller's reaction to the step's action (steps 4
+	// to 7), as saved under <dir>/.cnpa/.
+	Timeline *timeline.Timeline `json:"timeline,omitempty"`
+	// reaction records it while the step runs (see reaction.go).
+	reaction *reaction
 }
 
 // OK tells whether every verdict holds.

@@ -24,9 +24,18 @@ var step4 = &Step{
 			return nil, fmt.Errorf("step 4 needs reconcile.sh: run `cnpa step 3`")
 		}
 		r := &Result{Step: 4, Title: s.Title}
+		rx, err := startReaction(ctx, env, s, watchTeamSpaces(probes), watchNamespaces(probes), watchQuotas(probes),
+			watchEvents(probes), watchServiceLog(func(string) bool { return true }))
+		if err != nil {
+			return nil, err
+		}
+		defer rx.stop()
+		r.reaction = rx
+		rx.action(serviceCommand(env, "enable --now"), "installed and started the controller", "service "+unitName)
 		if err := env.InstallService(ctx, false); err != nil {
 			return nil, err
 		}
+		rx.serviceUp(ctx)
 		st, err := env.Service.Status(ctx)
 		if err != nil {
 			return nil, err
@@ -38,6 +47,7 @@ var step4 = &Step{
 		if err := ProbeController(ctx, env, r); err != nil {
 			return nil, err
 		}
+		rx.finish(ctx, r)
 		return r, nil
 	},
 }
@@ -51,6 +61,7 @@ const ProbePrefix = "cnpa-probe-"
 func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 	name := ProbePrefix + randSuffix()
 	ts := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: %s\nspec:\n  pods: 1\n", teamspace.APIVersion, teamspace.Kind, name)
+	r.reaction.you("kubectl apply -f - (TeamSpace "+name+", pods 1)", "created TeamSpace "+name, "teamspace "+name)
 	if err := apply(ctx, env, []byte(ts)); err != nil {
 		return err
 	}
@@ -69,6 +80,7 @@ func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 	}
 	r.note("probe %s: namespace and quota appeared by themselves in %s", name, took.Round(1e6))
 	r.verdict("probe namespace+quota by itself", true, fmt.Sprintf("%s and its quota in %s", ns, took.Round(1e6)), "by themselves, within --timeout")
+	r.reaction.you("kubectl delete teamspace "+name, "deleted TeamSpace "+name, "teamspace "+name)
 	if err := res.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		return fmt.Errorf("delete probe %s: %w", name, err)
 	}

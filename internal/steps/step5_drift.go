@@ -52,6 +52,12 @@ var step5 = &Step{
 			return nil, err
 		}
 		defer w.Stop()
+		rx, err := startReaction(ctx, env, s, watchQuotas(only("alpha")), watchEvents(only("alpha")), watchServiceLog(only("alpha")))
+		if err != nil {
+			return nil, err
+		}
+		defer rx.stop()
+		rx.action("kubectl delete resourcequota team-quota -n "+ns, fmt.Sprintf("deleted team-quota (uid %s)", old.UID), "resourcequota "+ns+"/team-quota", deletedKey(string(old.UID)))
 		start := time.Now()
 		if err := quotas.Delete(ctx, teamspace.QuotaName, metav1.DeleteOptions{}); err != nil {
 			return nil, fmt.Errorf("delete team-alpha/team-quota: %w", err)
@@ -65,6 +71,7 @@ var step5 = &Step{
 				"opposite of the lab's point"}, serviceTail(ctx, env))
 		}
 		took := time.Since(start)
+		rx.sawNow(rvKey(restored.ResourceVersion))
 		ev := evidence.Drift{DeletedUID: string(old.UID), RestoredUID: string(restored.UID), EditedTo: "99",
 			RestoreSeconds: int64(math.Ceil(took.Seconds()))}
 		r.note("restored in %d ms (restore_seconds rounds up to %d)", took.Milliseconds(), ev.RestoreSeconds)
@@ -76,12 +83,14 @@ var step5 = &Step{
 		}
 		defer w2.Stop()
 		// The same patch `kubectl patch` sends, under its field manager.
+		rx.you("kubectl patch resourcequota team-quota -n "+ns+` --type=merge -p '{"spec":{"hard":{"pods":"99"}}}'`, "set team-quota hard.pods to 99", "resourcequota "+ns+"/team-quota")
 		edited, err := quotas.Patch(ctx, teamspace.QuotaName, types.MergePatchType, []byte(`{"spec":{"hard":{"pods":"99"}}}`),
 			metav1.PatchOptions{FieldManager: "kubectl-patch"})
 		if err != nil {
 			return nil, fmt.Errorf("edit team-quota pods to 99: %w", err)
 		}
 		editStart := time.Now()
+		rx.echo(edited.ResourceVersion)
 		// Events arrive in order: first our edit, then the revert. Earlier
 		// events (the quota controller's status write) must not count.
 		seenEdit := false
@@ -95,6 +104,7 @@ var step5 = &Step{
 		if err != nil {
 			return nil, err
 		}
+		rx.sawNow(rvKey(reverted.ResourceVersion))
 		p := reverted.Spec.Hard[corev1.ResourcePods]
 		ev.RevertedTo = p.Value()
 		r.note("edit to 99 reverted to %d in %d ms", ev.RevertedTo, time.Since(editStart).Milliseconds())
@@ -105,6 +115,7 @@ var step5 = &Step{
 		if err := r.judge(env, s.File, ev, alpha); err != nil {
 			return nil, err
 		}
+		rx.finish(ctx, r)
 		return r, nil
 	},
 }

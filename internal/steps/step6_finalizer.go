@@ -108,9 +108,17 @@ var step6 = &Step{
 			return nil, err
 		}
 		defer w.Stop()
+		rx, err := startReaction(ctx, env, s, watchTeamSpaces(only("beta")), watchNamespaces(only("beta")),
+			watchArchive("beta"), watchEvents(only("beta")), watchServiceLog(only("beta")))
+		if err != nil {
+			return nil, err
+		}
+		defer rx.stop()
+		rx.action("kubectl delete teamspace beta --wait=false", fmt.Sprintf("deleted TeamSpace beta (uid %s)", beta.UID), "teamspace beta")
 		if err := res.Delete(ctx, "beta", metav1.DeleteOptions{}); err != nil { // kubectl delete --wait=false
 			return nil, fmt.Errorf("delete beta: %w", err)
 		}
+		rx.sawNow(deletionKey("beta"))
 		ev := evidence.Cleanup{UID: string(beta.UID)}
 		deadline := time.After(env.Timeout)
 		gone := false
@@ -176,6 +184,7 @@ var step6 = &Step{
 		} else {
 			r.check("archive/beta.json", "<missing>", "name, uid, pods of beta")
 		}
+		rx.finish(ctx, r)
 		return r, nil
 	},
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/timeline"
 )
 
 var step7 = &Step{
@@ -32,6 +33,13 @@ var step7 = &Step{
 				alpha.Spec.Pods, alpha.Generation, alpha.Status.ObservedGeneration)
 		}
 		r = &Result{Step: 7, Title: s.Title}
+		rx, err := startReaction(ctx, env, s, watchTeamSpaces(only("alpha")), watchQuotas(only("alpha")),
+			watchEvents(only("alpha")), watchServiceLog(only("alpha")))
+		if err != nil {
+			return nil, err
+		}
+		defer rx.stop()
+		rx.you(serviceCommand(env, "stop"), "stopped the controller", "service "+unitName)
 		if err := env.Service.Stop(ctx); err != nil {
 			return nil, fmt.Errorf("stop %s: %w", env.Service.UnitPath(), err)
 		}
@@ -45,6 +53,7 @@ var step7 = &Step{
 			}
 		}()
 		r.note("service stopped")
+		rx.action(`kubectl patch teamspace alpha --type=merge -p '{"spec":{"pods":8}}'`, "set alpha spec.pods=8", "teamspace alpha")
 		if _, err := env.Clients.Dynamic.Resource(teamspace.GVR).Patch(ctx, "alpha", types.MergePatchType,
 			[]byte(`{"spec":{"pods":8}}`), metav1.PatchOptions{FieldManager: fieldManager}); err != nil {
 			return nil, fmt.Errorf("set alpha spec.pods=8: %w", err)
@@ -65,6 +74,9 @@ var step7 = &Step{
 			return nil, err
 		}
 		ev := evidence.Catchup{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: quotaPods(q)}
+		rx.read("cnpa", timeline.KindRead, "teamspace alpha", fmt.Sprintf("after %s stopped: generation %d, observedGeneration %d, quota hard.pods=%s",
+			env.CatchupWait, ev.Generation, ev.ObservedWhileStopped, ev.QuotaPodsWhileStopped))
+		rx.you(serviceCommand(env, "start"), "started the controller", "service "+unitName)
 		if err := env.Service.Start(ctx); err != nil {
 			return nil, fmt.Errorf("start %s: %w", env.Service.UnitPath(), err)
 		}
@@ -92,6 +104,7 @@ var step7 = &Step{
 		if err := r.judge(env, s.File, ev, nil); err != nil {
 			return nil, err
 		}
+		rx.finish(ctx, r)
 		return r, nil
 	},
 }

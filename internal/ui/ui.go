@@ -42,7 +42,18 @@ var (
 	red    = color.New(color.FgRed)
 	yellow = color.New(color.FgYellow)
 	faint  = color.New(color.Faint)
+	cyan   = color.New(color.FgCyan)
 )
+
+// Bold, Faint and Accent paint a part of a line (plain without colour),
+// for output that mixes emphasis within one line, such as a timeline.
+func (p *Printer) Bold(s string) string { return p.paint(bold, s) }
+
+// Faint: see Bold.
+func (p *Printer) Faint(s string) string { return p.paint(faint, s) }
+
+// Accent: see Bold.
+func (p *Printer) Accent(s string) string { return p.paint(cyan, s) }
 
 // Title prints a heading.
 func (p *Printer) Title(format string, a ...any) {

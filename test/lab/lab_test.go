@@ -134,6 +134,7 @@ func runLab(t *testing.T, engine, datastore string) {
 	}
 
 	labassert.Lab(ctx, t, cluster.Kubeconfig, dir)
+	labassert.Timelines(t, dir)
 	if engine == "own" {
 		if now, _ := os.ReadFile(filepath.Join(dir, "reconcile.sh")); !bytes.Equal(now, script) {
 			t.Errorf("the learner's reconcile.sh changed during the lab: cnpa must never write it")

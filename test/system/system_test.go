@@ -157,6 +157,8 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
 
 	// Every evidence value, read through the container's root.
 	labassert.Lab(ctx, t, cluster.Kubeconfig, fmt.Sprintf("/proc/%d/root%s", c.PID, evidenceDir))
+	// The timelines, with the shell engine's log lines from the journal.
+	labassert.Timelines(t, fmt.Sprintf("/proc/%d/root%s", c.PID, evidenceDir))
 
 	// The self-grader passes inside, against the live cluster and the
 	// systemd unit, with every check run (none failed, none skipped).

@@ -1,0 +1,342 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/timeline"
+)
+
+// A reaction records the controller's reaction to a learner's action in
+// steps 4 to 7, as package timeline describes it. Phases:
+//
+//  1. startReaction opens every watch (and follows the service's log)
+//     before the action, so nothing that follows it can be missed;
+//  2. the step marks its action (+0) and any other of the learner's acts;
+//     what the watches see is kept with the time it was received;
+//  3. finish waits for stragglers, stops the watches, turns what was seen
+//     into the step's timeline, saves it and hands it to the result.
+//
+// Entries are interpreted as they arrive but dated and filtered at finish:
+// only then are the resourceVersions of the learner's own writes known
+// (their echo on the watch is dropped: the action itself is the entry).
+//
+// Every method is safe on a nil *reaction, so helpers shared with code
+// that records nothing can call them unconditionally.
+type reaction struct {
+	env    *labenv.Env
+	tl     timeline.Timeline
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu   sync.Mutex
+	seen []seenEntry
+	last time.Time // when the last entry arrived, for finish's settling
+	// echoes are keys of entries that only echo the learner's own write.
+	echoes map[string]bool
+	// answered dates entries with a key no later than the moment the step
+	// knew the change had happened (sawNow), however late the recorder's
+	// own watch event then reached cnpa.
+	answered map[string]time.Time
+	logLines int
+}
+
+type seenEntry struct {
+	t   time.Time
+	key string
+	e   timeline.Entry
+}
+
+// watcher opens one source of entries; it returns once the source is open
+// and feeds rx from goroutines counted in rx.wg.
+type watcher func(ctx context.Context, rx *reaction) error
+
+// match tells whether a TeamSpace name is one the timeline is about.
+type match func(name string) bool
+
+func only(names ...string) match { return func(n string) bool { return slices.Contains(names, n) } }
+
+func probes(n string) bool { return strings.HasPrefix(n, ProbePrefix) }
+
+// Timing constants of finish: an entry is often still on its way when the
+// step has seen what it waited for (the step and the recorder watch the
+// same objects on separate connections; the controller's Event follows
+// its write).
+const (
+	settleQuiet = 500 * time.Millisecond
+	settleMax   = 3 * time.Second
+	// maxLogLines bounds the lines of a learner's loop output in one
+	// timeline: a loop that prints every pass would bury the rest.
+	maxLogLines = 40
+	// archivePoll is how often the archive record is looked for; its
+	// entry is dated when it was seen, so this bounds how late. It must
+	// stay well below the controller's next step, the API write that
+	// releases the finalizer, for the timeline to show them in order; a
+	// stat a millisecond costs nothing, and stops once the record is seen.
+	archivePoll = time.Millisecond
+)
+
+// startReaction opens the watches for step s's timeline. The caller must
+// call finish (or stop, when the step fails).
+func startReaction(ctx context.Context, env *labenv.Env, s *Step, watchers ...watcher) (*reaction, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	rx := &reaction{env: env, cancel: cancel, echoes: map[string]bool{}, answered: map[string]time.Time{},
+		tl: timeline.Timeline{Step: s.Number, Title: s.Title, Engine: env.Engine}}
+	for _, w := range watchers {
+		if err := w(ctx, rx); err != nil {
+			rx.stop()
+			return nil, fmt.Errorf("open the watches for step %d's timeline: %w", s.Number, err)
+		}
+	}
+	return rx, nil
+}
+
+// put keeps an entry seen at t; key names it for echoes and answers.
+func (rx *reaction) put(t time.Time, key string, e timeline.Entry) {
+	if rx == nil {
+		return
+	}
+	rx.mu.Lock()
+	defer rx.mu.Unlock()
+	rx.seen = append(rx.seen, seenEntry{t: t, key: key, e: e})
+	rx.last = time.Now()
+}
+
+// action marks +0: the learner's action, as the command they would type
+// (cmd) and what it does (what), about object. echoes are keys of what
+// the watches will see of the action itself (deletedKey, rvKey).
+func (rx *reaction) action(cmd, what, object string, echoes ...string) {
+	if rx == nil {
+		return
+	}
+	now := time.Now()
+	rx.mu.Lock()
+	rx.tl.Start, rx.tl.Action = now, cmd
+	for _, k := range echoes {
+		rx.echoes[k] = true
+	}
+	rx.mu.Unlock()
+	rx.put(now, "", timeline.Entry{Actor: timeline.You, What: what, Source: timeline.FromRead,
+		Kind: timeline.KindAction, Object: object, Values: map[string]string{"command": cmd}})
+}
+
+// you records another act of the learner, at this moment.
+func (rx *reaction) you(cmd, what, object string) {
+	rx.put(time.Now(), "", timeline.Entry{Actor: timeline.You, What: what, Source: timeline.FromRead,
+		Kind: timeline.KindAction, Object: object, Values: map[string]string{"command": cmd}})
+}
+
+// echo says that the write which produced resourceVersion rv was the
+// learner's (the action's own entry says so already).
+func (rx *reaction) echo(rv string) {
+	if rx == nil {
+		return
+	}
+	rx.mu.Lock()
+	defer rx.mu.Unlock()
+	rx.echoes[rvKey(rv)] = true
+}
+
+// sawNow notes that the change behind key had happened by now: the API
+// server answered the request that made it, or the step's own watch saw
+// it. The recorder's watch, on a connection of its own, may receive it a
+// moment later; its entry is dated no later than this.
+func (rx *reaction) sawNow(key string) {
+	if rx == nil {
+		return
+	}
+	rx.mu.Lock()
+	defer rx.mu.Unlock()
+	rx.answered[key] = time.Now()
+}
+
+// read records a fact cnpa read itself at this moment.
+func (rx *reaction) read(actor, kind, object, what string) {
+	rx.put(time.Now(), "", timeline.Entry{Actor: actor, What: what, Source: timeline.FromRead, Kind: kind, Object: object})
+}
+
+// serviceUp records the service as its manager reports it now.
+func (rx *reaction) serviceUp(ctx context.Context) {
+	if rx == nil {
+		return
+	}
+	st, err := rx.env.Service.Status(ctx)
+	what := fmt.Sprintf("%s active, main pid %d (%s)", unitName, st.MainPID, st.Manager)
+	if err != nil || !st.Active {
+		what = fmt.Sprintf("%s not active (%s)", unitName, st.Manager)
+	}
+	rx.read(timeline.ServiceManager, timeline.KindService, "service "+unitName, what)
+}
+
+// stop ends every watch; safe to call more than once.
+func (rx *reaction) stop() {
+	if rx == nil {
+		return
+	}
+	rx.cancel()
+	rx.wg.Wait()
+}
+
+// finish waits for entries still on their way (until none has come for
+// settleQuiet, at most settleMax), stops the watches, builds the timeline,
+// saves it under <dir>/.cnpa/ and puts it on r. A timeline that cannot be
+// saved is a note, not a failed step: it is cnpa's picture of the step,
+// not evidence.
+func (rx *reaction) finish(ctx context.Context, r *Result) {
+	if rx == nil {
+		return
+	}
+	began := time.Now()
+	for time.Since(began) < settleMax {
+		rx.mu.Lock()
+		quiet := time.Since(rx.last) >= settleQuiet && time.Since(began) >= settleQuiet
+		rx.mu.Unlock()
+		if quiet || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+		}
+	}
+	rx.stop()
+	rx.mu.Lock()
+	tl := rx.tl
+	if tl.Start.IsZero() { // no action marked: the first entry is +0
+		for _, s := range rx.seen {
+			if tl.Start.IsZero() || s.t.Before(tl.Start) {
+				tl.Start = s.t
+			}
+		}
+	}
+	for _, s := range rx.seen {
+		if rx.echoes[s.key] {
+			continue
+		}
+		t := s.t
+		if a, ok := rx.answered[s.key]; ok && a.Before(t) {
+			t = a
+		}
+		tl.Put(t, s.e)
+	}
+	rx.mu.Unlock()
+	datedByEffect(&tl)
+	tl.Sorted()
+	r.Timeline = &tl
+	if err := timeline.Save(rx.env.Dir, &tl); err != nil {
+		r.note("timeline not saved: %v", err)
+	}
+}
+
+// datedByEffect dates a TeamSpace's deletionTimestamp no later than the
+// controller's first reaction to it (the archive record, the finalizer
+// released), saying when it was seen. The controller can see a change
+// before cnpa does: in the systemd suite the Go engine had written and
+// synced beta's archive record 2 ms before cnpa's watch (and the answer to
+// its own delete request) brought it the deletionTimestamp that caused it.
+// Nothing else is moved: an archive record written after the finalizer
+// went is a learner's mistake the timeline must show as it happened.
+func datedByEffect(tl *timeline.Timeline) {
+	for i := range tl.Entries {
+		cause := &tl.Entries[i]
+		if cause.Kind != timeline.KindDeletionTimestamp || !strings.HasPrefix(cause.Object, "teamspace ") {
+			continue
+		}
+		seen := cause.At
+		for _, e := range tl.Entries {
+			if e.Object == cause.Object && (e.Kind == timeline.KindArchived || e.Kind == timeline.KindFinalizerRemoved) && e.At <= cause.At && e.At > 0 {
+				cause.At = e.At - 1 // a nanosecond before: it sorts before what it caused
+			}
+		}
+		if cause.At != seen {
+			cause.What += fmt.Sprintf(" (seen at %s; what it caused came first)", timeline.FormatAt(seen))
+			if cause.Values == nil {
+				cause.Values = map[string]string{}
+			}
+			cause.Values["seen_at_ns"] = fmt.Sprint(int64(seen))
+		}
+	}
+}
+
+// followWatch lists (for the state before the action and the
+// resourceVersion to watch from), then watches until ctx ends, reopening
+// a watch the server closes from the last version seen. seed gets each
+// listed object, on each change.
+func (rx *reaction) followWatch(ctx context.Context, list func(context.Context) (string, []runtime.Object, error),
+	open func(ctx context.Context, rv string) (watch.Interface, error),
+	seed func(runtime.Object), on func(t time.Time, typ watch.EventType, obj runtime.Object)) error {
+	rv, items, err := list(ctx)
+	if err != nil {
+		return err
+	}
+	for _, o := range items {
+		seed(o)
+	}
+	w, err := open(ctx, rv)
+	if err != nil {
+		return err
+	}
+	rx.wg.Add(1)
+	go func() {
+		defer rx.wg.Done()
+		for {
+			for ev := range w.ResultChan() {
+				t := time.Now()
+				if ev.Type == watch.Error || ev.Type == watch.Bookmark {
+					continue
+				}
+				if m, err := metaOf(ev.Object); err == nil {
+					rv = m.GetResourceVersion()
+				}
+				on(t, ev.Type, ev.Object)
+			}
+			w.Stop()
+			if ctx.Err() != nil {
+				return
+			}
+			// The server ended the watch (its timeout): go on from where
+			// it stopped. A version too old to resume from (410) ends the
+			// timeline's view of this object; the step itself goes on.
+			if w, err = open(ctx, rv); err != nil {
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+func metaOf(o runtime.Object) (metav1.Object, error) {
+	if u, ok := o.(*unstructured.Unstructured); ok {
+		return u, nil
+	}
+	if m, ok := o.(metav1.Object); ok {
+		return m, nil
+	}
+	return nil, fmt.Errorf("%T has no metadata", o)
+}
+
+// unitName is the service as systemctl and journalctl take it.
+var unitName = strings.TrimSuffix(service.Name, ".service")
+
+// serviceCommand is the command a learner types to start or stop the
+// service with the lab's service manager.
+func serviceCommand(env *labenv.Env, verb string) string {
+	if env.Service.Name() == "systemd" {
+		return "systemctl " + verb + " " + unitName
+	}
+	if strings.HasPrefix(verb, "enable") {
+		verb = "start" // process mode has nothing to enable
+	}
+	return "cnpa service " + verb
+}

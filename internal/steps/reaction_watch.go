@@ -1,0 +1,369 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/timeline"
+)
+
+// objects are a list's items as the runtime.Objects a watch delivers.
+func objects[T any, P interface {
+	*T
+	runtime.Object
+}](items []T) []runtime.Object {
+	out := make([]runtime.Object, len(items))
+	for i := range items {
+		out[i] = P(&items[i])
+	}
+	return out
+}
+
+// watchTeamSpaces watches the TeamSpaces m matches: deletion requested,
+// finalizers added and released, generation against observedGeneration.
+func watchTeamSpaces(m match) watcher {
+	return func(ctx context.Context, rx *reaction) error {
+		res := rx.env.Clients.Dynamic.Resource(teamspace.GVR)
+		prev := map[string]*teamspace.TeamSpace{}
+		decode := func(o runtime.Object) *teamspace.TeamSpace {
+			u, ok := o.(*unstructured.Unstructured)
+			if !ok || !m(u.GetName()) {
+				return nil
+			}
+			ts, err := teamspace.FromUnstructured(u)
+			if err != nil {
+				return nil // a spec cnpa cannot read is the step's to report
+			}
+			return ts
+		}
+		return rx.followWatch(ctx,
+			func(ctx context.Context) (string, []runtime.Object, error) {
+				l, err := res.List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return "", nil, err
+				}
+				return l.GetResourceVersion(), objects(l.Items), nil
+			},
+			func(ctx context.Context, rv string) (watch.Interface, error) {
+				return res.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
+			},
+			func(o runtime.Object) {
+				if ts := decode(o); ts != nil {
+					prev[ts.Name] = ts
+				}
+			},
+			func(t time.Time, typ watch.EventType, o runtime.Object) {
+				ts := decode(o)
+				if ts == nil {
+					return
+				}
+				rx.teamSpaceChanged(t, typ, prev[ts.Name], ts)
+				prev[ts.Name] = ts
+				if typ == watch.Deleted {
+					delete(prev, ts.Name)
+				}
+			})
+	}
+}
+
+// deletionKey names the API's answer to a TeamSpace's delete request.
+func deletionKey(name string) string { return "delete teamspace " + name }
+
+func (rx *reaction) teamSpaceChanged(t time.Time, typ watch.EventType, was, ts *teamspace.TeamSpace) {
+	obj := "teamspace " + ts.Name
+	gens := func() map[string]string {
+		return map[string]string{"generation": fmt.Sprint(ts.Generation), "observed": fmt.Sprint(ts.Status.ObservedGeneration)}
+	}
+	if typ == watch.Added {
+		rx.put(t, "", timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch, Kind: timeline.KindCreated, Object: obj,
+			What: fmt.Sprintf("TeamSpace %s created (uid %s, generation %d)", ts.Name, ts.UID, ts.Generation), Values: gens()})
+		return
+	}
+	if was == nil { // not seen before: nothing to compare with
+		was = ts
+	}
+	if ts.DeletionTimestamp != nil && was.DeletionTimestamp == nil {
+		rx.put(t, deletionKey(ts.Name), timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch,
+			Kind: timeline.KindDeletionTimestamp, Object: obj,
+			What: fmt.Sprintf("deletionTimestamp set; finalizers %v hold %s", ts.Finalizers, ts.Name)})
+	}
+	for _, f := range ts.Finalizers {
+		if !slices.Contains(was.Finalizers, f) {
+			rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindFinalizerAdded,
+				Object: obj, What: "finalizer " + f + " added", Values: map[string]string{"finalizer": f}})
+		}
+	}
+	for _, f := range was.Finalizers {
+		// The update that removes the last finalizer of an object being
+		// deleted deletes it: the watch shows no separate change then.
+		if !slices.Contains(ts.Finalizers, f) || (typ == watch.Deleted && was.DeletionTimestamp != nil) {
+			rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindFinalizerRemoved,
+				Object: obj, What: "finalizer " + f + " removed: " + ts.Name + " released", Values: map[string]string{"finalizer": f}})
+		}
+	}
+	if ts.Generation != was.Generation {
+		// A custom resource's generation also moves when its deletion
+		// starts: the API server counts that as a change of what is asked.
+		why := "spec changed"
+		if ts.DeletionTimestamp != nil {
+			why = "deletion started"
+		}
+		rx.put(t, "", timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch, Kind: timeline.KindGeneration, Object: obj,
+			What: fmt.Sprintf("%s: generation %d → %d, observedGeneration %d (%s)",
+				why, was.Generation, ts.Generation, ts.Status.ObservedGeneration, syncWord(ts)), Values: gens()})
+	}
+	if ts.Status.ObservedGeneration != was.Status.ObservedGeneration {
+		rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindObservedGeneration, Object: obj,
+			What: fmt.Sprintf("status.observedGeneration %d → %d, generation %d (%s)",
+				was.Status.ObservedGeneration, ts.Status.ObservedGeneration, ts.Generation, syncWord(ts)), Values: gens()})
+	}
+	if typ == watch.Deleted {
+		rx.put(t, "", timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch, Kind: timeline.KindGone, Object: obj,
+			What: "TeamSpace " + ts.Name + " gone"})
+	}
+}
+
+func syncWord(ts *teamspace.TeamSpace) string {
+	if d := ts.Generation - ts.Status.ObservedGeneration; d > 0 {
+		return fmt.Sprintf("behind by %d: not acted on yet", d)
+	}
+	return "in sync"
+}
+
+// watchNamespaces watches team-<name> of the TeamSpaces m matches: created,
+// deleted by the garbage collector, gone.
+func watchNamespaces(m match) watcher {
+	return func(ctx context.Context, rx *reaction) error {
+		api := rx.env.Clients.Kube.CoreV1().Namespaces()
+		ours := func(o runtime.Object) *corev1.Namespace {
+			ns, ok := o.(*corev1.Namespace)
+			if !ok || !strings.HasPrefix(ns.Name, teamspace.NamespacePrefix) || !m(strings.TrimPrefix(ns.Name, teamspace.NamespacePrefix)) {
+				return nil
+			}
+			return ns
+		}
+		deleting := map[string]bool{}
+		return rx.followWatch(ctx,
+			func(ctx context.Context) (string, []runtime.Object, error) {
+				l, err := api.List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return "", nil, err
+				}
+				return l.ResourceVersion, objects(l.Items), nil
+			},
+			func(ctx context.Context, rv string) (watch.Interface, error) {
+				return api.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
+			},
+			func(o runtime.Object) {
+				if ns := ours(o); ns != nil {
+					deleting[ns.Name] = ns.DeletionTimestamp != nil
+				}
+			},
+			func(t time.Time, typ watch.EventType, o runtime.Object) {
+				ns := ours(o)
+				if ns == nil {
+					return
+				}
+				obj := "namespace " + ns.Name
+				switch {
+				case typ == watch.Added:
+					rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindCreated,
+						Object: obj, What: "namespace " + ns.Name + " created"})
+				case typ == watch.Deleted:
+					rx.put(t, "", timeline.Entry{Actor: timeline.NamespaceController, Source: timeline.FromWatch, Kind: timeline.KindGone,
+						Object: obj, What: "namespace " + ns.Name + " gone: emptied and removed"})
+				case ns.DeletionTimestamp != nil && !deleting[ns.Name]:
+					rx.put(t, "", timeline.Entry{Actor: timeline.GarbageCollector, Source: timeline.FromWatch, Kind: timeline.KindDeletionTimestamp,
+						Object: obj, What: "namespace " + ns.Name + " deleted: its owner is gone (Terminating)"})
+				}
+				deleting[ns.Name] = ns.DeletionTimestamp != nil
+			})
+	}
+}
+
+// watchQuotas watches team-quota in team-<name> of the TeamSpaces m matches:
+// created (with its uid), its limits changed, its status written by the
+// quota controller, deleted.
+func watchQuotas(m match) watcher {
+	return func(ctx context.Context, rx *reaction) error {
+		api := rx.env.Clients.Kube.CoreV1().ResourceQuotas(metav1.NamespaceAll)
+		ours := func(o runtime.Object) *corev1.ResourceQuota {
+			q, ok := o.(*corev1.ResourceQuota)
+			if !ok || q.Name != teamspace.QuotaName || !strings.HasPrefix(q.Namespace, teamspace.NamespacePrefix) ||
+				!m(strings.TrimPrefix(q.Namespace, teamspace.NamespacePrefix)) {
+				return nil
+			}
+			return q
+		}
+		prev := map[string]*corev1.ResourceQuota{}
+		return rx.followWatch(ctx,
+			func(ctx context.Context) (string, []runtime.Object, error) {
+				l, err := api.List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return "", nil, err
+				}
+				return l.ResourceVersion, objects(l.Items), nil
+			},
+			func(ctx context.Context, rv string) (watch.Interface, error) {
+				return api.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
+			},
+			func(o runtime.Object) {
+				if q := ours(o); q != nil {
+					prev[q.Namespace] = q
+				}
+			},
+			func(t time.Time, typ watch.EventType, o runtime.Object) {
+				q := ours(o)
+				if q == nil {
+					return
+				}
+				rx.quotaChanged(t, typ, prev[q.Namespace], q)
+				prev[q.Namespace] = q
+				if typ == watch.Deleted {
+					delete(prev, q.Namespace)
+				}
+			})
+	}
+}
+
+// rvKey names the write that produced resourceVersion rv.
+func rvKey(rv string) string { return "rv:" + rv }
+
+// deletedKey names the learner's delete of an object with uid.
+func deletedKey(uid string) string { return "deleted " + uid }
+
+func (rx *reaction) quotaChanged(t time.Time, typ watch.EventType, was, q *corev1.ResourceQuota) {
+	obj := "resourcequota " + q.Namespace + "/" + q.Name
+	pods := quotaPods(q)
+	switch {
+	case typ == watch.Deleted:
+		rx.put(t, deletedKey(string(q.UID)), timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch, Kind: timeline.KindGone,
+			Object: obj, What: fmt.Sprintf("%s (uid %s) gone", q.Name, q.UID), Values: map[string]string{"uid": string(q.UID)}})
+	case typ == watch.Added || was == nil || was.UID != q.UID:
+		rx.put(t, rvKey(q.ResourceVersion), timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindCreated,
+			Object: obj, What: fmt.Sprintf("%s created (uid %s, hard.pods=%s)", q.Name, q.UID, pods),
+			Values: map[string]string{"uid": string(q.UID), "pods": pods}})
+	case !hardEqual(was.Spec.Hard, q.Spec.Hard):
+		rx.put(t, rvKey(q.ResourceVersion), timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindChanged,
+			Object: obj, What: fmt.Sprintf("%s hard.pods %s → %s", q.Name, quotaPods(was), pods),
+			Values: map[string]string{"uid": string(q.UID), "pods": pods, "pods_before": quotaPods(was)}})
+	case !hardEqual(was.Status.Hard, q.Status.Hard) || !hardEqual(was.Status.Used, q.Status.Used):
+		used := q.Status.Used[corev1.ResourcePods]
+		hard := q.Status.Hard[corev1.ResourcePods]
+		rx.put(t, rvKey(q.ResourceVersion), timeline.Entry{Actor: timeline.QuotaController, Source: timeline.FromWatch, Kind: timeline.KindStatus,
+			Object: obj, What: fmt.Sprintf("%s status written: hard.pods=%s used.pods=%s", q.Name, hard.String(), used.String())})
+	}
+}
+
+func hardEqual(a, b corev1.ResourceList) bool {
+	return maps.EqualFunc(a, b, func(x, y resource.Quantity) bool { return x.Cmp(y) == 0 })
+}
+
+// watchEvents watches the Events recorded on the TeamSpaces m matches: the Go
+// engine's Synced, DriftCorrected, Archived; any engine's warnings.
+// TeamSpaces are cluster-scoped, so their Events live in "default".
+func watchEvents(m match) watcher {
+	return func(ctx context.Context, rx *reaction) error {
+		api := rx.env.Clients.Kube.CoreV1().Events(metav1.NamespaceDefault)
+		opts := metav1.ListOptions{FieldSelector: "involvedObject.kind=" + teamspace.Kind}
+		counts := map[string]int32{}
+		return rx.followWatch(ctx,
+			func(ctx context.Context) (string, []runtime.Object, error) {
+				l, err := api.List(ctx, opts)
+				if err != nil {
+					return "", nil, err
+				}
+				return l.ResourceVersion, objects(l.Items), nil
+			},
+			func(ctx context.Context, rv string) (watch.Interface, error) {
+				o := opts
+				o.ResourceVersion = rv
+				return api.Watch(ctx, o)
+			},
+			func(o runtime.Object) {
+				if e, ok := o.(*corev1.Event); ok {
+					counts[e.Name] = e.Count
+				}
+			},
+			func(t time.Time, typ watch.EventType, o runtime.Object) {
+				e, ok := o.(*corev1.Event)
+				if !ok || typ == watch.Deleted || !m(e.InvolvedObject.Name) {
+					return
+				}
+				// A repeated Event is the same object with a higher count.
+				if seen, known := counts[e.Name]; known && e.Count <= seen && typ == watch.Modified {
+					return
+				}
+				counts[e.Name] = e.Count
+				rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromEvent, Kind: timeline.KindEvent,
+					Object: "teamspace " + e.InvolvedObject.Name, What: e.Reason + ": " + e.Message,
+					Values: map[string]string{"reason": e.Reason, "type": e.Type}})
+			})
+	}
+}
+
+// watchArchive watches for <archive dir>/<name>.json being written (a new
+// record, or a different one than before the action).
+func watchArchive(name string) watcher {
+	return func(ctx context.Context, rx *reaction) error {
+		path := filepath.Join(rx.env.ArchiveDir(), name+".json")
+		before := fileStamp(path)
+		rx.wg.Add(1)
+		go func() {
+			defer rx.wg.Done()
+			tick := time.NewTicker(archivePoll)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+				}
+				now := fileStamp(path)
+				if now == "" || now == before {
+					continue
+				}
+				t := time.Now()
+				what := fmt.Sprintf("%s/%s.json written", evidence.ArchiveDir, name)
+				values := map[string]string{}
+				if rec, err := evidence.ReadArchive(rx.env.ArchiveDir(), name); err == nil && rec != nil {
+					what += fmt.Sprintf(": name %s, uid %s, pods %d", rec.Name, rec.UID, rec.Pods)
+					values["uid"] = rec.UID
+				}
+				rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromFile, Kind: timeline.KindArchived,
+					Object: "teamspace " + name, What: what, Values: values})
+				return
+			}
+		}()
+		return nil
+	}
+}
+
+// fileStamp tells one version of a file from another; "" when absent.
+func fileStamp(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	var inode uint64
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		inode = st.Ino // an atomic write renames a new file over the old
+	}
+	return fmt.Sprintf("%d/%d/%d", fi.Size(), fi.ModTime().UnixNano(), inode)
+}
