@@ -218,7 +218,8 @@ func reportPage(ctx context.Context, t *testing.T, cnpa func(...string) ([]byte,
 			t.Errorf("the page lacks the passed check %s", id[1])
 		}
 	}
-	// Every timeline the steps recorded is drawn; a step without one says so.
+	// Steps 4-7 each recorded a timeline (labassert.Timelines checked their
+	// content), and the page draws every one of them as a chart.
 	for step := 4; step <= 7; step++ {
 		sec := kit.ReportSection(t, dom, step)
 		tl, err := timeline.Load(dir, step)
@@ -227,10 +228,7 @@ func reportPage(ctx context.Context, t *testing.T, cnpa func(...string) ([]byte,
 			continue
 		}
 		if tl == nil || len(tl.Entries) == 0 {
-			if !strings.Contains(sec, "no timeline recorded") && !strings.Contains(sec, "no entries") {
-				t.Errorf("step %d has no timeline, and its section does not say so", step)
-			}
-			t.Logf("step %d recorded no timeline", step)
+			t.Errorf("step %d recorded no timeline, so the page has no chart for it", step)
 			continue
 		}
 		actors := map[string]bool{}
