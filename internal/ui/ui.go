@@ -16,6 +16,9 @@ import (
 type Printer struct {
 	W     io.Writer
 	color bool
+	// Terminal is true when W is a terminal: a live wait then rewrites one
+	// line with \r instead of printing progress lines.
+	Terminal bool
 }
 
 // New returns a printer on w. Colour is on when noColor is false, NO_COLOR
@@ -25,7 +28,12 @@ func New(w io.Writer, noColor bool) *Printer {
 	if f, ok := w.(*os.File); ok && f != os.Stdout {
 		on = false
 	}
-	return &Printer{W: w, color: on}
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		fi, err := f.Stat()
+		tty = err == nil && fi.Mode()&os.ModeCharDevice != 0
+	}
+	return &Printer{W: w, color: on, Terminal: tty}
 }
 
 func (p *Printer) paint(c *color.Color, s string) string {
@@ -105,3 +113,9 @@ func WriteJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// Bold is s in bold when colour is on: the `$` of a shown command.
+func (p *Printer) Bold(s string) string { return p.paint(bold, s) }
+
+// Faint is s faint when colour is on: a mark beside a shown line.
+func (p *Printer) Faint(s string) string { return p.paint(faint, s) }
