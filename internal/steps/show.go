@@ -123,7 +123,7 @@ func words(argv ...string) string {
 // obj names one object as kubectl does: the resource as typed, the name and
 // the namespace.
 type obj struct {
-	resource string // kubectl's word: teamspace, namespace, resourcequota, crd
+	resource  string // kubectl's word: teamspace, namespace, resourcequota, crd
 	qualified string // how kubectl names it in answers: teamspace.platform.labhub.io
 	gvr       schema.GroupVersionResource
 	name, ns  string

@@ -96,12 +96,12 @@ var step5 = &Step{
 		sh.waitCmd(until(`[ "$(` + kubectl(append(append([]string{"get"}, quota.args()...), "-o", "jsonpath={.spec.hard.pods}")...) + `)" != 99 ]`))
 		reverted, err := watchQuota(ctx, env, w2, "team-quota pods to go back from 99",
 			"the controller's next pass compares the quota with alpha's spec.pods and writes it back", func(q *corev1.ResourceQuota) bool {
-			if q.ResourceVersion == edited.GetResourceVersion() {
-				seenEdit = true
-				return false
-			}
-			return seenEdit && quotaPods(q) != "99"
-		})
+				if q.ResourceVersion == edited.GetResourceVersion() {
+					seenEdit = true
+					return false
+				}
+				return seenEdit && quotaPods(q) != "99"
+			})
 		if err != nil {
 			return nil, err
 		}
