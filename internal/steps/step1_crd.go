@@ -41,21 +41,20 @@ var step1 = &Step{
 			return nil, err
 		}
 		sh.waitCmd(kubectlWait(env, obj{resource: "crd", name: teamspace.CRDName}, "condition=Established"))
-		if _, err := waitFor(ctx, env, "CRD "+teamspace.CRDName+" to be Established",
-			"the API server checks the schema and starts serving /apis/"+teamspace.APIVersion+"/teamspaces first", func(ctx context.Context) (bool, string, error) {
-				u, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
-				if err != nil {
-					return false, "", err
+		if _, err := waitFor(ctx, env, "CRD "+teamspace.CRDName+" to be Established", whyCRDEstablished, func(ctx context.Context) (bool, string, error) {
+			u, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+			if err != nil {
+				return false, "", err
+			}
+			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+			for _, c := range conds {
+				m, _ := c.(map[string]any)
+				if m["type"] == "Established" && m["status"] == "True" {
+					return true, "", nil
 				}
-				conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-				for _, c := range conds {
-					m, _ := c.(map[string]any)
-					if m["type"] == "Established" && m["status"] == "True" {
-						return true, "", nil
-					}
-				}
-				return false, fmt.Sprintf("conditions %v", conds), nil
-			}); err != nil {
+			}
+			return false, fmt.Sprintf("conditions %v", conds), nil
+		}); err != nil {
 			return nil, err
 		}
 		// A fresh cluster has no alpha; one that moved on cannot prove step 1.

@@ -66,16 +66,15 @@ var step3 = &Step{
 		// The quota controller writes status.hard after the quota appears;
 		// that write moves resourceVersion, so compare only after it.
 		sh.waitCmd(kubectlWait(env, quotaObj(ns), fmt.Sprintf("jsonpath={.status.hard.pods}=%d", alpha.Spec.Pods)))
-		if _, err := waitFor(ctx, env, "the quota controller to fill team-quota status.hard",
-			"Kubernetes' ResourceQuota controller writes status.hard after the quota appears, and that write moves its resourceVersion: compare only after it", func(ctx context.Context) (bool, string, error) {
-				q, err := getQuota(ctx, env, ns)
-				if err != nil || q == nil {
-					return false, "team-quota absent", err
-				}
-				sp, st := q.Spec.Hard[corev1.ResourcePods], q.Status.Hard[corev1.ResourcePods]
-				return st.Cmp(sp) == 0 && len(q.Status.Hard) == len(q.Spec.Hard),
-					fmt.Sprintf("spec.hard.pods=%s status.hard.pods=%s", sp.String(), st.String()), nil
-			}); err != nil {
+		if _, err := waitFor(ctx, env, "the quota controller to fill team-quota status.hard", whyQuotaStatus, func(ctx context.Context) (bool, string, error) {
+			q, err := getQuota(ctx, env, ns)
+			if err != nil || q == nil {
+				return false, "team-quota absent", err
+			}
+			sp, st := q.Spec.Hard[corev1.ResourcePods], q.Status.Hard[corev1.ResourcePods]
+			return st.Cmp(sp) == 0 && len(q.Status.Hard) == len(q.Spec.Hard),
+				fmt.Sprintf("spec.hard.pods=%s status.hard.pods=%s", sp.String(), st.String()), nil
+		}); err != nil {
 			return nil, err
 		}
 		objects := func() ([]metav1.Object, error) {

@@ -60,14 +60,13 @@ func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 	}
 	ns := teamspace.NamespaceName(name)
 	sh.waitCmd(until(kubectl(append(append([]string{"get"}, quotaObj(ns).args()...), "-o", "name")...) + " >/dev/null 2>&1"))
-	took, err := waitFor(ctx, env, "the controller to create "+ns+" and its quota",
-		"nobody acts on "+name+" but the running controller: its watch (or the loop's next pass, every 3 s) sees the new TeamSpace", func(ctx context.Context) (bool, string, error) {
-			q, err := getQuota(ctx, env, ns)
-			if err != nil || q == nil {
-				return false, ns + "/team-quota absent", err
-			}
-			return quotaPods(q) == "1", "team-quota hard.pods=" + quotaPods(q), nil
-		})
+	took, err := waitFor(ctx, env, "the controller to create "+ns+" and its quota", whyProbeCreated, func(ctx context.Context) (bool, string, error) {
+		q, err := getQuota(ctx, env, ns)
+		if err != nil || q == nil {
+			return false, ns + "/team-quota absent", err
+		}
+		return quotaPods(q) == "1", "team-quota hard.pods=" + quotaPods(q), nil
+	})
 	if err != nil {
 		return fmt.Errorf("%w (is the service running? `cnpa service status`, `cnpa service logs`)", err)
 	}
@@ -77,17 +76,16 @@ func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 		return fmt.Errorf("delete probe %s: %w", name, err)
 	}
 	sh.waitCmd(kubectlWait(env, teamspaceObj(name), "delete"))
-	took, err = waitFor(ctx, env, "probe "+name+" to be gone",
-		"with the finalizer on, the controller archives it and releases it first", func(ctx context.Context) (bool, string, error) {
-			u, err := res.Get(ctx, name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				return true, "", nil
-			}
-			if err != nil {
-				return false, "", err
-			}
-			return false, fmt.Sprintf("still there, finalizers %v", u.GetFinalizers()), nil
-		})
+	took, err = waitFor(ctx, env, "probe "+name+" to be gone", whyProbeGone, func(ctx context.Context) (bool, string, error) {
+		u, err := res.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, "", nil
+		}
+		if err != nil {
+			return false, "", err
+		}
+		return false, fmt.Sprintf("still there, finalizers %v", u.GetFinalizers()), nil
+	})
 	if err != nil {
 		return err
 	}

@@ -61,9 +61,7 @@ var step5 = &Step{
 			return nil, err
 		}
 		sh.waitCmd(until(`restored_uid=$(` + uidOf + ` 2>/dev/null) && [ -n "$restored_uid" ] && [ "$restored_uid" != "$deleted_uid" ]`))
-		restored, err := watchQuota(ctx, env, w, "team-quota with a new uid",
-			"nobody tells the controller the quota was deleted: its next pass (a watch event, or the loop every 3 s) finds desired ≠ actual and creates it again",
-			func(q *corev1.ResourceQuota) bool { return q.UID != old.UID })
+		restored, err := watchQuota(ctx, env, w, "team-quota with a new uid", whyQuotaRestored, func(q *corev1.ResourceQuota) bool { return q.UID != old.UID })
 		if err != nil {
 			return nil, diagnosis(err.Error(), []string{"nobody tells the controller the quota was deleted: a level-triggered pass " +
 				"compares every TeamSpace with the cluster on every run and recreates it. A pass that skips TeamSpaces whose " +
@@ -94,14 +92,13 @@ var step5 = &Step{
 		// events (the quota controller's status write) must not count.
 		seenEdit := false
 		sh.waitCmd(until(`[ "$(` + kubectl(append(append([]string{"get"}, quota.args()...), "-o", "jsonpath={.spec.hard.pods}")...) + `)" != 99 ]`))
-		reverted, err := watchQuota(ctx, env, w2, "team-quota pods to go back from 99",
-			"the controller's next pass compares the quota with alpha's spec.pods and writes it back", func(q *corev1.ResourceQuota) bool {
-				if q.ResourceVersion == edited.GetResourceVersion() {
-					seenEdit = true
-					return false
-				}
-				return seenEdit && quotaPods(q) != "99"
-			})
+		reverted, err := watchQuota(ctx, env, w2, "team-quota pods to go back from 99", whyQuotaReverted, func(q *corev1.ResourceQuota) bool {
+			if q.ResourceVersion == edited.GetResourceVersion() {
+				seenEdit = true
+				return false
+			}
+			return seenEdit && quotaPods(q) != "99"
+		})
 		if err != nil {
 			return nil, err
 		}

@@ -72,14 +72,13 @@ var step6 = &Step{
 		}
 		res := env.Clients.Dynamic.Resource(teamspace.GVR)
 		sh.waitCmd(until(`[[ "$(` + getCmd(teamspaceObj("alpha"), "{.metadata.finalizers}") + `)" == *` + teamspace.Finalizer + `* ]]`))
-		if _, err := waitFor(ctx, env, "alpha to carry "+teamspace.Finalizer,
-			"the controller adds it on its next pass over alpha (a pass of the loop runs every 3 s)", func(ctx context.Context) (bool, string, error) {
-				a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
-				if err != nil || a == nil {
-					return false, "alpha absent", err
-				}
-				return teamspace.HasFinalizer(a.Finalizers, teamspace.Finalizer), fmt.Sprintf("finalizers %v", a.Finalizers), nil
-			}); err != nil {
+		if _, err := waitFor(ctx, env, "alpha to carry "+teamspace.Finalizer, whyFinalizerAdded, func(ctx context.Context) (bool, string, error) {
+			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
+			if err != nil || a == nil {
+				return false, "alpha absent", err
+			}
+			return teamspace.HasFinalizer(a.Finalizers, teamspace.Finalizer), fmt.Sprintf("finalizers %v", a.Finalizers), nil
+		}); err != nil {
 			return nil, diagnosis(err.Error(), []string{mistakeFor(teamspace.Gap{Kind: teamspace.GapFinalizer}, nil) +
 				" (merge it into the list; never overwrite the list)"}, serviceTail(ctx, env))
 		}
@@ -101,16 +100,15 @@ var step6 = &Step{
 		}
 		sh.readBack("uid", teamspaceObj("beta"), "{.metadata.uid}", beta)
 		sh.waitCmd(until(kubectl("get", "namespace", "team-beta", "-o", "name") + ` >/dev/null 2>&1 && [[ "$(` + getCmd(teamspaceObj("beta"), "{.metadata.finalizers}") + `)" == *` + teamspace.Finalizer + `* ]]`))
-		if _, err := waitFor(ctx, env, "namespace team-beta and beta's finalizer",
-			"the controller creates team-beta and adds the finalizer on its next pass", func(ctx context.Context) (bool, string, error) {
-				exists, err := namespaceExists(ctx, env, "team-beta")
-				b, gerr := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
-				if err != nil || gerr != nil || b == nil {
-					return false, "", err
-				}
-				return exists && teamspace.HasFinalizer(b.Finalizers, teamspace.Finalizer),
-					fmt.Sprintf("team-beta exists=%t, beta finalizers %v", exists, b.Finalizers), nil
-			}); err != nil {
+		if _, err := waitFor(ctx, env, "namespace team-beta and beta's finalizer", whyBetaConverged, func(ctx context.Context) (bool, string, error) {
+			exists, err := namespaceExists(ctx, env, "team-beta")
+			b, gerr := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
+			if err != nil || gerr != nil || b == nil {
+				return false, "", err
+			}
+			return exists && teamspace.HasFinalizer(b.Finalizers, teamspace.Finalizer),
+				fmt.Sprintf("team-beta exists=%t, beta finalizers %v", exists, b.Finalizers), nil
+		}); err != nil {
 			return nil, err
 		}
 		// The watch is open before the delete, so the update that sets
@@ -135,7 +133,7 @@ var step6 = &Step{
 			r.note("the DELETE answered beta with deletionTimestamp %s and finalizers %v", answer.GetDeletionTimestamp().UTC().Format(time.RFC3339), answer.GetFinalizers())
 		}
 		sh.waitCmd(kubectlWait(env, teamspaceObj("beta"), "delete"))
-		betaWait := startWait(env, "beta to be gone", "the controller writes archive/beta.json, then removes its finalizer; the API server deletes beta when no finalizer is left")
+		betaWait := startWait(env, "beta to be gone", whyBetaGone)
 		deadline := time.After(env.Timeout)
 		gone := false
 		for !gone {
@@ -168,18 +166,16 @@ var step6 = &Step{
 		}
 		betaWait.Done("beta gone")
 		sh.waitCmd(kubectlWait(env, namespaceObj("team-beta"), "delete"))
-		if _, err := waitFor(ctx, env, "team-beta to be garbage-collected",
-			"team-beta goes when the garbage collector, which rescans on its own period, sees that its owner beta is gone;\n"+
-				"the controller does not delete it (that is what the ownerReference is for): this can take up to a minute", func(ctx context.Context) (bool, string, error) {
-				ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, "team-beta", metav1.GetOptions{})
-				if apierrors.IsNotFound(err) {
-					return true, "", nil
-				}
-				if err != nil {
-					return false, "", err
-				}
-				return false, "team-beta phase " + string(ns.Status.Phase), nil
-			}); err != nil {
+		if _, err := waitFor(ctx, env, "team-beta to be garbage-collected", whyGarbageCollected, func(ctx context.Context) (bool, string, error) {
+			ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, "team-beta", metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return true, "", nil
+			}
+			if err != nil {
+				return false, "", err
+			}
+			return false, "team-beta phase " + string(ns.Status.Phase), nil
+		}); err != nil {
 			return nil, err
 		}
 		ev.NamespaceGone = true

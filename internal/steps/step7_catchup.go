@@ -51,7 +51,7 @@ var step7 = &Step{
 		}
 		sh.cmd(words("sleep", fmt.Sprint(env.CatchupWait.Seconds())))
 		stopped := startWait(env, fmt.Sprintf("%s with the controller stopped", env.CatchupWait),
-			"nobody acts on alpha's new spec meanwhile: generation moves, observedGeneration and the quota stay")
+			whyStopped)
 		select {
 		case <-time.After(env.CatchupWait):
 			stopped.Done("waited")
@@ -81,21 +81,20 @@ var step7 = &Step{
 			" && " + kubectlWait(env, quota, "jsonpath={.spec.hard.pods}=8"))
 		var lastAlpha *teamspace.TeamSpace
 		var lastQuota any
-		if _, err := waitFor(ctx, env, "observedGeneration = generation and quota pods = 8",
-			"the controller, started again, reads the current state on its first pass: it need not know what changed while it was down", func(ctx context.Context) (bool, string, error) {
-				a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
-				if err != nil || a == nil {
-					return false, "", err
-				}
-				q, err := getQuota(ctx, env, ns)
-				if err != nil {
-					return false, "", err
-				}
-				ev.ObservedAfterStart, ev.QuotaPodsAfterStart = a.Status.ObservedGeneration, quotaPods(q)
-				lastAlpha, lastQuota = a, q
-				return a.Status.ObservedGeneration == a.Generation && quotaPods(q) == "8",
-					fmt.Sprintf("generation %d observed %d quota pods %q", a.Generation, a.Status.ObservedGeneration, quotaPods(q)), nil
-			}); err != nil {
+		if _, err := waitFor(ctx, env, "observedGeneration = generation and quota pods = 8", whyCaughtUp, func(ctx context.Context) (bool, string, error) {
+			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
+			if err != nil || a == nil {
+				return false, "", err
+			}
+			q, err := getQuota(ctx, env, ns)
+			if err != nil {
+				return false, "", err
+			}
+			ev.ObservedAfterStart, ev.QuotaPodsAfterStart = a.Status.ObservedGeneration, quotaPods(q)
+			lastAlpha, lastQuota = a, q
+			return a.Status.ObservedGeneration == a.Generation && quotaPods(q) == "8",
+				fmt.Sprintf("generation %d observed %d quota pods %q", a.Generation, a.Status.ObservedGeneration, quotaPods(q)), nil
+		}); err != nil {
 			return nil, err
 		}
 		sh.readBack("observed_after_start", alphaObj, "{.status.observedGeneration}", lastAlpha)
