@@ -300,6 +300,24 @@ func (s shell) mergePatch(ctx context.Context, env *labenv.Env, o obj, body, pre
 	return u, nil
 }
 
+// mergePatchInto sends a JSON merge patch as mergePatch does, and reads
+// the value at path from the server's answer into variable name, as
+// `name=$(kubectl patch … -o jsonpath=path)` does: the patched object
+// itself, before any controller can act on it.
+func (s shell) mergePatchInto(ctx context.Context, env *labenv.Env, o obj, body, name, path string) (*unstructured.Unstructured, error) {
+	s.cmd(name + "=$(" + kubectl(append(append([]string{"patch"}, o.args()...), "--type=merge", "-p", body, "-o", "jsonpath="+path)...) + ")")
+	u, err := s.send(ctx, env, o, body, managerPatch)
+	if err != nil {
+		return nil, fmt.Errorf("kubectl patch %s %s with %s: %w", o.resource, o.name, body, err)
+	}
+	got, err := jsonPath(u, path)
+	if err != nil {
+		got = "(" + err.Error() + ")"
+	}
+	s.value(got)
+	return u, nil
+}
+
 // label sets one label as `kubectl label` does (a merge patch of
 // metadata.labels) and shows it with kubectl's answer.
 func (s shell) label(ctx context.Context, env *labenv.Env, o obj, key, value string) (*unstructured.Unstructured, error) {

@@ -82,11 +82,12 @@ var step5 = &Step{
 		}
 		defer w2.Stop()
 		// The same patch `kubectl patch` sends, under its field manager.
-		edited, err := sh.mergePatch(ctx, env, quota, `{"spec":{"hard":{"pods":"99"}}}`, restored.ResourceVersion)
+		// edited_to is read from the patch's answer: the controller may
+		// revert the edit before any later read.
+		edited, err := sh.mergePatchInto(ctx, env, quota, `{"spec":{"hard":{"pods":"99"}}}`, "edited_to", "{.spec.hard.pods}")
 		if err != nil {
 			return nil, err
 		}
-		sh.readBack("edited_to", quota, "{.spec.hard.pods}", edited)
 		editStart := time.Now()
 		// Events arrive in order: first our edit, then the revert. Earlier
 		// events (the quota controller's status write) must not count.

@@ -106,8 +106,12 @@ func replayLab(ctx context.Context, t *testing.T, out []byte, a *testcluster.Clu
 	t.Cleanup(b.Stop)
 	work := t.TempDir()
 	dirB, unitDirB := filepath.Join(work, "cnpa-op"), filepath.Join(work, "systemd")
-	if err := os.MkdirAll(dirB, 0o755); err != nil {
-		t.Fatal(err)
+	// The evidence dir and /etc/systemd/system exist on the lab's VM
+	// before the learner types anything.
+	for _, d := range []string{dirB, unitDirB} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The only edits: where this machine keeps things. On the lab's VM the
 	// evidence dir, the unit dir and the kubeconfig are one path each; here
