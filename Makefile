@@ -13,7 +13,7 @@ TEST_TIMEOUT ?= 20m
 # so more of them run at once than there are cores.
 TEST_PARALLEL ?= 4
 
-.PHONY: all build kubebox test test-short lint lab bench soak clean
+.PHONY: all build kubebox test test-short lint lab bench soak pictures clean
 
 all: build
 
@@ -57,6 +57,12 @@ bench: kubebox build
 ## soak: 1,000 TeamSpaces under random changes, restarts included
 soak: kubebox build
 	$(GO) test -count=1 -tags soak -timeout 60m -run Soak -v ./test/faults/
+
+## pictures: the README's pictures from a real lab run (docs/step5-terminal.png,
+## `cnpa step 5` in tmux; docs/report.png, `cnpa report --html`); needs tmux
+## and chromium
+pictures: kubebox build
+	$(GO) run ./test/pictures -cnpa $(BIN)/cnpa -out docs
 
 clean:
 	rm -rf $(BIN)

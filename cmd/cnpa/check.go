@@ -30,6 +30,7 @@ var checkCommand = &cli.Command{
 		"twice more and proves it writes nothing; and watches the running controller\n" +
 		"handle temporary TeamSpaces (cnpa-check-*, always removed). Every check is\n" +
 		"reported with an id, what was found, what was expected and a hint.\n\n" +
+		"The report is also kept in <dir>/.cnpa/check.json for `cnpa report --html`.\n\n" +
 		"Exit code 0 when all pass, 1 when any fails, 2 when the cluster or the\n" +
 		"evidence dir cannot be reached.",
 	Flags: append([]cli.Flag{
@@ -61,6 +62,11 @@ var checkCommand = &cli.Command{
 			Progress: ui.New(os.Stderr, c.Bool("no-color"))})
 		if err != nil {
 			return cli.Exit(err.Error(), 2)
+		}
+		// Kept for `cnpa report --html`; failing to keep it costs the
+		// report its check results, not the grading, so it only warns.
+		if err := check.SaveLast(env.Dir, rep, time.Now()); err != nil {
+			ui.New(os.Stderr, c.Bool("no-color")).Warn("could not keep this report for `cnpa report`: %v", err)
 		}
 		switch out {
 		case "json":

@@ -120,6 +120,12 @@ current-context: nowhere
 		{"zero check timeout", []string{"check", "--timeout", "0s"}, []string{"--timeout"}},
 		{"zero reset timeout", []string{"reset", "--timeout", "0s"}, []string{"--timeout"}},
 		{"zero status interval", []string{"status", "--interval", "0s"}, []string{"--interval"}},
+		// cnpa report --html: what is wrong with the command line, named.
+		{"report without --html", []string{"--dir", dir, "report"}, []string{"--html FILE"}},
+		{"report --html is a directory", []string{"--dir", dir, "report", "--html", dir}, []string{dir, "directory"}},
+		{"report, evidence dir missing", []string{"--dir", missing, "report", "--html", filepath.Join(dir, "r.html")}, []string{missing, "does not exist"}},
+		{"report, evidence dir is a file", []string{"--dir", aFile, "report", "--html", filepath.Join(dir, "r.html")}, []string{aFile, "file"}},
+		{"zero report timeout", []string{"report", "--html", "x.html", "--timeout", "0s"}, []string{"--timeout"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

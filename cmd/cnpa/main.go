@@ -27,7 +27,7 @@ func run(args []string) int {
 		Flags:   globalFlags,
 		Commands: []*cli.Command{
 			stepCommand, controllerCommand, withFlagValues(checkCommand), withFlagValues(statusCommand),
-			serviceCommand, withFlagValues(resetCommand), withFlagValues(doctorCommand), versionCommand, completionCommand, explainCommand, scaffoldCommand,
+			serviceCommand, withFlagValues(resetCommand), withFlagValues(doctorCommand), versionCommand, completionCommand, explainCommand, scaffoldCommand, reportCommand,
 		},
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // run reports errors itself

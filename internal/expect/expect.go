@@ -48,6 +48,10 @@ type Verdict struct {
 type Inputs struct {
 	// Alpha is the live TeamSpace alpha, nil when it does not exist.
 	Alpha *teamspace.TeamSpace
+	// AlphaUnknown, when non-empty, says why the live alpha could not be
+	// read at all (no cluster: `cnpa report` works offline); rules that
+	// compare with it then skip instead of calling alpha gone.
+	AlphaUnknown string
 	// Value returns key of another evidence file, or why it cannot be used.
 	Value func(file, key string) (any, string)
 	// ArchiveUID is the uid in archive/beta.json; ArchiveProblem says why

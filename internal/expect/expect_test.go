@@ -101,3 +101,23 @@ func TestWrongValuesFail(t *testing.T) {
 		}
 	}
 }
+
+// TestAlphaUnknown: without a cluster to ask, a rule that compares with
+// the live alpha cannot decide; it must not call alpha gone (that hint
+// says to start over).
+func TestAlphaUnknown(t *testing.T) {
+	in := &expect.Inputs{AlphaUnknown: "no cluster when the report was made",
+		Value: func(string, string) (any, string) { return nil, "unused" }}
+	for _, j := range expect.Judge(evidence.BeforeFile, map[string]any{"uid": "u", "namespace_exists": false}, in) {
+		switch j.Key {
+		case "uid":
+			if j.Skip != in.AlphaUnknown || j.OK {
+				t.Errorf("uid with alpha unknown: got %+v, want skipped with %q", j.Verdict, in.AlphaUnknown)
+			}
+		case "namespace_exists":
+			if !j.OK || j.Skip != "" {
+				t.Errorf("namespace_exists needs no cluster: got %+v, want ok", j.Verdict)
+			}
+		}
+	}
+}

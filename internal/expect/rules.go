@@ -117,8 +117,12 @@ func is(want any) func(any, *Inputs) Verdict {
 }
 
 // alphaUID is the rule "the live alpha's uid". Without alpha nothing can
-// match it, and only a new run helps.
+// match it, and only a new run helps; when alpha could not be asked for at
+// all, the rule cannot decide.
 func alphaUID(v any, in *Inputs) Verdict {
+	if in.AlphaUnknown != "" {
+		return Skipped(in.AlphaUnknown)
+	}
 	if in.Alpha == nil {
 		h := StartOver
 		return Verdict{Want: "the live alpha's uid", Got: "TeamSpace alpha does not exist", Hint: &h}

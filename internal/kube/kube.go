@@ -25,6 +25,10 @@ type Target struct {
 	Path, Source string
 	// Context is the kubeconfig context in use.
 	Context string
+	// ContextGiven: Context was named with --context rather than taken
+	// from the kubeconfig's current-context, so every command cnpa writes
+	// or starts must carry it too (labenv.Env.CommandKubeconfig).
+	ContextGiven bool
 	// Server is the API server URL.
 	Server string
 	Config *rest.Config
@@ -56,6 +60,9 @@ func Locate(flagPath string) (path, source string) {
 // client itself.
 func Resolve(flagPath, context string) (*Target, error) {
 	path, source := Locate(flagPath)
+	// Absolute: the path is written into reconcile.sh and the unit, which
+	// run from other directories (the unit from /).
+	path = absPaths(path)
 	rules := &clientcmd.ClientConfigLoadingRules{}
 	if strings.Contains(path, string(os.PathListSeparator)) {
 		rules.Precedence = filepath.SplitList(path)
@@ -90,7 +97,20 @@ func Resolve(flagPath, context string) (*Target, error) {
 	if cur == "" {
 		cur = raw.CurrentContext
 	}
-	return &Target{Path: path, Source: source, Context: cur, Server: rc.Host, Config: rc}, nil
+	return &Target{Path: path, Source: source, Context: cur, ContextGiven: context != "", Server: rc.Host, Config: rc}, nil
+}
+
+// absPaths makes every path of a kubeconfig path list absolute; a path
+// that cannot be made absolute is kept as it is, for the error that
+// reading it gives.
+func absPaths(list string) string {
+	parts := filepath.SplitList(list)
+	for i, p := range parts {
+		if abs, err := filepath.Abs(p); err == nil && p != "" {
+			parts[i] = abs
+		}
+	}
+	return strings.Join(parts, string(os.PathListSeparator))
 }
 
 // Clients are the typed and dynamic clients for one target.

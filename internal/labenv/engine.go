@@ -44,37 +44,80 @@ func (e *Env) ScriptPath() string { return filepath.Join(e.Dir, ScriptName) }
 // shellQuote quotes s for bash with single quotes.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
+// Script is what reconcile.sh is rendered from.
+type Script struct {
+	Engine   string
+	CnpaPath string
+	// Kubeconfig is the KUBECONFIG pinned as the default (CommandKubeconfig).
+	Kubeconfig string
+	// Context is the kubeconfig context named with --context, or "".
+	Context   string
+	Dir       string
+	Finalizer bool
+}
+
 // ScriptFor renders reconcile.sh for an engine. The Go engine's script runs
 // one pass of `cnpa controller --once`; the shell engine's is the asset
-// with this machine's defaults pinned at the top. finalizer is the lab's
-// step 6 switch.
-func ScriptFor(engine, cnpaPath, kubeconfig, dir string, finalizer bool) ([]byte, error) {
-	archive := filepath.Join(dir, evidence.ArchiveDir)
-	switch engine {
+// with this machine's defaults pinned at the top. Every value is
+// single-quoted for bash: a path may hold spaces, `$(…)`, `}` or quotes,
+// and must reach the command as it is, never run. The pinned defaults
+// apply only where the environment sets nothing, as before.
+func ScriptFor(s Script) ([]byte, error) {
+	archive := filepath.Join(s.Dir, evidence.ArchiveDir)
+	kubeconfig := fmt.Sprintf(`[ -n "${KUBECONFIG:-}" ] || KUBECONFIG=%s`, shellQuote(s.Kubeconfig))
+	switch s.Engine {
 	case EngineGo:
+		context := ""
+		if s.Context != "" {
+			context = " --context " + shellQuote(s.Context)
+		}
 		return []byte(fmt.Sprintf(`#!/usr/bin/env bash
 # reconcile.sh (cnpa Go engine): one level-triggered pass over every
 # TeamSpace. For each one it makes sure namespace team-<name> (owned by the
 # TeamSpace), ResourceQuota team-quota and status.observedGeneration match
 # the spec, and writes nothing when they already do. Installed by cnpa.
-exec %s controller --once --kubeconfig "${KUBECONFIG:-%s}" --archive-dir %s --finalizer=%t
-`, shellQuote(cnpaPath), kubeconfig, shellQuote(archive), finalizer)), nil
+%s
+exec %s controller --once --kubeconfig "$KUBECONFIG"%s --archive-dir %s --finalizer=%t
+`, kubeconfig, shellQuote(s.CnpaPath), context, shellQuote(archive), s.Finalizer)), nil
 	case EngineShell:
 		lines := strings.SplitN(string(assets.ReconcileScript), "\n", 2)
 		if len(lines) != 2 || !strings.HasPrefix(lines[0], "#!") {
 			return nil, fmt.Errorf("embedded reconcile.sh has no shebang line")
 		}
+		context := ""
+		if s.Context != "" {
+			// %q: a name is printed in a comment, where a newline would end it.
+			context = fmt.Sprintf("# --context %q: the first file of KUBECONFIG names it as current-context\n# (kubectl has no environment variable for a context).\n", s.Context)
+		}
 		pinned := fmt.Sprintf(`%s
 # Pinned by cnpa for this machine (the environment still wins):
-export KUBECONFIG="${KUBECONFIG:-%s}"
-export CNPA_ARCHIVE_DIR="${CNPA_ARCHIVE_DIR:-%s}"
-export CNPA_FINALIZER="${CNPA_FINALIZER:-%t}"
-%s`, lines[0], kubeconfig, archive, finalizer, lines[1])
+%s%s
+[ -n "${CNPA_ARCHIVE_DIR:-}" ] || CNPA_ARCHIVE_DIR=%s
+[ -n "${CNPA_FINALIZER:-}" ] || CNPA_FINALIZER=%t
+export KUBECONFIG CNPA_ARCHIVE_DIR CNPA_FINALIZER
+%s`, lines[0], context, kubeconfig, shellQuote(archive), s.Finalizer, lines[1])
 		return []byte(pinned), nil
 	case EngineOwn:
 		return nil, fmt.Errorf("the own engine's reconcile.sh is the learner's: cnpa does not write it")
 	}
-	return nil, fmt.Errorf("unknown engine %q: use go, shell or own", engine)
+	return nil, fmt.Errorf("unknown engine %q: use go, shell or own", s.Engine)
+}
+
+// script is the Script for engine in this environment; it writes the
+// ContextFile the script's KUBECONFIG names, if any.
+func (e *Env) script(engine string, finalizer bool) (Script, error) {
+	if err := e.writeContextFile(); err != nil {
+		return Script{}, err
+	}
+	kc, err := e.CommandKubeconfig()
+	if err != nil {
+		return Script{}, err
+	}
+	s := Script{Engine: engine, CnpaPath: e.CnpaPath, Kubeconfig: kc, Dir: e.Dir, Finalizer: finalizer}
+	if e.Target.ContextGiven {
+		s.Context = e.Target.Context
+	}
+	return s, nil
 }
 
 // InstallScript writes <dir>/reconcile.sh (executable) for the engine and
@@ -84,7 +127,11 @@ func (e *Env) InstallScript() error {
 	if e.Engine == EngineOwn {
 		return e.checkOwnScript()
 	}
-	data, err := ScriptFor(e.Engine, e.CnpaPath, e.Target.Path, e.Dir, e.State.Finalizer)
+	s, err := e.script(e.Engine, e.State.Finalizer)
+	if err != nil {
+		return err
+	}
+	data, err := ScriptFor(s)
 	if err != nil {
 		return err
 	}
@@ -123,7 +170,11 @@ func (e *Env) Scaffold(engine string, force, finalizer bool) (string, error) {
 	if _, err := os.Lstat(path); err == nil && !force {
 		return "", fmt.Errorf("%s exists: cnpa never overwrites it (move it away, or --force)", path)
 	}
-	data, err := ScriptFor(engine, e.CnpaPath, e.Target.Path, e.Dir, finalizer)
+	sc, err := e.script(engine, finalizer)
+	if err != nil {
+		return "", err
+	}
+	data, err := ScriptFor(sc)
 	if err != nil {
 		return "", err
 	}
@@ -134,11 +185,18 @@ func (e *Env) Scaffold(engine string, force, finalizer bool) (string, error) {
 // controller, the shell engine loops reconcile.sh every 3 s as LAB.md step 4
 // describes.
 func (e *Env) Unit() (service.Unit, error) {
-	u := service.Unit{Engine: e.Engine, Kubeconfig: e.Target.Path, ArchiveDir: e.ArchiveDir(), Dir: e.Dir, Path: toolPath()}
+	kc, err := e.CommandKubeconfig()
+	if err != nil {
+		return service.Unit{}, err
+	}
+	u := service.Unit{Engine: e.Engine, Kubeconfig: kc, ArchiveDir: e.ArchiveDir(), Dir: e.Dir, Path: toolPath()}
 	switch e.Engine {
 	case EngineGo:
-		u.Argv = []string{e.CnpaPath, "controller", "--kubeconfig", e.Target.Path, "--archive-dir", e.ArchiveDir(),
-			fmt.Sprintf("--finalizer=%t", e.State.Finalizer), "--interval=3s"}
+		u.Argv = []string{e.CnpaPath, "controller", "--kubeconfig", e.Target.Path}
+		if e.Target.ContextGiven {
+			u.Argv = append(u.Argv, "--context", e.Target.Context)
+		}
+		u.Argv = append(u.Argv, "--archive-dir", e.ArchiveDir(), fmt.Sprintf("--finalizer=%t", e.State.Finalizer), "--interval=3s")
 	case EngineShell, EngineOwn:
 		// LAB.md step 4's unit: the script, every 3 s, forever.
 		bash, err := exec.LookPath("bash")
@@ -177,9 +235,17 @@ func toolPath() string {
 // InstallService writes the unit for the current state and restarts it
 // (restart) or only enables it.
 func (e *Env) InstallService(ctx context.Context, restart bool) error {
+	if err := e.writeContextFile(); err != nil {
+		return err
+	}
 	u, err := e.Unit()
 	if err != nil {
 		return err
+	}
+	if e.Progress != nil {
+		for _, w := range e.PrivateTmpWarnings() {
+			e.Progress.Warn("warning: %s", w)
+		}
 	}
 	if err := e.Service.Install(ctx, u); err != nil {
 		return fmt.Errorf("install %s: %w", service.Name, err)

@@ -126,15 +126,22 @@ func (e *Env) SaveState() error {
 }
 
 // RunScript runs the installed reconcile.sh once, from the evidence dir and
-// with the lab's kubeconfig, as the learner (or the grader) would, and the
-// extra environment given (NAME=value). It returns the combined output and
-// the error of the run as exec gives it.
+// with the lab's kubeconfig and context (CommandKubeconfig), as the learner
+// (or the grader) would, and the extra environment given (NAME=value). It
+// returns the combined output and the error of the run as exec gives it.
 func (e *Env) RunScript(ctx context.Context, extraEnv ...string) (string, error) {
+	if err := e.writeContextFile(); err != nil {
+		return "", err
+	}
+	kc, err := e.CommandKubeconfig()
+	if err != nil {
+		return "", err
+	}
 	cmd := exec.CommandContext(ctx, e.ScriptPath())
-	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+e.Target.Path), extraEnv...)
+	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+kc), extraEnv...)
 	cmd.Dir = e.Dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	err = cmd.Run()
 	return out.String(), err
 }

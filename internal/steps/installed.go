@@ -21,8 +21,12 @@ import (
 const defaultDir = "/root/cnpa-op"
 
 // cnpaCmd is a cnpa command line as typed, with --dir when the evidence
-// dir is not LAB.md's.
+// dir is not LAB.md's and --context when one was named (the scripts cnpa
+// writes carry it on).
 func cnpaCmd(env *labenv.Env, args ...string) string {
+	if env.Target.ContextGiven {
+		args = append([]string{"--context", env.Target.Context}, args...)
+	}
 	if env.Dir != defaultDir {
 		args = append([]string{"--dir", env.Dir}, args...)
 	}

@@ -37,6 +37,16 @@ var step3 = &Step{
 		}
 		if env.Engine == labenv.EngineOwn {
 			r.note("running your %s (own engine)", env.ScriptPath())
+			if env.Target.ContextGiven {
+				// kubectl has no variable for a context: say how the
+				// learner's script gets the one cnpa was given.
+				kc, err := env.CommandKubeconfig()
+				if err != nil {
+					return nil, err
+				}
+				r.note("with KUBECONFIG=%s: its first file sets current-context %q, so plain kubectl uses it; "+
+					"a script that passes its own --kubeconfig must pass --context %s too", kc, env.Target.Context, env.Target.Context)
+			}
 		} else {
 			r.note("installed %s (%s engine)", env.ScriptPath(), env.Engine)
 		}

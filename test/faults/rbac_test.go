@@ -168,37 +168,81 @@ func TestLeastPrivilege(t *testing.T) {
 }
 
 // TestServiceUnitHardening renders cnpa-op.service as `cnpa step 4`
-// installs it and checks the hardening lines the lab relies on, each as a
-// whole line of the [Service] section.
+// installs it, for the lab's own paths and for odd ones (a space, `%`,
+// `$(…)`, `}`, a quote: kit.OddDir), and checks the hardening lines the
+// lab relies on, each as a whole line of the [Service] section, with the
+// evidence dir in ReadWritePaths= escaped as systemd reads it. systemd
+// itself then reads each unit offline: `systemd-analyze verify` without a
+// word of complaint, and `security --offline=yes` with no warning and the
+// same exposure score whatever the paths.
 func TestServiceUnitHardening(t *testing.T) {
-	const dir = "/root/cnpa-op"
-	u := service.Unit{Engine: "go", Argv: []string{"/usr/local/bin/cnpa", "controller", "--archive-dir", dir + "/archive"},
-		Kubeconfig: "/etc/rancher/k3s/k3s.yaml", Path: "/usr/local/bin:/usr/bin:/bin", ArchiveDir: dir + "/archive", Dir: dir}
-	b, err := u.Render()
+	self, err := os.Executable() // a program that exists, for verify
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := map[string]string{}
-	current := ""
-	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		switch {
-		case strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]"):
-			current = l
-		case l != "" && !strings.HasPrefix(l, "#"):
-			section[l] = current
-		}
-	}
-	for _, want := range []string{
-		"NoNewPrivileges=yes",
-		"ProtectSystem=strict",
-		"ReadWritePaths=" + dir,
-		"PrivateTmp=yes",
-		"ProtectHome=read-only",
-		"Restart=always",
+	odd, marker := kit.OddDir(t.TempDir())
+	var scores []string
+	for _, tt := range []struct{ name, dir, kubeconfig string }{
+		{"lab paths", "/root/cnpa-op", "/etc/rancher/k3s/k3s.yaml"},
+		{"odd paths", odd, filepath.Join(odd, "kube config")},
 	} {
-		if got, ok := section[want]; !ok || got != "[Service]" {
-			t.Errorf("unit line %q: got section %q (present %v), want it in [Service]\n%s", want, got, ok, b)
+		for _, engine := range []string{"go", "shell"} {
+			t.Run(tt.name+"/"+engine, func(t *testing.T) {
+				archive := tt.dir + "/archive"
+				argv := []string{self, "controller", "--kubeconfig", tt.kubeconfig, "--archive-dir", archive}
+				if engine == "shell" {
+					argv = []string{"/bin/bash", "-c", "while true; do '" + strings.ReplaceAll(tt.dir, "'", `'\''`) + "/reconcile.sh'; sleep 3; done"}
+				}
+				u := service.Unit{Engine: engine, Argv: argv, Kubeconfig: tt.kubeconfig, Path: "/usr/local/bin:/usr/bin:/bin", ArchiveDir: archive, Dir: tt.dir}
+				b, err := u.Render()
+				if err != nil {
+					t.Fatal(err)
+				}
+				section := map[string]string{}
+				current := ""
+				for _, l := range strings.Split(string(b), "\n") {
+					l = strings.TrimSpace(l)
+					switch {
+					case strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]"):
+						current = l
+					case l != "" && !strings.HasPrefix(l, "#"):
+						section[l] = current
+					}
+				}
+				for _, want := range []string{
+					"NoNewPrivileges=yes",
+					"ProtectSystem=strict",
+					`ReadWritePaths="` + strings.ReplaceAll(tt.dir, "%", "%%") + `"`,
+					"PrivateTmp=yes",
+					"ProtectHome=read-only",
+					"Restart=always",
+				} {
+					if got, ok := section[want]; !ok || got != "[Service]" {
+						t.Errorf("unit line %q: got section %q (present %v), want it in [Service]\n%s", want, got, ok, b)
+					}
+				}
+				kit.VerifyUnit(t, b)
+				path := filepath.Join(t.TempDir(), service.Name)
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				out, err := kit.SystemdAnalyze(t, "security", "--offline=yes", path)
+				if err != nil || strings.Contains(out, path+":") {
+					t.Errorf("systemd-analyze security --offline=yes: %v, want it to read the unit without a warning:\n%s", err, out)
+				}
+				i := strings.Index(out, "Overall exposure level")
+				if i < 0 {
+					t.Fatalf("systemd-analyze security printed no exposure level:\n%s", out)
+				}
+				score, _, _ := strings.Cut(out[i:], "\n")
+				t.Logf("%s", score)
+				scores = append(scores, engine+": "+score[strings.LastIndex(score, ":")+1:])
+			})
 		}
 	}
+	// Odd paths lose no hardening: each engine scores as with the lab's paths.
+	if len(scores) == 4 && (scores[0] != scores[2] || scores[1] != scores[3]) {
+		t.Errorf("exposure with odd paths differs: got %q (lab go, lab shell, odd go, odd shell)", scores)
+	}
+	kit.NoMarker(t, marker)
 }

@@ -11,13 +11,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/labhub/cnpa/internal/doctor"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/expect"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/internal/timeline"
+	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/labassert"
 )
 
@@ -150,10 +154,16 @@ func runLab(t *testing.T, engine, datastore string) {
 	// here, so the shell loop's passes are slow: the live checks get more
 	// than check's default 30 s to see it act.
 	start = time.Now()
-	if out, err := cnpa("check", "--timeout", "90s"); err != nil {
-		t.Errorf("cnpa check after step all: %v\n%s", err, out)
+	checkOut, err := cnpa("check", "--timeout", "90s")
+	if err != nil {
+		t.Errorf("cnpa check after step all: %v\n%s", err, checkOut)
 	} else {
 		t.Logf("cnpa check passed in %s", time.Since(start).Round(time.Millisecond))
+	}
+	// The HTML report of this run, in a real browser: once, on etcd with
+	// the go engine, as the other runs would show the same page.
+	if datastore == testcluster.DatastoreEtcd && engine == "go" && err == nil {
+		t.Run("report", func(t *testing.T) { reportPage(ctx, t, cnpa, dir, checkOut, datastore+"-"+engine) })
 	}
 	// The service is running when the lab ends.
 	if out, err := cnpa("service", "status"); err != nil {
@@ -183,4 +193,88 @@ func runLab(t *testing.T, engine, datastore string) {
 		defer rcancel()
 		replayLab(rctx, t, stepOut, cluster, dir, unitDir)
 	}
+}
+
+// reportPage makes `cnpa report --html` from the lab's real evidence,
+// timelines and check, loads it in headless Chromium, and asserts what a
+// reader sees: the eight steps, every evidence value as expected (the
+// cluster is there, so the uids too), each recorded timeline as a chart
+// with one lane per actor and one dot per entry, the check's results, and
+// no network request. The screenshot is left in kit.ArtifactDir.
+func reportPage(ctx context.Context, t *testing.T, cnpa func(...string) ([]byte, error), dir string, checkOut []byte, name string) {
+	b := kit.NeedBrowser(t)
+	page := filepath.Join(t.TempDir(), "report.html")
+	if out, err := cnpa("report", "--html", page); err != nil {
+		t.Fatalf("cnpa report --html: %v\n%s", err, out)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kit.AssertSelfContained(t, string(html))
+	load, err := b.LoadPage(ctx, t.TempDir(), "file://"+page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(load.PageRequests) > 0 {
+		t.Errorf("the page made network requests: %v", load.PageRequests)
+	}
+	dom := load.DOM
+	kit.AssertReportSteps(t, dom)
+	for _, r := range expect.Rules {
+		if got := kit.ReportValueStatus(dom, r.File, r.Key); got != "ok" {
+			t.Errorf("%s %s on the page: status %q, want ok", r.File, r.Key, got)
+		}
+	}
+	// The check on the page is the one just run: its counts, each id.
+	m := regexp.MustCompile(`(\d+) passed, 0 failed`).FindSubmatch(checkOut)
+	if m == nil {
+		t.Fatalf("cnpa check's summary line not found in:\n%s", checkOut)
+	}
+	if want := `data-passed="` + string(m[1]) + `" data-failed="0"`; !strings.Contains(dom, want) {
+		t.Errorf("the page's check summary: want %s", want)
+	}
+	if strings.Contains(dom, `id="check-stale"`) {
+		t.Errorf("the page calls the check just run older than the evidence")
+	}
+	for _, id := range regexp.MustCompile(`(?m)^\s+✓ (step\d\.\S+)`).FindAllSubmatch(checkOut, -1) {
+		if want := `data-check="` + string(id[1]) + `" data-status="pass"`; !strings.Contains(dom, want) {
+			t.Errorf("the page lacks the passed check %s", id[1])
+		}
+	}
+	// Every timeline the steps recorded is drawn; a step without one says so.
+	for step := 4; step <= 7; step++ {
+		sec := kit.ReportSection(t, dom, step)
+		tl, err := timeline.Load(dir, step)
+		if err != nil {
+			t.Errorf("step %d's timeline: %v", step, err)
+			continue
+		}
+		if tl == nil || len(tl.Entries) == 0 {
+			if !strings.Contains(sec, "no timeline recorded") && !strings.Contains(sec, "no entries") {
+				t.Errorf("step %d has no timeline, and its section does not say so", step)
+			}
+			t.Logf("step %d recorded no timeline", step)
+			continue
+		}
+		actors := map[string]bool{}
+		for _, e := range tl.Entries {
+			actors[e.Actor] = true
+		}
+		if got := strings.Count(sec, `<g class="lane"`); got != len(actors) {
+			t.Errorf("step %d chart: %d lanes, want %d (one per actor %v)", step, got, len(actors), actors)
+		}
+		if got := strings.Count(sec, `<g class="mark `); got != len(tl.Entries) {
+			t.Errorf("step %d chart: %d dots, want %d entries", step, got, len(tl.Entries))
+		}
+	}
+	art := kit.ArtifactDir(t)
+	if err := os.WriteFile(filepath.Join(art, "report-lab-"+name+".html"), html, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	png := filepath.Join(art, "report-lab-"+name+".png")
+	if err := b.Screenshot(ctx, t.TempDir(), "file://"+page, png, 1280, 2400); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the lab's report and its screenshot: %s, %s", filepath.Join(art, "report-lab-"+name+".html"), png)
 }

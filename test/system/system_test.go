@@ -112,7 +112,7 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
 		t.Fatalf("%s not in place: %v", unitPath, err)
 	}
 	unit := run("cat", unitPath)
-	for _, want := range []string{"Restart=always", "ExecStart=", "NoNewPrivileges=yes", "ProtectSystem=strict", "ReadWritePaths=" + evidenceDir} {
+	for _, want := range []string{"Restart=always", "ExecStart=", "NoNewPrivileges=yes", "ProtectSystem=strict", `ReadWritePaths="` + evidenceDir + `"`} {
 		if !strings.Contains(unit, want) {
 			t.Errorf("unit file lacks %q:\n%s", want, unit)
 		}

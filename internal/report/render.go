@@ -1,0 +1,54 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"time"
+
+	"github.com/labhub/cnpa/internal/check"
+)
+
+//go:embed page.html.tmpl
+var pageText string
+
+// page is parsed once; html/template escapes every value by its context
+// (text, attribute, inside the SVG), so evidence a learner wrote by hand
+// cannot break the page or run in it.
+var page = template.Must(template.New("page").Funcs(template.FuncMap{
+	"f1": func(x float64) string { return fmt.Sprintf("%.1f", x) },
+	"utc": func(t time.Time) string {
+		if t.IsZero() {
+			return "—"
+		}
+		return t.UTC().Format("2006-01-02 15:04:05 UTC")
+	},
+	"mark": func(s Status) string {
+		switch s {
+		case OK:
+			return "✓"
+		case Bad:
+			return "✗"
+		}
+		return "–"
+	},
+	"checkMark": func(s check.Status) string {
+		switch s {
+		case check.Pass:
+			return "✓"
+		case check.Fail:
+			return "✗"
+		}
+		return "–"
+	},
+	"stepWord": func(s Status) string {
+		return map[Status]string{OK: "as expected", Bad: "needs work", Missing: "not done yet", Skipped: "not compared"}[s]
+	},
+	"add": func(a, b float64) float64 { return a + b },
+}).Parse(pageText))
+
+// Write renders p as one self-contained HTML page.
+func Write(w io.Writer, p *Page) error {
+	return page.Execute(w, p)
+}

@@ -1,0 +1,294 @@
+// Package report makes `cnpa report --html`: one self-contained HTML page
+// of a lab run, to open offline or mail to an instructor. It shows the
+// eight steps, every evidence value against what a correct run holds (as
+// package expect judges it), the timelines of steps 4 to 7 drawn as
+// charts (package timeline), and the last `cnpa check` (check.LoadLast).
+//
+// It only reads: the evidence dir, and the live alpha when a cluster is
+// there to ask. Nothing on the page refers to anything outside it.
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/steps"
+	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/timeline"
+)
+
+// Options say where the evidence is and what is known of the cluster.
+type Options struct {
+	Dir string
+	// Alpha is the live TeamSpace alpha (nil when it does not exist);
+	// AlphaUnknown says why it could not be read, and then the values
+	// compared with it are shown as not compared.
+	Alpha        *teamspace.TeamSpace
+	AlphaUnknown string
+	// Now is when the page is made; Version is cnpa's.
+	Now     time.Time
+	Version string
+}
+
+// Status is a value's, a step's or a check's outcome as the page colours it.
+type Status string
+
+// The outcomes.
+const (
+	OK      Status = "ok"
+	Bad     Status = "bad"
+	Skipped Status = "skip"
+	// Missing: the step has not written its file yet.
+	Missing Status = "missing"
+)
+
+// Page is everything the page shows.
+type Page struct {
+	Dir, Version, Engine string
+	Generated            time.Time
+	// Problems are facts about the inputs a reader must see first (a state
+	// file that does not parse, an unreadable check report).
+	Problems []string
+	Steps    []*Step
+	// ValuesOK and ValuesTotal count the evidence values as judged.
+	ValuesOK, ValuesBad, ValuesTotal int
+	Check                            *Check
+}
+
+// Step is one lab step on the page.
+type Step struct {
+	Number         int
+	Title, Teaches string
+	Status         Status
+	// File is the evidence file; FileProblem why its values cannot be
+	// shown (missing, malformed).
+	File, FileProblem string
+	// NotWritten: the file does not exist yet (the step has not run).
+	NotWritten bool
+	Values     []Value
+	// Timeline is the step's chart, nil when it has none; TimelineNote
+	// says why there is none, or what the chart is relative to.
+	Timeline     *Timeline
+	TimelineNote string
+	// Checks are the last `cnpa check`'s checks of this step; Open are
+	// those that did not pass (shown first, open), Passed the others
+	// (folded: most repeat the values above).
+	Checks, Open, Passed []check.Check
+}
+
+// Value is one evidence key against its expectation.
+type Value struct {
+	Key, Title string
+	// Got is the value in the file (JSON); Want what a correct run holds.
+	Got, Want string
+	Status    Status
+	// Why is the rule's own wording of a failure, or why it could not
+	// decide.
+	Why string
+}
+
+// Timeline is one step's chart and the table of its entries.
+type Timeline struct {
+	Action, Engine string
+	Start          time.Time
+	Chart          *Chart
+	Rows           []Row
+}
+
+// Check is the last `cnpa check` as the page tells it.
+type Check struct {
+	// Missing says how to get one when there is none.
+	Missing string
+	At      time.Time
+	Server  string
+	// Stale names the evidence written after the check; Partial the one
+	// step it was limited to.
+	Stale                   string
+	Partial                 int
+	Passed, Failed, Skipped int
+}
+
+// timelineSteps are the steps that record a timeline (package timeline).
+var timelineSteps = map[int]bool{4: true, 5: true, 6: true, 7: true}
+
+// Build gathers the page from the evidence dir. Phases:
+//  1. the lab's state (engine) and the last check report;
+//  2. for each step, its evidence judged by expect's rules, its timeline
+//     laid out as a chart, its checks;
+//  3. the totals and each step's status.
+//
+// A missing or broken input is shown on the page, never an error: the page
+// of a half-done lab is still worth reading.
+func Build(o Options) *Page {
+	p := &Page{Dir: o.Dir, Version: o.Version, Generated: o.Now}
+	if st, err := labenv.LoadState(o.Dir); err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	} else if st != nil {
+		p.Engine = st.Engine
+	}
+	last, err := check.LoadLast(o.Dir)
+	if err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	}
+	p.Check = summarizeCheck(o.Dir, last)
+
+	in := expect.FromDir(o.Dir, o.Alpha)
+	in.AlphaUnknown = o.AlphaUnknown
+	for _, s := range steps.All {
+		st := &Step{Number: s.Number, Title: s.Title, Teaches: s.Teaches, File: s.File}
+		if s.File != "" {
+			judgeFile(st, o.Dir, in)
+		}
+		if timelineSteps[s.Number] {
+			addTimeline(st, o.Dir)
+		}
+		if last != nil {
+			for _, c := range last.Report.Checks {
+				if c.Step != s.Number {
+					continue
+				}
+				st.Checks = append(st.Checks, c)
+				if c.Status == check.Pass {
+					st.Passed = append(st.Passed, c)
+				} else {
+					st.Open = append(st.Open, c)
+				}
+			}
+		}
+		st.Status = stepStatus(st)
+		for _, v := range st.Values {
+			p.ValuesTotal++
+			switch v.Status {
+			case OK:
+				p.ValuesOK++
+			case Bad:
+				p.ValuesBad++
+			}
+		}
+		p.Steps = append(p.Steps, st)
+	}
+	return p
+}
+
+// judgeFile reads the step's evidence strictly and judges every key by
+// expect's rules; an unreadable file lists the keys with what is expected.
+func judgeFile(st *Step, dir string, in *expect.Inputs) {
+	values, err := expect.ReadValues(dir, st.File)
+	if err != nil {
+		st.FileProblem = err.Error()
+		if _, statErr := os.Stat(filepath.Join(dir, st.File)); errors.Is(statErr, fs.ErrNotExist) {
+			st.FileProblem = fmt.Sprintf("%s is not written yet: run `cnpa step %d`", st.File, st.Number)
+			st.NotWritten = true
+		}
+		for _, r := range expect.For(st.File) {
+			st.Values = append(st.Values, Value{Key: r.Key, Title: r.Title, Got: "—", Want: r.Expected, Status: Missing})
+		}
+		return
+	}
+	for _, j := range expect.Judge(st.File, values, in) {
+		v := Value{Key: j.Key, Title: j.Title, Got: j.Value, Want: j.Want}
+		switch {
+		case j.Skip != "":
+			v.Status, v.Want, v.Why = Skipped, j.Expected, "not compared: "+j.Skip
+		case j.OK:
+			v.Status = OK
+		default:
+			v.Status = Bad
+			if j.Got != j.Value {
+				v.Why = j.Got // the rule's words, e.g. "TeamSpace alpha does not exist"
+			}
+		}
+		if v.Want == "" {
+			v.Want = j.Expected
+		}
+		st.Values = append(st.Values, v)
+	}
+}
+
+// addTimeline lays out the step's timeline file, or says why there is none.
+func addTimeline(st *Step, dir string) {
+	tl, err := timeline.Load(dir, st.Number)
+	switch {
+	case err != nil:
+		st.TimelineNote = err.Error()
+	case tl == nil:
+		st.TimelineNote = fmt.Sprintf("no timeline recorded: `cnpa step %d` writes %s", st.Number, relPath(dir, timeline.Path(dir, st.Number)))
+	case len(tl.Entries) == 0:
+		st.TimelineNote = "the timeline has no entries"
+	default:
+		tl.Sorted()
+		chart, rows := layout(tl)
+		st.Timeline = &Timeline{Action: tl.Action, Engine: tl.Engine, Start: tl.Start, Chart: chart, Rows: rows}
+	}
+}
+
+// stepStatus is bad when any value or check of the step failed, missing
+// when its file is not written, ok otherwise.
+func stepStatus(st *Step) Status {
+	for _, v := range st.Values {
+		if v.Status == Bad {
+			return Bad
+		}
+	}
+	for _, c := range st.Checks {
+		if c.Status == check.Fail {
+			return Bad
+		}
+	}
+	switch {
+	case st.NotWritten:
+		return Missing
+	case st.FileProblem != "":
+		return Bad // there, but malformed
+	}
+	if st.File == "" && len(st.Checks) == 0 && st.Timeline == nil {
+		return Missing // step 4 with nothing to show for it
+	}
+	return OK
+}
+
+// summarizeCheck tells the last check's counts, and whether evidence was
+// written after it (then its verdicts may no longer hold).
+func summarizeCheck(dir string, last *check.Last) *Check {
+	if last == nil {
+		return &Check{Missing: "`cnpa check` has not been run on this evidence dir: run it, then `cnpa report --html` again"}
+	}
+	r := last.Report
+	c := &Check{At: last.At, Server: r.Server, Partial: r.Step, Passed: r.Passed, Failed: r.Failed, Skipped: r.Skipped}
+	if name, at := newestEvidence(dir); at.After(last.At) {
+		c.Stale = fmt.Sprintf("%s was written at %s, after this check: run `cnpa check` again for verdicts on the evidence as it is now",
+			name, at.UTC().Format("2006-01-02 15:04:05 UTC"))
+	}
+	return c
+}
+
+// newestEvidence is the evidence file (or archive record) written last.
+func newestEvidence(dir string) (string, time.Time) {
+	var (
+		name  string
+		newst time.Time
+	)
+	candidates := append([]string{}, evidence.Files...)
+	candidates = append(candidates, filepath.Join(evidence.ArchiveDir, "beta.json"))
+	for _, f := range candidates {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil && fi.ModTime().After(newst) {
+			name, newst = f, fi.ModTime()
+		}
+	}
+	return name, newst
+}
+
+func relPath(dir, p string) string {
+	if r, err := filepath.Rel(dir, p); err == nil {
+		return r
+	}
+	return p
+}
