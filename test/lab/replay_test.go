@@ -52,17 +52,20 @@ func TestShownCommands(t *testing.T) {
 // empty /tmp), and the steps ran the unit in process mode. So systemctl is
 // a shell function here that does what systemd would with the unit file the
 // replay wrote: its Environment= lines, then its ExecStart (systemd's `$$`
-// is `$`) in a session of its own; stop ends that session. The unit's
+// is `$`, its `%%` is `%`, its double quotes are bash's) in a session of
+// its own; stop ends that session. The unit's
 // content is thus replayed for real, only its manager is a stand-in.
 const systemdStandIn = `
 svc_start() {
   if [ -s "$svc_pidfile" ] && kill -0 "$(cat "$svc_pidfile")" 2>/dev/null; then return 0; fi
   local exec_line
-  exec_line=$(sed -n 's/^ExecStart=//p' "$svc_unit")
+  # systemd's %% is %, and its $$ a literal $ (\$ for bash's eval).
+  exec_line=$(sed -n 's/^ExecStart=//p' "$svc_unit" | sed 's/%%/%/g; s/\$\$/\\$/g')
   (
-    while IFS= read -r kv; do export "$kv"; done < <(sed -n 's/^Environment=//p' "$svc_unit")
+    # Environment="K=V" or Environment=K=V; systemd expands no $ there.
+    while IFS= read -r kv; do eval "export $kv"; done < <(sed -n 's/^Environment=//p' "$svc_unit" | sed 's/%%/%/g; s/\$/\\$/g')
     cd "$svc_dir"
-    exec setsid bash -c 'eval exec "$1"' _ "${exec_line//\$\$/\$}"
+    exec setsid bash -c 'eval exec "$1"' _ "$exec_line"
   ) >>"$svc_log" 2>&1 &
   echo $! > "$svc_pidfile"
 }
