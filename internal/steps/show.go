@@ -34,9 +34,24 @@ import (
 )
 
 // shell shows a step's actions as a learner's shell session.
-type shell struct{ p *ui.Printer }
+type shell struct {
+	p *ui.Printer
+	// context is --context when one was named: every kubectl shown
+	// carries it, as the steps' own requests go to that context.
+	context string
+}
 
-func show(env *labenv.Env) shell { return shell{env.Show} }
+func show(env *labenv.Env) shell {
+	s := shell{p: env.Show}
+	if env.Target != nil && env.Target.ContextGiven {
+		s.context = env.Target.Context
+	}
+	return s
+}
+
+// kubectlWord is kubectl as a command word: at the start of a command,
+// after a space, `(` or `$(`.
+var kubectlWord = regexp.MustCompile(`(^|[\s(])kubectl `)
 
 // cmd shows one command; a command of several lines (a heredoc) shows its
 // further lines as continuation lines.
@@ -45,6 +60,10 @@ func (s shell) cmd(line string) {
 		return
 	}
 	lines := strings.Split(line, "\n")
+	if s.context != "" {
+		// The first line only: the others are a heredoc's content.
+		lines[0] = kubectlWord.ReplaceAllString(lines[0], "${1}kubectl --context "+quote(s.context)+" ")
+	}
 	s.p.Line("  %s %s", s.p.Bold("$"), lines[0])
 	for _, l := range lines[1:] {
 		s.p.Line("  > %s", l)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 func TestQuote(t *testing.T) {
@@ -75,5 +77,19 @@ func TestEvidenceCmd(t *testing.T) {
 	want := evidence.Catchup{Generation: 3, ObservedWhileStopped: 2, QuotaPodsWhileStopped: "6", ObservedAfterStart: 3, QuotaPodsAfterStart: "8"}
 	if got != want {
 		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+// With --context, every kubectl of a shown command names it; a heredoc's
+// content is left as written.
+func TestCmdContext(t *testing.T) {
+	var buf strings.Builder
+	sh := shell{p: &ui.Printer{W: &buf}, context: "lab vm"}
+	sh.cmd(`until x=$(kubectl get ns a) && kubectl get ns b; do sleep 0.2; done`)
+	sh.cmd("kubectl apply -f - <<'EOF'\nkubectl stays\nEOF")
+	want := "  $ until x=$(kubectl --context 'lab vm' get ns a) && kubectl --context 'lab vm' get ns b; do sleep 0.2; done\n" +
+		"  $ kubectl --context 'lab vm' apply -f - <<'EOF'\n  > kubectl stays\n  > EOF\n"
+	if got := buf.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
