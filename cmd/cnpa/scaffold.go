@@ -22,6 +22,7 @@ var scaffoldCommand = &cli.Command{
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "engine", Value: labenv.EngineShell, Usage: "`ENGINE` of the reference: shell or go"},
 		&cli.BoolFlag{Name: "force", Usage: "overwrite an existing reconcile.sh"},
+		&cli.BoolFlag{Name: "finalizer", Value: true, Usage: "handle platform.labhub.io/cleanup (LAB.md step 6); --finalizer=false is the script as step 3 installs it"},
 	},
 	BashComplete: func(c *cli.Context) {
 		if !completeFlagValue(c) {
@@ -45,11 +46,11 @@ var scaffoldCommand = &cli.Command{
 		if err != nil {
 			return cli.Exit(err.Error(), 2)
 		}
-		path, err := env.Scaffold(c.String("engine"), c.Bool("force"))
+		path, err := env.Scaffold(c.String("engine"), c.Bool("force"), c.Bool("finalizer"))
 		if err != nil {
 			return cli.Exit(err.Error(), 2)
 		}
-		printer(c).Line("wrote %s (cnpa's %s engine, finalizer handling on)", path, c.String("engine"))
+		printer(c).Line("wrote %s (cnpa's %s engine, finalizer handling %s)", path, c.String("engine"), map[bool]string{true: "on", false: "off"}[c.Bool("finalizer")])
 		return nil
 	},
 }

@@ -22,6 +22,7 @@ var stepCommand = &cli.Command{
 		"stops at the first failure (exit 1).",
 	Flags: append([]cli.Flag{
 		&cli.BoolFlag{Name: "explain", Usage: "print the step's teaching text (`cnpa explain N`) before running it"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "hide the kubectl commands each step shows for what it does, the server's answers and the files installed"},
 		&cli.DurationFlag{Name: "catchup-wait", Value: 8 * time.Second, Usage: "how long step 7 waits with the service stopped (8s is the lab's number)", Action: positive("catchup-wait")},
 	}, labEnvFlags...),
 	Action: func(c *cli.Context) error {
@@ -41,6 +42,9 @@ var stepCommand = &cli.Command{
 			return err
 		}
 		p := printer(c)
+		if out == "text" && !c.Bool("quiet") {
+			env.Show = p
+		}
 		var results []*steps.Result
 		failedStep := 0
 		for _, n := range numbers {

@@ -55,3 +55,23 @@ func ComputeReport(dir string) (*evidence.Report, error) {
 		Trigger:                       reportTrigger,
 	}, nil
 }
+
+// ReportJQ is ComputeReport as a jq program, for the command `cnpa step 8`
+// shows: run as `jq -n --slurpfile before before.json --slurpfile generation
+// generation.json --slurpfile drift drift.json --slurpfile catchup
+// catchup.json --slurpfile archive archive/beta.json ReportJQ`, it gives
+// the same report (TestReportJQ holds the two together).
+const ReportJQ = `{crd_alone_created_namespace: $before[0].namespace_exists, ` +
+	`status_bumps_generation: ($generation[0].gen_after_spec - $generation[0].gen_after_label > 1), ` +
+	`restore_seconds: $drift[0].restore_seconds, ` +
+	`finalizer: "` + reportFinalizer + `", ` +
+	`archived: $archive[0].uid, ` +
+	`generations_behind_while_stopped: ($catchup[0].generation - $catchup[0].observed_while_stopped), ` +
+	`trigger: "` + reportTrigger + `"}`
+
+// ReportJQInputs are the files ReportJQ reads, by the variable it reads
+// each as, in LAB.md's order.
+var ReportJQInputs = []struct{ Var, File string }{
+	{"before", evidence.BeforeFile}, {"generation", evidence.GenerationFile}, {"drift", evidence.DriftFile},
+	{"catchup", evidence.CatchupFile}, {"archive", filepath.Join(evidence.ArchiveDir, "beta.json")},
+}

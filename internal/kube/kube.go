@@ -92,6 +92,7 @@ func Resolve(flagPath, context string) (*Target, error) {
 		return nil, &ConfigError{fmt.Sprintf("kubeconfig %s: %v", path, err)}
 	}
 	rc.QPS, rc.Burst = 100, 200
+	logRequests(rc)
 	cur := context
 	if cur == "" {
 		cur = raw.CurrentContext

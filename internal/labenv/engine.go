@@ -159,9 +159,10 @@ func (e *Env) checkOwnScript() error {
 
 // Scaffold writes one of cnpa's reference scripts to <dir>/reconcile.sh for
 // a learner to read or start from: engine shell (kubectl and jq) or go (one
-// pass of `cnpa controller --once`), with finalizer handling on, as the
-// lab's last step has it. An existing file is kept unless force is set.
-func (e *Env) Scaffold(engine string, force bool) (string, error) {
+// pass of `cnpa controller --once`), with finalizer handling as asked (on
+// as the lab's last step has it, off as step 3 installs it). An existing
+// file is kept unless force is set.
+func (e *Env) Scaffold(engine string, force, finalizer bool) (string, error) {
 	if engine != EngineGo && engine != EngineShell {
 		return "", fmt.Errorf("cnpa scaffold: --engine %q: the reference scripts are go and shell", engine)
 	}
@@ -169,7 +170,7 @@ func (e *Env) Scaffold(engine string, force bool) (string, error) {
 	if _, err := os.Lstat(path); err == nil && !force {
 		return "", fmt.Errorf("%s exists: cnpa never overwrites it (move it away, or --force)", path)
 	}
-	sc, err := e.script(engine, true)
+	sc, err := e.script(engine, finalizer)
 	if err != nil {
 		return "", err
 	}

@@ -27,6 +27,10 @@ type Env struct {
 	Clients *kube.Clients
 	// Progress receives wait progress (stderr for people).
 	Progress *ui.Printer
+	// Show receives what a step does as the commands a learner would type,
+	// the server's answers and the files installed (stdout); nil shows
+	// nothing (`cnpa step --quiet`, -o json).
+	Show *ui.Printer
 	// Engine is "go" or "shell"; Service runs cnpa-op.service.
 	Engine  string
 	Service service.Manager
@@ -123,8 +127,9 @@ func (e *Env) SaveState() error {
 
 // RunScript runs the installed reconcile.sh once, from the evidence dir and
 // with the lab's kubeconfig and context (CommandKubeconfig), as the learner
-// (or the grader) would. It returns the combined output and the error of the run as exec gives it.
-func (e *Env) RunScript(ctx context.Context) (string, error) {
+// (or the grader) would, and the extra environment given (NAME=value). It
+// returns the combined output and the error of the run as exec gives it.
+func (e *Env) RunScript(ctx context.Context, extraEnv ...string) (string, error) {
 	if err := e.writeContextFile(); err != nil {
 		return "", err
 	}
@@ -133,7 +138,7 @@ func (e *Env) RunScript(ctx context.Context) (string, error) {
 		return "", err
 	}
 	cmd := exec.CommandContext(ctx, e.ScriptPath())
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kc)
+	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+kc), extraEnv...)
 	cmd.Dir = e.Dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

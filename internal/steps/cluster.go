@@ -20,6 +20,7 @@ import (
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // fieldManager names the learner's own hand: the steps act as the person
@@ -27,15 +28,16 @@ import (
 const fieldManager = "cnpa-lab"
 
 // apply server-side-applies every object of a YAML stream (the CRD and
-// TeamSpaces are all the lab applies).
-func apply(ctx context.Context, env *labenv.Env, manifest []byte) error {
+// TeamSpaces are all the lab applies). It returns each object as kubectl
+// names it in its answer (teamspace.platform.labhub.io/alpha).
+func apply(ctx context.Context, env *labenv.Env, manifest []byte) (names []string, err error) {
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(manifest), 4096)
 	for {
 		var obj map[string]any
 		if err := dec.Decode(&obj); errors.Is(err, io.EOF) {
-			return nil
+			return names, nil
 		} else if err != nil {
-			return fmt.Errorf("parse manifest: %w", err)
+			return names, fmt.Errorf("parse manifest: %w", err)
 		}
 		if len(obj) == 0 {
 			continue
@@ -48,14 +50,15 @@ func apply(ctx context.Context, env *labenv.Env, manifest []byte) error {
 		case teamspace.Kind:
 			gvr = teamspace.GVR
 		default:
-			return fmt.Errorf("cannot apply kind %s", u.GetKind())
+			return names, fmt.Errorf("cannot apply kind %s", u.GetKind())
 		}
 		data, _ := u.MarshalJSON()
 		force := true
 		if _, err := env.Clients.Dynamic.Resource(gvr).Patch(ctx, u.GetName(), types.ApplyPatchType, data,
 			metav1.PatchOptions{FieldManager: fieldManager, Force: &force}); err != nil {
-			return fmt.Errorf("apply %s %s: %w", u.GetKind(), u.GetName(), err)
+			return names, fmt.Errorf("apply %s %s: %w", u.GetKind(), u.GetName(), err)
 		}
+		names = append(names, strings.ToLower(gvr.Resource[:len(gvr.Resource)-1])+"."+gvr.Group+"/"+u.GetName())
 	}
 }
 
@@ -116,22 +119,33 @@ func quotaPods(q *corev1.ResourceQuota) string {
 	return p.String()
 }
 
-// waitFor polls cond every 100 ms until it is done, showing what is awaited
-// and the elapsed time. On timeout the error carries the last observed
-// values cond reported, never a bare "timed out".
-func waitFor(ctx context.Context, env *labenv.Env, what string, cond poll.Observe) (time.Duration, error) {
+// waitFor polls cond every 100 ms until it is done, showing live what is
+// awaited, why it takes time (why; "" when it should not) and the elapsed
+// time. On timeout the error carries the last observed values cond
+// reported, never a bare "timed out".
+func waitFor(ctx context.Context, env *labenv.Env, what, why string, cond poll.Observe) (time.Duration, error) {
 	start := time.Now()
-	env.Progress.Note("  … waiting for %s", what)
+	w := startWait(env, what, why)
 	_, err := poll.Until(ctx, 100*time.Millisecond, env.Timeout, cond)
 	var timeout *poll.TimeoutError
 	switch {
 	case errors.As(err, &timeout):
+		w.Done("gave up")
 		return time.Since(start), fmt.Errorf("gave up waiting for %s after %s; last observed: %s", what, time.Since(start).Round(time.Second), orNothing(timeout.Last))
 	case err != nil:
+		w.Done("failed")
 		return time.Since(start), fmt.Errorf("waiting for %s: %w", what, err)
 	}
-	env.Progress.Note("  … %s after %s", what, time.Since(start).Round(time.Millisecond))
-	return time.Since(start), nil
+	return w.Done("done"), nil
+}
+
+// startWait shows a live wait on the progress printer (stderr).
+func startWait(env *labenv.Env, what, why string) *ui.Wait {
+	p := env.Progress
+	if p == nil {
+		p = ui.New(io.Discard, true)
+	}
+	return p.Wait(what, why)
 }
 
 func orNothing(last string) string {
@@ -143,8 +157,8 @@ func orNothing(last string) string {
 
 // runScript runs the installed reconcile.sh once; a failure carries what
 // the script printed.
-func runScript(ctx context.Context, env *labenv.Env) (string, error) {
-	out, err := env.RunScript(ctx)
+func runScript(ctx context.Context, env *labenv.Env, extraEnv ...string) (string, error) {
+	out, err := env.RunScript(ctx, extraEnv...)
 	if err != nil {
 		return out, fmt.Errorf("%s failed: %v\n%s", env.ScriptPath(), err, strings.TrimSpace(out))
 	}

@@ -32,15 +32,16 @@ var step1 = &Step{
 			return r, err
 		}
 		r := &Result{Step: 1, Title: s.Title}
-		crdPath, err := evidence.WriteRaw(env.Dir, "crd.yaml", assets.CRD, 0o644)
+		sh := show(env)
+		crdPath, err := sh.writeFile(env.Dir, "crd.yaml", assets.CRD)
 		if err != nil {
 			return nil, err
 		}
-		if err := apply(ctx, env, assets.CRD); err != nil {
+		if err := sh.apply(ctx, env, crdPath, assets.CRD); err != nil {
 			return nil, err
 		}
-		r.note("applied %s", crdPath)
-		if _, err := waitFor(ctx, env, "CRD "+teamspace.CRDName+" to be Established", func(ctx context.Context) (bool, string, error) {
+		sh.waitCmd(kubectlWait(env, obj{resource: "crd", name: teamspace.CRDName}, "condition=Established"))
+		if _, err := waitFor(ctx, env, "CRD "+teamspace.CRDName+" to be Established", whyCRDEstablished, func(ctx context.Context) (bool, string, error) {
 			u, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 			if err != nil {
 				return false, "", err
@@ -62,28 +63,29 @@ var step1 = &Step{
 		} else if a != nil && a.Generation > 1 {
 			return nil, fmt.Errorf("TeamSpace alpha exists with generation %d: this cluster is past step 1; start over with `cnpa reset --yes`", a.Generation)
 		}
-		alphaPath, err := evidence.WriteRaw(env.Dir, "alpha.yaml", []byte(AlphaYAML), 0o644)
+		alphaPath, err := sh.writeFile(env.Dir, "alpha.yaml", []byte(AlphaYAML))
 		if err != nil {
 			return nil, err
 		}
-		if err := apply(ctx, env, []byte(AlphaYAML)); err != nil {
+		if err := sh.apply(ctx, env, alphaPath, []byte(AlphaYAML)); err != nil {
 			return nil, err
 		}
-		r.note("applied %s", alphaPath)
 		alpha, err := needAlpha(ctx, env, 1)
 		if err != nil {
 			return nil, err
 		}
+		sh.readBack("uid", teamspaceObj("alpha"), "{.metadata.uid}", alpha)
 		exists, err := namespaceExists(ctx, env, teamspace.NamespaceName("alpha"))
 		if err != nil {
 			return nil, err
 		}
+		sh.exists("namespace_exists", namespaceObj(teamspace.NamespaceName("alpha")), exists)
 		// From here on the engine and service manager are the lab's choice.
 		if err := env.SaveState(); err != nil {
 			return nil, err
 		}
 		ev := evidence.Before{UID: string(alpha.UID), NamespaceExists: exists}
-		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
+		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
 			return nil, err
 		}
 		r.Evidence = ev

@@ -5,12 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
-	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 var step2 = &Step{
@@ -30,35 +26,41 @@ var step2 = &Step{
 			return nil, fmt.Errorf("alpha's generation is %d, not 1: step 2 needs the alpha of step 1 untouched; start over with `cnpa reset --yes`", alpha.Generation)
 		}
 		r := &Result{Step: 2, Title: s.Title}
-		res := env.Clients.Dynamic.Resource(teamspace.GVR)
-		patch := func(body string) (int64, string, json.RawMessage, error) {
-			u, err := res.Patch(ctx, "alpha", types.MergePatchType, []byte(body), metav1.PatchOptions{FieldManager: fieldManager})
-			if err != nil {
-				return 0, "", nil, fmt.Errorf("patch alpha with %s: %w", body, err)
-			}
-			status := json.RawMessage("null")
-			if st, ok := u.Object["status"]; ok {
-				status, _ = json.Marshal(st)
-			}
-			return u.GetGeneration(), u.GetResourceVersion(), status, nil
-		}
+		sh := show(env)
+		alphaObj := teamspaceObj("alpha")
+		sh.readBack("uid", alphaObj, "{.metadata.uid}", alpha)
+		sh.readBack("gen_initial", alphaObj, "{.metadata.generation}", alpha)
 		ev := evidence.Generation{UID: string(alpha.UID), GenInitial: alpha.Generation}
-		var rvLabel, rvStatus string
-		if ev.GenAfterLabel, rvLabel, _, err = patch(`{"metadata":{"labels":{"owner":"platform"}}}`); err != nil {
+		labeled, err := sh.label(ctx, env, alphaObj, "owner", "platform")
+		if err != nil {
 			return nil, err
 		}
-		if _, rvStatus, ev.StatusViaMain, err = patch(`{"status":{"observedGeneration":7}}`); err != nil {
+		ev.GenAfterLabel = labeled.GetGeneration()
+		rvLabel := labeled.GetResourceVersion()
+		sh.readBack("gen_after_label", alphaObj, "{.metadata.generation}", labeled)
+		// The status patch goes to the main endpoint on purpose: the
+		// server's answer (the object unchanged) is the lesson.
+		patched, err := sh.mergePatch(ctx, env, alphaObj, `{"status":{"observedGeneration":7}}`, rvLabel)
+		if err != nil {
 			return nil, err
 		}
-		if rvStatus == rvLabel {
+		ev.StatusViaMain = json.RawMessage("null")
+		if st, ok := patched.Object["status"]; ok {
+			ev.StatusViaMain, _ = json.Marshal(st)
+		}
+		sh.set("status_via_main", "$("+kubectl(append(append([]string{"get"}, alphaObj.args()...), "-o", "json")...)+" | jq -c '.status // null')", string(ev.StatusViaMain))
+		if rvStatus := patched.GetResourceVersion(); rvStatus == rvLabel {
 			r.note("server's answer to the status patch: unchanged object, resourceVersion still %s (kubectl prints `patched (no change)`)", rvStatus)
 		} else {
 			r.note("server's answer to the status patch: resourceVersion %s → %s", rvLabel, rvStatus)
 		}
-		if ev.GenAfterSpec, _, _, err = patch(`{"spec":{"pods":6}}`); err != nil {
+		spec, err := sh.mergePatch(ctx, env, alphaObj, `{"spec":{"pods":6}}`, patched.GetResourceVersion())
+		if err != nil {
 			return nil, err
 		}
-		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
+		ev.GenAfterSpec = spec.GetGeneration()
+		sh.readBack("gen_after_spec", alphaObj, "{.metadata.generation}", spec)
+		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
 			return nil, err
 		}
 		r.Evidence = ev

@@ -3,11 +3,13 @@ package steps
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -29,6 +31,7 @@ var step3 = &Step{
 			return nil, fmt.Errorf("alpha's generation is %d: run `cnpa step 2` first (its spec.pods=6 is what the quota must show)", alpha.Generation)
 		}
 		r := &Result{Step: 3, Title: s.Title}
+		sh := show(env)
 		if err := env.InstallScript(); err != nil {
 			return nil, err
 		}
@@ -47,10 +50,19 @@ var step3 = &Step{
 		} else {
 			r.note("installed %s (%s engine)", env.ScriptPath(), env.Engine)
 		}
-		out, err := runScript(ctx, env)
+		showScript(sh, env)
+		// The Go engine's pass logs its API requests: there is no script
+		// to read, so what it asked of the API server is what to see.
+		var extraEnv []string
+		if env.Engine == labenv.EngineGo {
+			extraEnv = []string{kube.RequestLogEnv + "=1"}
+		}
+		sh.cmd(strings.Join(append(extraEnv, quote(env.ScriptPath())), " "))
+		out, err := runScript(ctx, env, extraEnv...)
 		if err != nil {
 			return nil, err
 		}
+		showPass(sh, env, out)
 		// One pass must converge (LAB.md step 3): say what is missing, and
 		// why, now rather than after a timeout.
 		problems, err := diagnoseTeamSpace(ctx, env, "alpha", false)
@@ -63,7 +75,8 @@ var step3 = &Step{
 		ns := teamspace.NamespaceName("alpha")
 		// The quota controller writes status.hard after the quota appears;
 		// that write moves resourceVersion, so compare only after it.
-		if _, err := waitFor(ctx, env, "the quota controller to fill team-quota status.hard", func(ctx context.Context) (bool, string, error) {
+		sh.waitCmd(kubectlWait(env, quotaObj(ns), fmt.Sprintf("jsonpath={.status.hard.pods}=%d", alpha.Spec.Pods)))
+		if _, err := waitFor(ctx, env, "the quota controller to fill team-quota status.hard", whyQuotaStatus, func(ctx context.Context) (bool, string, error) {
 			q, err := getQuota(ctx, env, ns)
 			if err != nil || q == nil {
 				return false, "team-quota absent", err
@@ -105,9 +118,13 @@ var step3 = &Step{
 		if before == nil {
 			return nil, fmt.Errorf("team-alpha/team-quota is gone before the second pass")
 		}
-		if _, err := runScript(ctx, env); err != nil {
+		sh.readBack("rv_before", quotaObj(ns), "{.metadata.resourceVersion}", before)
+		sh.cmd(quote(env.ScriptPath()))
+		out, err = runScript(ctx, env)
+		if err != nil {
 			return nil, err
 		}
+		showOutput(sh, out)
 		afterAll, err := objects()
 		if err != nil {
 			return nil, err
@@ -123,7 +140,11 @@ var step3 = &Step{
 				ev.NamespaceOwnerUID = string(ref.UID)
 			}
 		}
-		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
+		sh.readBack("quota_uid", quotaObj(ns), "{.metadata.uid}", after)
+		sh.readBack("namespace_owner_uid", namespaceObj(ns), `{.metadata.ownerReferences[?(@.kind=="TeamSpace")].uid}`, nsObj)
+		sh.readBack("rv_after", quotaObj(ns), "{.metadata.resourceVersion}", after)
+		sh.set("second_pass_rv_changed", `$([ "$rv_before" != "$rv_after" ] && echo true || echo false)`, ev.SecondPassRVChanged)
+		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
 			return nil, err
 		}
 		if err := env.SaveState(); err != nil {

@@ -36,6 +36,7 @@ var step4 = &Step{
 			return nil, err
 		}
 		rx.serviceUp(ctx)
+		showUnit(show(env), env, false)
 		st, err := env.Service.Status(ctx)
 		if err != nil {
 			return nil, err
@@ -61,14 +62,16 @@ const ProbePrefix = "cnpa-probe-"
 func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 	name := ProbePrefix + randSuffix()
 	ts := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: %s\nspec:\n  pods: 1\n", teamspace.APIVersion, teamspace.Kind, name)
-	r.reaction.you("kubectl apply -f - (TeamSpace "+name+", pods 1)", "created TeamSpace "+name, "teamspace "+name)
-	if err := apply(ctx, env, []byte(ts)); err != nil {
-		return err
-	}
+	sh := show(env)
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
 	defer res.Delete(context.WithoutCancel(ctx), name, metav1.DeleteOptions{}) // a no-op once it is gone
+	r.reaction.you("kubectl apply -f - (TeamSpace "+name+", pods 1)", "created TeamSpace "+name, "teamspace "+name)
+	if err := sh.apply(ctx, env, "-", []byte(ts)); err != nil {
+		return err
+	}
 	ns := teamspace.NamespaceName(name)
-	took, err := waitFor(ctx, env, "the controller to create "+ns+" and its quota", func(ctx context.Context) (bool, string, error) {
+	sh.waitCmd(until(kubectl(append(append([]string{"get"}, quotaObj(ns).args()...), "-o", "name")...) + " >/dev/null 2>&1"))
+	took, err := waitFor(ctx, env, "the controller to create "+ns+" and its quota", whyProbeCreated, func(ctx context.Context) (bool, string, error) {
 		q, err := getQuota(ctx, env, ns)
 		if err != nil || q == nil {
 			return false, ns + "/team-quota absent", err
@@ -81,10 +84,11 @@ func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 	r.note("probe %s: namespace and quota appeared by themselves in %s", name, took.Round(1e6))
 	r.verdict("probe namespace+quota by itself", true, fmt.Sprintf("%s and its quota in %s", ns, took.Round(1e6)), "by themselves, within --timeout")
 	r.reaction.you("kubectl delete teamspace "+name, "deleted TeamSpace "+name, "teamspace "+name)
-	if err := res.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+	if err := sh.remove(ctx, env, teamspaceObj(name)); err != nil {
 		return fmt.Errorf("delete probe %s: %w", name, err)
 	}
-	took, err = waitFor(ctx, env, "probe "+name+" to be gone", func(ctx context.Context) (bool, string, error) {
+	sh.waitCmd(kubectlWait(env, teamspaceObj(name), "delete"))
+	took, err = waitFor(ctx, env, "probe "+name+" to be gone", whyProbeGone, func(ctx context.Context) (bool, string, error) {
 		u, err := res.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, "", nil

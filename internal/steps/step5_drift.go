@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/labhub/cnpa/internal/evidence"
@@ -57,13 +56,18 @@ var step5 = &Step{
 			return nil, err
 		}
 		defer rx.stop()
+		sh := show(env)
+		quota := quotaObj(ns)
+		uidOf := kubectl(append(append([]string{"get"}, quota.args()...), "-o", "jsonpath={.metadata.uid}")...)
+		sh.readBack("deleted_uid", quota, "{.metadata.uid}", &old)
+		sh.cmd("start=$(date +%s%N)")
 		rx.action("kubectl delete resourcequota team-quota -n "+ns, fmt.Sprintf("deleted team-quota (uid %s)", old.UID), "resourcequota "+ns+"/team-quota", deletedKey(string(old.UID)))
 		start := time.Now()
-		if err := quotas.Delete(ctx, teamspace.QuotaName, metav1.DeleteOptions{}); err != nil {
-			return nil, fmt.Errorf("delete team-alpha/team-quota: %w", err)
+		if err := sh.remove(ctx, env, quota); err != nil {
+			return nil, err
 		}
-		env.Progress.Note("  … deleted team-quota uid %s; watching for a new uid", old.UID)
-		restored, err := watchQuota(ctx, env, w, "team-quota with a new uid", func(q *corev1.ResourceQuota) bool { return q.UID != old.UID })
+		sh.waitCmd(until(`restored_uid=$(` + uidOf + ` 2>/dev/null) && [ -n "$restored_uid" ] && [ "$restored_uid" != "$deleted_uid" ]`))
+		restored, err := watchQuota(ctx, env, w, "team-quota with a new uid", whyQuotaRestored, func(q *corev1.ResourceQuota) bool { return q.UID != old.UID })
 		if err != nil {
 			return nil, diagnosis(err.Error(), []string{"nobody tells the controller the quota was deleted: a level-triggered pass " +
 				"compares every TeamSpace with the cluster on every run and recreates it. A pass that skips TeamSpaces whose " +
@@ -75,6 +79,8 @@ var step5 = &Step{
 		ev := evidence.Drift{DeletedUID: string(old.UID), RestoredUID: string(restored.UID), EditedTo: "99",
 			RestoreSeconds: int64(math.Ceil(took.Seconds()))}
 		r.note("restored in %d ms (restore_seconds rounds up to %d)", took.Milliseconds(), ev.RestoreSeconds)
+		sh.value(restored.UID)
+		sh.set("restore_seconds", "$(( ($(date +%s%N) - start + 999999999) / 1000000000 ))", ev.RestoreSeconds)
 
 		w2, err := quotas.Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", teamspace.QuotaName).String(),
 			ResourceVersion: restored.ResourceVersion})
@@ -84,18 +90,20 @@ var step5 = &Step{
 		defer w2.Stop()
 		// The same patch `kubectl patch` sends, under its field manager.
 		rx.you("kubectl patch resourcequota team-quota -n "+ns+` --type=merge -p '{"spec":{"hard":{"pods":"99"}}}'`, "set team-quota hard.pods to 99", "resourcequota "+ns+"/team-quota")
-		edited, err := quotas.Patch(ctx, teamspace.QuotaName, types.MergePatchType, []byte(`{"spec":{"hard":{"pods":"99"}}}`),
-			metav1.PatchOptions{FieldManager: "kubectl-patch"})
+		// edited_to is read from the patch's answer: the controller may
+		// revert the edit before any later read.
+		edited, err := sh.mergePatchInto(ctx, env, quota, `{"spec":{"hard":{"pods":"99"}}}`, "edited_to", "{.spec.hard.pods}")
 		if err != nil {
-			return nil, fmt.Errorf("edit team-quota pods to 99: %w", err)
+			return nil, err
 		}
 		editStart := time.Now()
-		rx.echo(edited.ResourceVersion)
+		rx.echo(edited.GetResourceVersion())
 		// Events arrive in order: first our edit, then the revert. Earlier
 		// events (the quota controller's status write) must not count.
 		seenEdit := false
-		reverted, err := watchQuota(ctx, env, w2, "team-quota pods to go back from 99", func(q *corev1.ResourceQuota) bool {
-			if q.ResourceVersion == edited.ResourceVersion {
+		sh.waitCmd(until(`[ "$(` + kubectl(append(append([]string{"get"}, quota.args()...), "-o", "jsonpath={.spec.hard.pods}")...) + `)" != 99 ]`))
+		reverted, err := watchQuota(ctx, env, w2, "team-quota pods to go back from 99", whyQuotaReverted, func(q *corev1.ResourceQuota) bool {
+			if q.ResourceVersion == edited.GetResourceVersion() {
 				seenEdit = true
 				return false
 			}
@@ -108,7 +116,8 @@ var step5 = &Step{
 		p := reverted.Spec.Hard[corev1.ResourcePods]
 		ev.RevertedTo = p.Value()
 		r.note("edit to 99 reverted to %d in %d ms", ev.RevertedTo, time.Since(editStart).Milliseconds())
-		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
+		sh.readBack("reverted_to", quota, "{.spec.hard.pods}", reverted)
+		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
 			return nil, err
 		}
 		r.Evidence = ev
@@ -122,9 +131,17 @@ var step5 = &Step{
 
 // watchQuota reads w until a quota satisfies done, or the timeout passes
 // (the error then names the last quota seen).
-func watchQuota(ctx context.Context, env *labenv.Env, w watch.Interface, what string, done func(*corev1.ResourceQuota) bool) (*corev1.ResourceQuota, error) {
+func watchQuota(ctx context.Context, env *labenv.Env, w watch.Interface, what, why string, done func(*corev1.ResourceQuota) bool) (q *corev1.ResourceQuota, err error) {
 	timeout := time.NewTimer(env.Timeout)
 	defer timeout.Stop()
+	live := startWait(env, what, why)
+	defer func() {
+		if err != nil {
+			live.Done("gave up")
+		} else {
+			live.Done("done")
+		}
+	}()
 	last := "no event yet"
 	for {
 		select {

@@ -53,10 +53,17 @@ var step6 = &Step{
 		if err := env.InstallScript(); err != nil {
 			return nil, err
 		}
+		sh := show(env)
+		if env.Engine != labenv.EngineOwn {
+			sh.comment("LAB.md step 6: reconcile.sh now handles the finalizer; cnpa's with finalizer handling on:")
+			sh.cmd(cnpaCmd(env, "scaffold", labenv.ScriptName, "--engine", env.Engine, "--finalizer=true", "--force"))
+		}
 		if env.Engine == labenv.EngineGo {
 			if err := env.InstallService(ctx, true); err != nil {
 				return nil, err
 			}
+			sh.comment("the Go engine's service runs the controller itself: its unit says --finalizer=true now")
+			showUnit(sh, env, true)
 		}
 		if env.Engine == labenv.EngineOwn {
 			r.note("finalizer handling is your %s's part (LAB.md step 6): it must add %s to alpha", env.ScriptPath(), teamspace.Finalizer)
@@ -64,7 +71,8 @@ var step6 = &Step{
 			r.note("finalizer handling on: %s rewritten%s", env.ScriptPath(), map[bool]string{true: ", service restarted with --finalizer=true", false: ""}[env.Engine == labenv.EngineGo])
 		}
 		res := env.Clients.Dynamic.Resource(teamspace.GVR)
-		if _, err := waitFor(ctx, env, "alpha to carry "+teamspace.Finalizer, func(ctx context.Context) (bool, string, error) {
+		sh.waitCmd(until(`[[ "$(` + getCmd(teamspaceObj("alpha"), "{.metadata.finalizers}") + `)" == *` + teamspace.Finalizer + `* ]]`))
+		if _, err := waitFor(ctx, env, "alpha to carry "+teamspace.Finalizer, whyFinalizerAdded, func(ctx context.Context) (bool, string, error) {
 			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
 			if err != nil || a == nil {
 				return false, "alpha absent", err
@@ -79,17 +87,20 @@ var step6 = &Step{
 		} else if old != nil {
 			return nil, fmt.Errorf("TeamSpace beta exists already (uid %s): wait for it to go or start over with `cnpa reset --yes`", old.UID)
 		}
-		if _, err := evidence.WriteRaw(env.Dir, "beta.yaml", []byte(BetaYAML), 0o644); err != nil {
+		betaPath, err := sh.writeFile(env.Dir, "beta.yaml", []byte(BetaYAML))
+		if err != nil {
 			return nil, err
 		}
-		if err := apply(ctx, env, []byte(BetaYAML)); err != nil {
+		if err := sh.apply(ctx, env, betaPath, []byte(BetaYAML)); err != nil {
 			return nil, err
 		}
 		beta, err := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
 		if err != nil || beta == nil {
 			return nil, fmt.Errorf("beta after create: %v", err)
 		}
-		if _, err := waitFor(ctx, env, "namespace team-beta and beta's finalizer", func(ctx context.Context) (bool, string, error) {
+		sh.readBack("uid", teamspaceObj("beta"), "{.metadata.uid}", beta)
+		sh.waitCmd(until(kubectl("get", "namespace", "team-beta", "-o", "name") + ` >/dev/null 2>&1 && [[ "$(` + getCmd(teamspaceObj("beta"), "{.metadata.finalizers}") + `)" == *` + teamspace.Finalizer + `* ]]`))
+		if _, err := waitFor(ctx, env, "namespace team-beta and beta's finalizer", whyBetaConverged, func(ctx context.Context) (bool, string, error) {
 			exists, err := namespaceExists(ctx, env, "team-beta")
 			b, gerr := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
 			if err != nil || gerr != nil || b == nil {
@@ -115,17 +126,29 @@ var step6 = &Step{
 		}
 		defer rx.stop()
 		rx.action("kubectl delete teamspace beta --wait=false", fmt.Sprintf("deleted TeamSpace beta (uid %s)", beta.UID), "teamspace beta")
-		if err := res.Delete(ctx, "beta", metav1.DeleteOptions{}); err != nil { // kubectl delete --wait=false
+		ev := evidence.Cleanup{UID: string(beta.UID)}
+		// The DELETE's own answer is beta as the server left it: with a
+		// finalizer, still there with a deletionTimestamp. Read from the
+		// answer, blocked_seen does not race the controller's release.
+		answer, err := deleteRaw(ctx, env, sh, "/apis/"+teamspace.APIVersion+"/"+teamspace.Resource+"/beta", "blocked_seen", ".metadata.deletionTimestamp != null")
+		if err != nil {
 			return nil, fmt.Errorf("delete beta: %w", err)
 		}
 		rx.sawNow(deletionKey("beta"))
-		ev := evidence.Cleanup{UID: string(beta.UID)}
+		ev.BlockedSeen = answer.GetDeletionTimestamp() != nil
+		sh.value(ev.BlockedSeen)
+		if ev.BlockedSeen {
+			r.note("the DELETE answered beta with deletionTimestamp %s and finalizers %v", answer.GetDeletionTimestamp().UTC().Format(time.RFC3339), answer.GetFinalizers())
+		}
+		sh.waitCmd(kubectlWait(env, teamspaceObj("beta"), "delete"))
+		betaWait := startWait(env, "beta to be gone", whyBetaGone)
 		deadline := time.After(env.Timeout)
 		gone := false
 		for !gone {
 			select {
 			case e, ok := <-w.ResultChan():
 				if !ok {
+					betaWait.Done("gave up")
 					return nil, fmt.Errorf("watch on beta closed before it was deleted")
 				}
 				u, _ := e.Object.(*unstructured.Unstructured)
@@ -138,6 +161,7 @@ var step6 = &Step{
 				}
 				gone = e.Type == watch.Deleted
 			case <-deadline:
+				betaWait.Done("gave up")
 				b, _ := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
 				last := "gone meanwhile"
 				if b != nil {
@@ -148,7 +172,9 @@ var step6 = &Step{
 						"(name, uid, pods) and then remove " + teamspace.Finalizer + ", and only that one"}, serviceTail(ctx, env))
 			}
 		}
-		if _, err := waitFor(ctx, env, "team-beta to be garbage-collected", func(ctx context.Context) (bool, string, error) {
+		betaWait.Done("beta gone")
+		sh.waitCmd(kubectlWait(env, namespaceObj("team-beta"), "delete"))
+		if _, err := waitFor(ctx, env, "team-beta to be garbage-collected", whyGarbageCollected, func(ctx context.Context) (bool, string, error) {
 			ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, "team-beta", metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
 				return true, "", nil
@@ -161,6 +187,8 @@ var step6 = &Step{
 			return nil, err
 		}
 		ev.NamespaceGone = true
+		sh.exists("team_beta_exists", namespaceObj("team-beta"), false)
+		sh.set("namespace_gone", `$([ "$team_beta_exists" = false ] && echo true || echo false)`, ev.NamespaceGone)
 		rec, err := evidence.ReadArchive(env.ArchiveDir(), "beta")
 		if err != nil {
 			return nil, err
@@ -170,7 +198,7 @@ var step6 = &Step{
 				[]string{"the finalizer was removed before (or without) writing the archive record: write the record, " +
 					"check it is there, then remove " + teamspace.Finalizer}, ""))
 		}
-		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
+		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
 			return nil, err
 		}
 		r.Evidence = ev

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/timeline"
 )
@@ -39,6 +37,9 @@ var step7 = &Step{
 			return nil, err
 		}
 		defer rx.stop()
+		sh := show(env)
+		alphaObj, quota := teamspaceObj("alpha"), quotaObj(teamspace.NamespaceName("alpha"))
+		sh.systemctl(env, "stop", service.Name)
 		rx.you(serviceCommand(env, "stop"), "stopped the controller", "service "+unitName)
 		if err := env.Service.Stop(ctx); err != nil {
 			return nil, fmt.Errorf("stop %s: %w", env.Service.UnitPath(), err)
@@ -54,14 +55,17 @@ var step7 = &Step{
 		}()
 		r.note("service stopped")
 		rx.action(`kubectl patch teamspace alpha --type=merge -p '{"spec":{"pods":8}}'`, "set alpha spec.pods=8", "teamspace alpha")
-		if _, err := env.Clients.Dynamic.Resource(teamspace.GVR).Patch(ctx, "alpha", types.MergePatchType,
-			[]byte(`{"spec":{"pods":8}}`), metav1.PatchOptions{FieldManager: fieldManager}); err != nil {
-			return nil, fmt.Errorf("set alpha spec.pods=8: %w", err)
+		if _, err := sh.mergePatch(ctx, env, alphaObj, `{"spec":{"pods":8}}`, ""); err != nil {
+			return nil, err
 		}
-		env.Progress.Note("  … alpha spec.pods=8; waiting %s with the controller stopped", env.CatchupWait)
+		sh.cmd(words("sleep", fmt.Sprint(env.CatchupWait.Seconds())))
+		stopped := startWait(env, fmt.Sprintf("%s with the controller stopped", env.CatchupWait),
+			whyStopped)
 		select {
 		case <-time.After(env.CatchupWait):
+			stopped.Done("waited")
 		case <-ctx.Done():
+			stopped.Done("interrupted")
 			return nil, ctx.Err()
 		}
 		ns := teamspace.NamespaceName("alpha")
@@ -74,6 +78,10 @@ var step7 = &Step{
 			return nil, err
 		}
 		ev := evidence.Catchup{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: quotaPods(q)}
+		sh.readBack("generation", alphaObj, "{.metadata.generation}", a)
+		sh.readBack("observed_while_stopped", alphaObj, "{.status.observedGeneration}", a)
+		sh.readBack("quota_pods_while_stopped", quota, "{.spec.hard.pods}", q)
+		sh.systemctl(env, "start", service.Name)
 		rx.read("cnpa", timeline.KindRead, "teamspace alpha", fmt.Sprintf("after %s stopped: generation %d, observedGeneration %d, quota hard.pods=%s",
 			env.CatchupWait, ev.Generation, ev.ObservedWhileStopped, ev.QuotaPodsWhileStopped))
 		rx.you(serviceCommand(env, "start"), "started the controller", "service "+unitName)
@@ -81,7 +89,11 @@ var step7 = &Step{
 			return nil, fmt.Errorf("start %s: %w", env.Service.UnitPath(), err)
 		}
 		r.note("service started")
-		if _, err := waitFor(ctx, env, "observedGeneration = generation and quota pods = 8", func(ctx context.Context) (bool, string, error) {
+		sh.waitCmd(kubectlWait(env, alphaObj, fmt.Sprintf("jsonpath={.status.observedGeneration}=%d", ev.Generation)) +
+			" && " + kubectlWait(env, quota, "jsonpath={.spec.hard.pods}=8"))
+		var lastAlpha *teamspace.TeamSpace
+		var lastQuota any
+		if _, err := waitFor(ctx, env, "observedGeneration = generation and quota pods = 8", whyCaughtUp, func(ctx context.Context) (bool, string, error) {
 			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
 			if err != nil || a == nil {
 				return false, "", err
@@ -91,12 +103,15 @@ var step7 = &Step{
 				return false, "", err
 			}
 			ev.ObservedAfterStart, ev.QuotaPodsAfterStart = a.Status.ObservedGeneration, quotaPods(q)
+			lastAlpha, lastQuota = a, q
 			return a.Status.ObservedGeneration == a.Generation && quotaPods(q) == "8",
 				fmt.Sprintf("generation %d observed %d quota pods %q", a.Generation, a.Status.ObservedGeneration, quotaPods(q)), nil
 		}); err != nil {
 			return nil, err
 		}
-		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
+		sh.readBack("observed_after_start", alphaObj, "{.status.observedGeneration}", lastAlpha)
+		sh.readBack("quota_pods_after_start", quota, "{.spec.hard.pods}", lastQuota)
+		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
 			return nil, err
 		}
 		r.Evidence = ev

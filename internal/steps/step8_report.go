@@ -21,6 +21,7 @@ var step8 = &Step{
 		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
 			return nil, err
 		}
+		show(env).cmd(reportCmd(env.Dir, r.File))
 		r.Evidence = ev
 		// report.json's rules compare with what the other files give.
 		if err := r.judge(env, s.File, ev, nil); err != nil {

@@ -16,6 +16,9 @@ import (
 type Printer struct {
 	W     io.Writer
 	color bool
+	// Terminal is true when W is a terminal: a live wait then rewrites one
+	// line with \r instead of printing progress lines.
+	Terminal bool
 }
 
 // New returns a printer on w. Colour is on when noColor is false, NO_COLOR
@@ -25,7 +28,12 @@ func New(w io.Writer, noColor bool) *Printer {
 	if f, ok := w.(*os.File); ok && f != os.Stdout {
 		on = false
 	}
-	return &Printer{W: w, color: on}
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		fi, err := f.Stat()
+		tty = err == nil && fi.Mode()&os.ModeCharDevice != 0
+	}
+	return &Printer{W: w, color: on, Terminal: tty}
 }
 
 func (p *Printer) paint(c *color.Color, s string) string {

@@ -281,8 +281,11 @@ func runCase(t *testing.T, dir string, c learnerCase) {
 	// loop; with a context of its own, since the case's may be over.
 	t.Cleanup(func() { l.stopService() })
 
+	// --quiet: the diagnosis must be found in what the step says about
+	// the mistake, not in the commands it shows or the learner's script
+	// it quotes (which may name the very thing that is wrong).
 	steps := l.cnpa("step", "all", "--engine", "own", "--service-manager", "process",
-		"--unit-dir", l.unitDir, "--timeout", stepTimeout)
+		"--unit-dir", l.unitDir, "--timeout", stepTimeout, "--quiet")
 	if steps.code == 2 {
 		t.Fatalf("cnpa step all --engine own: usage or environment error\n%s", steps)
 	}

@@ -1,0 +1,154 @@
+package steps
+
+// What steps 3, 4 and 6 install, shown: the reconcile script (whole for the
+// Go engine, its kubectl lines for cnpa's shell script, the first lines of
+// the learner's own), the API requests a Go pass made, and the unit file
+// with the lines that matter to the lab marked.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/service"
+)
+
+// defaultDir is the evidence dir LAB.md names; other dirs are spelled out
+// in the commands shown.
+const defaultDir = "/root/cnpa-op"
+
+// cnpaCmd is a cnpa command line as typed, with --dir when the evidence
+// dir is not LAB.md's and --context when one was named (the scripts cnpa
+// writes carry it on).
+func cnpaCmd(env *labenv.Env, args ...string) string {
+	if env.Target.ContextGiven {
+		args = append([]string{"--context", env.Target.Context}, args...)
+	}
+	if env.Dir != defaultDir {
+		args = append([]string{"--dir", env.Dir}, args...)
+	}
+	return "cnpa " + words(args...)
+}
+
+// showScript shows how reconcile.sh came to be and what it is. cnpa's
+// engines write it as `cnpa scaffold` does, with the step's finalizer
+// switch; the own engine's is the learner's, never written.
+func showScript(sh shell, env *labenv.Env) {
+	path := env.ScriptPath()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		sh.comment("%s cannot be read: %v", path, err)
+		return
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	switch env.Engine {
+	case labenv.EngineOwn:
+		sh.comment("your %s (own engine): cnpa runs it and never writes it", path)
+		shown := lines[:min(len(lines), 12)]
+		sh.block(fmt.Sprintf("%s, its first %d of %d lines:", path, len(shown), len(lines)), shown, nil)
+	case labenv.EngineGo:
+		sh.comment("LAB.md step 3 has you write reconcile.sh; cnpa writes its own (Go engine):")
+		sh.cmd(cnpaCmd(env, "scaffold", labenv.ScriptName, "--engine", env.Engine, fmt.Sprintf("--finalizer=%t", env.State.Finalizer), "--force"))
+		sh.block(path+":", lines, markGoScript(lines))
+	default:
+		sh.comment("LAB.md step 3 has you write reconcile.sh; cnpa writes its own (shell engine, kubectl and jq):")
+		sh.cmd(cnpaCmd(env, "scaffold", labenv.ScriptName, "--engine", env.Engine, fmt.Sprintf("--finalizer=%t", env.State.Finalizer), "--force"))
+		var key []string
+		for i, l := range lines {
+			t := strings.TrimSpace(l)
+			if strings.Contains(t, "kubectl ") && !strings.HasPrefix(t, "#") {
+				key = append(key, fmt.Sprintf("%4d  %s", i+1, t))
+			}
+		}
+		sh.block(fmt.Sprintf("%s (%d lines), the lines that talk to the API server:", path, len(lines)), key, nil)
+	}
+}
+
+// markGoScript marks the line that does the work in the Go engine's script.
+func markGoScript(lines []string) map[int]string {
+	marks := map[int]string{}
+	for i, l := range lines {
+		if strings.HasPrefix(l, "exec ") {
+			marks[i] = "one level-triggered pass over every TeamSpace, then exit"
+		}
+	}
+	return marks
+}
+
+// showPass shows what the first pass printed; for the Go engine its API
+// requests apart, as the lesson of a script that cannot be read.
+func showPass(sh shell, env *labenv.Env, out string) {
+	var requests, rest []string
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if r, ok := strings.CutPrefix(l, kube.RequestLogPrefix); ok {
+			requests = append(requests, r)
+		} else if l != "" {
+			rest = append(rest, l)
+		}
+	}
+	showOutput(sh, strings.Join(rest, "\n"))
+	if env.Engine == labenv.EngineGo {
+		sh.block(fmt.Sprintf("the API requests of that pass (%d; method, path, response code):", len(requests)), requests, nil)
+	}
+}
+
+// showOutput shows the last lines a command printed.
+func showOutput(sh shell, out string) {
+	out = strings.TrimRight(out, "\n")
+	if out == "" {
+		return
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) > 8 {
+		sh.answer("… %d lines before", len(lines)-8)
+		lines = lines[len(lines)-8:]
+	}
+	for _, l := range lines {
+		sh.answer("%s", l)
+	}
+}
+
+// unitMarks say why the lines of cnpa-op.service that the lab depends on
+// are there, keyed by the start of the line.
+var unitMarks = []struct{ prefix, why string }{
+	{"ExecStart=", "what runs: the reconcile loop, forever"},
+	{"Restart=always", "systemd restarts the controller if it dies (the grader checks it)"},
+	{"RestartSec=", "a second between a death and the restart"},
+	{"Environment=KUBECONFIG=", "a unit has no login shell: which cluster, said here"},
+	{"ReadWritePaths=", "the one writable path: evidence and archive records"},
+	{"WantedBy=multi-user.target", "`systemctl enable` starts it at every boot"},
+}
+
+// showUnit shows the unit file as written and how it is started, with the
+// lines that matter to the lab marked; restart is step 6's restart after
+// a rewrite.
+func showUnit(sh shell, env *labenv.Env, restart bool) {
+	path := env.Service.UnitPath()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		sh.comment("%s cannot be read: %v", path, err)
+		return
+	}
+	sh.cmd(heredoc("cat >", path, data))
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	marks := map[int]string{}
+	var key []string
+	for _, l := range lines {
+		for _, m := range unitMarks {
+			if strings.HasPrefix(l, m.prefix) {
+				marks[len(key)] = m.why
+				key = append(key, l)
+			}
+		}
+	}
+	sh.block("the lines of "+filepath.Base(path)+" that matter to the lab:", key, marks)
+	sh.systemctl(env, "daemon-reload")
+	if restart {
+		sh.systemctl(env, "restart", service.Name)
+	} else {
+		sh.systemctl(env, "enable", "--now", service.Name)
+	}
+}

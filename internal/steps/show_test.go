@@ -1,0 +1,95 @@
+package steps
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+func TestQuote(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"alpha", "alpha"},
+		{"owner=platform", "owner=platform"},
+		{"jsonpath={.metadata.uid}", "jsonpath='{.metadata.uid}'"},
+		{"--for=jsonpath={.status.hard.pods}=6", "--for=jsonpath='{.status.hard.pods}=6'"},
+		{`{"spec":{"pods":6}}`, `'{"spec":{"pods":6}}'`},
+		{"it's", `'it'\''s'`},
+		{"", "''"},
+	} {
+		if got := quote(c.in); got != c.want {
+			t.Errorf("quote(%q): got %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// A read-back shows what `kubectl get -o jsonpath` prints for the object
+// the Go code read.
+func TestJSONPath(t *testing.T) {
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{UID: "u1"},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("6")}}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{OwnerReferences: []metav1.OwnerReference{
+		{Kind: "Other", UID: "x"}, {Kind: "TeamSpace", UID: "ts-uid"}}}}
+	for _, c := range []struct {
+		v          any
+		path, want string
+	}{
+		{q, "{.spec.hard.pods}", "6"},
+		{q, "{.metadata.uid}", "u1"},
+		{q, "{.status.hard.pods}", ""}, // missing: empty, as kubectl prints it
+		{ns, `{.metadata.ownerReferences[?(@.kind=="TeamSpace")].uid}`, "ts-uid"},
+	} {
+		got, err := jsonPath(c.v, c.path)
+		if err != nil || got != c.want {
+			t.Errorf("jsonPath(%s): got %q, %v, want %q", c.path, got, err, c.want)
+		}
+	}
+}
+
+// The jq command shown for an evidence file writes that file, with the
+// keys and JSON types evidence.Shapes gives, from shell variables.
+func TestEvidenceCmd(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("jq is missing: %v", err)
+		}
+		t.Skipf("jq is missing: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), evidence.CatchupFile)
+	script := "generation=3 observed_while_stopped=2 quota_pods_while_stopped=6 observed_after_start=3 quota_pods_after_start=8\n" +
+		evidenceCmd(path, evidence.CatchupFile)
+	if out, err := exec.Command("bash", "-c", script).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	var got evidence.Catchup
+	problems, err := evidence.Read(filepath.Dir(path), evidence.CatchupFile, &got)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("catchup.json from the shown jq: %v %v", err, problems)
+	}
+	want := evidence.Catchup{Generation: 3, ObservedWhileStopped: 2, QuotaPodsWhileStopped: "6", ObservedAfterStart: 3, QuotaPodsAfterStart: "8"}
+	if got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+// With --context, every kubectl of a shown command names it; a heredoc's
+// content is left as written.
+func TestCmdContext(t *testing.T) {
+	var buf strings.Builder
+	sh := shell{p: &ui.Printer{W: &buf}, context: "lab vm"}
+	sh.cmd(`until x=$(kubectl get ns a) && kubectl get ns b; do sleep 0.2; done`)
+	sh.cmd("kubectl apply -f - <<'EOF'\nkubectl stays\nEOF")
+	want := "  $ until x=$(kubectl --context 'lab vm' get ns a) && kubectl --context 'lab vm' get ns b; do sleep 0.2; done\n" +
+		"  $ kubectl --context 'lab vm' apply -f - <<'EOF'\n  > kubectl stays\n  > EOF\n"
+	if got := buf.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
