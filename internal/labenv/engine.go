@@ -134,10 +134,16 @@ func (e *Env) Scaffold(engine string, force bool) (string, error) {
 // describes.
 func (e *Env) Unit() (service.Unit, error) {
 	u := service.Unit{Engine: e.Engine, Kubeconfig: e.Target.Path, ArchiveDir: e.ArchiveDir(), Dir: e.Dir, Path: toolPath()}
+	kubeconfigArg := []string{"--kubeconfig", e.Target.Path}
+	if e.OwnIdentity() {
+		// Every engine finds the ServiceAccount's kubeconfig in KUBECONFIG.
+		u.Credential = e.CredentialPath()
+		kubeconfigArg = nil
+	}
 	switch e.Engine {
 	case EngineGo:
-		u.Argv = []string{e.CnpaPath, "controller", "--kubeconfig", e.Target.Path, "--archive-dir", e.ArchiveDir(),
-			fmt.Sprintf("--finalizer=%t", e.State.Finalizer), "--interval=3s"}
+		u.Argv = append(append([]string{e.CnpaPath, "controller"}, kubeconfigArg...), "--archive-dir", e.ArchiveDir(),
+			fmt.Sprintf("--finalizer=%t", e.State.Finalizer), "--interval=3s")
 	case EngineShell, EngineOwn:
 		// LAB.md step 4's unit: the script, every 3 s, forever.
 		bash, err := exec.LookPath("bash")
@@ -148,6 +154,15 @@ func (e *Env) Unit() (service.Unit, error) {
 		u.Argv = []string{bash, "-c", fmt.Sprintf("while true; do %s; sleep 3; done", shellQuote(e.ScriptPath()))}
 	default:
 		return u, fmt.Errorf("unknown engine %q: use go, shell or own", e.Engine)
+	}
+	if e.systemUser() {
+		u.User = service.User
+		u.Dir = e.ArchiveDir() // its only writes are archive records
+		program := e.ScriptPath()
+		if e.Engine == EngineGo {
+			program = e.CnpaPath
+		}
+		u.Reads = []string{program}
 	}
 	return u, nil
 }
@@ -173,9 +188,15 @@ func toolPath() string {
 	return strings.Join(dirs, ":")
 }
 
-// InstallService writes the unit for the current state and restarts it
+// InstallService gives the service its own identity (unless it is to run
+// as admin), writes the unit for the current state and restarts it
 // (restart) or only enables it.
 func (e *Env) InstallService(ctx context.Context, restart bool) error {
+	if e.OwnIdentity() {
+		if err := e.ProvisionIdentity(ctx); err != nil {
+			return err
+		}
+	}
 	u, err := e.Unit()
 	if err != nil {
 		return err
