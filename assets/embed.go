@@ -26,12 +26,6 @@ var ServiceUnit []byte
 //go:embed rbac.yaml
 var RBAC []byte
 
-// RBACOwnEngine adds the reads a learner's own reconcile.sh makes to the
-// controller's identity; applied with --engine own only.
-//
-//go:embed rbac-own.yaml
-var RBACOwnEngine []byte
-
 // Admission is the ValidatingAdmissionPolicy that narrows the controller
 // identity's namespace and quota writes to the TeamSpaces' own.
 //

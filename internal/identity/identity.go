@@ -1,7 +1,6 @@
 // Package identity gives cnpa-op.service a Kubernetes identity of its own
 // instead of the learner's admin kubeconfig: the cnpa-controller
-// ServiceAccount with exactly the verbs the engines use (assets/rbac.yaml,
-// plus assets/rbac-own.yaml's reads for --engine own), the
+// ServiceAccount with exactly the verbs the engines use (assets/rbac.yaml), the
 // ValidatingAdmissionPolicy that narrows its writes to the TeamSpaces' own
 // namespaces and quotas (assets/admission.yaml), and a kubeconfig carrying
 // that ServiceAccount's token. `cnpa step 4` provisions it; `cnpa reset`
@@ -58,15 +57,9 @@ const (
 // fieldManager names the writes of Apply.
 const fieldManager = "cnpa-identity"
 
-// Manifests are the assets Apply applies for an engine, in order: the
-// ServiceAccount and its roles, the own engine's reads, the policy.
-func Manifests(engine string) [][]byte {
-	m := [][]byte{assets.RBAC}
-	if engine == "own" {
-		m = append(m, assets.RBACOwnEngine)
-	}
-	return append(m, assets.Admission)
-}
+// Manifests are the assets of the identity, in the order Apply applies
+// them: the ServiceAccount, its token and roles, then the policy.
+func Manifests() [][]byte { return [][]byte{assets.RBAC, assets.Admission} }
 
 // kinds maps the kinds in the assets to their resources.
 var kinds = map[string]schema.GroupVersionResource{
@@ -120,14 +113,14 @@ func Objects(manifests ...[]byte) ([]Object, error) {
 	return out, nil
 }
 
-// Apply applies the identity for engine with server-side apply, waits for
+// Apply applies the identity with server-side apply, waits for
 // the token controller to fill the token Secret, and returns a kubeconfig
 // for the ServiceAccount against the same server, with the same TLS
 // settings, as the admin target t. It then waits until the identity works
 // as it must: it may list TeamSpaces (RBAC has caught up) and the admission
 // policy refuses it a write to kube-system (checked with a dry run).
-func Apply(ctx context.Context, t *kube.Target, c *kube.Clients, engine string, timeout time.Duration) ([]byte, error) {
-	objs, err := Objects(Manifests(engine)...)
+func Apply(ctx context.Context, t *kube.Target, c *kube.Clients, timeout time.Duration) ([]byte, error) {
+	objs, err := Objects(Manifests()...)
 	if err != nil {
 		return nil, err
 	}
@@ -236,11 +229,10 @@ func IsPolicyDenial(err error) bool {
 	return err != nil && apierrors.IsForbidden(err) && bytes.Contains([]byte(err.Error()), []byte("ValidatingAdmissionPolicy '"+Policy+"'"))
 }
 
-// Remove deletes every object of the identity, the own engine's too, in
-// reverse order (the policy first, the ServiceAccount last); objects
+// Remove deletes every object of the identity, in reverse order (the policy first, the ServiceAccount last); objects
 // already gone are fine. Deleting the token Secret revokes the token.
 func Remove(ctx context.Context, c *kube.Clients) (removed []string, err error) {
-	objs, err := Objects(Manifests("own")...)
+	objs, err := Objects(Manifests()...)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +260,7 @@ func Remove(ctx context.Context, c *kube.Clients) (removed []string, err error) 
 // Present tells whether any object of the identity exists (for reset's
 // plan): the ServiceAccount or the policy.
 func Present(ctx context.Context, c *kube.Clients) (bool, error) {
-	objs, err := Objects(Manifests("own")...)
+	objs, err := Objects(Manifests()...)
 	if err != nil {
 		return false, err
 	}

@@ -40,7 +40,7 @@ func (e *Env) systemUser() bool { return e.OwnIdentity() && e.Service.Name() == 
 // Running it again renews nothing that is in place: the apply is
 // server-side and the token Secret keeps its token.
 func (e *Env) ProvisionIdentity(ctx context.Context) error {
-	kc, err := identity.Apply(ctx, e.Target, e.Clients, e.Engine, e.Timeout)
+	kc, err := identity.Apply(ctx, e.Target, e.Clients, e.Timeout)
 	if err != nil {
 		return fmt.Errorf("%w (or keep the service on your kubeconfig as root: --service-identity admin)", err)
 	}
@@ -85,5 +85,8 @@ func (e *Env) ProbeIdentity(ctx context.Context) (refused bool, answer string, e
 	if perr == nil {
 		return false, "allowed", nil
 	}
-	return identity.IsPolicyDenial(perr), perr.Error(), nil
+	if identity.IsPolicyDenial(perr) {
+		return true, "refused by ValidatingAdmissionPolicy " + identity.Policy, nil
+	}
+	return false, perr.Error(), nil
 }

@@ -112,10 +112,34 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
 		t.Fatalf("%s not in place: %v", unitPath, err)
 	}
 	unit := run("cat", unitPath)
-	for _, want := range []string{"Restart=always", "ExecStart=", "NoNewPrivileges=yes", "ProtectSystem=strict", "ReadWritePaths=" + evidenceDir} {
+	for _, want := range []string{"Restart=always", "ExecStart=", "NoNewPrivileges=yes", "ProtectSystem=strict",
+		// Its own identity (cnpa step 4's default).
+		"User=cnpa-op", "LoadCredential=kubeconfig:" + evidenceDir + "/cnpa-op.kubeconfig", "Environment=KUBECONFIG=%d/kubeconfig",
+		"ProtectHome=tmpfs", "BindPaths=" + evidenceDir + "/archive", "ReadWritePaths=" + evidenceDir + "/archive"} {
 		if !strings.Contains(unit, want) {
 			t.Errorf("unit file lacks %q:\n%s", want, unit)
 		}
+	}
+	if strings.Contains(unit, "/etc/rancher/k3s/k3s.yaml") {
+		t.Errorf("the unit still names the admin kubeconfig:\n%s", unit)
+	}
+	// The controller runs as cnpa-op, not root, and the archive record
+	// step 6 made was written by it, at the path LAB.md names.
+	mainPID := run("systemctl", "show", "-p", "MainPID", "--value", "cnpa-op")
+	if got := run("ps", "-o", "user=", "-p", mainPID); got != "cnpa-op" {
+		t.Errorf("cnpa-op.service's main process runs as %q, want cnpa-op", got)
+	}
+	if got := run("stat", "-c", "%U", evidenceDir+"/archive/beta.json"); got != "cnpa-op" {
+		t.Errorf("archive/beta.json belongs to %q, want cnpa-op (written by the service)", got)
+	}
+	if got := run("stat", "-c", "%a %U", evidenceDir+"/cnpa-op.kubeconfig"); got != "600 root" {
+		t.Errorf("the service's kubeconfig: mode and owner %q, want 600 root", got)
+	}
+	// The score systemd itself gives the running unit.
+	if sec, _ := try("systemd-analyze", "security", "cnpa-op.service"); !strings.Contains(sec, "Overall exposure level") {
+		t.Errorf("systemd-analyze security cnpa-op.service: no overall score:\n%s", sec)
+	} else {
+		t.Logf("inside the container: %s", sec[strings.Index(sec, "Overall exposure level"):])
 	}
 	if got, _ := try("systemctl", "is-enabled", "cnpa-op"); got != "enabled" {
 		t.Errorf("systemctl is-enabled cnpa-op: got %q, want enabled", got)
