@@ -158,11 +158,15 @@ func (e *Env) Unit() (service.Unit, error) {
 	if e.systemUser() {
 		u.User = service.User
 		u.Dir = e.ArchiveDir() // its only writes are archive records
-		program := e.ScriptPath()
+		// What it runs, read-only. For a script, the whole evidence dir:
+		// reconcile.sh is rewritten while the loop runs (step 6, a
+		// learner's edit), and a file bound on its own would stay the old
+		// inode until a restart. The dir holds nothing secret to this user:
+		// the kubeconfig in it is root's, mode 0600.
+		u.Reads = []string{e.Dir}
 		if e.Engine == EngineGo {
-			program = e.CnpaPath
+			u.Reads = []string{e.CnpaPath}
 		}
-		u.Reads = []string{program}
 	}
 	return u, nil
 }

@@ -32,8 +32,9 @@ type Unit struct {
 	// User a private copy in $CREDENTIALS_DIRECTORY), and KUBECONFIG points
 	// there; process mode reads it in place. Empty: Kubeconfig, as is.
 	Credential string
-	// Reads are the files User must reach although they lie under /root or
-	// /home, which the unit hides (ProtectHome=tmpfs): the program it runs.
+	// Reads are the paths User must reach, read-only, although they lie
+	// under /root or /home, which the unit hides (ProtectHome=tmpfs): the
+	// program it runs, or the directory of the script it runs.
 	Reads []string
 }
 

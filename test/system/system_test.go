@@ -48,7 +48,8 @@ func TestStepAllUnderSystemd(t *testing.T) {
 	}
 	t.Logf("root filesystem ready in %s (%s)", time.Since(start).Round(time.Millisecond), rootfs)
 	bin := hostBinaries(t)
-	for _, engine := range []string{"go", "shell"} {
+	// own: the learner's script runs as the unprivileged service user.
+	for _, engine := range []string{"go", "shell", "own"} {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
 			runLab(ctx, t, rootfs, bin, engine)
@@ -99,6 +100,10 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
 		return strings.TrimSpace(out), err
 	}
 
+	if engine == "own" {
+		// The learner's own reconcile.sh (here cnpa's shell reference).
+		run(optDir+"/cnpa", "scaffold", "reconcile.sh", "--engine", "shell")
+	}
 	labStart := time.Now()
 	out, errOut, err := c.ExecEnv(ctx, env, optDir+"/cnpa", "step", "all", "--engine", engine, "--service-manager", "systemd")
 	t.Logf("cnpa step all under systemd (%s engine) took %s", engine, time.Since(labStart).Round(time.Millisecond))
