@@ -258,7 +258,7 @@ func Remove(ctx context.Context, c *kube.Clients) (removed []string, err error) 
 }
 
 // Present tells whether any object of the identity exists (for reset's
-// plan): the ServiceAccount or the policy.
+// plan). It reads through c.Dynamic only.
 func Present(ctx context.Context, c *kube.Clients) (bool, error) {
 	objs, err := Objects(Manifests()...)
 	if err != nil {

@@ -96,6 +96,11 @@ type learnerCase struct {
 	Says []string `json:"says"`
 	// About says what the script does, for people.
 	About string `json:"about"`
+	// ServiceIdentity is the service's --service-identity; empty is cnpa's
+	// default, own. admin where the own identity's admission policy
+	// refuses the mistake's writes, so that the case still tests what the
+	// grader sees, not what the policy prevents.
+	ServiceIdentity string `json:"service_identity"`
 }
 
 func loadCase(t *testing.T, dir string) learnerCase {
@@ -281,8 +286,11 @@ func runCase(t *testing.T, dir string, c learnerCase) {
 	// loop; with a context of its own, since the case's may be over.
 	t.Cleanup(func() { l.stopService() })
 
-	steps := l.cnpa("step", "all", "--engine", "own", "--service-manager", "process",
-		"--unit-dir", l.unitDir, "--timeout", stepTimeout)
+	args := []string{"step", "all", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout}
+	if c.ServiceIdentity != "" {
+		args = append(args, "--service-identity", c.ServiceIdentity)
+	}
+	steps := l.cnpa(args...)
 	if steps.code == 2 {
 		t.Fatalf("cnpa step all --engine own: usage or environment error\n%s", steps)
 	}
