@@ -201,6 +201,9 @@ func (e *Env) InstallService(ctx context.Context, restart bool) error {
 			return err
 		}
 	}
+	if err := e.giveArchiveDir(ctx); err != nil {
+		return err
+	}
 	u, err := e.Unit()
 	if err != nil {
 		return err

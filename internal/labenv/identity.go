@@ -33,9 +33,8 @@ func (e *Env) systemUser() bool { return e.OwnIdentity() && e.Service.Name() == 
 //  1. apply the ServiceAccount, its roles and the admission policy
 //     (identity.Apply waits until both are in force) and write its
 //     kubeconfig to CredentialPath;
-//  2. under systemd: create the system user service.User, make the
-//     archive dir its own (the only place it writes), and check that it
-//     can run the own engine's script.
+//  2. under systemd: create the system user service.User and check that
+//     it can run the own engine's script.
 //
 // Running it again renews nothing that is in place: the apply is
 // server-side and the token Secret keeps its token.
@@ -50,15 +49,8 @@ func (e *Env) ProvisionIdentity(ctx context.Context) error {
 	if !e.systemUser() {
 		return nil
 	}
-	uid, gid, err := service.EnsureUser(ctx)
-	if err != nil {
+	if _, _, err := service.EnsureUser(ctx); err != nil {
 		return err
-	}
-	if err := os.MkdirAll(e.ArchiveDir(), 0o755); err != nil {
-		return err
-	}
-	if err := os.Chown(e.ArchiveDir(), uid, gid); err != nil {
-		return fmt.Errorf("give the archive dir to the service's user %s: %w", service.User, err)
 	}
 	if e.Engine == EngineOwn {
 		if fi, err := os.Stat(e.ScriptPath()); err == nil && fi.Mode()&0o005 != 0o005 {
@@ -89,4 +81,31 @@ func (e *Env) ProbeIdentity(ctx context.Context) (refused bool, answer string, e
 		return true, "refused by ValidatingAdmissionPolicy " + identity.Policy, nil
 	}
 	return false, perr.Error(), nil
+}
+
+// giveArchiveDir makes the archive dir, the only place the service
+// writes, belong to whoever the service runs as: service.User under
+// systemd with the own identity, else the user running cnpa. The unit
+// leaves root no CAP_DAC_OVERRIDE, so after a switch back to
+// --service-identity admin, root could not write into a dir still owned
+// by service.User. Only root can give a dir away; anyone else keeps it.
+func (e *Env) giveArchiveDir(ctx context.Context) error {
+	if err := os.MkdirAll(e.ArchiveDir(), 0o755); err != nil {
+		return err
+	}
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	uid, gid, who := 0, 0, "root"
+	if e.systemUser() {
+		var err error
+		if uid, gid, err = service.EnsureUser(ctx); err != nil {
+			return err
+		}
+		who = service.User
+	}
+	if err := os.Chown(e.ArchiveDir(), uid, gid); err != nil {
+		return fmt.Errorf("give the archive dir %s to the service's user %s: %w", e.ArchiveDir(), who, err)
+	}
+	return nil
 }

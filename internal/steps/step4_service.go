@@ -26,8 +26,20 @@ var step4 = &Step{
 			return nil, fmt.Errorf("step 4 needs reconcile.sh: run `cnpa step 3`")
 		}
 		r := &Result{Step: 4, Title: s.Title}
+		before, err := env.Service.Status(ctx)
+		if err != nil {
+			return nil, err
+		}
 		if err := env.InstallService(ctx, false); err != nil {
 			return nil, err
+		}
+		// Step 4 again (with another --service-identity, say): the running
+		// service must become the unit as written now, which enabling
+		// alone does not do.
+		if before.Active {
+			if err := env.Service.Restart(ctx); err != nil {
+				return nil, fmt.Errorf("restart %s with the unit as written now: %w", before.UnitPath, err)
+			}
 		}
 		st, err := env.Service.Status(ctx)
 		if err != nil {

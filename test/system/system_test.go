@@ -195,6 +195,21 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
 		t.Errorf("cnpa check inside the container: err=%v, %+v\n%s\n%s", err, report, out, errOut)
 	}
 	t.Logf("cnpa check under systemd: %d passed, %d failed", report.Passed, report.Failed)
+
+	if engine == "go" {
+		// --service-identity admin keeps the old behaviour: step 4 again
+		// puts the unit on root and the admin kubeconfig, and its probe
+		// TeamSpace is still served.
+		run(optDir+"/cnpa", "step", "4", "--service-identity", "admin")
+		unit := run("cat", unitPath)
+		if strings.Contains(unit, "User=") || !strings.Contains(unit, "Environment=KUBECONFIG=/etc/rancher/k3s/k3s.yaml") {
+			t.Errorf("unit after step 4 --service-identity admin: want root and the admin kubeconfig:\n%s", unit)
+		}
+		pid := run("systemctl", "show", "-p", "MainPID", "--value", "cnpa-op")
+		if got := run("ps", "-o", "user=", "-p", pid); got != "root" {
+			t.Errorf("with --service-identity admin the service runs as %q, want root", got)
+		}
+	}
 }
 
 // hostBinaries puts cnpa (built for this test) and the kubebox kubectl in
