@@ -124,23 +124,23 @@ func Apply(ctx context.Context, t *kube.Target, c *kube.Clients, timeout time.Du
 	if err != nil {
 		return nil, err
 	}
-	force := true
+	var secret Object
 	for _, o := range objs {
-		data, _ := o.obj.MarshalJSON()
-		var ri = c.Dynamic.Resource(o.GVR)
-		var err error
-		if o.Namespace != "" {
-			_, err = ri.Namespace(o.Namespace).Patch(ctx, o.Name, types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: fieldManager, Force: &force})
-		} else {
-			_, err = ri.Patch(ctx, o.Name, types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: fieldManager, Force: &force})
+		if err := apply(ctx, c, o); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return nil, fmt.Errorf("apply %s for the service's identity: %w", o, err)
+		if o.Kind == "Secret" {
+			secret = o
 		}
 	}
 	var token, ca []byte
 	if _, err := poll.Until(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
 		s, err := c.Kube.CoreV1().Secrets(Namespace).Get(ctx, TokenSecret, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			// The token controller deletes a token Secret whose
+			// ServiceAccount it cannot find yet; ask again.
+			return false, "Secret " + Namespace + "/" + TokenSecret + " was removed; applied again", apply(ctx, c, secret)
+		}
 		if err != nil {
 			return false, "", err
 		}
@@ -157,6 +157,27 @@ func Apply(ctx context.Context, t *kube.Target, c *kube.Clients, timeout time.Du
 		return nil, err
 	}
 	return kc, nil
+}
+
+// apply applies one object server-side, forcing our field manager's
+// ownership: the assets are what the identity must be.
+func apply(ctx context.Context, c *kube.Clients, o Object) error {
+	data, err := o.obj.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	force := true
+	opts := metav1.PatchOptions{FieldManager: fieldManager, Force: &force}
+	ri := c.Dynamic.Resource(o.GVR)
+	if o.Namespace != "" {
+		_, err = ri.Namespace(o.Namespace).Patch(ctx, o.Name, types.ApplyPatchType, data, opts)
+	} else {
+		_, err = ri.Patch(ctx, o.Name, types.ApplyPatchType, data, opts)
+	}
+	if err != nil {
+		return fmt.Errorf("apply %s for the service's identity: %w", o, err)
+	}
+	return nil
 }
 
 // Kubeconfig renders a kubeconfig for token against admin's server. TLS
