@@ -25,3 +25,9 @@ var ServiceUnit []byte
 //
 //go:embed rbac.yaml
 var RBAC []byte
+
+// Admission is the ValidatingAdmissionPolicy that narrows the controller
+// identity's namespace and quota writes to the TeamSpaces' own.
+//
+//go:embed admission.yaml
+var Admission []byte

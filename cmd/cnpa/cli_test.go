@@ -110,6 +110,8 @@ current-context: nowhere
 		{"doctor against an unreachable server", []string{"--kubeconfig", unreachable, "doctor"}, []string{unreachable, "https://127.0.0.1:1"}},
 		{"doctor unreachable, json", []string{"--kubeconfig", unreachable, "doctor", "-o", "json"}, []string{unreachable, "https://127.0.0.1:1"}},
 		{"unsupported output", []string{"step", "1", "-o", "yaml"}, []string{"yaml"}},
+		{"unknown service identity", []string{"--kubeconfig", unreachable, "--dir", filepath.Join(dir, "lab"), "step", "4", "--service-identity", "root"},
+			[]string{"--service-identity", `"root"`, "own", "admin"}},
 		// Numeric flags: every nonsense value is a usage error naming the flag.
 		{"negative log lines", []string{"service", "logs", "-n", "-1"}, []string{"--lines", "-1"}},
 		{"zero workers", []string{"controller", "--workers", "0"}, []string{"--workers", "0"}},

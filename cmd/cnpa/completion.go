@@ -16,10 +16,11 @@ const completeFlag = "--generate-bash-completion"
 var (
 	stepArgs        = []string{"1", "2", "3", "4", "5", "6", "7", "8", "all"}
 	flagValueChoice = map[string][]string{
-		"--engine":          {"go", "shell", "own"},
-		"--service-manager": {"auto", "systemd", "process"},
-		"--output":          {"text", "json", "junit", "wide"},
-		"-o":                {"text", "json", "junit", "wide"},
+		"--engine":           {"go", "shell", "own"},
+		"--service-manager":  {"auto", "systemd", "process"},
+		"--service-identity": {"own", "admin"},
+		"--output":           {"text", "json", "junit", "wide"},
+		"-o":                 {"text", "json", "junit", "wide"},
 	}
 )
 

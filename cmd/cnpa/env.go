@@ -15,6 +15,7 @@ var labEnvFlags = []cli.Flag{
 	&cli.StringFlag{Name: "engine", Usage: "`ENGINE` behind reconcile.sh and the service: go, shell, or own (your own reconcile.sh) (default go; remembered in the evidence dir)"},
 	&cli.StringFlag{Name: "service-manager", Usage: "`MANAGER` for cnpa-op.service: auto, systemd or process (default auto: systemd when /run/systemd/system exists)"},
 	&cli.StringFlag{Name: "unit-dir", Usage: "`DIR` for cnpa-op.service (default /etc/systemd/system)"},
+	&cli.StringFlag{Name: "service-identity", Usage: "`WHO` the service acts as: own (the cnpa-controller ServiceAccount, least privilege, as system user cnpa-op under systemd) or admin (root with your kubeconfig) (default own; remembered in the evidence dir)"},
 	&cli.DurationFlag{Name: "timeout", Value: 3 * time.Minute, Usage: "longest wait for any one condition", Action: positive("timeout")},
 }
 
@@ -32,7 +33,8 @@ func labEnv(c *cli.Context) (*labenv.Env, error) {
 	}
 	env, err := labenv.NewEnv(t, labenv.Options{
 		Dir: dir, Engine: c.String("engine"), ServiceManager: c.String("service-manager"), UnitDir: c.String("unit-dir"),
-		CatchupWait: c.Duration("catchup-wait"), Timeout: c.Duration("timeout"),
+		ServiceIdentity: c.String("service-identity"),
+		CatchupWait:     c.Duration("catchup-wait"), Timeout: c.Duration("timeout"),
 		Progress: ui.New(os.Stderr, c.Bool("no-color")),
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/reset"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
@@ -84,6 +85,9 @@ func describe(c *cli.Context, plan *reset.Plan, dir string) {
 	p.Title("cnpa reset will:")
 	if plan.Service {
 		p.Line("  stop and remove cnpa-op.service")
+	}
+	if plan.Identity {
+		p.Line("  delete the service's identity: ServiceAccount %s, its token, roles and admission policy", identity.Username)
 	}
 	if len(plan.TeamSpaces) > 0 {
 		p.Line("  delete TeamSpaces %s", strings.Join(plan.TeamSpaces, ", "))

@@ -190,13 +190,20 @@ func (e *Env) Unit() (service.Unit, error) {
 		return service.Unit{}, err
 	}
 	u := service.Unit{Engine: e.Engine, Kubeconfig: kc, ArchiveDir: e.ArchiveDir(), Dir: e.Dir, Path: toolPath()}
+	kubeconfigArg := []string{"--kubeconfig", e.Target.Path}
+	if e.Target.ContextGiven {
+		kubeconfigArg = append(kubeconfigArg, "--context", e.Target.Context)
+	}
+	if e.OwnIdentity() {
+		// Every engine finds the ServiceAccount's kubeconfig in KUBECONFIG;
+		// its only context is the identity's own, so --context goes too.
+		u.Credential = e.CredentialPath()
+		kubeconfigArg = nil
+	}
 	switch e.Engine {
 	case EngineGo:
-		u.Argv = []string{e.CnpaPath, "controller", "--kubeconfig", e.Target.Path}
-		if e.Target.ContextGiven {
-			u.Argv = append(u.Argv, "--context", e.Target.Context)
-		}
-		u.Argv = append(u.Argv, "--archive-dir", e.ArchiveDir(), fmt.Sprintf("--finalizer=%t", e.State.Finalizer), "--interval=3s")
+		u.Argv = append(append([]string{e.CnpaPath, "controller"}, kubeconfigArg...), "--archive-dir", e.ArchiveDir(),
+			fmt.Sprintf("--finalizer=%t", e.State.Finalizer), "--interval=3s")
 	case EngineShell, EngineOwn:
 		// LAB.md step 4's unit: the script, every 3 s, forever.
 		bash, err := exec.LookPath("bash")
@@ -207,6 +214,19 @@ func (e *Env) Unit() (service.Unit, error) {
 		u.Argv = []string{bash, "-c", fmt.Sprintf("while true; do %s; sleep 3; done", shellQuote(e.ScriptPath()))}
 	default:
 		return u, fmt.Errorf("unknown engine %q: use go, shell or own", e.Engine)
+	}
+	if e.systemUser() {
+		u.User = service.User
+		u.Dir = e.ArchiveDir() // its only writes are archive records
+		// What it runs, read-only. For a script, the whole evidence dir:
+		// reconcile.sh is rewritten while the loop runs (step 6, a
+		// learner's edit), and a file bound on its own would stay the old
+		// inode until a restart. The dir holds nothing secret to this user:
+		// the kubeconfig in it is root's, mode 0600.
+		u.Reads = []string{e.Dir}
+		if e.Engine == EngineGo {
+			u.Reads = []string{e.CnpaPath}
+		}
 	}
 	return u, nil
 }
@@ -232,10 +252,19 @@ func toolPath() string {
 	return strings.Join(dirs, ":")
 }
 
-// InstallService writes the unit for the current state and restarts it
+// InstallService gives the service its own identity (unless it is to run
+// as admin), writes the unit for the current state and restarts it
 // (restart) or only enables it.
 func (e *Env) InstallService(ctx context.Context, restart bool) error {
 	if err := e.writeContextFile(); err != nil {
+		return err
+	}
+	if e.OwnIdentity() {
+		if err := e.ProvisionIdentity(ctx); err != nil {
+			return err
+		}
+	}
+	if err := e.giveArchiveDir(ctx); err != nil {
 		return err
 	}
 	u, err := e.Unit()

@@ -39,7 +39,14 @@ func oddEnv(t *testing.T, engine string) (e *Env, marker string) {
 		t.Fatal(err)
 	}
 	target := &kube.Target{Path: filepath.Join(kcDir, "kube config"), Context: "good", ContextGiven: true}
-	return &Env{Dir: dir, Target: target, Engine: engine, CnpaPath: cnpa, State: &State{Engine: engine, Finalizer: true}}, marker
+	mgr, err := service.New("systemd", t.TempDir(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The admin identity: the unit then runs on the learner's kubeconfig
+	// and context, which is what these tests follow through.
+	return &Env{Dir: dir, Target: target, Engine: engine, CnpaPath: cnpa, Service: mgr,
+		State: &State{Engine: engine, Finalizer: true, ServiceIdentity: "admin"}}, marker
 }
 
 // runArgs runs path with env added and returns the NUL-separated words it
@@ -177,6 +184,32 @@ func TestUnitOddPathsVerify(t *testing.T) {
 			b, err := u.Render()
 			if err != nil {
 				t.Fatal(err)
+			}
+			kit.VerifyUnit(t, b)
+			kit.NoMarker(t, marker)
+
+			// Its own identity, from the same odd paths: the credential,
+			// the archive dir and what it runs are bound in, each escaped;
+			// the context stays with the learner's kubeconfig.
+			e.State.ServiceIdentity = "own"
+			if err := os.MkdirAll(e.ArchiveDir(), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			u, err = e.Unit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.Contains(u.Argv, "--context") || slices.Contains(u.Argv, "--kubeconfig") {
+				t.Errorf("own identity's argv %q names the learner's kubeconfig or context", u.Argv)
+			}
+			b, err = u.Render()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"LoadCredential=kubeconfig:" + strings.ReplaceAll(e.CredentialPath(), "%", "%%"), `Environment="KUBECONFIG=%d/kubeconfig"`} {
+				if !strings.Contains(string(b), want) {
+					t.Errorf("own identity's unit lacks %q:\n%s", want, b)
+				}
 			}
 			kit.VerifyUnit(t, b)
 			kit.NoMarker(t, marker)

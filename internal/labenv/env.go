@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/ui"
@@ -52,8 +53,10 @@ func (e *Env) ArchiveDir() string { return filepath.Join(e.Dir, evidence.Archive
 // ServiceManager mean "as remembered, else the default".
 type Options struct {
 	Dir, Engine, ServiceManager, UnitDir string
-	CatchupWait, Timeout                 time.Duration
-	Progress                             *ui.Printer
+	// ServiceIdentity is own or admin; empty means as remembered, else own.
+	ServiceIdentity      string
+	CatchupWait, Timeout time.Duration
+	Progress             *ui.Printer
 }
 
 // NewEnv builds the lab's environment. The engine and service manager
@@ -79,6 +82,7 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 		if opts.UnitDir != "" {
 			st.UnitDir = opts.UnitDir
 		}
+		st.ServiceIdentity = opts.ServiceIdentity
 	} else {
 		if opts.Engine != "" && opts.Engine != st.Engine {
 			return nil, fmt.Errorf("this evidence dir was started with --engine %s; to switch to %s start over with `cnpa reset --yes`", st.Engine, opts.Engine)
@@ -86,6 +90,14 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 		if opts.ServiceManager != "" && opts.ServiceManager != "auto" && opts.ServiceManager != st.ServiceManager {
 			return nil, fmt.Errorf("this evidence dir uses --service-manager %s; to switch start over with `cnpa reset --yes`", st.ServiceManager)
 		}
+	}
+	// Unlike the engine, the identity may change between steps: step 4
+	// installs the unit again with whatever was asked last.
+	if opts.ServiceIdentity != "" {
+		st.ServiceIdentity = opts.ServiceIdentity
+	}
+	if !identity.Valid(st.Identity()) {
+		return nil, fmt.Errorf("unknown --service-identity %q: use own (the cnpa-controller ServiceAccount) or admin (root with your kubeconfig)", st.ServiceIdentity)
 	}
 	if !validEngine(st.Engine) {
 		return nil, fmt.Errorf("unknown engine %q: use go, shell or own", st.Engine)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/identity"
 )
 
 // StateFile remembers the lab's choices in the evidence dir, so later steps,
@@ -21,6 +22,18 @@ type State struct {
 	UnitDir        string `json:"unit_dir"`
 	Kubeconfig     string `json:"kubeconfig"`
 	Finalizer      bool   `json:"finalizer"`
+	// ServiceIdentity is whom the service acts as: "own" (the
+	// cnpa-controller ServiceAccount, as a system user) or "admin" (root
+	// with Kubeconfig). Empty, in a state written before it existed: own.
+	ServiceIdentity string `json:"service_identity,omitempty"`
+}
+
+// Identity is the state's service identity, own when unset.
+func (s *State) Identity() string {
+	if s == nil || s.ServiceIdentity == "" {
+		return identity.Own
+	}
+	return s.ServiceIdentity
 }
 
 // LoadState reads the state; a missing file is (nil, nil).

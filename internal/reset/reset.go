@@ -22,6 +22,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/service"
@@ -39,7 +40,10 @@ var Files = append(append([]string{}, evidence.Files...),
 
 // Plan is what a reset would remove, for the confirmation prompt.
 type Plan struct {
-	Service      bool     `json:"service"`
+	Service bool `json:"service"`
+	// Identity: the service's ServiceAccount, roles, token or admission
+	// policy exist (see internal/identity).
+	Identity     bool     `json:"identity"`
 	TeamSpaces   []string `json:"teamspaces"`
 	Namespaces   []string `json:"namespaces"`
 	CRD          bool     `json:"crd"`
@@ -49,12 +53,14 @@ type Plan struct {
 
 // Empty tells whether there is nothing to reset.
 func (p *Plan) Empty() bool {
-	return !p.Service && len(p.TeamSpaces) == 0 && len(p.Namespaces) == 0 && !p.CRD && len(p.Files) == 0 && len(p.ArchiveFiles) == 0
+	return !p.Service && !p.Identity && len(p.TeamSpaces) == 0 && len(p.Namespaces) == 0 && !p.CRD && len(p.Files) == 0 && len(p.ArchiveFiles) == 0
 }
 
 // Result is what a reset did.
 type Result struct {
 	ServiceRemoved bool `json:"service_removed"`
+	// Identity lists the objects of the service's identity deleted.
+	Identity []string `json:"identity"`
 	// TeamSpaces deleted; Archived those whose record reset wrote itself
 	// because no controller ran to do it.
 	TeamSpaces []string `json:"teamspaces"`
@@ -80,6 +86,9 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 		return nil, err
 	}
 	p.Service = st.Installed || st.Active
+	if p.Identity, err = identity.Present(ctx, env.Clients); err != nil {
+		return nil, err
+	}
 	crd, err := crdExists(ctx, env)
 	if err != nil {
 		return nil, err
@@ -114,7 +123,9 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 }
 
 // Run resets the lab. Phases:
-//  1. stop and remove the service, so no controller races what follows;
+//  1. stop and remove the service, so no controller races what follows,
+//     and delete its identity (ServiceAccount, token, roles, admission
+//     policy; its kubeconfig goes with the files in phase 6);
 //  2. delete every TeamSpace; for each one carrying our finalizer, write
 //     its archive record as the controller would (evidence.WriteArchive)
 //     and then remove only our finalizer, with the resourceVersion read as
@@ -131,21 +142,29 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 	if log == nil {
 		log = func(string, ...any) {}
 	}
-	r := &Result{TeamSpaces: []string{}, Archived: []string{}, Namespaces: []string{}, Files: []string{}}
+	r := &Result{Identity: []string{}, TeamSpaces: []string{}, Archived: []string{}, Namespaces: []string{}, Files: []string{}}
 
 	if err := env.Service.Remove(ctx); err != nil {
 		return r, fmt.Errorf("remove %s: %w", service.Name, err)
 	}
 	r.ServiceRemoved = true
 	log("removed %s (%s)", service.Name, env.Service.Name())
+	// Each phase goes on after the one before failed on some objects:
+	// what can be removed is removed, and every failure is reported.
+	var failures []error
+	removed, err := identity.Remove(ctx, env.Clients)
+	r.Identity = append(r.Identity, removed...)
+	if len(removed) > 0 {
+		log("deleted the service's identity %s: %s", identity.Username, strings.Join(removed, ", "))
+	}
+	if err != nil {
+		failures = append(failures, err)
+	}
 
 	crd, err := crdExists(ctx, env)
 	if err != nil {
 		return r, err
 	}
-	// Each phase goes on after the one before failed on some objects:
-	// what can be removed is removed, and every failure is reported.
-	var failures []error
 	if crd {
 		if err := deleteTeamSpaces(ctx, env, r, log); err != nil {
 			failures = append(failures, err)

@@ -22,7 +22,61 @@ type Unit struct {
 	Kubeconfig string
 	Path       string // PATH for the command (kubectl and jq for the shell engine)
 	ArchiveDir string
-	Dir        string // the evidence dir, the only writable path
+	// Dir is the only writable path: the evidence dir as root (the admin
+	// identity), just the archive dir as User.
+	Dir string
+	// User is the system user the service runs as (the own identity);
+	// empty runs it as root.
+	User string
+	// Credential is the service's own kubeconfig file. Under systemd it is
+	// handed over with LoadCredential= (systemd reads it as root and gives
+	// User a private copy in $CREDENTIALS_DIRECTORY), and KUBECONFIG points
+	// there; process mode reads it in place. Empty: Kubeconfig, as is.
+	Credential string
+	// Reads are the paths User must reach, read-only, although they lie
+	// under /root or /home, which the unit hides (ProtectHome=tmpfs): the
+	// program it runs, or the directory of the script it runs.
+	Reads []string
+}
+
+// CredentialName is the kubeconfig's name in $CREDENTIALS_DIRECTORY.
+const CredentialName = "kubeconfig"
+
+// unitKubeconfig is the unit's KUBECONFIG: with a Credential, its copy in
+// the credentials directory (%d is systemd's specifier for it).
+func (u Unit) unitKubeconfig() string {
+	if u.Credential != "" {
+		return "%d/" + CredentialName // a specifier, meant to be expanded
+	}
+	return quotedValue(u.Kubeconfig)
+}
+
+// identity renders the directives that differ between the own identity
+// (a system user, the kubeconfig as a credential, home directories hidden
+// but for the paths it needs) and root with the learner's kubeconfig.
+func (u Unit) identity() string {
+	if u.User == "" {
+		return "# Root with the learner's kubeconfig (--service-identity admin); home\n" +
+			"# directories readable (the kubeconfig may live in ~/.kube) but not writable.\n" +
+			"ProtectHome=read-only"
+	}
+	lines := []string{
+		"# Its own identity (cnpa step 4): a system user without privileges, and the",
+		"# ServiceAccount's kubeconfig as a credential only this service can read.",
+		"User=" + u.User,
+		"Group=" + u.User,
+		// The rest of the line after "ID:" is the path, spaces and all; only
+		// its specifiers would be expanded.
+		"LoadCredential=" + CredentialName + ":" + specifierFree(u.Credential),
+		"# /root and /home are empty to it, but for what it must reach: the archive",
+		"# dir (owned by " + u.User + ", at the path LAB.md names) and what it runs.",
+		"ProtectHome=tmpfs",
+		"BindPaths=" + bindPath(u.ArchiveDir),
+	}
+	for _, r := range u.Reads {
+		lines = append(lines, "BindReadOnlyPaths="+bindPath(r))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // ExecStart renders Argv as a systemd command line (systemd.service(5),
@@ -63,6 +117,22 @@ func quotedValue(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "%", "%%").Replace(s)
 }
 
+// specifierFree is s with every `%` doubled, so that systemd expands no
+// specifier in it (systemd.unit(5), "Specifiers").
+func specifierFree(s string) string { return strings.ReplaceAll(s, "%", "%%") }
+
+// bindPath is a path for BindPaths= or BindReadOnlyPaths=, a list of
+// "SOURCE[:DEST]" words that systemd unquotes: quoted when it holds
+// anything but plain characters, its specifiers doubled. A `:` cannot be
+// carried at all (it would split source from destination); checkValues
+// refuses it.
+func bindPath(s string) string {
+	if strings.ContainsFunc(s, needsQuote) {
+		return `"` + quotedValue(s) + `"`
+	}
+	return specifierFree(s)
+}
+
 // quotedPath is a path for the inside of a double-quoted ReadWritePaths=:
 // that list is unquoted but not C-unescaped, so a backslash would stay
 // as it is and nothing could protect a `"`; cnpa refuses both rather
@@ -91,6 +161,19 @@ func (u Unit) checkValues() error {
 		return fmt.Errorf("the program %q contains a quote or a backslash, which systemd refuses in the path of the program a unit runs; "+
 			"choose an install path without one (e.g. /usr/local/bin)", u.Argv[0])
 	}
+	if u.User != "" {
+		for _, p := range append([]string{u.ArchiveDir, u.Credential}, u.Reads...) {
+			if strings.ContainsFunc(p, unicode.IsControl) {
+				return fmt.Errorf("the path %q contains a control character: a systemd unit file cannot carry it; choose a path without one", p)
+			}
+		}
+		for _, p := range append([]string{u.ArchiveDir}, u.Reads...) {
+			if strings.Contains(p, ":") {
+				return fmt.Errorf("the path %q contains a `:`, which BindPaths= reads as source:destination; "+
+					"choose an evidence dir (--dir) and cnpa install path without one, or --service-identity admin", p)
+			}
+		}
+	}
 	if strings.ContainsAny(u.Dir, `"\`) {
 		return fmt.Errorf("the evidence dir (--dir) %q contains a `\"` or `\\`: the unit's ReadWritePaths= cannot carry it; choose a dir without one", u.Dir)
 	}
@@ -99,7 +182,11 @@ func (u Unit) checkValues() error {
 
 // Env is the environment the unit sets, for process mode.
 func (u Unit) Env() []string {
-	return []string{"KUBECONFIG=" + u.Kubeconfig, "PATH=" + u.Path, "CNPA_ARCHIVE_DIR=" + u.ArchiveDir}
+	kc := u.Kubeconfig
+	if u.Credential != "" {
+		kc = u.Credential
+	}
+	return []string{"KUBECONFIG=" + kc, "PATH=" + u.Path, "CNPA_ARCHIVE_DIR=" + u.ArchiveDir}
 }
 
 // Render fills the embedded assets/cnpa-op.service template: each
@@ -117,8 +204,9 @@ func (u Unit) Render() ([]byte, error) {
 	// Each value escaped for where the template puts it: the Environment=
 	// and ReadWritePaths= values stand inside double quotes there.
 	fields := []struct{ name, value string }{
-		{"Engine", u.Engine}, {"ExecStart", u.ExecStart()}, {"Kubeconfig", quotedValue(u.Kubeconfig)},
+		{"Engine", u.Engine}, {"ExecStart", u.ExecStart()}, {"Kubeconfig", u.unitKubeconfig()},
 		{"Path", quotedValue(u.Path)}, {"ArchiveDir", quotedValue(u.ArchiveDir)}, {"Dir", quotedPath(u.Dir)},
+		{"Identity", u.identity()},
 	}
 	var pairs []string
 	// Check the template, not the output: a value may contain "{{".

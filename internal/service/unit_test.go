@@ -22,8 +22,8 @@ func TestRenderMatchesTextTemplate(t *testing.T) {
 	tmpl := template.Must(template.New(Name).Option("missingkey=error").Parse(string(assets.ServiceUnit)))
 	var want bytes.Buffer
 	if err := tmpl.Execute(&want, map[string]string{
-		"Engine": u.Engine, "ExecStart": u.ExecStart(), "Kubeconfig": u.Kubeconfig,
-		"Path": u.Path, "ArchiveDir": u.ArchiveDir, "Dir": u.Dir,
+		"Engine": u.Engine, "ExecStart": u.ExecStart(), "Kubeconfig": u.unitKubeconfig(),
+		"Path": u.Path, "ArchiveDir": u.ArchiveDir, "Dir": u.Dir, "Identity": u.identity(),
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -31,9 +33,21 @@ var step4 = &Step{
 		}
 		defer rx.stop()
 		r.reaction = rx
+		before, err := env.Service.Status(ctx)
+		if err != nil {
+			return nil, err
+		}
 		rx.action(serviceCommand(env, "enable --now"), "installed and started the controller", "service "+unitName)
 		if err := env.InstallService(ctx, false); err != nil {
 			return nil, err
+		}
+		// Step 4 again (with another --service-identity, say): the running
+		// service must become the unit as written now, which enabling
+		// alone does not do.
+		if before.Active {
+			if err := env.Service.Restart(ctx); err != nil {
+				return nil, fmt.Errorf("restart %s with the unit as written now: %w", before.UnitPath, err)
+			}
 		}
 		rx.serviceUp(ctx)
 		showUnit(show(env), env, false)
@@ -45,6 +59,17 @@ var step4 = &Step{
 		r.verdict("unit installed", st.Installed, st.UnitPath, "the unit file")
 		r.verdict("enabled", st.Enabled, onOff(st.Enabled, "enabled", "disabled"), "enabled")
 		r.verdict("active", st.Active, onOff(st.Active, fmt.Sprintf("active, main pid %d", st.MainPID), "inactive"), "active")
+		if env.OwnIdentity() {
+			r.note("the service acts as %s (kubeconfig %s, delivered with LoadCredential=), running as %s",
+				identity.Username, env.CredentialPath(), onOff(env.Service.Name() == "systemd", "system user "+service.User, "the user running cnpa"))
+			refused, answer, err := env.ProbeIdentity(ctx)
+			if err != nil {
+				return nil, err
+			}
+			r.verdict("its identity may not touch kube-system", refused, answer, "refused by ValidatingAdmissionPolicy "+identity.Policy)
+		} else {
+			r.note("the service runs as root with your kubeconfig %s (--service-identity admin)", env.Target.Path)
+		}
 		if err := ProbeController(ctx, env, r); err != nil {
 			return nil, err
 		}

@@ -20,6 +20,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/identity"
+	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
@@ -426,6 +428,10 @@ func testResetAndAgain(t *testing.T, l *labCLI) {
 	}
 	if !slices.Equal(files, []string{"archive"}) {
 		t.Errorf("evidence dir after reset: got %v, want only archive/ (kept without --purge)", files)
+	}
+	// The service's identity went with it (its kubeconfig file did, above).
+	if present, err := identity.Present(ctx, &kube.Clients{Dynamic: l.Dyn}); err != nil || present {
+		t.Errorf("the service's identity after reset: present %v (err %v), want ServiceAccount, token, roles and policy gone", present, err)
 	}
 	if code, out, _ := l.run("service", "status"); code == 0 {
 		t.Errorf("service after reset: `cnpa service status` exits 0, want it not running\n%s", out)

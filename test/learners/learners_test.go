@@ -96,6 +96,11 @@ type learnerCase struct {
 	Says []string `json:"says"`
 	// About says what the script does, for people.
 	About string `json:"about"`
+	// ServiceIdentity is the service's --service-identity; empty is cnpa's
+	// default, own. admin where the own identity's admission policy
+	// refuses the mistake's writes, so that the case still tests what the
+	// grader sees, not what the policy prevents.
+	ServiceIdentity string `json:"service_identity"`
 }
 
 func loadCase(t *testing.T, dir string) learnerCase {
@@ -284,8 +289,11 @@ func runCase(t *testing.T, dir string, c learnerCase) {
 	// --quiet: the diagnosis must be found in what the step says about
 	// the mistake, not in the commands it shows or the learner's script
 	// it quotes (which may name the very thing that is wrong).
-	steps := l.cnpa("step", "all", "--engine", "own", "--service-manager", "process",
-		"--unit-dir", l.unitDir, "--timeout", stepTimeout, "--quiet")
+	args := []string{"step", "all", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout, "--quiet"}
+	if c.ServiceIdentity != "" {
+		args = append(args, "--service-identity", c.ServiceIdentity)
+	}
+	steps := l.cnpa(args...)
 	if steps.code == 2 {
 		t.Fatalf("cnpa step all --engine own: usage or environment error\n%s", steps)
 	}

@@ -48,7 +48,8 @@ func TestStepAllUnderSystemd(t *testing.T) {
 	}
 	t.Logf("root filesystem ready in %s (%s)", time.Since(start).Round(time.Millisecond), rootfs)
 	bin := hostBinaries(t)
-	for _, engine := range []string{"go", "shell"} {
+	// own: the learner's script runs as the unprivileged service user.
+	for _, engine := range []string{"go", "shell", "own"} {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
 			runLab(ctx, t, rootfs, bin, engine)
@@ -99,6 +100,10 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
 		return strings.TrimSpace(out), err
 	}
 
+	if engine == "own" {
+		// The learner's own reconcile.sh (here cnpa's shell reference).
+		run(optDir+"/cnpa", "scaffold", "reconcile.sh", "--engine", "shell")
+	}
 	labStart := time.Now()
 	out, errOut, err := c.ExecEnv(ctx, env, optDir+"/cnpa", "step", "all", "--engine", engine, "--service-manager", "systemd")
 	t.Logf("cnpa step all under systemd (%s engine) took %s", engine, time.Since(labStart).Round(time.Millisecond))
@@ -112,10 +117,34 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
 		t.Fatalf("%s not in place: %v", unitPath, err)
 	}
 	unit := run("cat", unitPath)
-	for _, want := range []string{"Restart=always", "ExecStart=", "NoNewPrivileges=yes", "ProtectSystem=strict", `ReadWritePaths="` + evidenceDir + `"`} {
+	for _, want := range []string{"Restart=always", "ExecStart=", "NoNewPrivileges=yes", "ProtectSystem=strict",
+		// Its own identity (cnpa step 4's default).
+		"User=cnpa-op", "LoadCredential=kubeconfig:" + evidenceDir + "/cnpa-op.kubeconfig", `Environment="KUBECONFIG=%d/kubeconfig"`,
+		"ProtectHome=tmpfs", "BindPaths=" + evidenceDir + "/archive", `ReadWritePaths="` + evidenceDir + `/archive"`} {
 		if !strings.Contains(unit, want) {
 			t.Errorf("unit file lacks %q:\n%s", want, unit)
 		}
+	}
+	if strings.Contains(unit, "/etc/rancher/k3s/k3s.yaml") {
+		t.Errorf("the unit still names the admin kubeconfig:\n%s", unit)
+	}
+	// The controller runs as cnpa-op, not root, and the archive record
+	// step 6 made was written by it, at the path LAB.md names.
+	mainPID := run("systemctl", "show", "-p", "MainPID", "--value", "cnpa-op")
+	if got := run("ps", "-o", "user=", "-p", mainPID); got != "cnpa-op" {
+		t.Errorf("cnpa-op.service's main process runs as %q, want cnpa-op", got)
+	}
+	if got := run("stat", "-c", "%U", evidenceDir+"/archive/beta.json"); got != "cnpa-op" {
+		t.Errorf("archive/beta.json belongs to %q, want cnpa-op (written by the service)", got)
+	}
+	if got := run("stat", "-c", "%a %U", evidenceDir+"/cnpa-op.kubeconfig"); got != "600 root" {
+		t.Errorf("the service's kubeconfig: mode and owner %q, want 600 root", got)
+	}
+	// The score systemd itself gives the running unit.
+	if sec, _ := try("systemd-analyze", "security", "cnpa-op.service"); !strings.Contains(sec, "Overall exposure level") {
+		t.Errorf("systemd-analyze security cnpa-op.service: no overall score:\n%s", sec)
+	} else {
+		t.Logf("inside the container: %s", sec[strings.Index(sec, "Overall exposure level"):])
 	}
 	if got, _ := try("systemctl", "is-enabled", "cnpa-op"); got != "enabled" {
 		t.Errorf("systemctl is-enabled cnpa-op: got %q, want enabled", got)
@@ -168,6 +197,21 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
 		t.Errorf("cnpa check inside the container: err=%v, %+v\n%s\n%s", err, report, out, errOut)
 	}
 	t.Logf("cnpa check under systemd: %d passed, %d failed", report.Passed, report.Failed)
+
+	if engine == "go" {
+		// --service-identity admin keeps the old behaviour: step 4 again
+		// puts the unit on root and the admin kubeconfig, and its probe
+		// TeamSpace is still served.
+		run(optDir+"/cnpa", "step", "4", "--service-identity", "admin")
+		unit := run("cat", unitPath)
+		if strings.Contains(unit, "User=") || !strings.Contains(unit, "Environment=KUBECONFIG=/etc/rancher/k3s/k3s.yaml") {
+			t.Errorf("unit after step 4 --service-identity admin: want root and the admin kubeconfig:\n%s", unit)
+		}
+		pid := run("systemctl", "show", "-p", "MainPID", "--value", "cnpa-op")
+		if got := run("ps", "-o", "user=", "-p", pid); got != "root" {
+			t.Errorf("with --service-identity admin the service runs as %q, want root", got)
+		}
+	}
 }
 
 // hostBinaries puts cnpa (built for this test) and the kubebox kubectl in

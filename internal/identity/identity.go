@@ -1,0 +1,304 @@
+// Package identity gives cnpa-op.service a Kubernetes identity of its own
+// instead of the learner's admin kubeconfig: the cnpa-controller
+// ServiceAccount with exactly the verbs the engines use (assets/rbac.yaml), the
+// ValidatingAdmissionPolicy that narrows its writes to the TeamSpaces' own
+// namespaces and quotas (assets/admission.yaml), and a kubeconfig carrying
+// that ServiceAccount's token. `cnpa step 4` provisions it; `cnpa reset`
+// removes it.
+package identity
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/labhub/cnpa/assets"
+	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/poll"
+)
+
+// The identity flag's values: the ServiceAccount (the default) or the
+// learner's own kubeconfig, as before cnpa had an identity for the service.
+const (
+	Own   = "own"
+	Admin = "admin"
+)
+
+// Valid tells whether s is a --service-identity value.
+func Valid(s string) bool { return s == Own || s == Admin }
+
+// Names of what assets/rbac.yaml creates; the tests and the kubeconfig use
+// them, the YAML is their home.
+const (
+	Namespace      = "kube-system"
+	ServiceAccount = "cnpa-controller"
+	TokenSecret    = "cnpa-controller-token"
+	// Username is how the API server (and the admission policy) names the
+	// ServiceAccount.
+	Username = "system:serviceaccount:" + Namespace + ":" + ServiceAccount
+	// Policy is the ValidatingAdmissionPolicy (and its binding).
+	Policy = "cnpa-controller-writes"
+)
+
+// fieldManager names the writes of Apply.
+const fieldManager = "cnpa-identity"
+
+// Manifests are the assets of the identity, in the order Apply applies
+// them: the ServiceAccount, its token and roles, then the policy.
+func Manifests() [][]byte { return [][]byte{assets.RBAC, assets.Admission} }
+
+// kinds maps the kinds in the assets to their resources.
+var kinds = map[string]schema.GroupVersionResource{
+	"ServiceAccount":                   {Version: "v1", Resource: "serviceaccounts"},
+	"Secret":                           {Version: "v1", Resource: "secrets"},
+	"ClusterRole":                      {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
+	"ClusterRoleBinding":               {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
+	"Role":                             {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
+	"RoleBinding":                      {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
+	"ValidatingAdmissionPolicy":        {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"},
+	"ValidatingAdmissionPolicyBinding": {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings"},
+}
+
+// Object is one object of the assets, named.
+type Object struct {
+	Kind, Namespace, Name string
+	GVR                   schema.GroupVersionResource
+	obj                   *unstructured.Unstructured
+}
+
+func (o Object) String() string {
+	if o.Namespace != "" {
+		return o.Kind + " " + o.Namespace + "/" + o.Name
+	}
+	return o.Kind + " " + o.Name
+}
+
+// Objects parses manifests into objects, in order.
+func Objects(manifests ...[]byte) ([]Object, error) {
+	var out []Object
+	for _, m := range manifests {
+		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(m), 4096)
+		for {
+			var raw map[string]any
+			if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				return nil, fmt.Errorf("parse identity manifest: %w", err)
+			}
+			if len(raw) == 0 {
+				continue
+			}
+			u := &unstructured.Unstructured{Object: raw}
+			gvr, ok := kinds[u.GetKind()]
+			if !ok {
+				return nil, fmt.Errorf("identity manifest: cannot apply kind %s", u.GetKind())
+			}
+			out = append(out, Object{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), GVR: gvr, obj: u})
+		}
+	}
+	return out, nil
+}
+
+// Apply applies the identity with server-side apply, waits for
+// the token controller to fill the token Secret, and returns a kubeconfig
+// for the ServiceAccount against the same server, with the same TLS
+// settings, as the admin target t. It then waits until the identity works
+// as it must: it may list TeamSpaces (RBAC has caught up) and the admission
+// policy refuses it a write to kube-system (checked with a dry run).
+func Apply(ctx context.Context, t *kube.Target, c *kube.Clients, timeout time.Duration) ([]byte, error) {
+	objs, err := Objects(Manifests()...)
+	if err != nil {
+		return nil, err
+	}
+	var secret Object
+	for _, o := range objs {
+		if err := apply(ctx, c, o); err != nil {
+			return nil, err
+		}
+		if o.Kind == "Secret" {
+			secret = o
+		}
+	}
+	var token, ca []byte
+	if _, err := poll.Until(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
+		s, err := c.Kube.CoreV1().Secrets(Namespace).Get(ctx, TokenSecret, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			// The token controller deletes a token Secret whose
+			// ServiceAccount it cannot find yet; ask again.
+			return false, "Secret " + Namespace + "/" + TokenSecret + " was removed; applied again", apply(ctx, c, secret)
+		}
+		if err != nil {
+			return false, "", err
+		}
+		token, ca = s.Data["token"], s.Data["ca.crt"]
+		return len(token) > 0, "Secret " + Namespace + "/" + TokenSecret + " has no token yet (kube-controller-manager's token controller fills it)", nil
+	}); err != nil {
+		return nil, fmt.Errorf("token for %s: %w", Username, err)
+	}
+	kc, err := Kubeconfig(t.Config, string(token), ca)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitEffective(ctx, kc, timeout); err != nil {
+		return nil, err
+	}
+	return kc, nil
+}
+
+// apply applies one object server-side, forcing our field manager's
+// ownership: the assets are what the identity must be.
+func apply(ctx context.Context, c *kube.Clients, o Object) error {
+	data, err := o.obj.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	force := true
+	opts := metav1.PatchOptions{FieldManager: fieldManager, Force: &force}
+	ri := c.Dynamic.Resource(o.GVR)
+	if o.Namespace != "" {
+		_, err = ri.Namespace(o.Namespace).Patch(ctx, o.Name, types.ApplyPatchType, data, opts)
+	} else {
+		_, err = ri.Patch(ctx, o.Name, types.ApplyPatchType, data, opts)
+	}
+	if err != nil {
+		return fmt.Errorf("apply %s for the service's identity: %w", o, err)
+	}
+	return nil
+}
+
+// Kubeconfig renders a kubeconfig for token against admin's server. TLS
+// is verified as admin verifies it: its CA, its server name, or its
+// insecure-skip-tls-verify; with none of those, the token Secret's ca.crt.
+func Kubeconfig(admin *rest.Config, token string, secretCA []byte) ([]byte, error) {
+	cl := &clientcmdapi.Cluster{Server: admin.Host, TLSServerName: admin.TLSClientConfig.ServerName,
+		InsecureSkipTLSVerify: admin.TLSClientConfig.Insecure}
+	switch {
+	case len(admin.TLSClientConfig.CAData) > 0:
+		cl.CertificateAuthorityData = admin.TLSClientConfig.CAData
+	case admin.TLSClientConfig.CAFile != "":
+		data, err := os.ReadFile(admin.TLSClientConfig.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("read the cluster CA %s for the service's kubeconfig: %w", admin.TLSClientConfig.CAFile, err)
+		}
+		cl.CertificateAuthorityData = data
+	case !cl.InsecureSkipTLSVerify:
+		cl.CertificateAuthorityData = secretCA
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["cluster"] = cl
+	cfg.AuthInfos[ServiceAccount] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts[ServiceAccount] = &clientcmdapi.Context{Cluster: "cluster", AuthInfo: ServiceAccount}
+	cfg.CurrentContext = ServiceAccount
+	return clientcmd.Write(*cfg)
+}
+
+// waitEffective waits until the authorizer and the admission policy both
+// apply to the new identity: each reaches the API server through an
+// informer, a moment after the objects were written.
+func waitEffective(ctx context.Context, kubeconfig []byte, timeout time.Duration) error {
+	rc, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return fmt.Errorf("the service's kubeconfig does not parse: %w", err)
+	}
+	c, err := kube.NewClients(&kube.Target{Config: rc})
+	if err != nil {
+		return err
+	}
+	_, err = poll.Until(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
+		if _, err := c.Dynamic.Resource(schema.GroupVersionResource{Group: "platform.labhub.io", Version: "v1alpha1", Resource: "teamspaces"}).
+			List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+			return false, Username + " cannot list TeamSpaces yet: " + err.Error(), nil
+		}
+		err := ProbeKubeSystem(ctx, c)
+		if IsPolicyDenial(err) {
+			return true, "", nil
+		}
+		return false, fmt.Sprintf("the admission policy %s does not refuse %s a label on kube-system yet (dry run: %v)", Policy, Username, err), nil
+	})
+	if err != nil {
+		return fmt.Errorf("the service's identity %s: %w", Username, err)
+	}
+	return nil
+}
+
+// ProbeKubeSystem asks, as a dry run, to label namespace kube-system with
+// c's identity: the policy must refuse it.
+func ProbeKubeSystem(ctx context.Context, c *kube.Clients) error {
+	_, err := c.Kube.CoreV1().Namespaces().Patch(ctx, "kube-system", types.MergePatchType,
+		[]byte(`{"metadata":{"labels":{"cnpa-identity-probe":"x"}}}`),
+		metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: fieldManager})
+	return err
+}
+
+// IsPolicyDenial tells whether err is a refusal by cnpa's admission policy
+// (not by RBAC, which never gets that far).
+func IsPolicyDenial(err error) bool {
+	return err != nil && apierrors.IsForbidden(err) && bytes.Contains([]byte(err.Error()), []byte("ValidatingAdmissionPolicy '"+Policy+"'"))
+}
+
+// Remove deletes every object of the identity, in reverse order (the policy first, the ServiceAccount last); objects
+// already gone are fine. Deleting the token Secret revokes the token.
+func Remove(ctx context.Context, c *kube.Clients) (removed []string, err error) {
+	objs, err := Objects(Manifests()...)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for i := len(objs) - 1; i >= 0; i-- {
+		o := objs[i]
+		ri := c.Dynamic.Resource(o.GVR)
+		var derr error
+		if o.Namespace != "" {
+			derr = ri.Namespace(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{})
+		} else {
+			derr = ri.Delete(ctx, o.Name, metav1.DeleteOptions{})
+		}
+		switch {
+		case apierrors.IsNotFound(derr):
+		case derr != nil:
+			errs = append(errs, fmt.Errorf("delete %s: %w", o, derr))
+		default:
+			removed = append(removed, o.String())
+		}
+	}
+	return removed, errors.Join(errs...)
+}
+
+// Present tells whether any object of the identity exists (for reset's
+// plan). It reads through c.Dynamic only.
+func Present(ctx context.Context, c *kube.Clients) (bool, error) {
+	objs, err := Objects(Manifests()...)
+	if err != nil {
+		return false, err
+	}
+	for _, o := range objs {
+		ri := c.Dynamic.Resource(o.GVR)
+		var gerr error
+		if o.Namespace != "" {
+			_, gerr = ri.Namespace(o.Namespace).Get(ctx, o.Name, metav1.GetOptions{})
+		} else {
+			_, gerr = ri.Get(ctx, o.Name, metav1.GetOptions{})
+		}
+		if gerr == nil {
+			return true, nil
+		}
+		if !apierrors.IsNotFound(gerr) {
+			return false, fmt.Errorf("get %s: %w", o, gerr)
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,111 @@
+package labenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/identity"
+	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/service"
+)
+
+// CredentialFile is the service's own kubeconfig in the evidence dir (mode
+// 0600, root's): the cnpa-controller ServiceAccount's token. Under systemd
+// the unit receives a copy with LoadCredential=; process mode reads it in
+// place. Its name starts with cnpa-op., like process mode's files, and
+// `cnpa reset` removes it with them.
+const CredentialFile = "cnpa-op.kubeconfig"
+
+// CredentialPath is <dir>/cnpa-op.kubeconfig.
+func (e *Env) CredentialPath() string { return filepath.Join(e.Dir, CredentialFile) }
+
+// OwnIdentity tells whether the service runs as its own identity.
+func (e *Env) OwnIdentity() bool { return e.State.Identity() == identity.Own }
+
+// systemUser tells whether the unit switches to service.User: under
+// systemd with the own identity. Process mode runs as whoever runs cnpa.
+func (e *Env) systemUser() bool { return e.OwnIdentity() && e.Service.Name() == "systemd" }
+
+// ProvisionIdentity gives the service its own identity. Phases:
+//  1. apply the ServiceAccount, its roles and the admission policy
+//     (identity.Apply waits until both are in force) and write its
+//     kubeconfig to CredentialPath;
+//  2. under systemd: create the system user service.User and check that
+//     it can run the own engine's script.
+//
+// Running it again renews nothing that is in place: the apply is
+// server-side and the token Secret keeps its token.
+func (e *Env) ProvisionIdentity(ctx context.Context) error {
+	kc, err := identity.Apply(ctx, e.Target, e.Clients, e.Timeout)
+	if err != nil {
+		return fmt.Errorf("%w (or keep the service on your kubeconfig as root: --service-identity admin)", err)
+	}
+	if _, err := evidence.WriteRaw(e.Dir, CredentialFile, kc, 0o600); err != nil {
+		return fmt.Errorf("write the service's kubeconfig: %w", err)
+	}
+	if !e.systemUser() {
+		return nil
+	}
+	if _, _, err := service.EnsureUser(ctx); err != nil {
+		return err
+	}
+	if e.Engine == EngineOwn {
+		if fi, err := os.Stat(e.ScriptPath()); err == nil && fi.Mode()&0o005 != 0o005 {
+			return fmt.Errorf("--engine own: the service runs %s as user %s, which cannot read and run it (mode %v): `chmod 755 %s`",
+				e.ScriptPath(), service.User, fi.Mode().Perm(), e.ScriptPath())
+		}
+	}
+	return nil
+}
+
+// ProbeIdentity asks, as the service (with its kubeconfig) and as a dry
+// run, to label namespace kube-system, and says what the API server
+// answered: the admission policy must refuse it.
+func (e *Env) ProbeIdentity(ctx context.Context) (refused bool, answer string, err error) {
+	t, err := kube.Resolve(e.CredentialPath(), "")
+	if err != nil {
+		return false, "", err
+	}
+	c, err := kube.NewClients(t)
+	if err != nil {
+		return false, "", err
+	}
+	perr := identity.ProbeKubeSystem(ctx, c)
+	if perr == nil {
+		return false, "allowed", nil
+	}
+	if identity.IsPolicyDenial(perr) {
+		return true, "refused by ValidatingAdmissionPolicy " + identity.Policy, nil
+	}
+	return false, perr.Error(), nil
+}
+
+// giveArchiveDir makes the archive dir, the only place the service
+// writes, belong to whoever the service runs as: service.User under
+// systemd with the own identity, else the user running cnpa. The unit
+// leaves root no CAP_DAC_OVERRIDE, so after a switch back to
+// --service-identity admin, root could not write into a dir still owned
+// by service.User. Only root can give a dir away; anyone else keeps it.
+func (e *Env) giveArchiveDir(ctx context.Context) error {
+	if err := os.MkdirAll(e.ArchiveDir(), 0o755); err != nil {
+		return err
+	}
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	uid, gid, who := 0, 0, "root"
+	if e.systemUser() {
+		var err error
+		if uid, gid, err = service.EnsureUser(ctx); err != nil {
+			return err
+		}
+		who = service.User
+	}
+	if err := os.Chown(e.ArchiveDir(), uid, gid); err != nil {
+		return fmt.Errorf("give the archive dir %s to the service's user %s: %w", e.ArchiveDir(), who, err)
+	}
+	return nil
+}
