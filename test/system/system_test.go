@@ -204,7 +204,7 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
 		// TeamSpace is still served.
 		run(optDir+"/cnpa", "step", "4", "--service-identity", "admin")
 		unit := run("cat", unitPath)
-		if strings.Contains(unit, "User=") || !strings.Contains(unit, "Environment=KUBECONFIG=/etc/rancher/k3s/k3s.yaml") {
+		if strings.Contains(unit, "User=") || !strings.Contains(unit, `Environment="KUBECONFIG=/etc/rancher/k3s/k3s.yaml"`) {
 			t.Errorf("unit after step 4 --service-identity admin: want root and the admin kubeconfig:\n%s", unit)
 		}
 		pid := run("systemctl", "show", "-p", "MainPID", "--value", "cnpa-op")
