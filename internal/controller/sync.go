@@ -269,7 +269,7 @@ func (c *Controller) ensureNamespace(ctx context.Context, u *unstructured.Unstru
 		if ns, err = c.kube.CoreV1().Namespaces().Get(ctx, d.Namespace, metav1.GetOptions{}); err != nil {
 			return false, fmt.Errorf("get namespace %s: %w", d.Namespace, err)
 		}
-		if !teamspace.OwnedBy(ns.OwnerReferences, ts.UID) {
+		if !teamspace.OwnsNamespace(ts.Name, ts.UID, ns) {
 			return false, c.conflict(u, ts, d.Namespace)
 		}
 	}
