@@ -155,4 +155,3 @@ func goneRaw(e *kit.Env, name string) func() error {
 			name, u.GetDeletionTimestamp(), u.GetFinalizers(), u.Object["spec"])
 	}
 }
-
