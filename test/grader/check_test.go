@@ -364,30 +364,6 @@ func testResetAndAgain(t *testing.T, l *labCLI) {
 	t.Cleanup(func() {
 		l.Kube.CoreV1().Namespaces().Delete(context.Background(), notOurs.Name, metav1.DeleteOptions{})
 	})
-	// A stranger's team- namespace that looks like ours: our label and an
-	// ownerReference to alpha, but not alpha's controller reference, and a
-	// second, live owner, so the garbage collector keeps it too. The
-	// controller would never adopt it; reset must not delete it.
-	alpha, err := tsRes.Get(ctx, "alpha", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	view, err := l.Kube.RbacV1().ClusterRoles().Get(ctx, "view", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stranger := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-e2e-stranger",
-		Labels: map[string]string{teamspace.OwnerLabel: "alpha"},
-		OwnerReferences: []metav1.OwnerReference{
-			{APIVersion: teamspace.APIVersion, Kind: teamspace.Kind, Name: "alpha", UID: alpha.GetUID()},
-			{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: "view", UID: view.UID},
-		}}}
-	if _, err := l.Kube.CoreV1().Namespaces().Create(ctx, stranger, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		l.Kube.CoreV1().Namespaces().Delete(context.Background(), stranger.Name, metav1.DeleteOptions{})
-	})
 	// The learner's own files beside cnpa's, and a project dir where cnpa
 	// never wrote, with files named like cnpa's.
 	learnerFiles := map[string]string{
@@ -438,9 +414,41 @@ func testResetAndAgain(t *testing.T, l *labCLI) {
 		return nil
 	})
 
+	// A stranger's team- namespace that looks like ours: our label and an
+	// ownerReference to a TeamSpace (held, which the first reset cannot
+	// remove, so the garbage collector never strips the reference), but
+	// not as its controller nor under its name, and a second, live owner,
+	// so the garbage collector keeps it too. The controller would never
+	// adopt it; reset must not delete it.
+	owner, err := tsRes.Get(ctx, held, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := l.Kube.RbacV1().ClusterRoles().Get(ctx, "view", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-e2e-stranger",
+		Labels: map[string]string{teamspace.OwnerLabel: held},
+		OwnerReferences: []metav1.OwnerReference{
+			{APIVersion: teamspace.APIVersion, Kind: teamspace.Kind, Name: held, UID: owner.GetUID()},
+			{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: "view", UID: view.UID},
+		}}}
+	if _, err := l.Kube.CoreV1().Namespaces().Create(ctx, stranger, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		l.Kube.CoreV1().Namespaces().Delete(context.Background(), stranger.Name, metav1.DeleteOptions{})
+	})
+
 	code, out, errOut := l.reset()
 	if code != 1 || !strings.Contains(errOut, held) || !strings.Contains(errOut, check.ForeignFinalizer) {
 		t.Fatalf("reset with %s held by %s: got exit %d, want 1 and a message naming both\n%s%s", held, check.ForeignFinalizer, code, out, errOut)
+	}
+	if ns, err := l.Kube.CoreV1().Namespaces().Get(ctx, stranger.Name, metav1.GetOptions{}); err != nil {
+		t.Errorf("the stranger's %s after reset: %v, want it there", stranger.Name, err)
+	} else if ns.DeletionTimestamp != nil {
+		t.Errorf("the stranger's %s after reset: being deleted, want it left alone", stranger.Name)
 	}
 	u, err := tsRes.Get(ctx, held, metav1.GetOptions{})
 	if err != nil {
