@@ -210,6 +210,10 @@ write_archive() {
     printf '%s is not the record just written (a symlink, or not a regular file)' "$final"
     return 1
   fi
+  # Noted in cnpa's manifest (internal/manifest), so that `cnpa reset
+  # --purge` removes the records cnpa's engines wrote and nothing else kept
+  # in the archive dir. A note that cannot be written costs only that.
+  { mkdir -p "$dir/.cnpa" && jq -cn --arg path "$name.json" '{path: $path}' >>"$dir/.cnpa/manifest.jsonl"; } 2>/dev/null || true
   return 0
 }
 

@@ -21,12 +21,14 @@ var resetCommand = &cli.Command{
 	Usage: "put the cluster and the evidence dir back to before step 1, to start the lab over",
 	Description: "Stops and removes cnpa-op.service, deletes every TeamSpace (archiving the ones\n" +
 		"carrying platform.labhub.io/cleanup and removing only that finalizer), deletes\n" +
-		"their namespaces (ours only: our label and a TeamSpace ownerReference), deletes\n" +
-		"the CRD and removes the evidence files. Archive records stay unless --purge.\n" +
+		"their namespaces (by the controller's own test: team-<name> with a controller\n" +
+		"ownerReference to that TeamSpace), deletes the CRD and removes the files cnpa\n" +
+		"wrote (listed in <dir>/.cnpa/manifest.jsonl; a file someone rewrote since, or\n" +
+		"wrote by hand, stays). Archive records cnpa wrote stay unless --purge.\n" +
 		"Asks first unless --yes.",
 	Flags: append([]cli.Flag{
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
-		&cli.BoolFlag{Name: "purge", Usage: "also remove the archive records (archive/*.json)"},
+		&cli.BoolFlag{Name: "purge", Usage: "also remove the archive records cnpa wrote (archive/<name>.json listed in archive/.cnpa/manifest.jsonl)"},
 		&cli.DurationFlag{Name: "timeout", Value: 3 * time.Minute, Usage: "longest wait for any one condition", Action: positive("timeout")},
 	}, serviceFlags...),
 	Action: func(c *cli.Context) error {
@@ -103,6 +105,9 @@ func describe(c *cli.Context, plan *reset.Plan, dir string) {
 	}
 	if len(plan.ArchiveFiles) > 0 {
 		p.Line("  remove %d archive records (--purge)", len(plan.ArchiveFiles))
+	}
+	for _, f := range plan.Kept {
+		p.Line("  keep %s: cnpa wrote it, but it has changed since", f)
 	}
 }
 

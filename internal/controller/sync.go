@@ -61,7 +61,8 @@ func isSkip(err error) bool {
 
 // sync converges one TeamSpace from the current state only. Phases:
 //  1. get it (gone → nothing to do);
-//  2. being deleted → archive it and remove our finalizer, nothing else;
+//  2. being deleted → archive it and remove our finalizer, nothing else
+//     (from its metadata alone when its spec does not decode);
 //  3. ensure our finalizer (when enabled), keeping every other one; this
 //     patch runs concurrently with 4–6;
 //  4. compute the desired state (invalid → warn, stop here);
@@ -83,14 +84,24 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	}
 	// Never modify the cache: work on a copy.
 	u := obj.(*unstructured.Unstructured).DeepCopy()
+	if u.GetDeletionTimestamp() != nil {
+		// Before decoding the whole object: finalizing needs only its
+		// metadata and pods, and a spec that does not decode (possible
+		// under a weaker schema) must not block its deletion forever.
+		ts, podsKnown, problem := teamspace.Finalizable(u)
+		if problem != nil && teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
+			pods := fmt.Sprintf("pods %d", ts.Spec.Pods)
+			if !podsKnown {
+				pods = "pods 0: spec.pods is not a whole number"
+			}
+			c.warn(u, ReasonInvalidSpec, "cannot read TeamSpace: %v; it is being deleted, so it is archived from its name and uid (%s) and released", problem, pods)
+		}
+		return c.finalize(ctx, u, ts)
+	}
 	ts, err := teamspace.FromUnstructured(u)
 	if err != nil {
 		c.warn(u, ReasonInvalidSpec, "cannot read TeamSpace: %v", err)
 		return skip(err)
-	}
-
-	if ts.DeletionTimestamp != nil {
-		return c.finalize(ctx, u, ts)
 	}
 	nsName := teamspace.NamespaceName(name)
 	ns, err := c.namespaces.Get(nsName)
@@ -258,7 +269,7 @@ func (c *Controller) ensureNamespace(ctx context.Context, u *unstructured.Unstru
 		if ns, err = c.kube.CoreV1().Namespaces().Get(ctx, d.Namespace, metav1.GetOptions{}); err != nil {
 			return false, fmt.Errorf("get namespace %s: %w", d.Namespace, err)
 		}
-		if !teamspace.OwnedBy(ns.OwnerReferences, ts.UID) {
+		if !teamspace.OwnsNamespace(ts.Name, ts.UID, ns) {
 			return false, c.conflict(u, ts, d.Namespace)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
+	"github.com/labhub/cnpa/internal/manifest"
 )
 
 // ArchiveFile stands for every archive record, <ArchiveDir>/<name>.json, in
@@ -34,10 +35,13 @@ func WriteArchive(dir string, rec ArchiveRecord) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, rec.Name+".json"), append(data, '\n'), 0o644); err != nil {
+	data = append(data, '\n')
+	if err := atomicfile.WriteFile(filepath.Join(dir, rec.Name+".json"), data, 0o644); err != nil {
 		return fmt.Errorf("write archive: %w", err)
 	}
-	return nil
+	// In the archive dir's own manifest: `cnpa reset --purge` removes the
+	// records cnpa wrote, never other files a learner keeps there.
+	return manifest.Record(dir, rec.Name+".json", data)
 }
 
 // ReadArchive reads dir/<name>.json strictly, with the shape of

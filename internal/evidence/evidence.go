@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
+	"github.com/labhub/cnpa/internal/manifest"
 )
 
 // File names, as LAB.md gives them.
@@ -141,10 +142,15 @@ func Write(dir, name string, v any) (string, error) {
 	return WriteRaw(dir, name, append(data, '\n'), 0o644)
 }
 
-// WriteRaw writes data to dir/name atomically with the given mode.
+// WriteRaw writes data to dir/name atomically with the given mode, and
+// notes it in dir's manifest (package manifest): `cnpa reset` removes what
+// cnpa wrote, never a file of the same name someone else put there.
 func WriteRaw(dir, name string, data []byte, mode os.FileMode) (string, error) {
 	final := filepath.Join(dir, name)
 	if err := atomicfile.WriteFile(final, data, mode); err != nil {
+		return "", err
+	}
+	if err := manifest.Record(dir, name, data); err != nil {
 		return "", err
 	}
 	return final, nil

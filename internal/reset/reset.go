@@ -1,8 +1,10 @@
 // Package reset puts the cluster and the evidence dir back to before step 1,
 // so that a learner can start the lab over: no service, no TeamSpaces, none
 // of their namespaces, no CRD, no evidence. It touches only what is the
-// lab's: namespaces carrying our label and a TeamSpace ownerReference, our
-// finalizer, the files the steps write.
+// lab's: namespaces the controller's own ownership test calls a
+// TeamSpace's (teamspace.OwnsNamespace), our finalizer, and the files cnpa's
+// manifest says cnpa wrote (package manifest), never a file of the same
+// name someone else put in the directory.
 package reset
 
 import (
@@ -24,6 +26,7 @@ import (
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/steps"
@@ -32,11 +35,6 @@ import (
 
 // fieldManager names reset's writes.
 const fieldManager = "cnpa-reset"
-
-// Files are the evidence dir's files reset removes (besides the cnpa-op.*
-// files of process mode, and archive/ with Purge).
-var Files = append(append([]string{}, evidence.Files...),
-	"crd.yaml", "alpha.yaml", "beta.yaml", labenv.ScriptName, labenv.StateFile)
 
 // Plan is what a reset would remove, for the confirmation prompt.
 type Plan struct {
@@ -49,6 +47,9 @@ type Plan struct {
 	CRD          bool     `json:"crd"`
 	Files        []string `json:"files"`
 	ArchiveFiles []string `json:"archive_files,omitempty"`
+	// Kept are files cnpa wrote that someone rewrote since: theirs now,
+	// so reset leaves them.
+	Kept []string `json:"kept,omitempty"`
 }
 
 // Empty tells whether there is nothing to reset.
@@ -105,19 +106,28 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 			}
 		}
 	}
-	nss, err := ownedNamespaces(ctx, env)
+	owners, err := teamSpaceOwners(ctx, env, crd)
+	if err != nil {
+		return nil, err
+	}
+	nss, err := ownedNamespaces(ctx, env, owners)
 	if err != nil {
 		return nil, err
 	}
 	for _, ns := range nss {
 		p.Namespaces = append(p.Namespaces, ns.Name)
 	}
-	p.Files, err = evidenceFiles(env.Dir)
+	files, err := ourFiles(env.Dir)
 	if err != nil {
 		return nil, err
 	}
+	p.Files, p.Kept = files.remove, files.kept
 	if purge {
-		p.ArchiveFiles, _ = filepath.Glob(filepath.Join(env.ArchiveDir(), "*"))
+		records, err := ourFiles(env.ArchiveDir())
+		if err != nil {
+			return nil, err
+		}
+		p.ArchiveFiles, p.Kept = records.remove, append(p.Kept, records.kept...)
 	}
 	return p, nil
 }
@@ -132,11 +142,13 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 //     a precondition so that a foreign finalizer added meanwhile is kept;
 //  3. wait until they are gone; one held by a foreign finalizer stops the
 //     reset here with a message naming it;
-//  4. delete the namespaces that were theirs (our label and a TeamSpace
-//     ownerReference; the garbage collector would too, but can take a
-//     minute) and wait until they are gone;
+//  4. delete the namespaces that were theirs, by the controller's own
+//     ownership test against the TeamSpaces listed before phase 2 (the
+//     garbage collector would too, but can take a minute), and wait until
+//     they are gone;
 //  5. delete the CRD and wait until it is gone;
-//  6. remove the evidence files (archive records only with Purge).
+//  6. remove the files cnpa's manifest lists and that still hold what cnpa
+//     wrote, and cnpa's own .cnpa/ (archive records only with Purge).
 func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 	log := opts.Log
 	if log == nil {
@@ -165,12 +177,19 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 	if err != nil {
 		return r, err
 	}
+	// The namespaces are judged ours against the TeamSpaces as they are
+	// now: once those are deleted, nothing tells a TeamSpace's namespace
+	// from a stranger's that merely looks like one.
+	owners, err := teamSpaceOwners(ctx, env, crd)
+	if err != nil {
+		return r, err
+	}
 	if crd {
 		if err := deleteTeamSpaces(ctx, env, r, log); err != nil {
 			failures = append(failures, err)
 		}
 	}
-	if err := deleteNamespaces(ctx, env, r, log); err != nil {
+	if err := deleteNamespaces(ctx, env, owners, r, log); err != nil {
 		failures = append(failures, err)
 	}
 	if crd {
@@ -282,10 +301,16 @@ func isProbe(name string) bool {
 // whether it archived.
 func releaseOurs(ctx context.Context, env *labenv.Env, name string, log func(string, ...any)) (bool, error) {
 	for attempt := 0; ; attempt++ {
-		ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
-		if err != nil || ts == nil {
-			return false, err
+		u, err := env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
 		}
+		if err != nil {
+			return false, fmt.Errorf("get teamspace %s: %w", name, err)
+		}
+		// What finalizing needs, also of a TeamSpace whose spec does not
+		// decode (a weaker schema), as the controller does.
+		ts, _, _ := teamspace.Finalizable(u)
 		if !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
 			return false, nil
 		}
@@ -313,32 +338,61 @@ func releaseOurs(ctx context.Context, env *labenv.Env, name string, log func(str
 	}
 }
 
-// ownedNamespaces lists the namespaces that are the lab's: our label and an
-// ownerReference to a TeamSpace. A namespace with only one of the two is
-// someone else's and is never touched.
-func ownedNamespaces(ctx context.Context, env *labenv.Env) ([]corev1.Namespace, error) {
-	list, err := env.Clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: teamspace.OwnerLabel})
-	if err != nil {
-		return nil, fmt.Errorf("list namespaces: %w", err)
+// teamSpaceOwners maps every TeamSpace's name to its uid: the owners
+// ownedNamespaces judges namespaces against.
+func teamSpaceOwners(ctx context.Context, env *labenv.Env, crd bool) (map[string]types.UID, error) {
+	owners := map[string]types.UID{}
+	if !crd {
+		return owners, nil
 	}
+	list, err := env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
+	if apierrors.IsNotFound(err) {
+		return owners, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list teamspaces: %w", err)
+	}
+	for _, u := range list.Items {
+		owners[u.GetName()] = u.GetUID()
+	}
+	return owners, nil
+}
+
+// ownedNamespaces lists the namespaces that are the lab's: for each
+// TeamSpace in owners, team-<name> when the controller's own ownership
+// test (teamspace.OwnsNamespace) says it is that TeamSpace's. A namespace
+// with our label, or a TeamSpace ownerReference that is not the
+// controller's with that uid, is someone else's and never touched; so is a
+// namespace whose TeamSpace is gone already (the garbage collector, which
+// knows the owners, removes it if it is a dependent). Besides: check's
+// stand-in for a foreign namespace, left by an interrupted run.
+func ownedNamespaces(ctx context.Context, env *labenv.Env, owners map[string]types.UID) ([]corev1.Namespace, error) {
 	var out []corev1.Namespace
 	probes, err := env.Clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: "owner=" + check.ForeignNamespaceOwner})
 	if err != nil {
 		return nil, fmt.Errorf("list namespaces: %w", err)
 	}
 	for _, ns := range probes.Items {
-		// check's stand-in for a foreign namespace, left by an interrupted
-		// run: named after one of its temporary TeamSpaces, so it is cnpa's.
+		// Named after one of check's temporary TeamSpaces, so it is cnpa's.
 		if strings.HasPrefix(ns.Name, teamspace.NamespaceName(check.TempPrefix)) {
 			out = append(out, ns)
 		}
 	}
-	for _, ns := range list.Items {
-		for _, ref := range ns.OwnerReferences {
-			if ref.Kind == teamspace.Kind && ref.APIVersion == teamspace.APIVersion {
-				out = append(out, ns)
-				break
-			}
+	names := make([]string, 0, len(owners))
+	for n := range owners {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, teamspace.NamespaceName(name), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("get namespace %s: %w", teamspace.NamespaceName(name), err)
+		}
+		if teamspace.OwnsNamespace(name, owners[name], ns) {
+			out = append(out, *ns)
 		}
 	}
 	return out, nil
@@ -346,8 +400,8 @@ func ownedNamespaces(ctx context.Context, env *labenv.Env) ([]corev1.Namespace, 
 
 // deleteNamespaces is phase 4. The UID precondition makes sure the
 // namespace deleted is the one judged ours.
-func deleteNamespaces(ctx context.Context, env *labenv.Env, r *Result, log func(string, ...any)) error {
-	nss, err := ownedNamespaces(ctx, env)
+func deleteNamespaces(ctx context.Context, env *labenv.Env, owners map[string]types.UID, r *Result, log func(string, ...any)) error {
+	nss, err := ownedNamespaces(ctx, env, owners)
 	if err != nil {
 		return err
 	}
@@ -408,49 +462,86 @@ func deleteCRD(ctx context.Context, env *labenv.Env, log func(string, ...any)) e
 	return nil
 }
 
-// evidenceFiles lists the files of the evidence dir reset removes.
-func evidenceFiles(dir string) ([]string, error) {
-	var out []string
-	for _, f := range Files {
-		p := filepath.Join(dir, f)
-		if _, err := os.Lstat(p); err == nil {
-			out = append(out, p)
-		}
-	}
-	// Process mode's pid, log and command line: cnpa-op.pid, .log, .argv.json.
-	op, err := filepath.Glob(filepath.Join(dir, "cnpa-op.*"))
-	if err != nil {
-		return nil, err
-	}
-	return append(out, op...), nil
+// files are what reset does with the files of one directory.
+type files struct {
+	remove []string // cnpa wrote them and they still hold what it wrote
+	kept   []string // cnpa wrote them, someone rewrote them since
 }
 
-// removeFiles is phase 6.
-func removeFiles(env *labenv.Env, purge bool, r *Result, log func(string, ...any)) error {
-	files, err := evidenceFiles(env.Dir)
+// ourFiles sorts the files dir's manifest lists: only those are cnpa's.
+// A directory cnpa never wrote into has none, whatever its files are called.
+func ourFiles(dir string) (files, error) {
+	var f files
+	entries, err := manifest.Read(dir)
+	if err != nil {
+		return f, err
+	}
+	for _, e := range entries {
+		st, err := manifest.Check(dir, e)
+		if err != nil {
+			return f, err
+		}
+		switch st {
+		case manifest.Unchanged:
+			f.remove = append(f.remove, filepath.Join(dir, e.Name))
+		case manifest.Changed, manifest.NotAFile:
+			f.kept = append(f.kept, filepath.Join(dir, e.Name))
+		}
+	}
+	return f, nil
+}
+
+// removeOurs removes what ourFiles says is cnpa's in dir, then cnpa's own
+// dir/.cnpa (the manifest with it).
+func removeOurs(dir string, r *Result, log func(string, ...any)) error {
+	f, err := ourFiles(dir)
 	if err != nil {
 		return err
 	}
 	var errs []error
-	for _, f := range files {
-		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+	removed := 0
+	for _, p := range f.remove {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 			continue
 		}
-		r.Files = append(r.Files, f)
+		r.Files = append(r.Files, p)
+		removed++
 	}
-	if len(r.Files) > 0 {
-		log("removed %d files from %s", len(r.Files), env.Dir)
+	for _, p := range f.kept {
+		log("kept %s: cnpa wrote it, but it has changed since, so it is not cnpa's to remove", p)
 	}
-	if purge {
-		if err := os.RemoveAll(env.ArchiveDir()); err != nil {
+	own := filepath.Join(dir, manifest.OwnDir)
+	if _, err := os.Lstat(own); err == nil {
+		if err := os.RemoveAll(own); err != nil {
 			errs = append(errs, err)
 		} else {
-			r.Files = append(r.Files, env.ArchiveDir())
-			log("removed %s", env.ArchiveDir())
+			r.Files = append(r.Files, own)
 		}
+	}
+	if removed > 0 {
+		log("removed %d files cnpa wrote in %s", removed, dir)
+	}
+	return errors.Join(errs...)
+}
+
+// removeFiles is phase 6.
+func removeFiles(env *labenv.Env, purge bool, r *Result, log func(string, ...any)) error {
+	var errs []error
+	if purge {
+		// The archive dir first: the evidence dir can be removed only
+		// once it is empty.
+		if err := removeOurs(env.ArchiveDir(), r, log); err != nil {
+			errs = append(errs, err)
+		}
+		// The dir itself only when that left it empty: whatever else is in
+		// it is not cnpa's. An error means not empty, or not there.
+		_ = os.Remove(env.ArchiveDir())
 	} else if _, err := os.Stat(env.ArchiveDir()); err == nil {
-		log("kept the archive records in %s (--purge removes them)", env.ArchiveDir())
+		log("kept the archive records in %s (--purge removes those cnpa wrote)", env.ArchiveDir())
+	}
+	if err := removeOurs(env.Dir, r, log); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

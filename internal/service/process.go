@@ -1,6 +1,8 @@
 package service
 
 import (
+	"github.com/labhub/cnpa/internal/manifest"
+
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -56,7 +58,22 @@ func (p *process) Install(_ context.Context, u Unit) error {
 	if err := writeUnit(p.unitPath, u); err != nil {
 		return err
 	}
-	return saveArgv(filepath.Join(p.dir, argvFile), u)
+	if err := saveArgv(filepath.Join(p.dir, argvFile), u); err != nil {
+		return err
+	}
+	return p.record(argvFile)
+}
+
+// record notes in the evidence dir's manifest that a process-mode file is
+// cnpa's, so that reset removes it and nothing else. Its content is not
+// tracked: the log grows, the pid and identity change on every start.
+func (p *process) record(names ...string) error {
+	for _, n := range names {
+		if err := manifest.Record(p.dir, n, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (p *process) Enable(ctx context.Context) error { return p.Start(ctx) }
@@ -97,7 +114,10 @@ func (p *process) Start(_ context.Context) error {
 	if err := os.WriteFile(filepath.Join(p.dir, identityFile), append(data, '\n'), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(p.dir, pidFile), []byte(strconv.Itoa(pid)+"\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(p.dir, pidFile), []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
+		return err
+	}
+	return p.record(logFile, identityFile, pidFile)
 }
 
 func (p *process) Stop(_ context.Context) error {

@@ -213,3 +213,11 @@ func OwnedBy(refs []metav1.OwnerReference, uid types.UID) bool {
 	}
 	return false
 }
+
+// OwnsNamespace is the controller's ownership test, the one rule for "this
+// namespace is that TeamSpace's": it is named team-<name> and holds a
+// controller ownerReference to the TeamSpace's uid. The controller writes
+// to no other namespace and adopts none; reset deletes no other.
+func OwnsNamespace(name string, uid types.UID, ns *corev1.Namespace) bool {
+	return ns != nil && ns.Name == NamespaceName(name) && OwnedBy(ns.OwnerReferences, uid)
+}

@@ -58,6 +58,7 @@ type Cluster struct {
 	mu            sync.Mutex
 	procs         map[string]*proc
 	ownedDir      bool
+	userTokens    map[string]string // Options.Users → token
 }
 
 type proc struct {
@@ -91,6 +92,13 @@ type Options struct {
 	Datastore string
 	// ExtraAPIServerFlags are appended to kube-apiserver's flags.
 	ExtraAPIServerFlags []string
+	// Audit makes kube-apiserver record every write request in AuditLog:
+	// who wrote what, read back with AuditSince.
+	Audit bool
+	// Users are extra admin users (group system:masters) with tokens of
+	// their own, so that the audit log tells apart clients that would
+	// otherwise all be "admin"; UserKubeconfig gives each a kubeconfig.
+	Users []string
 }
 
 // KubeboxPath finds the kubebox binary: $CNPA_KUBEBOX, else .bin/kubebox at
@@ -156,7 +164,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 			c.Stop()
 		}
 	}()
-	if err = c.prepare(); err != nil {
+	if err = c.prepare(opts.Users); err != nil {
 		return nil, err
 	}
 	ports, err := FreePorts(3)
@@ -184,7 +192,15 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 			"--kine-listen=unix://" + filepath.Join(c.Dir, "kine.sock"),
 		}
 	}
-	c.apiServerArgs = append(append(storage, c.apiServerArgsBase()...), opts.ExtraAPIServerFlags...)
+	c.apiServerArgs = append(storage, c.apiServerArgsBase()...)
+	if opts.Audit {
+		flags, err := c.auditFlags()
+		if err != nil {
+			return nil, err
+		}
+		c.apiServerArgs = append(c.apiServerArgs, flags...)
+	}
+	c.apiServerArgs = append(c.apiServerArgs, opts.ExtraAPIServerFlags...)
 	if err = c.StartAPIServer(ctx); err != nil {
 		return nil, err
 	}
@@ -210,7 +226,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	return c, nil
 }
 
-func (c *Cluster) prepare() error {
+func (c *Cluster) prepare(users []string) error {
 	for _, d := range []string{c.Datastore, "certs", "logs", "bin"} {
 		if err := os.MkdirAll(filepath.Join(c.Dir, d), 0o700); err != nil {
 			return err
@@ -225,8 +241,16 @@ func (c *Cluster) prepare() error {
 		return err
 	}
 	c.Token = fmt.Sprintf("%x", b)
-	if err := os.WriteFile(filepath.Join(c.Dir, "tokens.csv"),
-		[]byte(c.Token+",admin,admin,system:masters\n"), 0o600); err != nil {
+	tokens := c.Token + ",admin,admin,system:masters\n"
+	c.userTokens = map[string]string{}
+	for _, u := range users {
+		if _, err := rand.Read(b); err != nil {
+			return err
+		}
+		c.userTokens[u] = fmt.Sprintf("%x", b)
+		tokens += c.userTokens[u] + "," + u + "," + u + ",system:masters\n"
+	}
+	if err := os.WriteFile(filepath.Join(c.Dir, "tokens.csv"), []byte(tokens), 0o600); err != nil {
 		return err
 	}
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
@@ -421,6 +445,17 @@ func (c *Cluster) exited(name string) bool {
 func (c *Cluster) writeKubeconfig() error {
 	c.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
 	return os.WriteFile(c.Kubeconfig, []byte(KubeconfigFor(c.Server, c.Token)), 0o600)
+}
+
+// UserKubeconfig writes a kubeconfig for one of Options.Users and returns
+// its path.
+func (c *Cluster) UserKubeconfig(user string) (string, error) {
+	token, ok := c.userTokens[user]
+	if !ok {
+		return "", fmt.Errorf("no user %q: name it in Options.Users", user)
+	}
+	p := filepath.Join(c.Dir, "kubeconfig-"+user)
+	return p, os.WriteFile(p, []byte(KubeconfigFor(c.Server, token)), 0o600)
 }
 
 // KubeconfigFor renders a kubeconfig for a bearer token against server. The

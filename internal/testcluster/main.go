@@ -19,10 +19,17 @@ var shared *Cluster
 // The cluster's datastore is $CNPA_DATASTORE (etcd when unset).
 //
 //	func TestMain(m *testing.M) { testcluster.Main(m) }
-func Main(m *testing.M) {
+func Main(m *testing.M) { MainWith(m, Options{}) }
+
+// MainWith is Main with the shared cluster started with opts (its
+// Datastore, when empty, from $CNPA_DATASTORE).
+func MainWith(m *testing.M, opts Options) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	start := time.Now()
-	c, err := Start(ctx, Options{Datastore: os.Getenv(DatastoreEnv)})
+	if opts.Datastore == "" {
+		opts.Datastore = os.Getenv(DatastoreEnv)
+	}
+	c, err := Start(ctx, opts)
 	cancel()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testcluster: %v\n", err)

@@ -48,11 +48,13 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
+	"github.com/labhub/cnpa/internal/manifest"
 )
 
 // OwnDir is the directory under the evidence dir that holds the files cnpa
-// writes for itself (timelines, the last check), never the learner's.
-const OwnDir = ".cnpa"
+// writes for itself (timelines, the last check), never the learner's; its
+// home is package manifest, whose manifest lives there too.
+const OwnDir = manifest.OwnDir
 
 // Who acted. Free text is allowed; these are the ones the steps use.
 const (

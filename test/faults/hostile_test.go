@@ -22,12 +22,17 @@ const (
 	hostileDuration = 10 * time.Second
 )
 
-// TestHostileWriter patches team-quota's pods to 99 every 100 ms for 10 s.
-// The controller keeps reverting, stays up without errors, writes in
-// proportion to the hostile writes (no loop of its own), brings back every
-// change to 99, and once the writer stops the quota holds spec.pods. Writes are counted three ways: the hostile writer's own count,
-// the controller's cnpa_drift_corrections_total, and a watch on the quota
-// that sees every 99 → spec transition.
+// TestHostileWriter patches team-quota every 100 ms for 10 s: pods to 99,
+// an extra limit (requests.memory) and a label of its own; and team-<name>:
+// our owner label to another value, a label and an annotation of its own.
+// What the lab owns (teamspace.FindGaps: the quota's hard list, exactly
+// pods and requests.cpu; the owner label) is reverted every time; what is
+// not ours (the writer's own labels and annotation) is left alone. The
+// controller stays up without errors and writes in proportion to the
+// hostile writes (no loop of its own). Writes are counted three ways: the
+// hostile writer's own count, the controller's
+// cnpa_drift_corrections_total, and a watch on the quota that sees every
+// transition of pods and of the extra limit.
 func TestHostileWriter(t *testing.T) {
 	e := kit.New(t, testcluster.Shared(t))
 	const name = "hostile"
@@ -51,8 +56,8 @@ func TestHostileWriter(t *testing.T) {
 	}
 	defer w.Stop()
 	var mu sync.Mutex
-	var toHostile, reverted int
-	last := "4"
+	var toHostile, reverted, memoryAdded, memoryRemoved int
+	last, lastMemory := "4", false
 	go func() {
 		for ev := range w.ResultChan() {
 			rq, ok := ev.Object.(*corev1.ResourceQuota)
@@ -60,6 +65,7 @@ func TestHostileWriter(t *testing.T) {
 				continue
 			}
 			pods := rq.Spec.Hard[corev1.ResourcePods]
+			_, memory := rq.Spec.Hard[corev1.ResourceRequestsMemory]
 			mu.Lock()
 			switch now := pods.String(); {
 			case now == last:
@@ -68,13 +74,22 @@ func TestHostileWriter(t *testing.T) {
 			case last == "99" && now == "4":
 				reverted++
 			}
-			last = pods.String()
+			switch {
+			case memory && !lastMemory:
+				memoryAdded++
+			case !memory && lastMemory:
+				memoryRemoved++
+			}
+			last, lastMemory = pods.String(), memory
 			mu.Unlock()
 		}
 	}()
 
-	// The hostile writer: its own field manager, a plain merge patch.
-	var writes, writeErrors int
+	// The hostile writer: its own field manager, plain merge patches, the
+	// quota and the namespace in turn.
+	quotaPatch := []byte(`{"metadata":{"labels":{"hostile":"yes"}},"spec":{"hard":{"pods":"99","requests.memory":"1Gi"}}}`)
+	nsPatch := []byte(`{"metadata":{"labels":{"hostile":"yes","` + teamspace.OwnerLabel + `":"someone-else"},"annotations":{"hostile":"yes"}}}`)
+	var ticks, writes, writeErrors int
 	ctx, cancel := context.WithTimeout(e.Ctx, hostileDuration)
 	tick := time.NewTicker(hostilePeriod)
 	for done := false; !done; {
@@ -82,8 +97,15 @@ func TestHostileWriter(t *testing.T) {
 		case <-ctx.Done():
 			done = true
 		case <-tick.C:
-			_, err := e.Kube.CoreV1().ResourceQuotas(ns).Patch(ctx, teamspace.QuotaName, types.MergePatchType,
-				[]byte(`{"spec":{"hard":{"pods":"99"}}}`), metav1.PatchOptions{FieldManager: "hostile"})
+			var err error
+			ticks++
+			if ticks%2 == 1 {
+				_, err = e.Kube.CoreV1().ResourceQuotas(ns).Patch(ctx, teamspace.QuotaName, types.MergePatchType,
+					quotaPatch, metav1.PatchOptions{FieldManager: "hostile"})
+			} else {
+				_, err = e.Kube.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType,
+					nsPatch, metav1.PatchOptions{FieldManager: "hostile"})
+			}
 			if err != nil {
 				if ctx.Err() == nil {
 					writeErrors++
@@ -118,10 +140,28 @@ func TestHostileWriter(t *testing.T) {
 	reconcileErrors := p.MustMetricWhere("cnpa_reconcile_total", `result="error"`)
 	slogErrs, klogErrs, _ := logErrors(p.Log())
 	mu.Lock()
-	seen99, seenReverts := toHostile, reverted
+	seen99, seenReverts, seenMemory, seenMemoryGone := toHostile, reverted, memoryAdded, memoryRemoved
 	mu.Unlock()
-	t.Logf("hostile writer: %d patches in %s (%d failed); watch saw %d changes to 99 and %d reverts to 4; controller: %.0f drift corrections (quota writes), %.0f reconciles, %.0f reconcile errors, %d error log lines; quota back %s after the writer stopped",
-		writes, hostileDuration, writeErrors, seen99, seenReverts, corrections, reconciles, reconcileErrors, slogErrs+klogErrs, back.Round(time.Millisecond))
+	// What is ours is back; what is the writer's own stays.
+	q, err = e.GetQuota(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if extra := teamspace.ExtraHard(q.Spec.Hard); len(extra) > 0 {
+		t.Errorf("quota spec.hard after the writer stopped: extra %v, want only pods and requests.cpu", extra)
+	}
+	if got := q.Labels["hostile"]; got != "yes" {
+		t.Errorf("quota label hostile: got %q, want the writer's \"yes\" kept (not ours)", got)
+	}
+	nsNow := e.Namespace(ns)
+	if got := nsNow.Labels[teamspace.OwnerLabel]; got != name {
+		t.Errorf("namespace label %s: got %q, want %q restored", teamspace.OwnerLabel, got, name)
+	}
+	if nsNow.Labels["hostile"] != "yes" || nsNow.Annotations["hostile"] != "yes" {
+		t.Errorf("namespace: label hostile %q, annotation hostile %q, want both \"yes\" kept (not ours)", nsNow.Labels["hostile"], nsNow.Annotations["hostile"])
+	}
+	t.Logf("hostile writer: %d patches in %s (%d failed); watch saw %d changes to 99 and %d reverts to 4, requests.memory added %d times and removed %d; controller: %.0f drift corrections (quota writes), %.0f reconciles, %.0f reconcile errors, %d error log lines; quota back %s after the writer stopped",
+		writes, hostileDuration, writeErrors, seen99, seenReverts, seenMemory, seenMemoryGone, corrections, reconciles, reconcileErrors, slogErrs+klogErrs, back.Round(time.Millisecond))
 
 	if corrections < 1 {
 		t.Errorf("drift corrections: got %.0f, want at least 1", corrections)
@@ -138,6 +178,9 @@ func TestHostileWriter(t *testing.T) {
 	// transition, however the controller's timing compares to the writer's.
 	if seenReverts != seen99 || seen99 == 0 {
 		t.Errorf("quota transitions: got %d to 99 and %d back to 4, want as many back as away (and some)", seen99, seenReverts)
+	}
+	if seenMemoryGone != seenMemory || seenMemory == 0 {
+		t.Errorf("quota requests.memory: got added %d times and removed %d, want as many removals as additions (and some)", seenMemory, seenMemoryGone)
 	}
 	if reconcileErrors > 0 || slogErrs+klogErrs > 0 {
 		t.Errorf("controller errors under the hostile writer: got %.0f reconcile errors, %d error lines, want 0", reconcileErrors, slogErrs+klogErrs)

@@ -83,18 +83,42 @@ func TestLeaderElectionFailover(t *testing.T) {
 // pause, a stalled VM or a debugger would) past its lease, lets the standby
 // take over and act on a spec change, then thaws the old leader. Its cache
 // is stale and its work items are queued, but it no longer holds the lease:
-// it must step down without writing anything.
+// it must step down without writing anything. "Without writing" is read
+// from kube-apiserver's audit log, where A and B each have a user of their
+// own: from the freeze until A has exited, no write request of A's reached
+// the server, except a refused attempt on the lease itself (that is how
+// leader election finds out it lost). Before the freeze the same log shows
+// A's writes, so the audit does see them.
 func TestPausedLeaderDoesNotWrite(t *testing.T) {
-	e := kit.New(t, testcluster.Shared(t))
+	c := testcluster.Shared(t)
+	e := kit.New(t, c)
 	const lease = "cnpa-faults-paused"
 	dir := t.TempDir()
-	a, b := e.StartLeaderPair("paused", lease, dir)
+	var kubeconfigs [2]string
+	for i, u := range leaderUsers {
+		var err error
+		if kubeconfigs[i], err = c.UserKubeconfig(u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	userA, userB := leaderUsers[0], leaderUsers[1]
+	start, err := c.AuditMark()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := e.StartLeaderPairAs("paused", lease, dir, kubeconfigs[0], kubeconfigs[1])
 	const name = "le-paused"
 	e.Create(name, 3, "1")
 	e.WaitFor(name+" converged by A", time.Minute, e.Converged(name, 3, "1", true))
 
 	a.Signal(syscall.SIGSTOP)
 	paused := time.Now()
+	// A's requests before the freeze are all answered (they are in the log
+	// once answered); the window starts here.
+	mark, err := c.AuditMark()
+	if err != nil {
+		t.Fatal(err)
+	}
 	e.PatchSpec(name, map[string]any{"pods": 7})
 	took := e.WaitFor("B takes over from the frozen A", time.Minute, e.LeaseHolder(lease, b.Identity()))
 	e.WaitFor(name+" converged by B", time.Minute, e.Converged(name, 7, "1", true))
@@ -118,9 +142,59 @@ func TestPausedLeaderDoesNotWrite(t *testing.T) {
 	if !strings.Contains(after, "lost the leader lease") {
 		t.Errorf("A's exit: want it to say it lost the leader lease")
 	}
-	if w := kit.GrepLines(after, `msg=event|reconcile failed`); len(w) > 0 {
-		t.Errorf("the old leader wrote (or tried to) after losing the lease: %d lines:\n%s", len(w), strings.Join(w, "\n"))
+
+	// The audit log: A wrote before the freeze, nothing after it; B wrote
+	// after it (the take-over, the spec change, the revert).
+	beforeFreeze, err := c.AuditSince(start, userA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countWrites(beforeFreeze, name); n == 0 {
+		t.Fatalf("audit log before the freeze: no write by %s to %s or its namespace, want A's (is the audit seeing A?)", userA, name)
+	}
+	window, err := c.AuditSince(mark, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var byA []string
+	lease409 := 0
+	for _, ev := range window {
+		if ev.User.Username != userA || ev.Received.Before(paused) {
+			continue // another's, or sent before the freeze and answered after the mark
+		}
+		if ev.ObjectRef.Resource == "leases" && ev.ObjectRef.Name == lease && ev.ResponseStatus.Code == 409 {
+			lease409++ // refused: how A learns that B holds the lease
+			continue
+		}
+		byA = append(byA, ev.String())
+	}
+	var byB int
+	for _, ev := range window {
+		if ev.User.Username == userB && ev.ObjectRef.Resource != "leases" && ev.ObjectRef.Resource != "events" {
+			byB++
+		}
+	}
+	t.Logf("audit log from the freeze until A exited: %d writes by A (%d refused lease updates), %d writes by B to TeamSpaces, namespaces and quotas; %d writes by A before the freeze",
+		len(byA), lease409, byB, len(beforeFreeze))
+	if len(byA) > 0 {
+		t.Errorf("the old leader wrote after losing the lease: got %d write requests, want 0:\n%s", len(byA), strings.Join(byA, "\n"))
+	}
+	if byB == 0 {
+		t.Errorf("audit log after the freeze: no write by %s, want B's take-over writes", userB)
 	}
 	e.WaitFor(name+" still converged", time.Minute, e.Converged(name, 7, "1", true))
 	e.RemoveAll(name)
+}
+
+// countWrites counts the writes to TeamSpace name, its namespace and the
+// objects in it.
+func countWrites(evs []testcluster.AuditEvent, name string) int {
+	n := 0
+	for _, ev := range evs {
+		if ev.ObjectRef.Name == name || ev.ObjectRef.Namespace == teamspace.NamespaceName(name) ||
+			ev.ObjectRef.Name == teamspace.NamespaceName(name) {
+			n++
+		}
+	}
+	return n
 }

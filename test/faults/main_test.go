@@ -22,7 +22,14 @@ import (
 	"github.com/labhub/cnpa/internal/testcluster"
 )
 
-func TestMain(m *testing.M) { testcluster.Main(m) }
+// The shared cluster audits every write, and has a user of its own for
+// each controller whose writes a test must tell apart (leaderUsers).
+func TestMain(m *testing.M) {
+	testcluster.MainWith(m, testcluster.Options{Audit: true, Users: leaderUsers[:]})
+}
+
+// leaderUsers are the users of TestPausedLeaderDoesNotWrite's A and B.
+var leaderUsers = [2]string{"cnpa-leader-a", "cnpa-leader-b"}
 
 // logErrors counts the error lines in a controller log: slog's
 // level=ERROR (the controller's own) and klog's E-lines (client-go:

@@ -283,7 +283,7 @@ func TestLeastPrivilege(t *testing.T) {
 	t.Run("shell", func(t *testing.T) {
 		e := e.For(t)
 		dir := t.TempDir()
-		script, err := labenv.ScriptFor(labenv.EngineShell, "", c.Kubeconfig, dir, true)
+		script, err := labenv.ScriptFor(labenv.Script{Engine: labenv.EngineShell, Kubeconfig: c.Kubeconfig, Dir: dir, Finalizer: true})
 		if err != nil {
 			t.Fatal(err)
 		}

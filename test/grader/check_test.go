@@ -237,6 +237,7 @@ func TestCheck(t *testing.T) {
 
 	t.Run("tampering", func(t *testing.T) { testTampering(t, l) })
 	t.Run("reset-and-again", func(t *testing.T) { testResetAndAgain(t, l) })
+	t.Run("signals", func(t *testing.T) { testSignals(t, l) })
 }
 
 // testTampering damages one thing at a time and asserts the ids of the
@@ -365,6 +366,41 @@ func testResetAndAgain(t *testing.T, l *labCLI) {
 	t.Cleanup(func() {
 		l.Kube.CoreV1().Namespaces().Delete(context.Background(), notOurs.Name, metav1.DeleteOptions{})
 	})
+	// The learner's own files beside cnpa's, and a project dir where cnpa
+	// never wrote, with files named like cnpa's.
+	learnerFiles := map[string]string{
+		"notes.json":           `{"mine": true}`,
+		"archive/notes.txt":    "mine",
+		"archive/by-hand.json": `{"name": "by-hand", "uid": "u", "pods": 1}`,
+	}
+	project := filepath.Join(t.TempDir(), "project")
+	for _, f := range []string{"crd.yaml", "report.json", "reconcile.sh", "archive/alpha.json"} {
+		learnerFiles[filepath.Join(project, f)] = "the learner's " + f
+	}
+	for name, content := range learnerFiles {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(l.dir, name)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	learnerSurvived := func(when string) {
+		t.Helper()
+		for name, content := range learnerFiles {
+			p := name
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(l.dir, name)
+			}
+			if got, err := os.ReadFile(p); err != nil || string(got) != content {
+				t.Errorf("%s: the learner's %s: got %q (err %v), want it untouched", when, p, got, err)
+			}
+		}
+	}
 	// A TeamSpace another controller holds too.
 	const held = "e2e-held"
 	e := l.For(t)
@@ -380,9 +416,41 @@ func testResetAndAgain(t *testing.T, l *labCLI) {
 		return nil
 	})
 
+	// A stranger's team- namespace that looks like ours: our label and an
+	// ownerReference to a TeamSpace (held, which the first reset cannot
+	// remove, so the garbage collector never strips the reference), but
+	// not as its controller nor under its name, and a second, live owner,
+	// so the garbage collector keeps it too. The controller would never
+	// adopt it; reset must not delete it.
+	owner, err := tsRes.Get(ctx, held, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := l.Kube.RbacV1().ClusterRoles().Get(ctx, "view", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-e2e-stranger",
+		Labels: map[string]string{teamspace.OwnerLabel: held},
+		OwnerReferences: []metav1.OwnerReference{
+			{APIVersion: teamspace.APIVersion, Kind: teamspace.Kind, Name: held, UID: owner.GetUID()},
+			{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: "view", UID: view.UID},
+		}}}
+	if _, err := l.Kube.CoreV1().Namespaces().Create(ctx, stranger, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		l.Kube.CoreV1().Namespaces().Delete(context.Background(), stranger.Name, metav1.DeleteOptions{})
+	})
+
 	code, out, errOut := l.reset()
 	if code != 1 || !strings.Contains(errOut, held) || !strings.Contains(errOut, check.ForeignFinalizer) {
 		t.Fatalf("reset with %s held by %s: got exit %d, want 1 and a message naming both\n%s%s", held, check.ForeignFinalizer, code, out, errOut)
+	}
+	if ns, err := l.Kube.CoreV1().Namespaces().Get(ctx, stranger.Name, metav1.GetOptions{}); err != nil {
+		t.Errorf("the stranger's %s after reset: %v, want it there", stranger.Name, err)
+	} else if ns.DeletionTimestamp != nil {
+		t.Errorf("the stranger's %s after reset: being deleted, want it left alone", stranger.Name)
 	}
 	u, err := tsRes.Get(ctx, held, metav1.GetOptions{})
 	if err != nil {
@@ -418,17 +486,26 @@ func testResetAndAgain(t *testing.T, l *labCLI) {
 	for _, ns := range nss.Items {
 		left = append(left, ns.Name)
 	}
-	if !slices.Equal(left, []string{notOurs.Name}) {
-		t.Errorf("labelled namespaces after reset: got %v, want only %s (not ours, so untouched)", left, notOurs.Name)
+	if want := []string{notOurs.Name, stranger.Name}; !slices.Equal(left, want) {
+		t.Errorf("labelled namespaces after reset: got %v, want only %v (not ours, so untouched)", left, want)
 	}
-	entries, _ := os.ReadDir(l.dir)
-	var files []string
-	for _, e := range entries {
-		files = append(files, e.Name())
+	if files := dirNames(l.dir); !slices.Equal(files, []string{"archive", "notes.json"}) {
+		t.Errorf("evidence dir after reset: got %v, want only archive/ (kept without --purge) and the learner's notes.json", files)
 	}
-	if !slices.Equal(files, []string{"archive"}) {
-		t.Errorf("evidence dir after reset: got %v, want only archive/ (kept without --purge)", files)
+	learnerSurvived("after reset")
+	// --purge removes the records cnpa's engines wrote (beta's, and held's
+	// that reset wrote), not the learner's files in archive/.
+	if code, out, errOut := l.reset("--purge"); code != 0 {
+		t.Fatalf("reset --purge: exit %d\n%s%s", code, out, errOut)
 	}
+	if files := dirNames(filepath.Join(l.dir, "archive")); !slices.Equal(files, []string{"by-hand.json", "notes.txt"}) {
+		t.Errorf("archive dir after reset --purge: got %v, want only the learner's by-hand.json and notes.txt", files)
+	}
+	// A dir cnpa never wrote into: nothing in it is cnpa's, whatever its name.
+	if code, out, errOut := l.run("--dir", project, "reset", "--yes", "--purge", "--service-manager", "process", "--unit-dir", l.unitDir); code != 0 {
+		t.Fatalf("reset --purge of %s: exit %d\n%s%s", project, code, out, errOut)
+	}
+	learnerSurvived("after reset --purge")
 	// The service's identity went with it (its kubeconfig file did, above).
 	if present, err := identity.Present(ctx, &kube.Clients{Dynamic: l.Dyn}); err != nil || present {
 		t.Errorf("the service's identity after reset: present %v (err %v), want ServiceAccount, token, roles and policy gone", present, err)
@@ -489,4 +566,14 @@ func assertNoTemporaries(t *testing.T, l *labCLI) {
 	if len(left) > 0 {
 		t.Errorf("archive records of temporary TeamSpaces left behind: %v", left)
 	}
+}
+
+// dirNames lists the names in dir, sorted.
+func dirNames(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }

@@ -46,13 +46,22 @@ func (e *Env) LeaseHolder(lease, want string) func() error {
 }
 
 // StartLeaderPair starts two leader-elected controllers on one lease and
-// archive dir, <prefix>-a and <prefix>-b. Phases: A starts and takes the
-// lease; B starts and its log says it stands by.
+// archive dir, <prefix>-a and <prefix>-b, both with the admin kubeconfig.
+// Phases: A starts and takes the lease; B starts and its log says it
+// stands by.
 func (e *Env) StartLeaderPair(prefix, lease, archiveDir string) (a, b *Ctrl) {
 	e.T.Helper()
-	a = e.StartController(prefix+"-a", CtrlOpts{ArchiveDir: archiveDir, Args: LeaderArgs(lease)})
+	return e.StartLeaderPairAs(prefix, lease, archiveDir, "", "")
+}
+
+// StartLeaderPairAs is StartLeaderPair with a kubeconfig for each ("" for
+// the admin's): with a user of their own each (testcluster Options.Users),
+// the audit log tells their requests apart.
+func (e *Env) StartLeaderPairAs(prefix, lease, archiveDir, kubeconfigA, kubeconfigB string) (a, b *Ctrl) {
+	e.T.Helper()
+	a = e.StartController(prefix+"-a", CtrlOpts{Kubeconfig: kubeconfigA, ArchiveDir: archiveDir, Args: LeaderArgs(lease)})
 	e.WaitFor("A holds the lease", time.Minute, e.LeaseHolder(lease, a.Identity()))
-	b = e.StartController(prefix+"-b", CtrlOpts{ArchiveDir: archiveDir, Args: LeaderArgs(lease), NoWait: true})
+	b = e.StartController(prefix+"-b", CtrlOpts{Kubeconfig: kubeconfigB, ArchiveDir: archiveDir, Args: LeaderArgs(lease), NoWait: true})
 	e.WaitFor("B stands by", time.Minute, func() error {
 		if !strings.Contains(b.Log(), "standing by") {
 			return fmt.Errorf("B's log does not say it stands by yet:\n%s", ui.Tail(b.Log(), 5))
