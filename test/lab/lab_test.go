@@ -29,18 +29,7 @@ import (
 var cnpaBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cnpa-lab-bin-")
-	if err != nil {
-		panic(err)
-	}
-	cnpaBin = filepath.Join(dir, "cnpa")
-	if out, err := exec.Command("go", "build", "-o", cnpaBin, "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput(); err != nil {
-		os.Stderr.Write(out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	kit.RunWithCnpa(m, &cnpaBin)
 }
 
 func TestStepAll(t *testing.T) {

@@ -27,6 +27,7 @@ import (
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit"
 )
 
 // cnpaBin is the cnpa binary built once for the package.
@@ -64,20 +65,7 @@ func TestMain(m *testing.M) {
 	if !explicit {
 		flag.Set("test.parallel", strconv.Itoa(n))
 	}
-	dir, err := os.MkdirTemp("", "cnpa-learners-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	cnpaBin = filepath.Join(dir, "cnpa")
-	if out, err := exec.Command("go", "build", "-o", cnpaBin, "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build cnpa: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(2)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	kit.RunWithCnpa(m, &cnpaBin)
 }
 
 // learnerCase is a case.json: what cnpa must make of the script beside it.

@@ -27,18 +27,7 @@ import (
 var cnpaBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cnpa-report-bin-")
-	if err != nil {
-		panic(err)
-	}
-	cnpaBin = filepath.Join(dir, "cnpa")
-	if out, err := exec.Command("go", "build", "-o", cnpaBin, "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput(); err != nil {
-		os.Stderr.Write(out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	kit.RunWithCnpa(m, &cnpaBin)
 }
 
 // hostile is text a hand-edited file could hold: on the page it must be
