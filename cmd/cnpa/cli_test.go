@@ -187,6 +187,9 @@ func TestExplainOffline(t *testing.T) {
 				t.Errorf("step %d: no %q in\n%s", n, want, section)
 			}
 		}
+		if hasTimeline := n >= 4 && n <= 7; strings.Contains(section, fmt.Sprintf("timeline-step%d.json", n)) != hasTimeline {
+			t.Errorf("step %d: names its timeline file %t, want %t\n%s", n, !hasTimeline, hasTimeline, section)
+		}
 	}
 }
 

@@ -138,6 +138,12 @@ func Explain(n int) (string, error) {
 		fmt.Fprintf(&b, "  $ %s\n", strings.ReplaceAll(c, "\n", "\n    "))
 	}
 	fmt.Fprintf(&b, "\nWhat to look at\n%s\n", indent(e.LookAt))
+	if s.Number >= 4 && s.Number <= 7 {
+		// The reaction is what these steps teach; the timeline shows it.
+		fmt.Fprintf(&b, "\nWhen cnpa runs it\n%s\n", indent(fmt.Sprintf("The step ends with a timeline of the controller's reaction: who acted, what they did,\n"+
+			"and how long after your action (kept in <dir>/.cnpa/timeline-step%d.json;\n"+
+			"`cnpa report --html FILE` draws it as a chart).", s.Number)))
+	}
 	return b.String(), nil
 }
 
