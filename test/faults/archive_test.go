@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/kit"
@@ -121,6 +122,9 @@ func readRecord(t *testing.T, dir, name string) (evidence.ArchiveRecord, string)
 	return rec, string(raw)
 }
 
+// listDir lists the records and anything stray in an archive dir, but not
+// cnpa's own manifest directory (manifest.OwnDir), which notes the records
+// the controller wrote so that `cnpa reset --purge` removes those alone.
 func listDir(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
@@ -129,6 +133,9 @@ func listDir(t *testing.T, dir string) []string {
 	}
 	var names []string
 	for _, e := range entries {
+		if e.Name() == manifest.OwnDir {
+			continue
+		}
 		names = append(names, e.Name())
 	}
 	sort.Strings(names)
