@@ -2,13 +2,16 @@ package labenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/service"
 )
 
@@ -106,6 +109,20 @@ func (e *Env) giveArchiveDir(ctx context.Context) error {
 	}
 	if err := os.Chown(e.ArchiveDir(), uid, gid); err != nil {
 		return fmt.Errorf("give the archive dir %s to the service's user %s: %w", e.ArchiveDir(), who, err)
+	}
+	// The controller also appends to the archive dir's manifest, which the
+	// service wrote as whoever it ran as before: the unit has no
+	// capabilities, so even root cannot write into a directory of the
+	// other user's. The manifest goes with the dir.
+	own := filepath.Join(e.ArchiveDir(), manifest.OwnDir)
+	err := filepath.WalkDir(own, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, uid, gid)
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("give the archive dir's manifest %s to the service's user %s: %w", own, who, err)
 	}
 	return nil
 }
