@@ -50,6 +50,12 @@ var step4 = &Step{
 			}
 		}
 		rx.serviceUp(ctx)
+		if env.OwnIdentity() {
+			// Not a command a learner types: cnpa's own provisioning, named so
+			// that nothing it did is hidden (the admin identity has none).
+			show(env).comment("cnpa gave the service its own identity: applied assets/rbac.yaml and assets/admission.yaml "+
+				"(ServiceAccount %s, its roles, the admission policy) and wrote its token's kubeconfig to %s", identity.Username, env.CredentialPath())
+		}
 		showUnit(show(env), env, false)
 		st, err := env.Service.Status(ctx)
 		if err != nil {
