@@ -324,6 +324,7 @@ func watchArchive(name string) watcher {
 	return func(ctx context.Context, rx *reaction) error {
 		path := filepath.Join(rx.env.ArchiveDir(), name+".json")
 		before := fileStamp(path)
+		opened := time.Now()
 		rx.wg.Add(1)
 		go func() {
 			defer rx.wg.Done()
@@ -339,7 +340,13 @@ func watchArchive(name string) watcher {
 				if now == "" || now == before {
 					continue
 				}
+				// Dated by the file's own mtime, set when the record was
+				// written: a poll on a busy machine can see it after the
+				// finalizer release that followed it.
 				t := time.Now()
+				if fi, err := os.Stat(path); err == nil && fi.ModTime().After(opened) && fi.ModTime().Before(t) {
+					t = fi.ModTime()
+				}
 				what := fmt.Sprintf("%s/%s.json written", evidence.ArchiveDir, name)
 				values := map[string]string{}
 				if rec, err := evidence.ReadArchive(rx.env.ArchiveDir(), name); err == nil && rec != nil {
