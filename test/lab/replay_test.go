@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,6 +135,10 @@ func replayLab(ctx context.Context, t *testing.T, out []byte, a *testcluster.Clu
 	}
 	cmd := exec.CommandContext(ctx, "bash", scriptPath)
 	cmd.Dir = work
+	// The shown waits are `until …; do sleep 0.2; done` loops: if the test
+	// binary dies (a timeout, a kill), the loop must die with it rather
+	// than poll a dead cluster for ever.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	// cnpa on PATH for the `cnpa scaffold` the steps show.
 	cmd.Env = append(b.Env(), "PATH="+filepath.Dir(cnpaBin)+":"+b.BinDir+":"+os.Getenv("PATH"))
 	var log bytes.Buffer
