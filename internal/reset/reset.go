@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/check"
@@ -219,9 +220,9 @@ func crdExists(ctx context.Context, env *labenv.Env) (bool, error) {
 // deleteTeamSpaces is phases 2 and 3.
 func deleteTeamSpaces(ctx context.Context, env *labenv.Env, r *Result, log func(string, ...any)) error {
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
-	list, err := res.List(ctx, metav1.ListOptions{})
+	list, err := listTeamSpaces(ctx, env)
 	if err != nil {
-		return fmt.Errorf("list teamspaces: %w", err)
+		return err
 	}
 	// One TeamSpace that cannot be released must not keep the others, the
 	// namespaces and the CRD in place: each failure is reported and the
@@ -338,6 +339,30 @@ func releaseOurs(ctx context.Context, env *labenv.Env, name string, log func(str
 	}
 }
 
+// listTeamSpaces lists every TeamSpace of a CRD that exists. The API
+// server can answer such a list with NotFound for a moment while it
+// (re)builds the CRD's handler, on a busy machine for seconds: an empty
+// answer then would judge every namespace a stranger's, so it asks again
+// until the list is served or env.Timeout passes.
+func listTeamSpaces(ctx context.Context, env *labenv.Env) (*unstructured.UnstructuredList, error) {
+	var list *unstructured.UnstructuredList
+	_, err := poll.Until(ctx, 200*time.Millisecond, env.Timeout, func(ctx context.Context) (bool, string, error) {
+		l, err := env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, "the API server does not serve teamspaces yet although the CRD exists", nil
+		}
+		if err != nil {
+			return false, "", err
+		}
+		list = l
+		return true, "", nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list teamspaces: %w", err)
+	}
+	return list, nil
+}
+
 // teamSpaceOwners maps every TeamSpace's name to its uid: the owners
 // ownedNamespaces judges namespaces against.
 func teamSpaceOwners(ctx context.Context, env *labenv.Env, crd bool) (map[string]types.UID, error) {
@@ -345,12 +370,9 @@ func teamSpaceOwners(ctx context.Context, env *labenv.Env, crd bool) (map[string
 	if !crd {
 		return owners, nil
 	}
-	list, err := env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
-	if apierrors.IsNotFound(err) {
-		return owners, nil
-	}
+	list, err := listTeamSpaces(ctx, env)
 	if err != nil {
-		return nil, fmt.Errorf("list teamspaces: %w", err)
+		return nil, err
 	}
 	for _, u := range list.Items {
 		owners[u.GetName()] = u.GetUID()
