@@ -33,7 +33,6 @@ func TestMain(m *testing.M) {
 }
 
 func TestStepAll(t *testing.T) {
-	t.Parallel() // beside TestContextAndOddPaths, on control planes of their own
 	runs := map[string][]string{
 		testcluster.DatastoreEtcd: {"go", "shell", "own"},
 		testcluster.DatastoreKine: {"go", "shell"},
