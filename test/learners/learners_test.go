@@ -40,9 +40,11 @@ var slots chan struct{}
 
 const (
 	// stepTimeout is cnpa's --timeout for any one wait; checkTimeout the
-	// same for cnpa check's live checks.
+	// same for cnpa check's live checks. Both are 60 s: a learner's loop
+	// of kubectl calls, beside make test's other control planes, took
+	// longer than 30 s to act on check's probes in a fresh-clone CI run.
 	stepTimeout  = "60s"
-	checkTimeout = "30s"
+	checkTimeout = "60s"
 	// caseDeadline bounds a whole case, cluster start to check: a case
 	// that hangs is killed and fails, it never holds up the package.
 	caseDeadline = 9 * time.Minute
