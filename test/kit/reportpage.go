@@ -1,7 +1,9 @@
 package kit
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -80,4 +82,26 @@ func ReportValueStatus(dom, file, key string) string {
 		}
 	}
 	return ""
+}
+
+// OpenReport checks the report page at path as a reader's browser gets it:
+// self-contained, loaded in b with no network request, and every step
+// present. It returns the file and the rendered DOM for the caller's own
+// assertions and artifacts.
+func OpenReport(ctx context.Context, t *testing.T, b *Browser, path string) (html []byte, dom string) {
+	t.Helper()
+	html, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	AssertSelfContained(t, string(html))
+	load, err := b.LoadPage(ctx, t.TempDir(), "file://"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(load.PageRequests) > 0 {
+		t.Errorf("the page made network requests: %v", load.PageRequests)
+	}
+	AssertReportSteps(t, load.DOM)
+	return html, load.DOM
 }

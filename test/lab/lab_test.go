@@ -205,20 +205,7 @@ func reportPage(ctx context.Context, t *testing.T, cnpa func(...string) ([]byte,
 	if out, err := cnpa("report", "--html", page); err != nil {
 		t.Fatalf("cnpa report --html: %v\n%s", err, out)
 	}
-	html, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kit.AssertSelfContained(t, string(html))
-	load, err := b.LoadPage(ctx, t.TempDir(), "file://"+page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(load.PageRequests) > 0 {
-		t.Errorf("the page made network requests: %v", load.PageRequests)
-	}
-	dom := load.DOM
-	kit.AssertReportSteps(t, dom)
+	html, dom := kit.OpenReport(ctx, t, b, page)
 	for _, r := range expect.Rules {
 		if got := kit.ReportValueStatus(dom, r.File, r.Key); got != "ok" {
 			t.Errorf("%s %s on the page: status %q, want ok", r.File, r.Key, got)

@@ -139,18 +139,7 @@ func TestReportPageInBrowser(t *testing.T) {
 	tls := writeRun(t, dir)
 	page := cnpaReport(t, dir)
 
-	html, _ := os.ReadFile(page)
-	kit.AssertSelfContained(t, string(html))
-
-	load, err := b.LoadPage(ctx, t.TempDir(), "file://"+page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(load.PageRequests) > 0 {
-		t.Errorf("the page made network requests: %v", load.PageRequests)
-	}
-	dom := load.DOM
-	kit.AssertReportSteps(t, dom)
+	html, dom := kit.OpenReport(ctx, t, b, page)
 	// Offline, the uids compared with the live alpha are not compared;
 	// every other value of a correct run is as expected.
 	for _, r := range expect.Rules {
