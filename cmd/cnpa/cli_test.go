@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -158,6 +159,11 @@ func TestHelpDefaults(t *testing.T) {
 				t.Errorf("cnpa %s: %q shows more than one default, or a false one", strings.Join(args, " "), line)
 			}
 		}
+	}
+	// A switch takes no value, so its help line names none: urfave/cli
+	// reads a back-quoted word in the usage as the value's placeholder.
+	if _, stdout, _ := cnpa(t, "step", "--help"); !regexp.MustCompile(`(?m)^\s+--explain\s{2,}print`).MatchString(stdout) {
+		t.Errorf("cnpa step --help: --explain shows a value placeholder:\n%s", stdout)
 	}
 	for cmd, want := range map[string]string{"step": "(default: 8s)", "check": "(default: 30s)", "reset": "(default: 3m0s)"} {
 		if _, stdout, _ := cnpa(t, cmd, "--help"); !strings.Contains(stdout, want) {

@@ -21,7 +21,7 @@ var stepCommand = &cli.Command{
 		"the expected one, and writes its JSON evidence under --dir. `all` runs 1..8 and\n" +
 		"stops at the first failure (exit 1).",
 	Flags: append([]cli.Flag{
-		&cli.BoolFlag{Name: "explain", Usage: "print the step's teaching text (`cnpa explain N`) before running it"},
+		&cli.BoolFlag{Name: "explain", Usage: "print the step's teaching text, as cnpa explain N does, before running it"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "hide the kubectl commands each step shows for what it does, the server's answers and the files installed"},
 		&cli.DurationFlag{Name: "catchup-wait", Value: 8 * time.Second, Usage: "how long step 7 waits with the service stopped (8s is the lab's number)", Action: positive("catchup-wait")},
 	}, labEnvFlags...),
