@@ -10,10 +10,12 @@ package identity
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -54,8 +56,9 @@ const (
 	Policy = "cnpa-controller-writes"
 )
 
-// fieldManager names the writes of Apply.
-const fieldManager = "cnpa-identity"
+// FieldManager names the writes of Apply, and of the `kubectl apply`
+// that step 4 shows for them.
+const FieldManager = "cnpa-identity"
 
 // Manifests are the assets of the identity, in the order Apply applies
 // them: the ServiceAccount, its token and roles, then the policy.
@@ -78,6 +81,16 @@ type Object struct {
 	Kind, Namespace, Name string
 	GVR                   schema.GroupVersionResource
 	obj                   *unstructured.Unstructured
+}
+
+// KubectlName is how kubectl names the object in its answers:
+// clusterrole.rbac.authorization.k8s.io/cnpa-controller, secret/cnpa-controller-token.
+func (o Object) KubectlName() string {
+	name := strings.ToLower(o.Kind)
+	if o.GVR.Group != "" {
+		name += "." + o.GVR.Group
+	}
+	return name + "/" + o.Name
 }
 
 func (o Object) String() string {
@@ -167,7 +180,7 @@ func apply(ctx context.Context, c *kube.Clients, o Object) error {
 		return err
 	}
 	force := true
-	opts := metav1.PatchOptions{FieldManager: fieldManager, Force: &force}
+	opts := metav1.PatchOptions{FieldManager: FieldManager, Force: &force}
 	ri := c.Dynamic.Resource(o.GVR)
 	if o.Namespace != "" {
 		_, err = ri.Namespace(o.Namespace).Patch(ctx, o.Name, types.ApplyPatchType, data, opts)
@@ -206,6 +219,23 @@ func Kubeconfig(admin *rest.Config, token string, secretCA []byte) ([]byte, erro
 	return clientcmd.Write(*cfg)
 }
 
+// KubeconfigJQ is Kubeconfig as a jq filter, for a learner's shell: its
+// input is `kubectl config view --raw --minify --flatten -o json` (the
+// admin kubeconfig's current context, its CA file inlined), and $secret is
+// the token Secret as `kubectl get secret -o json` gives it. It keeps the
+// same cluster fields as Kubeconfig, by the same rule; a test holds the two
+// to the same result.
+const KubeconfigJQ = `.clusters[0].cluster as $c
+| {apiVersion: "v1", kind: "Config",
+   clusters: [{name: "cluster", cluster: ({server: $c.server}
+     + ($c | with_entries(select(.key == "tls-server-name" or .key == "insecure-skip-tls-verify")))
+     + if $c["certificate-authority-data"] then {"certificate-authority-data": $c["certificate-authority-data"]}
+       elif $c["insecure-skip-tls-verify"] then {}
+       else {"certificate-authority-data": $secret.data["ca.crt"]} end)}],
+   users: [{name: "cnpa-controller", user: {token: ($secret.data.token | @base64d)}}],
+   contexts: [{name: "cnpa-controller", context: {cluster: "cluster", user: "cnpa-controller"}}],
+   "current-context": "cnpa-controller"}`
+
 // waitEffective waits until the authorizer and the admission policy both
 // apply to the new identity: each reaches the API server through an
 // informer, a moment after the objects were written.
@@ -235,12 +265,17 @@ func waitEffective(ctx context.Context, kubeconfig []byte, timeout time.Duration
 	return nil
 }
 
+// ProbeLabel is the label ProbeKubeSystem asks to set, as key=value.
+const ProbeLabel = "cnpa-identity-probe=x"
+
 // ProbeKubeSystem asks, as a dry run, to label namespace kube-system with
-// c's identity: the policy must refuse it.
+// c's identity, as `kubectl label --dry-run=server` does: the policy must
+// refuse it.
 func ProbeKubeSystem(ctx context.Context, c *kube.Clients) error {
-	_, err := c.Kube.CoreV1().Namespaces().Patch(ctx, "kube-system", types.MergePatchType,
-		[]byte(`{"metadata":{"labels":{"cnpa-identity-probe":"x"}}}`),
-		metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: fieldManager})
+	key, value, _ := strings.Cut(ProbeLabel, "=")
+	body, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{key: value}}})
+	_, err := c.Kube.CoreV1().Namespaces().Patch(ctx, "kube-system", types.MergePatchType, body,
+		metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: FieldManager})
 	return err
 }
 

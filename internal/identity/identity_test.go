@@ -1,11 +1,17 @@
 package identity
 
 import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/yaml"
 )
 
 // The assets parse into the objects reset must remove, each of a kind
@@ -65,5 +71,64 @@ func TestKubeconfig(t *testing.T) {
 					rc.Host, rc.BearerToken, rc.CAData, rc.Insecure, tt.wantCA, tt.insecure)
 			}
 		})
+	}
+}
+
+// KubeconfigJQ, the shell's way that step 4 shows, gives the service the
+// kubeconfig Kubeconfig gives it: run through the real jq on the admin
+// kubeconfig as `kubectl config view --raw --minify --flatten -o json`
+// prints it, and on the token Secret as `kubectl get secret -o json` does.
+func TestKubeconfigJQ(t *testing.T) {
+	jq, err := exec.LookPath("jq")
+	if err != nil {
+		t.Fatalf("jq, which the lab's shell engine needs too, is not installed: %v", err)
+	}
+	secret := `{"data":{"token":"` + base64.StdEncoding.EncodeToString([]byte("sa-token")) +
+		`","ca.crt":"` + base64.StdEncoding.EncodeToString([]byte("secret-ca")) + `"}}`
+	for _, tls := range []rest.TLSClientConfig{
+		{CAData: []byte("admin-ca")},
+		{CAData: []byte("admin-ca"), ServerName: "kubernetes.default"},
+		{Insecure: true},
+		{},
+	} {
+		admin := &rest.Config{Host: "https://10.0.0.1:6443", BearerToken: "admin-token", TLSClientConfig: tls}
+		want, err := Kubeconfig(admin, "sa-token", []byte("secret-ca"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := clientcmdapi.NewConfig()
+		cfg.Clusters["lab"] = &clientcmdapi.Cluster{Server: admin.Host, CertificateAuthorityData: tls.CAData,
+			TLSServerName: tls.ServerName, InsecureSkipTLSVerify: tls.Insecure}
+		cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: admin.BearerToken}
+		cfg.Contexts["lab"] = &clientcmdapi.Context{Cluster: "lab", AuthInfo: "admin"}
+		cfg.CurrentContext = "lab"
+		view, err := clientcmd.Write(*cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		viewJSON, err := yaml.YAMLToJSON(view)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(jq, "--argjson", "secret", secret, KubeconfigJQ)
+		cmd.Stdin = bytes.NewReader(viewJSON)
+		got, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("jq KubeconfigJQ: %v", err)
+		}
+		gotRC, err := clientcmd.RESTConfigFromKubeConfig(got)
+		if err != nil {
+			t.Fatalf("jq's kubeconfig does not load: %v\n%s", err, got)
+		}
+		wantRC, err := clientcmd.RESTConfigFromKubeConfig(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		summary := func(rc *rest.Config) string {
+			return fmt.Sprintf("host %s token %q CA %q server name %q insecure %v", rc.Host, rc.BearerToken, rc.CAData, rc.ServerName, rc.Insecure)
+		}
+		if summary(gotRC) != summary(wantRC) || strings.Contains(string(got), "admin-token") {
+			t.Errorf("admin TLS %+v:\njq gives %s\nKubeconfig %s\n%s", tls, summary(gotRC), summary(wantRC), got)
+		}
 	}
 }

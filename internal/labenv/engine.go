@@ -215,7 +215,7 @@ func (e *Env) Unit() (service.Unit, error) {
 	default:
 		return u, fmt.Errorf("unknown engine %q: use go, shell or own", e.Engine)
 	}
-	if e.systemUser() {
+	if e.SystemUser() {
 		u.User = service.User
 		u.Dir = e.ArchiveDir() // its only writes are archive records
 		// What it runs, read-only. For a script, the whole evidence dir:

@@ -28,9 +28,9 @@ func (e *Env) CredentialPath() string { return filepath.Join(e.Dir, CredentialFi
 // OwnIdentity tells whether the service runs as its own identity.
 func (e *Env) OwnIdentity() bool { return e.State.Identity() == identity.Own }
 
-// systemUser tells whether the unit switches to service.User: under
+// SystemUser tells whether the unit switches to service.User: under
 // systemd with the own identity. Process mode runs as whoever runs cnpa.
-func (e *Env) systemUser() bool { return e.OwnIdentity() && e.Service.Name() == "systemd" }
+func (e *Env) SystemUser() bool { return e.OwnIdentity() && e.Service.Name() == "systemd" }
 
 // ProvisionIdentity gives the service its own identity. Phases:
 //  1. apply the ServiceAccount, its roles and the admission policy
@@ -49,7 +49,7 @@ func (e *Env) ProvisionIdentity(ctx context.Context) error {
 	if _, err := evidence.WriteRaw(e.Dir, CredentialFile, kc, 0o600); err != nil {
 		return fmt.Errorf("write the service's kubeconfig: %w", err)
 	}
-	if !e.systemUser() {
+	if !e.SystemUser() {
 		return nil
 	}
 	if _, _, err := service.EnsureUser(ctx); err != nil {
@@ -65,25 +65,19 @@ func (e *Env) ProvisionIdentity(ctx context.Context) error {
 }
 
 // ProbeIdentity asks, as the service (with its kubeconfig) and as a dry
-// run, to label namespace kube-system, and says what the API server
-// answered: the admission policy must refuse it.
-func (e *Env) ProbeIdentity(ctx context.Context) (refused bool, answer string, err error) {
+// run, to label namespace kube-system, and returns the API server's
+// answer: nil if it allowed it, the admission policy's refusal if all is
+// well (identity.IsPolicyDenial).
+func (e *Env) ProbeIdentity(ctx context.Context) (answer error, err error) {
 	t, err := kube.Resolve(e.CredentialPath(), "")
 	if err != nil {
-		return false, "", err
+		return nil, err
 	}
 	c, err := kube.NewClients(t)
 	if err != nil {
-		return false, "", err
+		return nil, err
 	}
-	perr := identity.ProbeKubeSystem(ctx, c)
-	if perr == nil {
-		return false, "allowed", nil
-	}
-	if identity.IsPolicyDenial(perr) {
-		return true, "refused by ValidatingAdmissionPolicy " + identity.Policy, nil
-	}
-	return false, perr.Error(), nil
+	return identity.ProbeKubeSystem(ctx, c), nil
 }
 
 // giveArchiveDir makes the archive dir, the only place the service
@@ -100,7 +94,7 @@ func (e *Env) giveArchiveDir(ctx context.Context) error {
 		return nil
 	}
 	uid, gid, who := 0, 0, "root"
-	if e.systemUser() {
+	if e.SystemUser() {
 		var err error
 		if uid, gid, err = service.EnsureUser(ctx); err != nil {
 			return err

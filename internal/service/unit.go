@@ -55,7 +55,16 @@ func (u Unit) unitKubeconfig() string {
 // (a system user, the kubeconfig as a credential, home directories hidden
 // but for the paths it needs) and root with the learner's kubeconfig.
 func (u Unit) identity() string {
-	if u.User == "" {
+	switch {
+	case u.User == "" && u.Credential != "":
+		// Process mode: the service runs as the user running cnpa, which
+		// reads the kubeconfig in place; the unit still says where %d
+		// comes from.
+		return "# Its own identity (cnpa step 4), as the user running cnpa: the\n" +
+			"# ServiceAccount's kubeconfig as a credential.\n" +
+			"LoadCredential=" + CredentialName + ":" + specifierFree(u.Credential) + "\n" +
+			"ProtectHome=read-only"
+	case u.User == "":
 		return "# Root with the learner's kubeconfig (--service-identity admin); home\n" +
 			"# directories readable (the kubeconfig may live in ~/.kube) but not writable.\n" +
 			"ProtectHome=read-only"

@@ -123,3 +123,26 @@ func TestRenderRefusesUncarriableValues(t *testing.T) {
 		})
 	}
 }
+
+// A unit that names the credentials directory (%d) says what goes into it,
+// whoever it runs as: systemd sets $CREDENTIALS_DIRECTORY only for a unit
+// with a LoadCredential= line. The admin identity names neither.
+func TestCredentialIsLoadedWhereNamed(t *testing.T) {
+	for _, u := range []Unit{
+		{Credential: "/root/cnpa-op/cnpa-op.kubeconfig", User: User},
+		{Credential: "/root/cnpa-op/cnpa-op.kubeconfig"},
+		{Kubeconfig: "/etc/rancher/k3s/k3s.yaml"},
+	} {
+		u.Engine, u.Argv, u.Path, u.ArchiveDir, u.Dir = "go", []string{"/usr/local/bin/cnpa", "controller"}, "/usr/bin", "/root/cnpa-op/archive", "/root/cnpa-op"
+		data, err := u.Render()
+		if err != nil {
+			t.Fatal(err)
+		}
+		unit := string(data)
+		named := strings.Contains(unit, "%d/"+CredentialName)
+		loaded := strings.Contains(unit, "\nLoadCredential="+CredentialName+":"+u.Credential+"\n")
+		if named != (u.Credential != "") || loaded != named {
+			t.Errorf("user %q credential %q: %%d named %v, LoadCredential= line %v; want both %v:\n%s", u.User, u.Credential, named, loaded, u.Credential != "", unit)
+		}
+	}
+}

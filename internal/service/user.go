@@ -24,12 +24,8 @@ func EnsureUser(ctx context.Context) (uid, gid int, err error) {
 	if err != nil || found {
 		return uid, gid, err
 	}
-	nologin := "/usr/sbin/nologin"
-	if _, err := os.Stat(nologin); err != nil {
-		nologin = "/bin/false"
-	}
-	out, err := exec.CommandContext(ctx, "useradd", "--system", "--user-group", "--no-create-home",
-		"--home-dir", "/nonexistent", "--shell", nologin, "--comment", "cnpa TeamSpace controller", User).CombinedOutput()
+	argv := UserAdd()
+	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
 	if err != nil {
 		return 0, 0, fmt.Errorf("create the service's user %s (useradd --system): %v: %s; create it yourself, or run the service as root with --service-identity admin",
 			User, err, strings.TrimSpace(string(out)))
@@ -38,6 +34,17 @@ func EnsureUser(ctx context.Context) (uid, gid int, err error) {
 		err = fmt.Errorf("useradd created user %s, but `getent passwd %s` does not find it", User, User)
 	}
 	return uid, gid, err
+}
+
+// UserAdd is the command that creates User: a system user with a group of
+// its own, no home and no login shell. Step 4 shows it as typed.
+func UserAdd() []string {
+	nologin := "/usr/sbin/nologin"
+	if _, err := os.Stat(nologin); err != nil {
+		nologin = "/bin/false"
+	}
+	return []string{"useradd", "--system", "--user-group", "--no-create-home",
+		"--home-dir", "/nonexistent", "--shell", nologin, "--comment", "cnpa TeamSpace controller", User}
 }
 
 // lookupUser asks the system's user database (getent, so NSS as

@@ -11,6 +11,9 @@ import (
 type Explanation struct {
 	Commands []string
 	LookAt   string
+	// Beyond is what cnpa does in the step beyond LAB.md's commands, and
+	// why; empty when nothing.
+	Beyond string
 }
 
 // explanations hold, per step, what `cnpa explain N` adds to the step's
@@ -66,6 +69,12 @@ var explanations = map[int]Explanation{
 		},
 		LookAt: "`Restart=always` in the unit: the loop comes back after any exit. `journalctl -u\n" +
 			"cnpa-op -f` shows each pass.",
+		Beyond: "LAB.md's unit runs as root with your kubeconfig (`--service-identity admin`). By default\n" +
+			"cnpa first gives the service an identity of its own and shows each command: the\n" +
+			"ServiceAccount kube-system/cnpa-controller with only the verbs a controller uses and an\n" +
+			"admission policy that keeps its writes to team-* namespaces (kubectl apply), the wait\n" +
+			"for its token, the kubeconfig that carries it (kubectl config view | jq), under systemd\n" +
+			"the user cnpa-op, and the proof: as that identity, a label on kube-system is refused.",
 	},
 	5: {
 		Commands: []string{
@@ -138,13 +147,29 @@ func Explain(n int) (string, error) {
 		fmt.Fprintf(&b, "  $ %s\n", strings.ReplaceAll(c, "\n", "\n    "))
 	}
 	fmt.Fprintf(&b, "\nWhat to look at\n%s\n", indent(e.LookAt))
+	var cnpa []string
+	if e.Beyond != "" {
+		cnpa = append(cnpa, e.Beyond)
+	}
 	if s.Number >= 4 && s.Number <= 7 {
 		// The reaction is what these steps teach; the timeline shows it.
-		fmt.Fprintf(&b, "\nWhen cnpa runs it\n%s\n", indent(fmt.Sprintf("The step ends with a timeline of the controller's reaction: who acted, what they did,\n"+
+		cnpa = append(cnpa, fmt.Sprintf("The step ends with a timeline of the controller's reaction: who acted, what they did,\n"+
 			"and how long after your action (kept in <dir>/.cnpa/timeline-step%d.json;\n"+
-			"`cnpa report --html FILE` draws it as a chart).", s.Number)))
+			"`cnpa report --html FILE` draws it as a chart).", s.Number))
+	}
+	if len(cnpa) > 0 {
+		fmt.Fprintf(&b, "\nWhen cnpa runs it\n%s\n", indent(strings.Join(cnpa, "\n\n")))
 	}
 	return b.String(), nil
 }
 
-func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+// indent indents each line of s by two spaces; empty lines stay empty.
+func indent(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "  " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -243,6 +243,11 @@ func heredoc(prefix, path string, content []byte) string {
 	return prefix + " " + quote(path) + " <<'EOF'\n" + strings.TrimSuffix(string(content), "\n") + "\nEOF"
 }
 
+// stdinHeredoc is command with content on its stdin: `command <<'EOF'`.
+func stdinHeredoc(command string, content []byte) string {
+	return command + " <<'EOF'\n" + strings.TrimSuffix(string(content), "\n") + "\nEOF"
+}
+
 // writeFile writes a file the learner writes by hand, and shows it.
 func (s shell) writeFile(dir, name string, content []byte) (string, error) {
 	path, err := evidence.WriteRaw(dir, name, content, 0o644)
@@ -288,8 +293,7 @@ func (s shell) writeEvidence(dir, file string, v any) (string, error) {
 func (s shell) apply(ctx context.Context, env *labenv.Env, path string, manifest []byte) error {
 	line := kubectl("apply", "--server-side", "--field-manager="+fieldManager, "--force-conflicts", "-f", path)
 	if path == "-" {
-		line = heredoc(line, "", manifest)
-		line = strings.Replace(line, " '' <<'EOF'", " <<'EOF'", 1)
+		line = stdinHeredoc(line, manifest)
 	}
 	s.cmd(line)
 	names, err := apply(ctx, env, manifest)

@@ -51,10 +51,9 @@ var step4 = &Step{
 		}
 		rx.serviceUp(ctx)
 		if env.OwnIdentity() {
-			// Not a command a learner types: cnpa's own provisioning, named so
-			// that nothing it did is hidden (the admin identity has none).
-			show(env).comment("cnpa gave the service its own identity: applied assets/rbac.yaml and assets/admission.yaml "+
-				"(ServiceAccount %s, its roles, the admission policy) and wrote its token's kubeconfig to %s", identity.Username, env.CredentialPath())
+			if err := showIdentity(show(env), env); err != nil {
+				return nil, err
+			}
 		}
 		showUnit(show(env), env, false)
 		st, err := env.Service.Status(ctx)
@@ -68,11 +67,19 @@ var step4 = &Step{
 		if env.OwnIdentity() {
 			r.note("the service acts as %s (kubeconfig %s, delivered with LoadCredential=), running as %s",
 				identity.Username, env.CredentialPath(), onOff(env.Service.Name() == "systemd", "system user "+service.User, "the user running cnpa"))
-			refused, answer, err := env.ProbeIdentity(ctx)
+			answer, err := env.ProbeIdentity(ctx)
 			if err != nil {
 				return nil, err
 			}
-			r.verdict("its identity may not touch kube-system", refused, answer, "refused by ValidatingAdmissionPolicy "+identity.Policy)
+			showIdentityProbe(show(env), env, answer)
+			refused, observed := identity.IsPolicyDenial(answer), "allowed"
+			switch {
+			case refused:
+				observed = "refused by ValidatingAdmissionPolicy " + identity.Policy
+			case answer != nil:
+				observed = answer.Error()
+			}
+			r.verdict("its identity may not touch kube-system", refused, observed, "refused by ValidatingAdmissionPolicy "+identity.Policy)
 		} else {
 			r.note("the service runs as root with your kubeconfig %s (--service-identity admin)", env.Target.Path)
 		}

@@ -52,19 +52,30 @@ func TestShownCommands(t *testing.T) {
 // cnpa-op.service`), but this machine must never boot systemd (it would
 // empty /tmp), and the steps ran the unit in process mode. So systemctl is
 // a shell function here that does what systemd would with the unit file the
-// replay wrote: its Environment= lines, then its ExecStart (systemd's `$$`
-// is `$`, its `%%` is `%`, its double quotes are bash's) in a session of
-// its own; stop ends that session. The unit's
-// content is thus replayed for real, only its manager is a stand-in.
+// replay wrote: its LoadCredential= lines (a private copy of each file in a
+// credentials directory, which %d names and $CREDENTIALS_DIRECTORY holds),
+// its Environment= lines, then its ExecStart (systemd's `$$` is `$`, its
+// `%%` is `%`, its double quotes are bash's) in a session of its own; stop
+// ends that session. The unit's content is thus replayed for real, only its
+// manager is a stand-in.
 const systemdStandIn = `
+# unit_values KEY: the unit's KEY= values, with systemd's specifiers
+# expanded: %d is the credentials directory, %% a literal %.
+unit_values() {
+  sed -n "s/^$1=//p" "$svc_unit" | sed "s/%%/\x01/g; s|%d|$svc_creds|g; s/\x01/%/g"
+}
 svc_start() {
   if [ -s "$svc_pidfile" ] && kill -0 "$(cat "$svc_pidfile")" 2>/dev/null; then return 0; fi
-  local exec_line
-  # systemd's %% is %, and its $$ a literal $ (\$ for bash's eval).
-  exec_line=$(sed -n 's/^ExecStart=//p' "$svc_unit" | sed 's/%%/%/g; s/\$\$/\\$/g')
+  local exec_line cred
+  rm -rf "$svc_creds" && mkdir -m 700 "$svc_creds"
+  # LoadCredential=ID:PATH, the path as written (its %% a %).
+  while IFS= read -r cred; do cp "${cred#*:}" "$svc_creds/${cred%%:*}"; done < <(unit_values LoadCredential)
+  # systemd's $$ is a literal $ (\$ for bash's eval).
+  exec_line=$(unit_values ExecStart | sed 's/\$\$/\\$/g')
   (
+    export CREDENTIALS_DIRECTORY="$svc_creds"
     # Environment="K=V" or Environment=K=V; systemd expands no $ there.
-    while IFS= read -r kv; do eval "export $kv"; done < <(sed -n 's/^Environment=//p' "$svc_unit" | sed 's/%%/%/g; s/\$/\\$/g')
+    while IFS= read -r kv; do eval "export $kv"; done < <(unit_values Environment | sed 's/\$/\\$/g')
     cd "$svc_dir"
     exec setsid bash -c 'eval exec "$1"' _ "$exec_line"
   ) >>"$svc_log" 2>&1 &
@@ -124,7 +135,8 @@ func replayLab(ctx context.Context, t *testing.T, out []byte, a *testcluster.Clu
 	var script strings.Builder
 	script.WriteString("set -eo pipefail\n")
 	script.WriteString("svc_unit=" + filepath.Join(unitDirB, "cnpa-op.service") + " svc_dir=" + dirB +
-		" svc_pidfile=" + filepath.Join(work, "service.pid") + " svc_log=" + filepath.Join(work, "service.log") + "\n")
+		" svc_pidfile=" + filepath.Join(work, "service.pid") + " svc_log=" + filepath.Join(work, "service.log") +
+		" svc_creds=" + filepath.Join(work, "credentials") + "\n")
 	script.WriteString(systemdStandIn)
 	for _, c := range cmds {
 		script.WriteString(paths.Replace(c) + "\n")

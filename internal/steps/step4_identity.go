@@ -1,0 +1,87 @@
+package steps
+
+// The service's own identity (--service-identity own), shown as the
+// commands a learner types for what labenv.ProvisionIdentity did: apply
+// the ServiceAccount, its roles and the admission policy; wait for the
+// token; write the kubeconfig that carries it; under systemd, create the
+// system user and give it the archive dir. Then the proof: as that
+// identity, a label on kube-system is refused.
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/labhub/cnpa/internal/identity"
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/manifest"
+	"github.com/labhub/cnpa/internal/service"
+)
+
+// showIdentity shows the provisioning of the service's own identity.
+func showIdentity(sh shell, env *labenv.Env) error {
+	sh.comment("the service gets an identity of its own, not your admin kubeconfig: ServiceAccount %s with exactly the verbs "+
+		"the controller uses, and an admission policy that keeps its writes to the TeamSpaces' namespaces and quotas "+
+		"(cnpa's assets/rbac.yaml and assets/admission.yaml, whose comments say why each line is there)", identity.Username)
+	for _, m := range identity.Manifests() {
+		objs, err := identity.Objects(m)
+		if err != nil {
+			return err
+		}
+		sh.cmd(stdinHeredoc(kubectl("apply", "--server-side", "--field-manager="+identity.FieldManager, "--force-conflicts", "-f", "-"), withoutComments(m)))
+		for _, o := range objs {
+			sh.answer("%s serverside-applied", o.KubectlName())
+		}
+	}
+	secret := obj{resource: "secret", name: identity.TokenSecret, ns: identity.Namespace}
+	sh.comment("kube-controller-manager's token controller puts the ServiceAccount's token into Secret %s/%s", identity.Namespace, identity.TokenSecret)
+	sh.waitCmd(until(`[ -n "$(` + getCmd(secret, "{.data.token}") + ` 2>/dev/null)" ]`))
+	sh.cmd("secret=$(" + kubectl(append(append([]string{"get"}, secret.args()...), "-o", "json")...) + ")")
+	sh.comment("the service's kubeconfig: your cluster entry (server, CA), the ServiceAccount's token, readable by root only")
+	sh.cmd(`(umask 077; kubectl config view --raw --minify --flatten -o json | jq --argjson secret "$secret" ` +
+		quote(identity.KubeconfigJQ) + " > " + quote(env.CredentialPath()) + ")")
+	if !env.SystemUser() {
+		return nil
+	}
+	user := service.User + ":" + service.User
+	sh.cmd("getent passwd " + service.User + " >/dev/null || " + words(service.UserAdd()...))
+	sh.cmd(words("mkdir", "-p", env.ArchiveDir()) + " && " + words("chown", user, env.ArchiveDir()))
+	if own := filepath.Join(env.ArchiveDir(), manifest.OwnDir); exists(own) {
+		sh.cmd(words("chown", "-R", user, own))
+	}
+	return nil
+}
+
+// showIdentityProbe shows the proof that the identity is narrowed: as the
+// service, a label on kube-system (a dry run) must be refused by the
+// admission policy. The `!` is the shell's: the command is meant to fail.
+func showIdentityProbe(sh shell, env *labenv.Env, answer error) {
+	// No --context: the service's kubeconfig has one context, its own.
+	shell{p: sh.p}.cmd("! " + kubectl("--kubeconfig", env.CredentialPath(), "label", "namespace", "kube-system", identity.ProbeLabel, "--dry-run=server"))
+	if answer == nil {
+		sh.answer("namespace/kube-system labeled (server dry run)")
+		return
+	}
+	sh.answer("Error from server (%s): %s", apierrors.ReasonForError(answer), answer)
+}
+
+// withoutComments is a YAML manifest without its comment lines and blank
+// lines: the same objects, shorter to show.
+func withoutComments(m []byte) []byte {
+	var b bytes.Buffer
+	for _, l := range strings.Split(string(m), "\n") {
+		if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.Bytes()
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
