@@ -117,7 +117,9 @@ var unitMarks = []struct{ prefix, why string }{
 	{"ExecStart=", "what runs: the reconcile loop, forever"},
 	{"Restart=always", "systemd restarts the controller if it dies (the grader checks it)"},
 	{"RestartSec=", "a second between a death and the restart"},
-	{"Environment=KUBECONFIG=", "a unit has no login shell: which cluster, said here"},
+	{`Environment="KUBECONFIG=`, "a unit has no login shell: which cluster, said here"},
+	{"User=", "its own system user, without privileges"},
+	{"LoadCredential=", "its kubeconfig: systemd gives it a private copy in %d"},
 	{"ReadWritePaths=", "the one writable path: evidence and archive records"},
 	{"WantedBy=multi-user.target", "`systemctl enable` starts it at every boot"},
 }

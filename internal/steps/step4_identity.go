@@ -23,9 +23,8 @@ import (
 
 // showIdentity shows the provisioning of the service's own identity.
 func showIdentity(sh shell, env *labenv.Env) error {
-	sh.comment("the service gets an identity of its own, not your admin kubeconfig: ServiceAccount %s with exactly the verbs "+
-		"the controller uses, and an admission policy that keeps its writes to the TeamSpaces' namespaces and quotas "+
-		"(cnpa's assets/rbac.yaml and assets/admission.yaml, whose comments say why each line is there)", identity.Username)
+	sh.comment("the service's own identity, not your admin kubeconfig: ServiceAccount %s/%s with only the verbs it uses,", identity.Namespace, identity.ServiceAccount)
+	sh.comment("and a policy that keeps its writes to team-* namespaces (assets/rbac.yaml and assets/admission.yaml say why)")
 	for _, m := range identity.Manifests() {
 		objs, err := identity.Objects(m)
 		if err != nil {

@@ -65,8 +65,8 @@ var step4 = &Step{
 		r.verdict("enabled", st.Enabled, onOff(st.Enabled, "enabled", "disabled"), "enabled")
 		r.verdict("active", st.Active, onOff(st.Active, fmt.Sprintf("active, main pid %d", st.MainPID), "inactive"), "active")
 		if env.OwnIdentity() {
-			r.note("the service acts as %s (kubeconfig %s, delivered with LoadCredential=), running as %s",
-				identity.Username, env.CredentialPath(), onOff(env.Service.Name() == "systemd", "system user "+service.User, "the user running cnpa"))
+			r.note("the service acts as %s (kubeconfig %s, %s)", identity.Username, env.CredentialPath(),
+				onOff(env.SystemUser(), "a copy delivered by LoadCredential=, as system user "+service.User, "read in place, as the user running cnpa"))
 			answer, err := env.ProbeIdentity(ctx)
 			if err != nil {
 				return nil, err
