@@ -1,0 +1,30 @@
+package steps
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The commands `cnpa explain` gives to type by hand are written by hand;
+// each must at least be one a shell accepts (bash -n parses without
+// running), and every kubectl in them must use a verb the lab's kubectl has.
+func TestExplainCommandsParse(t *testing.T) {
+	verbs := map[string]bool{"apply": true, "get": true, "wait": true, "delete": true, "patch": true, "label": true,
+		"describe": true, "edit": true, "create": true, "replace": true, "annotate": true, "auth": true}
+	for n := 1; n <= 8; n++ {
+		for _, c := range explanations[n].Commands {
+			if strings.HasPrefix(c, "#") {
+				continue
+			}
+			if out, err := exec.Command("bash", "-n", "-c", c).CombinedOutput(); err != nil {
+				t.Errorf("step %d: %q does not parse: %v: %s", n, c, err, out)
+			}
+			for _, f := range strings.Split(c, "kubectl ")[1:] {
+				if verb, _, _ := strings.Cut(f, " "); !verbs[verb] {
+					t.Errorf("step %d: %q: kubectl %s is not a verb the lab uses", n, c, verb)
+				}
+			}
+		}
+	}
+}
