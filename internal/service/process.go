@@ -108,7 +108,11 @@ func (p *process) Start(_ context.Context) error {
 	pid := cmd.Process.Pid
 	// Reap it if it exits while we still run; afterwards init does.
 	go cmd.Wait()
-	// Start returns after the exec, so /proc already shows the command.
+	// cmd.Start returns once the kernel has committed to the exec, but the
+	// new program's stack, where /proc/PID/environ reads the marker from,
+	// is laid out after that; on a loaded machine tens of milliseconds
+	// later. Until then running() would not know the process as ours.
+	waitExecLoaded(pid, marker)
 	id := identity{PID: pid, Exe: exeOf(pid), StartTime: startTimeOf(pid), Marker: marker}
 	data, _ := json.Marshal(id)
 	if err := os.WriteFile(filepath.Join(p.dir, identityFile), append(data, '\n'), 0o644); err != nil {
@@ -209,6 +213,16 @@ func (p *process) running() int {
 		return 0 // the pid was reused by something else
 	}
 	return pid
+}
+
+// waitExecLoaded waits, up to 10 s, until pid's environment shows marker
+// (its exec is complete) or pid is gone (then Status says so).
+func waitExecLoaded(pid int, marker string) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if hasMarker(pid, marker) || !alive(pid) {
+			return
+		}
+	}
 }
 
 // newMarker is a random value for markerVar.
