@@ -48,7 +48,7 @@ func showIdentity(sh shell, env *labenv.Env) error {
 	user := service.User + ":" + service.User
 	sh.cmd("getent passwd " + service.User + " >/dev/null || " + words(service.UserAdd()...))
 	sh.cmd(words("mkdir", "-p", env.ArchiveDir()) + " && " + words("chown", user, env.ArchiveDir()))
-	if own := filepath.Join(env.ArchiveDir(), manifest.OwnDir); exists(own) {
+	if own := filepath.Join(env.ArchiveDir(), manifest.OwnDir); pathExists(own) {
 		sh.cmd(words("chown", "-R", user, own))
 	}
 	return nil
@@ -80,7 +80,7 @@ func withoutComments(m []byte) []byte {
 	return b.Bytes()
 }
 
-func exists(path string) bool {
+func pathExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
