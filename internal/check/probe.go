@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -152,10 +153,12 @@ func await(ctx context.Context, timeout time.Duration, observe func(ctx context.
 	seenLast := ""
 	_, err := poll.Until(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
 		done, seen := observe(ctx)
-		// An observation cut short by the deadline itself ("context
-		// deadline exceeded") says nothing about the cluster: keep what
-		// was seen before it.
-		if ctx.Err() == nil || seenLast == "" {
+		// An observation cut short by the deadline itself says nothing
+		// about the cluster: keep what was seen before it. Besides "context
+		// deadline exceeded", client-go's rate limiter refuses a request
+		// that could not start before the deadline a few milliseconds
+		// early, while the context is still live.
+		if cutShort := ctx.Err() != nil || strings.Contains(seen, "would exceed context deadline"); !cutShort || seenLast == "" {
 			seenLast = seen
 		}
 		return done, seen, nil
