@@ -240,7 +240,7 @@ func (s shell) set(name, expr string, v any) {
 // heredoc is `cat > path <<'EOF'` with content: how a file the learner
 // writes with an editor is typed in one go.
 func heredoc(prefix, path string, content []byte) string {
-	return prefix + " " + quote(path) + " <<'EOF'\n" + strings.TrimSuffix(string(content), "\n") + "\nEOF"
+	return stdinHeredoc(prefix+" "+quote(path), content)
 }
 
 // stdinHeredoc is command with content on its stdin: `command <<'EOF'`.
