@@ -13,17 +13,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -76,54 +73,13 @@ var kinds = map[string]schema.GroupVersionResource{
 	"ValidatingAdmissionPolicyBinding": {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings"},
 }
 
-// Object is one object of the assets, named.
-type Object struct {
-	Kind, Namespace, Name string
-	GVR                   schema.GroupVersionResource
-	obj                   *unstructured.Unstructured
-}
-
-// KubectlName is how kubectl names the object in its answers:
-// clusterrole.rbac.authorization.k8s.io/cnpa-controller, secret/cnpa-controller-token.
-func (o Object) KubectlName() string {
-	name := strings.ToLower(o.Kind)
-	if o.GVR.Group != "" {
-		name += "." + o.GVR.Group
+// Objects parses manifests into the identity's objects, in order.
+func Objects(manifests ...[]byte) ([]kube.Object, error) {
+	objs, err := kube.Objects(kinds, manifests...)
+	if err != nil {
+		return nil, fmt.Errorf("identity manifest: %w", err)
 	}
-	return name + "/" + o.Name
-}
-
-func (o Object) String() string {
-	if o.Namespace != "" {
-		return o.Kind + " " + o.Namespace + "/" + o.Name
-	}
-	return o.Kind + " " + o.Name
-}
-
-// Objects parses manifests into objects, in order.
-func Objects(manifests ...[]byte) ([]Object, error) {
-	var out []Object
-	for _, m := range manifests {
-		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(m), 4096)
-		for {
-			var raw map[string]any
-			if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				return nil, fmt.Errorf("parse identity manifest: %w", err)
-			}
-			if len(raw) == 0 {
-				continue
-			}
-			u := &unstructured.Unstructured{Object: raw}
-			gvr, ok := kinds[u.GetKind()]
-			if !ok {
-				return nil, fmt.Errorf("identity manifest: cannot apply kind %s", u.GetKind())
-			}
-			out = append(out, Object{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), GVR: gvr, obj: u})
-		}
-	}
-	return out, nil
+	return objs, nil
 }
 
 // Apply applies the identity with server-side apply, waits for
@@ -137,12 +93,12 @@ func Apply(ctx context.Context, t *kube.Target, c *kube.Clients, timeout time.Du
 	if err != nil {
 		return nil, err
 	}
-	var secret Object
+	var secret kube.Object
 	for _, o := range objs {
 		if err := apply(ctx, c, o); err != nil {
 			return nil, err
 		}
-		if o.Kind == "Secret" {
+		if o.GetKind() == "Secret" {
 			secret = o
 		}
 	}
@@ -174,20 +130,8 @@ func Apply(ctx context.Context, t *kube.Target, c *kube.Clients, timeout time.Du
 
 // apply applies one object server-side, forcing our field manager's
 // ownership: the assets are what the identity must be.
-func apply(ctx context.Context, c *kube.Clients, o Object) error {
-	data, err := o.obj.MarshalJSON()
-	if err != nil {
-		return err
-	}
-	force := true
-	opts := metav1.PatchOptions{FieldManager: FieldManager, Force: &force}
-	ri := c.Dynamic.Resource(o.GVR)
-	if o.Namespace != "" {
-		_, err = ri.Namespace(o.Namespace).Patch(ctx, o.Name, types.ApplyPatchType, data, opts)
-	} else {
-		_, err = ri.Patch(ctx, o.Name, types.ApplyPatchType, data, opts)
-	}
-	if err != nil {
+func apply(ctx context.Context, c *kube.Clients, o kube.Object) error {
+	if err := o.Apply(ctx, c.Dynamic, FieldManager); err != nil {
 		return fmt.Errorf("apply %s for the service's identity: %w", o, err)
 	}
 	return nil
@@ -295,14 +239,7 @@ func Remove(ctx context.Context, c *kube.Clients) (removed []string, err error) 
 	var errs []error
 	for i := len(objs) - 1; i >= 0; i-- {
 		o := objs[i]
-		ri := c.Dynamic.Resource(o.GVR)
-		var derr error
-		if o.Namespace != "" {
-			derr = ri.Namespace(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{})
-		} else {
-			derr = ri.Delete(ctx, o.Name, metav1.DeleteOptions{})
-		}
-		switch {
+		switch derr := o.Resource(c.Dynamic).Delete(ctx, o.GetName(), metav1.DeleteOptions{}); {
 		case apierrors.IsNotFound(derr):
 		case derr != nil:
 			errs = append(errs, fmt.Errorf("delete %s: %w", o, derr))
@@ -321,13 +258,7 @@ func Present(ctx context.Context, c *kube.Clients) (bool, error) {
 		return false, err
 	}
 	for _, o := range objs {
-		ri := c.Dynamic.Resource(o.GVR)
-		var gerr error
-		if o.Namespace != "" {
-			_, gerr = ri.Namespace(o.Namespace).Get(ctx, o.Name, metav1.GetOptions{})
-		} else {
-			_, gerr = ri.Get(ctx, o.Name, metav1.GetOptions{})
-		}
+		_, gerr := o.Resource(c.Dynamic).Get(ctx, o.GetName(), metav1.GetOptions{})
 		if gerr == nil {
 			return true, nil
 		}

@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,11 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -27,39 +24,27 @@ import (
 // at the keyboard, not as the controller.
 const fieldManager = "cnpa-lab"
 
-// apply server-side-applies every object of a YAML stream (the CRD and
-// TeamSpaces are all the lab applies). It returns each object as kubectl
-// names it in its answer (teamspace.platform.labhub.io/alpha).
+// appliedKinds are the kinds the lab applies: the CRD and TeamSpaces.
+var appliedKinds = map[string]schema.GroupVersionResource{
+	"CustomResourceDefinition": teamspace.CRDGVR,
+	teamspace.Kind:             teamspace.GVR,
+}
+
+// apply server-side-applies every object of a YAML stream, as the
+// learner's hand (fieldManager). It returns each object as kubectl names
+// it in its answer (teamspace.platform.labhub.io/alpha).
 func apply(ctx context.Context, env *labenv.Env, manifest []byte) (names []string, err error) {
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(manifest), 4096)
-	for {
-		var obj map[string]any
-		if err := dec.Decode(&obj); errors.Is(err, io.EOF) {
-			return names, nil
-		} else if err != nil {
-			return names, fmt.Errorf("parse manifest: %w", err)
-		}
-		if len(obj) == 0 {
-			continue
-		}
-		u := &unstructured.Unstructured{Object: obj}
-		var gvr schema.GroupVersionResource
-		switch u.GetKind() {
-		case "CustomResourceDefinition":
-			gvr = teamspace.CRDGVR
-		case teamspace.Kind:
-			gvr = teamspace.GVR
-		default:
-			return names, fmt.Errorf("cannot apply kind %s", u.GetKind())
-		}
-		data, _ := u.MarshalJSON()
-		force := true
-		if _, err := env.Clients.Dynamic.Resource(gvr).Patch(ctx, u.GetName(), types.ApplyPatchType, data,
-			metav1.PatchOptions{FieldManager: fieldManager, Force: &force}); err != nil {
-			return names, fmt.Errorf("apply %s %s: %w", u.GetKind(), u.GetName(), err)
-		}
-		names = append(names, strings.ToLower(gvr.Resource[:len(gvr.Resource)-1])+"."+gvr.Group+"/"+u.GetName())
+	objs, err := kube.Objects(appliedKinds, manifest)
+	if err != nil {
+		return nil, err
 	}
+	for _, o := range objs {
+		if err := o.Apply(ctx, env.Clients.Dynamic, fieldManager); err != nil {
+			return names, fmt.Errorf("apply %s %s: %w", o.GetKind(), o.GetName(), err)
+		}
+		names = append(names, o.KubectlName())
+	}
+	return names, nil
 }
 
 // needAlpha returns alpha or says which step creates it.
