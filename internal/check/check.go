@@ -25,6 +25,10 @@ const (
 	// missing or broken, and that thing's own check fails. A report with a
 	// skip therefore always has a failure too.
 	Skip Status = "skip"
+	// Note: the check looks at something LAB.md does not ask for, and it
+	// does not hold. Check.Note says what that would mean on a real
+	// platform; a note never counts as a failure.
+	Note Status = "note"
 )
 
 // Check is one graded fact.
@@ -38,8 +42,9 @@ type Check struct {
 	Expected string `json:"expected"`
 	Actual   string `json:"actual"`
 	Hint     string `json:"hint,omitempty"`
-	// Note tells what cnpa's own engines do beyond what LAB.md asks; it is
-	// shown beside a passing check and never fails one.
+	// Note tells what cnpa's own engines do beyond what LAB.md asks, or
+	// what a check LAB.md does not ask for found; it is shown beside the
+	// check and never fails it.
 	Note string `json:"note,omitempty"`
 }
 
@@ -53,6 +58,8 @@ type Report struct {
 	Passed  int     `json:"passed"`
 	Failed  int     `json:"failed"`
 	Skipped int     `json:"skipped"`
+	// Notes counts the checks with status note: not failures.
+	Notes int `json:"notes"`
 }
 
 // OK tells whether no check failed.
@@ -80,7 +87,7 @@ func (r *Report) finish(step int, checks []Check) {
 		}
 	}
 	sort.SliceStable(r.Checks, func(i, j int) bool { return r.Checks[i].Step < r.Checks[j].Step })
-	r.Passed, r.Failed, r.Skipped = 0, 0, 0
+	r.Passed, r.Failed, r.Skipped, r.Notes = 0, 0, 0, 0
 	for _, c := range r.Checks {
 		switch c.Status {
 		case Pass:
@@ -89,6 +96,8 @@ func (r *Report) finish(step int, checks []Check) {
 			r.Failed++
 		case Skip:
 			r.Skipped++
+		case Note:
+			r.Notes++
 		}
 	}
 }
@@ -101,8 +110,12 @@ type verdict struct {
 	skip      string
 	// hint overrides the check's hint for this outcome.
 	hint string
-	// note is what cnpa's engines add beyond LAB.md (see Check.Note).
+	// note is what cnpa's engines add beyond LAB.md, or what a check of
+	// something LAB.md does not ask found (see Check.Note).
 	note string
+	// optional: LAB.md does not ask for what this checks, so when it does
+	// not hold the check is a note, not a failure.
+	optional bool
 }
 
 // same compares two values by their JSON form, so 6 and int64(6) are equal
@@ -135,6 +148,8 @@ func (c *checker) add(id string, step int, title, hint string, v verdict) {
 		ch.Status, ch.Actual, ch.Hint = Skip, "not checked: "+v.skip, ""
 	case v.ok:
 		ch.Status, ch.Hint = Pass, ""
+	case v.optional:
+		ch.Status = Note
 	default:
 		ch.Status = Fail
 	}

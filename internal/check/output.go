@@ -39,6 +39,10 @@ func WriteText(p *ui.Printer, r *Report) {
 			if c.Hint != "" {
 				p.Warn("      → %s", c.Hint)
 			}
+		case Note:
+			p.Line("  %s %-36s %s", p.Accent("i"), c.ID, c.Title)
+			p.Line("      found:    %s", c.Actual)
+			p.Note("      note: %s", c.Note)
 		case Skip:
 			p.Note("  - %-36s %s", c.ID, c.Actual)
 		}
@@ -49,6 +53,9 @@ func WriteText(p *ui.Printer, r *Report) {
 	summary := fmt.Sprintf("%d passed, %d failed", r.Passed, r.Failed)
 	if r.Skipped > 0 {
 		summary += fmt.Sprintf(", %d not checked", r.Skipped)
+	}
+	if r.Notes > 0 {
+		summary += fmt.Sprintf(", %s (not failures: LAB.md does not ask for them)", plural(r.Notes, "note"))
 	}
 	p.Title("%s", summary)
 }
@@ -120,6 +127,9 @@ func ToJUnit(r *Report) JUnitSuites {
 		case Skip:
 			s.Skipped++
 			tc.Skipped = &JUnitSkipped{Message: c.Actual}
+		case Note:
+			// A passing testcase: LAB.md does not ask for it.
+			tc.SystemOut += "\nnote: " + c.Note
 		}
 		s.Cases = append(s.Cases, tc)
 	}
@@ -137,4 +147,12 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", data)
 	return err
+}
+
+// plural is "1 note", "2 notes".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

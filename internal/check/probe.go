@@ -53,6 +53,72 @@ func tempName() string {
 	return TempPrefix + hex.EncodeToString(b)
 }
 
+// leftoverAge is how old a cnpa-check-* object must be before a new check
+// removes it as an earlier run's leftover: older than any one check lasts,
+// so that it is never a probe of a check running beside this one.
+const leftoverAge = 10 * time.Minute
+
+// sweepLeftovers removes the probes an earlier check left behind (killed
+// before its cleanup ran): a leftover foreign namespace's TeamSpace stops a
+// `set -e` loop's pass just as this run's would, and its verdicts must not
+// depend on what an earlier run left. Younger ones are only named.
+func (t *temps) sweepLeftovers(ctx context.Context, progress func(format string, a ...any)) {
+	list, err := t.env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return // the probes will report what is wrong with the cluster
+	}
+	var old []string
+	for _, u := range list.Items {
+		switch name := u.GetName(); {
+		case !strings.HasPrefix(name, TempPrefix):
+		case time.Since(u.GetCreationTimestamp().Time) > leftoverAge:
+			old = append(old, name)
+		default:
+			progress("TeamSpace %s is another `cnpa check`'s probe, made %s ago: two checks at once on one cluster see each other's probes",
+				name, time.Since(u.GetCreationTimestamp().Time).Round(time.Second))
+		}
+	}
+	if len(old) > 0 {
+		progress("removing %s, left by an earlier `cnpa check`", strings.Join(old, ", "))
+		if err := t.discard(ctx, old...); err != nil {
+			progress("%v", err)
+		}
+	}
+	nsList, err := t.env.Clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: "owner=" + ForeignNamespaceOwner})
+	if err != nil {
+		return
+	}
+	for _, ns := range nsList.Items {
+		if strings.HasPrefix(ns.Name, teamspace.NamespaceName(TempPrefix)) && time.Since(ns.CreationTimestamp.Time) > leftoverAge {
+			_ = t.env.Clients.Kube.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})
+		}
+	}
+}
+
+// discard deletes temporary TeamSpaces at once and waits until they are
+// gone, dropping their finalizers itself: they are the grader's objects,
+// and the next probe must not share a single pass of the controller with
+// them (one probe's object must never decide another probe's verdict).
+func (t *temps) discard(ctx context.Context, names ...string) error {
+	res := t.env.Clients.Dynamic.Resource(teamspace.GVR)
+	var errs []error
+	for _, n := range names {
+		if err := res.Delete(ctx, n, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("delete %s: %w", n, err))
+		}
+		// Once deletionTimestamp is set no finalizer can be added back, so
+		// the object goes as soon as this patch lands.
+		if _, err := res.Patch(ctx, n, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`),
+			metav1.PatchOptions{FieldManager: fieldManager}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("drop the finalizers of %s: %w", n, err))
+		}
+	}
+	for _, n := range t.waitGone(ctx, names, 15*time.Second) {
+		errs = append(errs, fmt.Errorf("temporary TeamSpace %s is still there: `kubectl delete teamspace %s`", n, n))
+	}
+	return errors.Join(errs...)
+}
+
 // create makes a temporary TeamSpace and remembers it before the request,
 // so that even a create whose answer is lost is cleaned up.
 func (t *temps) create(ctx context.Context, pods int64, cpu string, finalizers []string) (*teamspace.TeamSpace, error) {
@@ -195,14 +261,17 @@ func liveState(ctx context.Context, env *labenv.Env, name string) (*teamspace.Te
 
 // probeConverges is the grader of step 4: a new TeamSpace gets its
 // namespace (labelled, owned), its quota and its status by itself, with
-// nobody but the running controller acting.
-func probeConverges(ctx context.Context, env *labenv.Env, tmp *temps, timeout time.Duration) verdict {
+// nobody but the running controller acting (LAB.md step 4: "A new TeamSpace
+// must get its namespace and quota within seconds with nobody acting").
+// The finalizer is step 6's and is graded there. It returns the verdict
+// and, when it converged, how long that took; its TeamSpace is gone again
+// when it returns.
+func probeConverges(ctx context.Context, env *labenv.Env, tmp *temps, timeout time.Duration) (verdict, time.Duration) {
 	want := "namespace, quota (pods=2, requests.cpu=250m) and status within " + timeout.String()
 	ts, err := tmp.create(ctx, 2, "250m", nil)
 	if err != nil {
-		return holds(false, want, err.Error())
+		return holds(false, want, err.Error()), 0
 	}
-	finalizerOn := env.State != nil && env.State.Finalizer
 	start := time.Now()
 	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {
 		live, ns, q, err := liveState(ctx, env, ts.Name)
@@ -212,18 +281,20 @@ func probeConverges(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 		case live == nil:
 			return false, ts.Name + " is gone"
 		}
-		p := pending(live, ns, q, finalizerOn)
+		p := pending(live, ns, q, false)
 		return p == "", p
 	})
 	took := time.Since(start)
-	// Deleted now rather than at cleanup, so that the controller archives
-	// it in the same pass as the other probe; should the delete fail,
-	// cleanup deletes it again.
-	_ = env.Clients.Dynamic.Resource(teamspace.GVR).Delete(ctx, ts.Name, metav1.DeleteOptions{})
+	var stop string
 	if !ok {
-		return holds(false, want, ts.Name+" "+seen)
+		stop = stopsBefore(ctx, env, ts.Name)
 	}
-	return holds(true, want, fmt.Sprintf("%s converged by itself in %s", ts.Name, took.Round(time.Millisecond)))
+	// LAB.md: the grader "deletes it". Gone before the next probe starts.
+	_ = tmp.discard(ctx, ts.Name)
+	if !ok {
+		return holds(false, want, ts.Name+" "+seen+stop), 0
+	}
+	return holds(true, want, fmt.Sprintf("%s converged by itself in %s", ts.Name, took.Round(time.Millisecond))), took
 }
 
 // probeFinalizer is the grader of step 6 and more: a TeamSpace created with
@@ -250,7 +321,10 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 			!teamspace.HasFinalizer(live.Finalizers, ForeignFinalizer) {
 			seen += ": another controller's finalizer was dropped. Add ours to the list, keeping the other finalizers " +
 				"(merge or JSON-patch add, with the resourceVersion as precondition); never overwrite the list"
+		} else {
+			seen += stopsBefore(ctx, env, ts.Name)
 		}
+		_ = tmp.discard(ctx, ts.Name)
 		return holds(false, wantAdded, seen), skipped("our finalizer was never added (see step6.finalizer_added_keeps_foreign)")
 	}
 	added = holds(true, wantAdded, seen)
@@ -297,6 +371,8 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 	if final != nil && !vanished {
 		_, _ = teamspace.SetFinalizers(ctx, env.Clients.Dynamic, final, teamspace.WithoutFinalizer(final.Finalizers, ForeignFinalizer), fieldManager)
 	}
+	// Gone before the next probe starts, whatever the controller did.
+	_ = tmp.discard(ctx, ts.Name)
 	return added, deleted
 }
 
@@ -305,27 +381,90 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 // interrupted check left).
 const ForeignNamespaceOwner = "someone-else"
 
-// startForeignNamespace is the first half of the adoption probe: a
-// namespace team-<name> that somebody else made, then a TeamSpace <name>.
-// It returns the TeamSpace; judgeForeignNamespace looks once the
-// controller has served TeamSpaces created at the same moment.
-func startForeignNamespace(ctx context.Context, env *labenv.Env, tmp *temps) (*teamspace.TeamSpace, error) {
-	name := tempName()
-	ns := teamspace.NamespaceName(name)
+// The foreign-namespace probe's two TeamSpaces share a random part and end
+// in these suffixes, so that the witness sorts right after the foreign one:
+// kubectl and the API list TeamSpaces by name, and a loop that serves them
+// in that order has passed over the foreign one once it reaches the witness.
+const (
+	foreignSuffix = "-foreign"
+	witnessSuffix = "-witness"
+)
+
+// probeForeignNamespace looks at what LAB.md does not ask about: a
+// namespace team-<name> that somebody else made before TeamSpace <name>.
+// It runs alone, after every other probe is judged, and its objects are
+// gone when it returns. A witness TeamSpace made right after it tells when
+// the controller has passed over it; the witness gets witnessWait to
+// converge, and when it does not, the controller's log says whether the
+// pass stops at the foreign one. Adopting the namespace is a note, never a
+// failure.
+func probeForeignNamespace(ctx context.Context, env *labenv.Env, tmp *temps, witnessWait time.Duration) verdict {
+	want := "no ownerReference to the TeamSpace, and its own labels only"
+	base := tempName()
+	name, witness := base+foreignSuffix, base+witnessSuffix
+	nsName := teamspace.NamespaceName(name)
 	tmp.mu.Lock()
-	tmp.namespaces = append(tmp.namespaces, ns)
+	tmp.namespaces = append(tmp.namespaces, nsName)
 	tmp.mu.Unlock()
+	defer func() {
+		_ = tmp.discard(ctx, name, witness)
+		tmp.deleteNamespace(ctx, nsName)
+	}()
 	if _, err := env.Clients.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: ns, Labels: map[string]string{"owner": ForeignNamespaceOwner}}}, metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
-		return nil, fmt.Errorf("create foreign namespace %s: %w", ns, err)
+		Name: nsName, Labels: map[string]string{"owner": ForeignNamespaceOwner}}}, metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
+		return holds(false, want, fmt.Sprintf("create foreign namespace %s: %v", nsName, err))
 	}
-	return tmp.createNamed(ctx, name, 1, "", nil)
+	ts, err := tmp.createNamed(ctx, name, 1, "", nil)
+	if err != nil {
+		return holds(false, want, err.Error())
+	}
+	if _, err := tmp.createNamed(ctx, witness, 1, "", nil); err != nil {
+		return holds(false, want, err.Error())
+	}
+	reached, _ := await(ctx, witnessWait, func(ctx context.Context) (bool, string) {
+		live, ns, q, err := liveState(ctx, env, witness)
+		if err != nil || live == nil {
+			return false, fmt.Sprint(orGone(err))
+		}
+		p := pending(live, ns, q, false)
+		return p == "", p
+	})
+	v := judgeForeignNamespace(ctx, env, ts)
+	var notes []string
+	if v.note != "" {
+		notes = append(notes, v.note)
+	}
+	if !reached {
+		unserved := fmt.Sprintf("TeamSpace %s, made right after %s, was not served within %s", witness, name, witnessWait.Round(time.Second))
+		if stop := stoppedPassAt(ctx, env, name, witness); stop != nil {
+			unserved += ": " + stop.String()
+		}
+		notes = append(notes, unserved)
+	} else if line := lastErrorAbout(serviceLog(ctx, env), name); line != "" {
+		notes = append(notes, "your controller tried to write somebody else's namespace and was refused: "+line)
+	}
+	v.note = strings.Join(notes, ". ")
+	v.optional = true
+	return v
+}
+
+// deleteNamespace deletes a namespace the grader made and waits until it
+// is gone, so that nothing of a probe outlives its verdict.
+func (t *temps) deleteNamespace(ctx context.Context, name string) {
+	nss := t.env.Clients.Kube.CoreV1().Namespaces()
+	if err := nss.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		return // gone already, or cleanup retries and reports
+	}
+	_, _ = poll.Until(ctx, 200*time.Millisecond, 30*time.Second, func(ctx context.Context) (bool, string, error) {
+		_, err := nss.Get(ctx, name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), "", nil
+	})
 }
 
 // judgeForeignNamespace: the namespace that existed before its TeamSpace
-// must not have been adopted. An ownerReference to the TeamSpace would let
-// its deletion take somebody else's namespace (and all in it) by garbage
-// collection.
+// should not be adopted. LAB.md does not ask about it, so what this finds is
+// a note (the verdict's note says what adopting would do); cnpa's own
+// engines refuse to adopt.
 func judgeForeignNamespace(ctx context.Context, env *labenv.Env, ts *teamspace.TeamSpace) verdict {
 	nsName := teamspace.NamespaceName(ts.Name)
 	want := "no ownerReference to TeamSpace " + ts.Name + " and its own labels only"
@@ -334,11 +473,18 @@ func judgeForeignNamespace(ctx context.Context, env *labenv.Env, ts *teamspace.T
 	case err != nil:
 		return holds(false, want, err.Error())
 	case ns == nil:
-		return holds(false, want, "namespace "+nsName+" is gone: the controller deleted or let somebody else's namespace be deleted")
+		v := holds(false, want, "namespace "+nsName+" is gone")
+		v.note = "the controller deleted, or let be deleted, a namespace somebody else made: on a real platform that is " +
+			"a stranger's workloads gone"
+		return v
 	case teamspace.HasOwnerReference(ns.OwnerReferences, ts.UID):
-		return holds(false, want, fmt.Sprintf("namespace %s (made by %s before the TeamSpace) was adopted: it now has an ownerReference to "+
-			"TeamSpace %s, so deleting the TeamSpace deletes somebody else's namespace. Create team-<name> only when it does not exist, "+
-			"and leave a foreign one alone", nsName, ForeignNamespaceOwner, ts.Name))
+		v := holds(false, want, fmt.Sprintf("namespace %s (made by %s before the TeamSpace) now has an ownerReference to TeamSpace %s",
+			nsName, ForeignNamespaceOwner, ts.Name))
+		v.note = "your controller adopted a namespace it did not make. LAB.md does not ask about this case, but on a real " +
+			"platform it hands a stranger's namespace to the TeamSpace, and to the garbage collector: deleting the TeamSpace " +
+			"deletes that namespace and everything in it. cnpa's engines create team-<name> only when it does not exist, and " +
+			"leave a foreign one alone"
+		return v
 	}
 	return holds(true, want, fmt.Sprintf("namespace %s left alone (owners %d, label owner=%s)", nsName, len(ns.OwnerReferences), ns.Labels["owner"]))
 }

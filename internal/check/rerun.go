@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"time"
@@ -184,7 +185,7 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 		runsID  = "step3.script_runs"
 		writeID = "step3.rerun_writes_nothing"
 	)
-	runsTitle := labenv.ScriptName + " runs and exits 0, twice"
+	runsTitle := labenv.ScriptName + " runs to its end, twice"
 	writeTitle := "running " + labenv.ScriptName + " twice more writes nothing (TeamSpaces, their namespaces, quotas)"
 	path := env.ScriptPath()
 	hint := "run `cnpa step 3` again: it installs " + labenv.ScriptName
@@ -200,7 +201,12 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 		return
 	}
 	finalizerOn := env.State != nil && env.State.Finalizer
-	var snaps []*snapshot
+	var (
+		snaps []*snapshot
+		// exits are the runs that ended with a non-zero status: LAB.md asks
+		// that a run converge and a rerun write nothing, not for exit 0.
+		exits []string
+	)
 	for i := 0; i <= 2; i++ {
 		s, err := takeSnapshot(ctx, env, finalizerOn)
 		if err != nil {
@@ -212,14 +218,26 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 		if i == 2 {
 			break
 		}
-		if out, err := runScript(ctx, env); err != nil {
+		out, err := runScript(ctx, env)
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, &exit) && exit.Exited() && ctx.Err() == nil:
+			exits = append(exits, fmt.Sprintf("run %d: %v: %s", i+1, err, printable(lastChars(out, 400))))
+		default:
 			c.add(runsID, 3, runsTitle, "run it by hand to see why: `"+path+"`; "+hint,
-				holds(false, "exit status 0", fmt.Sprintf("run %d: %v: %s", i+1, err, lastChars(out, 400))))
-			c.add(writeID, 3, writeTitle, "", skipped("the script failed (see "+runsID+")"))
+				holds(false, "it runs to its end", fmt.Sprintf("run %d: %v: %s", i+1, err, printable(lastChars(out, 400)))))
+			c.add(writeID, 3, writeTitle, "", skipped("the script did not run (see "+runsID+")"))
 			return
 		}
 	}
-	c.add(runsID, 3, runsTitle, hint, holds(true, "exit status 0", "exit status 0, twice"))
+	runs := holds(true, "it runs to its end, twice", "exit status 0, twice")
+	if len(exits) > 0 {
+		runs = verdict{want: "exit status 0", got: strings.Join(exits, "; "), optional: true,
+			note: "LAB.md does not ask for exit status 0, so this is no failure; but a loop or a person reading the status " +
+				"takes a non-zero exit for a failed pass"}
+	}
+	c.add(runsID, 3, runsTitle, "run it by hand to see why: `"+path+"`", runs)
 
 	first := diff(snaps[0], snaps[1], snaps[0].pending)
 	second := diff(snaps[1], snaps[2], nil)

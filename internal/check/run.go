@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/labhub/cnpa/internal/labenv"
@@ -35,8 +34,9 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 //  2. read every evidence file and the facts of the cluster once;
 //  3. judge the files against LAB.md, each other and the facts;
 //  4. step 3: run reconcile.sh twice more and prove it wrote nothing;
-//  5. steps 4 and 6: exercise the running controller with temporary
-//     TeamSpaces (cnpa-check-*), removed afterwards however Run ends.
+//  5. steps 4 and 6, then step 3's note: exercise the running controller
+//     with temporary TeamSpaces (cnpa-check-*), one probe at a time, each
+//     removed before the next and all of them however Run ends.
 //
 // Run returns an error only when grading could not happen: the cluster is
 // unreachable, or ctx ended (Ctrl-C) before every check ran.
@@ -65,7 +65,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *Report, err e
 		opts.Progress.Note("… running %s twice more to see that it writes nothing", labenv.ScriptName)
 		rerunChecks(ctx, env, c)
 	}
-	if want(4) || want(6) {
+	if want(3) || want(4) || want(6) {
 		tmp := &temps{env: env}
 		grace := 10 * time.Second
 		if !f.service.Active {
@@ -77,7 +77,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *Report, err e
 				opts.Progress.Warn("cleanup of temporary TeamSpaces: %v", cerr)
 			}
 		}()
-		probeChecks(ctx, env, c, f, tmp, opts)
+		probeChecks(ctx, env, c, f, tmp, want, opts)
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("interrupted before every check ran: %w", ctx.Err())
@@ -87,10 +87,11 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *Report, err e
 	return rep, nil
 }
 
-// probeChecks adds the live controller checks of steps 4 and 6. Without a
+// probeChecks adds the live controller checks of steps 4 and 6 and the
+// foreign-namespace note of step 3. Without a
 // running controller or a CRD they are skipped: those failures are already
 // reported, and waiting for a controller that is not there only costs time.
-func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp *temps, opts Options) {
+func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp *temps, want func(step int) bool, opts Options) {
 	const (
 		convergesID = "step4.new_teamspace_converges"
 		addedID     = "step6.finalizer_added_keeps_foreign"
@@ -113,7 +114,7 @@ func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp
 	}
 	const foreignID = "step3.foreign_namespace_left_alone"
 	foreignTitle := "a namespace team-<name> that existed before its TeamSpace is not adopted"
-	foreignHint := "reconcile.sh must create team-<name> only when it does not exist, and never add an ownerReference to a namespace it did not make"
+	foreignHint := "create team-<name> only when it does not exist, and never add an ownerReference to a namespace you did not make"
 	if why != "" {
 		c.add(foreignID, 3, foreignTitle, "", skipped(why))
 		c.add(convergesID, 4, convergesTitle, "", skipped(why))
@@ -121,26 +122,36 @@ func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp
 		c.add(deletedID, 6, deletedTitle, "", skipped(why))
 		return
 	}
-	opts.Progress.Note("… creating temporary TeamSpaces %s* to watch the controller", TempPrefix)
-	// Both probes at once: a controller that passes every few seconds
-	// (the shell engine) then serves them in the same passes.
-	var (
-		wg                        sync.WaitGroup
-		converges, added, deleted verdict
-	)
-	// The foreign namespace's TeamSpace goes in first; once the controller
-	// has served the other probes, it has had its pass over this one too.
-	foreignTS, foreignErr := startForeignNamespace(ctx, env, tmp)
-	wg.Add(2)
-	go func() { defer wg.Done(); converges = probeConverges(ctx, env, tmp, opts.ProbeTimeout) }()
-	go func() { defer wg.Done(); added, deleted = probeFinalizer(ctx, env, tmp, opts.ProbeTimeout) }()
-	wg.Wait()
-	foreign := holds(false, "a foreign namespace left alone", fmt.Sprint(foreignErr))
-	if foreignErr == nil {
-		foreign = judgeForeignNamespace(ctx, env, foreignTS)
+	// One probe at a time, each one's TeamSpace gone before the next is
+	// made: a TeamSpace the controller cannot serve must never decide
+	// another probe's verdict, whatever the random names sort like.
+	tmp.sweepLeftovers(ctx, opts.Progress.Note)
+	var took time.Duration
+	if want(4) {
+		opts.Progress.Note("… step 4: a temporary TeamSpace %s* must converge by itself", TempPrefix)
+		var converges verdict
+		converges, took = probeConverges(ctx, env, tmp, opts.ProbeTimeout)
+		c.add(convergesID, 4, convergesTitle, probeHint, converges)
 	}
-	c.add(foreignID, 3, foreignTitle, foreignHint, foreign)
-	c.add(convergesID, 4, convergesTitle, probeHint, converges)
-	c.add(addedID, 6, addedTitle, finalizerHint, added)
-	c.add(deletedID, 6, deletedTitle, finalizerHint, deleted)
+	if want(6) {
+		opts.Progress.Note("… step 6: a temporary TeamSpace holding another controller's finalizer (%s)", ForeignFinalizer)
+		added, deleted := probeFinalizer(ctx, env, tmp, opts.ProbeTimeout)
+		c.add(addedID, 6, addedTitle, finalizerHint, added)
+		c.add(deletedID, 6, deletedTitle, finalizerHint, deleted)
+	}
+	if want(3) {
+		// Last and alone: LAB.md does not ask about a namespace somebody
+		// else made, and a controller that stops its pass there must cost
+		// no other verdict.
+		opts.Progress.Note("… a namespace team-<name> somebody else made before its TeamSpace (LAB.md does not ask about it: a note at most)")
+		foreign := probeForeignNamespace(ctx, env, tmp, witnessWait(took, opts.ProbeTimeout))
+		c.add(foreignID, 3, foreignTitle, foreignHint, foreign)
+	}
+}
+
+// witnessWait is how long the foreign-namespace probe waits for its
+// witness: three times what the controller took to serve step 4's probe,
+// at least 10 s (a loop's sleep and pass), at most the probe timeout.
+func witnessWait(converged, timeout time.Duration) time.Duration {
+	return min(max(3*converged, 10*time.Second), timeout)
 }

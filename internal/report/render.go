@@ -39,6 +39,8 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 			return "✓"
 		case check.Fail:
 			return "✗"
+		case check.Note:
+			return "i"
 		}
 		return "–"
 	},

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,11 +87,27 @@ type learnerCase struct {
 	Says []string `json:"says"`
 	// About says what the script does, for people.
 	About string `json:"about"`
-	// ServiceIdentity is the service's --service-identity; empty is cnpa's
+	// ServiceIdentity is a mistake's --service-identity; empty is cnpa's
 	// default, own. admin where the own identity's admission policy
 	// refuses the mistake's writes, so that the case still tests what the
-	// grader sees, not what the policy prevents.
+	// grader sees, not what the policy prevents. A valid case runs under
+	// both identities and names none.
 	ServiceIdentity string `json:"service_identity"`
+	// Notes are check ids that must carry a note under every identity the
+	// case runs with: what the script does that LAB.md does not ask about.
+	Notes []string `json:"notes"`
+}
+
+// identities are the --service-identity values a case runs with: a valid
+// controller must pass under each.
+func (c learnerCase) identities() []string {
+	switch {
+	case c.Valid:
+		return []string{"own", "admin"}
+	case c.ServiceIdentity != "":
+		return []string{c.ServiceIdentity}
+	}
+	return []string{"own"}
 }
 
 func loadCase(t *testing.T, dir string) learnerCase {
@@ -106,8 +123,8 @@ func loadCase(t *testing.T, dir string) learnerCase {
 		t.Fatalf("%s/case.json: %v", dir, err)
 	}
 	switch {
-	case c.Valid && (c.Step != 0 || len(c.Says) > 0 || c.CaughtBy != ""):
-		t.Fatalf("%s/case.json: a valid case has no step, says or caught_by", dir)
+	case c.Valid && (c.Step != 0 || len(c.Says) > 0 || c.CaughtBy != "" || c.ServiceIdentity != ""):
+		t.Fatalf("%s/case.json: a valid case has no step, says, caught_by or service_identity (it runs under both identities)", dir)
 	case !c.Valid && (c.Step < 1 || c.Step > 8 || len(c.Says) == 0):
 		t.Fatalf("%s/case.json: a mistake needs step 1..8 and at least one phrase in says", dir)
 	case c.CaughtBy != "" && c.CaughtBy != "step" && c.CaughtBy != "check":
@@ -134,14 +151,16 @@ func TestCorpus(t *testing.T) {
 		} else {
 			mistakes++
 		}
-		t.Run(e.Name(), func(t *testing.T) {
-			t.Parallel()
-			runCase(t, dir, c)
-		})
+		for _, identity := range c.identities() {
+			t.Run(e.Name()+"/"+identity, func(t *testing.T) {
+				t.Parallel()
+				runCase(t, dir, c, identity)
+			})
+		}
 	}
-	// The corpus itself is part of the contract of issue 14.
-	if valid < 3 || mistakes < 8 {
-		t.Errorf("corpus: got %d valid and %d mistakes, want at least 3 and 8", valid, mistakes)
+	// The corpus itself is part of the contract of issues 14 and 22.
+	if valid < 7 || mistakes < 8 {
+		t.Errorf("corpus: got %d valid and %d mistakes, want at least 7 and 8", valid, mistakes)
 	}
 }
 
@@ -260,7 +279,7 @@ func (l *lab) check() (result, *check.Report) {
 // runCase copies the case's reconcile.sh into a fresh evidence dir, runs
 // the lab with the own engine, checks it, and holds the outcome to
 // case.json.
-func runCase(t *testing.T, dir string, c learnerCase) {
+func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 	l := newLab(t)
 	if err := os.MkdirAll(l.dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -279,10 +298,8 @@ func runCase(t *testing.T, dir string, c learnerCase) {
 	// --quiet: the diagnosis must be found in what the step says about
 	// the mistake, not in the commands it shows or the learner's script
 	// it quotes (which may name the very thing that is wrong).
-	args := []string{"step", "all", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout, "--quiet"}
-	if c.ServiceIdentity != "" {
-		args = append(args, "--service-identity", c.ServiceIdentity)
-	}
+	args := []string{"step", "all", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout, "--quiet",
+		"--service-identity", identity}
 	steps := l.cnpa(args...)
 	if steps.code == 2 {
 		t.Fatalf("cnpa step all --engine own: usage or environment error\n%s", steps)
@@ -292,6 +309,18 @@ func runCase(t *testing.T, dir string, c learnerCase) {
 	}
 	chk, rep := l.check()
 	failed := failedChecks(rep)
+	for _, id := range c.Notes {
+		if ch := findCheck(rep, id); ch == nil || ch.Note == "" {
+			t.Errorf("check %s: want a note (what the script does that LAB.md does not ask about), got %+v", id, ch)
+		} else {
+			t.Logf("%s: %s; note: %s", id, ch.Status, ch.Note)
+		}
+	}
+	for _, ch := range rep.Checks {
+		if ch.Status == check.Note && !slices.Contains(c.Notes, ch.ID) {
+			t.Errorf("check %s is a note that case.json does not name: %s; %s", ch.ID, ch.Actual, ch.Note)
+		}
+	}
 
 	if c.Valid {
 		if steps.code != 0 {
@@ -387,6 +416,16 @@ func (l *lab) stepDiagnosis(r result, n int) string {
 // withoutPaths replaces the case's evidence and unit dirs with <dir>.
 func (l *lab) withoutPaths(s string) string {
 	return strings.NewReplacer(l.dir, "<dir>", l.unitDir, "<unit-dir>").Replace(s)
+}
+
+// findCheck is the check with that id, or nil.
+func findCheck(rep *check.Report, id string) *check.Check {
+	for i := range rep.Checks {
+		if rep.Checks[i].ID == id {
+			return &rep.Checks[i]
+		}
+	}
+	return nil
 }
 
 // failedChecks are the failed checks, earliest step first.

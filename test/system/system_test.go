@@ -101,8 +101,16 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine string) {
 	}
 
 	if engine == "own" {
-		// The learner's own reconcile.sh (here cnpa's shell reference).
-		run(optDir+"/cnpa", "scaffold", "reconcile.sh", "--engine", "shell")
+		// The learner's own reconcile.sh: the corpus's controller written
+		// with `set -euo pipefail`, whose pass ends at its first failed
+		// command (check's probes must not make it fail for that).
+		script, err := os.ReadFile("../learners/cases/valid-set-e-ssa/reconcile.sh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.WriteFile(evidenceDir+"/reconcile.sh", script, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	labStart := time.Now()
 	out, errOut, err := c.ExecEnv(ctx, env, optDir+"/cnpa", "step", "all", "--engine", engine, "--service-manager", "systemd")

@@ -1,0 +1,148 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// A learner's loop often ends its whole pass at the first failed command
+// (`set -e`, `|| exit 1`): one TeamSpace it cannot serve then keeps every
+// TeamSpace listed after it from ever being served. LAB.md does not say a
+// pass must go on, but a probe that waits behind such a TeamSpace fails for
+// a reason that is not its own; this file finds that reason in the
+// controller's log, so the check can say so.
+
+// stoppedPass is a pass that ends at one TeamSpace.
+type stoppedPass struct {
+	// at is the TeamSpace whose error ends the pass; err is that error, as
+	// the controller's log shows it.
+	at, err string
+	// after are the TeamSpaces listed after it that are not served.
+	after []string
+}
+
+func (s *stoppedPass) String() string {
+	return fmt.Sprintf("the controller's pass stops at TeamSpace %s (%s), so every TeamSpace listed after it (%s) waits forever. "+
+		"A controller goes on with the next one: give each TeamSpace its own error handling "+
+		"(`reconcile \"$ts\" || echo \"$name: not converged\" >&2`) instead of letting `set -e` or `exit` end the pass",
+		s.at, s.err, strings.Join(s.after, ", "))
+}
+
+// logLines is how much of the controller's log is searched.
+const logLines = 300
+
+// serviceLog is the end of the running controller's log: the service's
+// journal, or process mode's log file ("" when there is none).
+func serviceLog(ctx context.Context, env *labenv.Env) string {
+	var b bytes.Buffer
+	if err := env.Service.Logs(ctx, logLines, &b); err != nil {
+		return ""
+	}
+	return b.String()
+}
+
+// errorWord marks a log line that reports a failure: kubectl's "Error from
+// server (Forbidden)", a refused admission, a conflict, slog's level=ERROR.
+var errorWord = regexp.MustCompile(`(?i)error|forbidden|denied|refused|failed|conflict|invalid|unauthorized`)
+
+// lastErrorAbout is the last error line of log that names TeamSpace name
+// or its namespace team-<name> as a whole word, shortened for a check's
+// found line; "" when there is none.
+func lastErrorAbout(log, name string) string {
+	word := regexp.MustCompile(`(^|[^A-Za-z0-9-])(` + regexp.QuoteMeta(teamspace.NamespacePrefix) + `)?` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9-])`)
+	lines := strings.Split(log, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); errorWord.MatchString(l) && word.MatchString(l) {
+			return printable(firstChars(l, 300))
+		}
+	}
+	return ""
+}
+
+// printable replaces control characters, so that a log line shown in a
+// check cannot drive the learner's terminal.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// stoppedPassAt says whether the controller's pass stops at TeamSpace name,
+// given that witness, listed right after it, was not served: the log holds
+// an error about name. nil when it does not.
+func stoppedPassAt(ctx context.Context, env *labenv.Env, name, witness string) *stoppedPass {
+	if line := lastErrorAbout(serviceLog(ctx, env), name); line != "" {
+		return &stoppedPass{at: name, err: line, after: []string{witness}}
+	}
+	return nil
+}
+
+// stopsBefore explains why probe, a TeamSpace that was not served in time,
+// waited: a TeamSpace listed before it ends every pass (with the error the
+// log shows), or the log's last error about the probe itself. "" when the
+// log shows neither.
+func stopsBefore(ctx context.Context, env *labenv.Env, probe string) string {
+	log := serviceLog(ctx, env)
+	if log == "" {
+		return ""
+	}
+	list, err := env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return ""
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, u := range list.Items {
+		names = append(names, u.GetName())
+	}
+	// The order a loop over `kubectl get teamspaces` serves them in.
+	sort.Strings(names)
+	for i, n := range names {
+		if n >= probe {
+			break
+		}
+		if line := lastErrorAbout(log, n); line != "" {
+			return "; " + (&stoppedPass{at: n, err: line, after: between(names[i+1:], probe)}).String()
+		}
+	}
+	if line := lastErrorAbout(log, probe); line != "" {
+		return "; the controller's last error about it: " + line
+	}
+	return ""
+}
+
+// between is the names up to probe (which sorts among or after them), and
+// probe itself: at most two before it, the rest elided.
+func between(names []string, probe string) []string {
+	var out []string
+	for _, n := range names {
+		if n >= probe {
+			break
+		}
+		out = append(out, n)
+	}
+	if len(out) > 2 {
+		out = append(out[:2], "…")
+	}
+	return append(out, probe)
+}
+
+// firstChars is the start of a log line, at most n bytes: kubectl puts the
+// error's kind and object first.
+func firstChars(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
