@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -31,8 +32,8 @@ var checkCommand = &cli.Command{
 		"handle temporary TeamSpaces (cnpa-check-*, always removed). Every check is\n" +
 		"reported with an id, what was found, what was expected and a hint.\n\n" +
 		"The report is also kept in <dir>/.cnpa/check.json for `cnpa report --html`.\n\n" +
-		"Exit code 0 when all pass, 1 when any fails, 2 when the cluster or the\n" +
-		"evidence dir cannot be reached.",
+		"Exit code 0 when all pass, 1 when any fails (or no evidence is written\n" +
+		"yet), 2 when the cluster or the evidence dir cannot be reached.",
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "step", Usage: "check step `N` (1..8) only"},
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
@@ -52,6 +53,10 @@ var checkCommand = &cli.Command{
 		}
 		if err := needEvidenceDir(c); err != nil {
 			return err
+		}
+		if dir, _ := evidenceDir(c); !evidence.AnyWritten(dir) {
+			// Seventy lines of "missing" would bury the one thing to do.
+			return cli.Exit(fmt.Sprintf("no evidence yet in %s: run `cnpa step 1` (by hand, LAB.md step 1 writes before.json)", dir), 1)
 		}
 		env, err := labEnv(c)
 		if err != nil {

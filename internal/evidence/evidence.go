@@ -132,6 +132,18 @@ var Shapes = map[string][]Key{
 // records are the controller's).
 var Files = []string{BeforeFile, GenerationFile, ReconcileFile, DriftFile, CleanupFile, CatchupFile, ReportFile}
 
+// AnyWritten tells whether dir holds any evidence file, or an archive
+// record: whether the lab has started there, by cnpa or by hand.
+func AnyWritten(dir string) bool {
+	for _, f := range Files {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	_, err := os.Lstat(filepath.Join(dir, ArchiveDir, "beta.json"))
+	return err == nil
+}
+
 // Write marshals v and writes it to dir/name atomically (package
 // atomicfile): a reader sees the old record or the new one, never half.
 func Write(dir, name string, v any) (string, error) {
