@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -62,7 +64,13 @@ var stepCommand = &cli.Command{
 				if out == "json" {
 					results = append(results, &steps.Result{Step: n, Title: s.Title, Notes: []string{"error: " + err.Error()}})
 				}
-				fmt.Fprintf(os.Stderr, "step %d failed: %v\n", n, err)
+				if c.Context.Err() != nil {
+					// Ctrl-C, SIGTERM or SIGHUP: not a failure of the step,
+					// and what the step put back is in err.
+					fmt.Fprintf(os.Stderr, "step %d interrupted%s\n", n, interruptedDetail(err))
+				} else {
+					fmt.Fprintf(os.Stderr, "step %d failed: %v\n", n, err)
+				}
 				failedStep = n
 				break
 			}
@@ -103,4 +111,19 @@ func printResult(p *ui.Printer, r *steps.Result) {
 		p.Line("  %s %s", verb, r.File)
 	}
 	p.Line("")
+}
+
+// interruptedDetail is what an interrupted step's error adds to "step N
+// interrupted": where it was waiting, what it put back; the bare "context
+// canceled" says nothing a learner who pressed Ctrl-C does not know.
+func interruptedDetail(err error) string {
+	msg := strings.ReplaceAll(err.Error(), ": "+context.Canceled.Error(), "")
+	msg = strings.TrimLeft(strings.TrimPrefix(msg, context.Canceled.Error()), "; ")
+	switch {
+	case msg == "":
+		return ""
+	case strings.HasPrefix(msg, "while "):
+		return " " + msg
+	}
+	return ": " + msg
 }

@@ -148,6 +148,8 @@ func TestEvaluate(t *testing.T) {
 		{"CRD not installed", func(_ *testing.T, _ string, f *facts) { f.crd = nil }, []string{"step1.crd"}},
 		{"service stopped", func(_ *testing.T, _ string, f *facts) { f.service.Active = false }, []string{"step4.service_active"}},
 		{"no Restart=always", func(_ *testing.T, _ string, f *facts) { f.unit = append(f.unit, "Restart=on-failure\n"...) }, []string{"step4.restart_always"}},
+		// Another dir's unit at the one unit path is not this lab's service.
+		{"another dir's unit", func(_ *testing.T, _ string, f *facts) { f.otherDir = "/root/other-lab" }, []string{"step4.unit_file"}},
 		{"quota edited", func(_ *testing.T, _ string, f *facts) {
 			f.quota.Spec.Hard[corev1.ResourcePods] = resource.MustParse("99")
 		}, []string{"step5.quota_in_sync"}},

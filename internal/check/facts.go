@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,6 +32,10 @@ type facts struct {
 	// unit is the unit file's content; unitErr why it cannot be read.
 	unit    []byte
 	unitErr string
+	// otherDir is the evidence dir the installed unit serves when it is
+	// not this one: the unit path is one per machine, and another lab's
+	// service is not this lab's ("" when it is ours or names none).
+	otherDir string
 	// dir is the evidence dir, and engine the lab's engine, for hints.
 	dir, engine string
 }
@@ -72,6 +77,8 @@ func gatherFacts(ctx context.Context, env *labenv.Env) (*facts, error) {
 	}
 	if f.unit, err = os.ReadFile(env.Service.UnitPath()); err != nil {
 		f.unitErr = err.Error()
+	} else if served, ok := service.ServedDir(f.unit); ok && filepath.Clean(served) != filepath.Clean(env.Dir) {
+		f.otherDir = served
 	}
 	return f, nil
 }

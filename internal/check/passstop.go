@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -61,22 +62,11 @@ func lastErrorAbout(log, name string) string {
 	word := regexp.MustCompile(`(^|[^A-Za-z0-9-])(` + regexp.QuoteMeta(teamspace.NamespacePrefix) + `)?` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9-])`)
 	lines := strings.Split(log, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); errorWord.MatchString(l) && word.MatchString(l) {
-			return printable(firstChars(l, 300))
+		if l := strings.TrimSpace(lines[i]); service.ErrorLine.MatchString(l) && word.MatchString(l) {
+			return service.Printable(firstChars(l, 300))
 		}
 	}
 	return ""
-}
-
-// printable replaces control characters, so that a log line shown in a
-// check cannot drive the learner's terminal.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, s)
 }
 
 // stoppedPassAt says whether the controller's pass stops at TeamSpace name,

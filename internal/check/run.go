@@ -109,6 +109,8 @@ func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp
 	switch {
 	case f.crd == nil:
 		why = "the CRD is not installed (see step1.crd)"
+	case f.otherDir != "":
+		why = "the installed controller serves another evidence dir (see step4.unit_file)"
 	case !f.service.Active:
 		why = "the controller is not running (see step4.service_active)"
 	}

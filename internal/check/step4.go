@@ -14,16 +14,24 @@ var step4Checks = &stepChecks{step: 4, live: []liveCheck{
 	{id: "step4.unit_file", titleFor: func(f *facts) string { return "the unit file " + f.service.UnitPath + " exists" },
 		hint: hintText("run `cnpa step 4` again: it writes the unit"),
 		judge: func(_ *evidenceSet, f *facts) verdict {
-			if f.unitErr != "" {
+			switch {
+			case f.unitErr != "":
 				return holds(false, "a unit file", f.unitErr)
+			case f.otherDir != "":
+				v := holds(false, "this lab's unit (evidence dir "+f.dir+")", "the unit there serves another evidence dir, "+f.otherDir)
+				v.hint = "that service is another lab's: `cnpa --dir " + f.otherDir + " check` grades it; `cnpa step 4` here installs this lab's in its place"
+				return v
 			}
 			return holds(true, "a unit file", "exists")
 		}},
 	{id: "step4.restart_always", title: "the unit says Restart=always: the controller comes back after any exit",
 		hint: hintText("run `cnpa step 4` again: it writes the unit with Restart=always"),
 		judge: func(_ *evidenceSet, f *facts) verdict {
-			if f.unitErr != "" {
+			switch {
+			case f.unitErr != "":
 				return skipped("no unit file (see step4.unit_file)")
+			case f.otherDir != "":
+				return skipped("the unit is another evidence dir's (see step4.unit_file)")
 			}
 			m := restartLine.FindAllStringSubmatch(string(f.unit), -1)
 			got := "no Restart= line"
@@ -39,7 +47,12 @@ var step4Checks = &stepChecks{step: 4, live: []liveCheck{
 			}
 			return "enable it: `systemctl enable " + service.Name + "` (or run `cnpa step 4` again)"
 		},
-		judge: func(_ *evidenceSet, f *facts) verdict { return same(true, f.service.Enabled) }},
+		judge: func(_ *evidenceSet, f *facts) verdict {
+			if f.otherDir != "" {
+				return skipped("the unit is another evidence dir's (see step4.unit_file)")
+			}
+			return same(true, f.service.Enabled)
+		}},
 	{id: "step4.service_active", titleFor: func(f *facts) string { return service.Name + " is running (" + f.service.Manager + ")" },
 		hint: func(_ *evidenceSet, f *facts) string {
 			if f.service.Manager != "systemd" && !f.service.Installed {
@@ -50,6 +63,9 @@ var step4Checks = &stepChecks{step: 4, live: []liveCheck{
 			return hintStartService
 		},
 		judge: func(_ *evidenceSet, f *facts) verdict {
+			if f.otherDir != "" {
+				return skipped("the unit is another evidence dir's (see step4.unit_file)")
+			}
 			if f.service.Active {
 				return holds(true, "active", fmt.Sprintf("active, main pid %d", f.service.MainPID))
 			}

@@ -21,6 +21,9 @@ import (
 	"github.com/labhub/cnpa/internal/ui"
 )
 
+// LabCatchupWait is LAB.md step 7's "After 8 seconds read alpha's …".
+const LabCatchupWait = 8 * time.Second
+
 // Env is what every lab command works with.
 type Env struct {
 	Dir     string
@@ -39,7 +42,8 @@ type Env struct {
 	// CnpaPath is the absolute path of this cnpa binary, for reconcile.sh
 	// and the unit of the Go engine.
 	CnpaPath string
-	// CatchupWait is how long step 7 waits with the service stopped (LAB.md: 8 s).
+	// CatchupWait is how long step 7 waits with the service stopped
+	// (LabCatchupWait unless told otherwise).
 	CatchupWait time.Duration
 	// Timeout bounds each wait.
 	Timeout time.Duration
@@ -116,7 +120,7 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 		return nil, err
 	}
 	if opts.CatchupWait <= 0 {
-		opts.CatchupWait = 8 * time.Second
+		opts.CatchupWait = LabCatchupWait
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 3 * time.Minute

@@ -6,6 +6,8 @@ package service
 
 import (
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -230,4 +232,22 @@ func (u Unit) Render() ([]byte, error) {
 		return nil, fmt.Errorf("render unit: unknown placeholder at %q", rest[i:end])
 	}
 	return []byte(strings.NewReplacer(pairs...).Replace(tmpl)), nil
+}
+
+// archiveDirLine is the unit's Environment= line that names the archive
+// dir, as Render writes it.
+var archiveDirLine = regexp.MustCompile(`(?m)^Environment="CNPA_ARCHIVE_DIR=((?:[^"\\]|\\.)*)"\s*$`)
+
+// ServedDir is the evidence dir a rendered unit serves (its archive dir's
+// parent), read back from its CNPA_ARCHIVE_DIR line; ok is false for a
+// unit cnpa did not render, which names none. The unit path is one per
+// machine, so it is how `cnpa check` and `reset` tell this lab's service
+// from another evidence dir's.
+func ServedDir(unit []byte) (dir string, ok bool) {
+	m := archiveDirLine.FindSubmatch(unit)
+	if m == nil {
+		return "", false
+	}
+	v := strings.NewReplacer(`\\`, `\`, `\"`, `"`, "%%", "%").Replace(string(m[1]))
+	return filepath.Dir(v), true
 }

@@ -146,3 +146,22 @@ func TestCredentialIsLoadedWhereNamed(t *testing.T) {
 		}
 	}
 }
+
+// ServedDir reads back the dir Render wrote, quotes, backslashes and %
+// included; a hand-written unit names none.
+func TestServedDir(t *testing.T) {
+	for _, dir := range []string{"/root/cnpa-op", "/srv/lab one 100%"} {
+		u := Unit{Engine: "shell", Argv: []string{"/bin/bash", "-c", "true"}, Kubeconfig: "/root/kc", Path: "/usr/bin",
+			ArchiveDir: dir + "/archive", Dir: dir}
+		data, err := u.Render()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := ServedDir(data); !ok || got != dir {
+			t.Errorf("ServedDir of a unit for %q: got %q, %v", dir, got, ok)
+		}
+	}
+	if _, ok := ServedDir([]byte("[Service]\nExecStart=/bin/bash -c 'while true; do /root/cnpa-op/reconcile.sh; sleep 3; done'\n")); ok {
+		t.Error("a hand-written unit names no evidence dir")
+	}
+}

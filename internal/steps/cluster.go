@@ -114,9 +114,14 @@ func waitFor(ctx context.Context, env *labenv.Env, what, why string, cond poll.O
 	_, err := poll.Until(ctx, 100*time.Millisecond, env.Timeout, cond)
 	var timeout *poll.TimeoutError
 	switch {
+	case err != nil && ctx.Err() != nil:
+		// Ctrl-C, not the deadline: say so, never "gave up after 5s".
+		w.Done("interrupted")
+		return time.Since(start), fmt.Errorf("while waiting for %s: %w", what, ctx.Err())
 	case errors.As(err, &timeout):
 		w.Done("gave up")
-		return time.Since(start), fmt.Errorf("gave up waiting for %s after %s; last observed: %s", what, time.Since(start).Round(time.Second), orNothing(timeout.Last))
+		return time.Since(start), fmt.Errorf("gave up waiting for %s after %s; last observed: %s%s", what, time.Since(start).Round(time.Second),
+			orNothing(timeout.Last), controllerOutput(ctx, env))
 	case err != nil:
 		w.Done("failed")
 		return time.Since(start), fmt.Errorf("waiting for %s: %w", what, err)

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -159,13 +160,29 @@ func secondPassWrites(before, after []metav1.Object) []string {
 }
 
 // serviceTail is the end of the running service's log (the script's last
-// passes), or "" when there is none.
+// passes), its error lines first, or "" when there is none: the one line
+// that says why is often a screen above the last.
 func serviceTail(ctx context.Context, env *labenv.Env) string {
 	var b bytes.Buffer
-	if err := env.Service.Logs(ctx, 12, &b); err != nil {
+	if err := env.Service.Logs(ctx, 60, &b); err != nil {
 		return ""
 	}
-	return strings.TrimSpace(b.String())
+	return service.ErrorsFirst(b.String(), 12)
+}
+
+// controllerOutput is what a wait that timed out adds to its last
+// observation: the controller's last output, or that it does not run.
+func controllerOutput(ctx context.Context, env *labenv.Env) string {
+	if st, err := env.Service.Status(ctx); err != nil || !st.Installed {
+		return ""
+	} else if !st.Active {
+		return " (the controller is not running: `cnpa service start`)"
+	}
+	out := serviceTail(ctx, env)
+	if out == "" {
+		return ""
+	}
+	return "\n  the controller's last output:\n    " + strings.ReplaceAll(out, "\n", "\n    ")
 }
 
 // diagnosis is an error that says what was observed, the likely mistake,

@@ -43,6 +43,9 @@ var step5 = &Step{
 		}
 		old := list.Items[0]
 		r := &Result{Step: 5, Title: s.Title}
+		if err := freshBaseline(env, r, &old); err != nil {
+			return nil, err
+		}
 		// Watch from the list's resourceVersion, opened before the delete,
 		// so the restore is seen the moment it happens.
 		w, err := quotas.Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", teamspace.QuotaName).String(),
@@ -68,6 +71,9 @@ var step5 = &Step{
 		}
 		sh.waitCmd(until(`restored_uid=$(` + uidOf + ` 2>/dev/null) && [ -n "$restored_uid" ] && [ "$restored_uid" != "$deleted_uid" ]`))
 		restored, err := watchQuota(ctx, env, w, "team-quota with a new uid", whyQuotaRestored, func(q *corev1.ResourceQuota) bool { return q.UID != old.UID })
+		if err != nil && ctx.Err() != nil {
+			return nil, err
+		}
 		if err != nil {
 			return nil, diagnosis(err.Error(), []string{"nobody tells the controller the quota was deleted: a level-triggered pass " +
 				"compares every TeamSpace with the cluster on every run and recreates it. A pass that skips TeamSpaces whose " +
@@ -109,6 +115,11 @@ var step5 = &Step{
 			}
 			return seenEdit && quotaPods(q) != "99"
 		})
+		if err != nil && ctx.Err() == nil {
+			return nil, diagnosis(err.Error(), []string{"the hand edit (hard.pods=99) was made by `kubectl patch`, so that field now " +
+				"belongs to the field manager kubectl-patch: a server-side apply without --force-conflicts fails with a conflict " +
+				"on every pass and never takes it back; a pass must compare the quota with the spec and write what differs"}, serviceTail(ctx, env))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -136,10 +147,13 @@ func watchQuota(ctx context.Context, env *labenv.Env, w watch.Interface, what, w
 	defer timeout.Stop()
 	live := startWait(env, what, why)
 	defer func() {
-		if err != nil {
-			live.Done("gave up")
-		} else {
+		switch {
+		case err == nil:
 			live.Done("done")
+		case ctx.Err() != nil:
+			live.Done("interrupted")
+		default:
+			live.Done("gave up")
 		}
 	}()
 	last := "no event yet"
@@ -158,9 +172,36 @@ func watchQuota(ctx context.Context, env *labenv.Env, w watch.Interface, what, w
 				return q, nil
 			}
 		case <-timeout.C:
-			return nil, fmt.Errorf("gave up waiting for %s after %s; last observed: %s (is the controller running? `cnpa service status`)", what, env.Timeout, last)
+			return nil, fmt.Errorf("gave up waiting for %s after %s; last observed: %s", what, env.Timeout, last)
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("while waiting for %s: %w", what, ctx.Err())
 		}
 	}
+}
+
+// freshBaseline makes the quota about to be deleted the one reconcile.json
+// names. They differ when an earlier try of this step deleted the quota
+// step 3 made and then failed or was interrupted (the controller restored
+// it later, under a new uid), or when somebody deleted it by hand: the
+// quota step 3 made is gone for good, and without a new baseline no rerun
+// could ever pass (drift.json deleted_uid must be reconcile.json
+// quota_uid). LAB.md's quota_uid is "the uid of team-alpha/team-quota",
+// which the live one now is.
+func freshBaseline(env *labenv.Env, r *Result, live *corev1.ResourceQuota) error {
+	var rec evidence.Reconcile
+	problems, err := evidence.Read(env.Dir, evidence.ReconcileFile, &rec)
+	if err != nil || len(problems) > 0 || rec.QuotaUID == string(live.UID) {
+		return nil // missing or damaged: its own checks say so
+	}
+	was := rec.QuotaUID
+	rec.QuotaUID = string(live.UID)
+	path, err := evidence.Write(env.Dir, evidence.ReconcileFile, rec)
+	if err != nil {
+		return err
+	}
+	show(env).cmd("jq --arg uid " + quote(string(live.UID)) + " '.quota_uid = $uid' " + quote(path) + " > " + quote(path+".tmp") +
+		" && mv " + quote(path+".tmp") + " " + quote(path))
+	r.note("reconcile.json quota_uid was %s, a quota that is gone (an earlier try of this step deleted it, or somebody did): "+
+		"the live team-quota %s is the baseline now", was, live.UID)
+	return nil
 }

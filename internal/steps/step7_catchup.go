@@ -2,9 +2,17 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
@@ -26,69 +34,99 @@ var step7 = &Step{
 		if err != nil {
 			return nil, err
 		}
-		if alpha.Spec.Pods != 6 || alpha.Status.ObservedGeneration != alpha.Generation {
+		r = &Result{Step: 7, Title: s.Title}
+		sh := show(env)
+		alphaObj, quota := teamspaceObj("alpha"), quotaObj(teamspace.NamespaceName("alpha"))
+		ns := teamspace.NamespaceName("alpha")
+		saved, err := loadStoppedReading(env.Dir)
+		if err != nil {
+			return nil, err
+		}
+		resume := saved != nil && saved.Generation == alpha.Generation && alpha.Spec.Pods == 8
+		switch {
+		case resume:
+		case alpha.Spec.Pods == 8:
+			return nil, fmt.Errorf("alpha is at pods=8 already (generation %d), but no reading with the controller stopped was saved "+
+				"(an earlier step 7 was killed before it could take one): the change step 7 measures happens once on a cluster, "+
+				"so start over with `cnpa reset --yes`", alpha.Generation)
+		case alpha.Spec.Pods != 6 || alpha.Status.ObservedGeneration != alpha.Generation:
 			return nil, fmt.Errorf("step 7 needs alpha at pods=6 and in sync (now pods=%d, generation %d, observed %d): run steps 2-4 first or start over with `cnpa reset --yes`",
 				alpha.Spec.Pods, alpha.Generation, alpha.Status.ObservedGeneration)
 		}
-		r = &Result{Step: 7, Title: s.Title}
 		rx, err := startReaction(ctx, env, s, watchTeamSpaces(only("alpha")), watchQuotas(only("alpha")),
 			watchEvents(only("alpha")), watchServiceLog(only("alpha")))
 		if err != nil {
 			return nil, err
 		}
 		defer rx.stop()
-		sh := show(env)
-		alphaObj, quota := teamspaceObj("alpha"), quotaObj(teamspace.NamespaceName("alpha"))
-		sh.systemctl(env, "stop", service.Name)
-		rx.you(serviceCommand(env, "stop"), "stopped the controller", "service "+unitName)
-		if err := env.Service.Stop(ctx); err != nil {
-			return nil, fmt.Errorf("stop %s: %w", env.Service.UnitPath(), err)
-		}
 		// However this step ends, the service runs again: the graders of
-		// steps 4-7 fail when it is stopped.
+		// steps 4-7 fail when it is stopped. Saying so is part of it: a
+		// learner who pressed Ctrl-C must know the service is back.
 		defer func() {
 			if st, _ := env.Service.Status(context.WithoutCancel(ctx)); !st.Active {
 				if serr := env.Service.Start(context.WithoutCancel(ctx)); serr != nil && err == nil {
 					err = fmt.Errorf("start the service again: %w", serr)
+				} else if serr == nil && err != nil {
+					err = fmt.Errorf("%w (%s started again)", err, service.Name)
 				}
 			}
 		}()
-		r.note("service stopped")
-		rx.action(`kubectl patch teamspace alpha --type=merge -p '{"spec":{"pods":8}}'`, "set alpha spec.pods=8", "teamspace alpha")
-		if _, err := sh.mergePatch(ctx, env, alphaObj, `{"spec":{"pods":8}}`, ""); err != nil {
-			return nil, err
+		var ev evidence.Catchup
+		if resume {
+			ev = evidence.Catchup{Generation: saved.Generation, ObservedWhileStopped: saved.ObservedWhileStopped, QuotaPodsWhileStopped: saved.QuotaPodsWhileStopped}
+			r.note("resumed: an interrupted step 7 read alpha with the controller stopped at %s (generation %d, observed %d, quota pods %s); "+
+				"what is left is the catch-up", saved.At.Format(time.TimeOnly), ev.Generation, ev.ObservedWhileStopped, ev.QuotaPodsWhileStopped)
+		} else {
+			sh.systemctl(env, "stop", service.Name)
+			rx.you(serviceCommand(env, "stop"), "stopped the controller", "service "+unitName)
+			if err := env.Service.Stop(ctx); err != nil {
+				return nil, fmt.Errorf("stop %s: %w", env.Service.UnitPath(), err)
+			}
+			r.note("service stopped")
+			rx.action(`kubectl patch teamspace alpha --type=merge -p '{"spec":{"pods":8}}'`, "set alpha spec.pods=8", "teamspace alpha")
+			if _, err := sh.mergePatch(ctx, env, alphaObj, `{"spec":{"pods":8}}`, ""); err != nil {
+				return nil, err
+			}
+			patched := time.Now()
+			sh.cmd(words("sleep", fmt.Sprint(env.CatchupWait.Seconds())))
+			stopped := startWait(env, fmt.Sprintf("%s with the controller stopped", env.CatchupWait),
+				whyStopped)
+			select {
+			case <-time.After(env.CatchupWait):
+				stopped.Done("waited")
+			case <-ctx.Done():
+				stopped.Done("interrupted")
+				// The spec change happened and cannot happen again: take the
+				// reading LAB.md asks for (after 8 s stopped) before letting
+				// go, so that a rerun resumes from it instead of meeting a
+				// cluster that has moved on.
+				if err := saveReadingWhenDue(env, ns, patched); err != nil {
+					return nil, fmt.Errorf("%w (and the reading with the controller stopped was not saved: %v)", ctx.Err(), err)
+				}
+				return nil, fmt.Errorf("%w; the reading with the controller stopped is saved, so `cnpa step 7` goes on from there", ctx.Err())
+			}
+			a, q, err := readStopped(ctx, env, ns)
+			if err != nil {
+				return nil, err
+			}
+			ev = evidence.Catchup{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: quotaPods(q)}
+			if err := saveStoppedReading(env.Dir, ev); err != nil {
+				return nil, err
+			}
+			sh.readBack("generation", alphaObj, "{.metadata.generation}", a)
+			sh.readBack("observed_while_stopped", alphaObj, "{.status.observedGeneration}", a)
+			sh.readBack("quota_pods_while_stopped", quota, "{.spec.hard.pods}", q)
 		}
-		sh.cmd(words("sleep", fmt.Sprint(env.CatchupWait.Seconds())))
-		stopped := startWait(env, fmt.Sprintf("%s with the controller stopped", env.CatchupWait),
-			whyStopped)
-		select {
-		case <-time.After(env.CatchupWait):
-			stopped.Done("waited")
-		case <-ctx.Done():
-			stopped.Done("interrupted")
-			return nil, ctx.Err()
-		}
-		ns := teamspace.NamespaceName("alpha")
-		a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
-		if err != nil {
-			return nil, err
-		}
-		q, err := getQuota(ctx, env, ns)
-		if err != nil {
-			return nil, err
-		}
-		ev := evidence.Catchup{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: quotaPods(q)}
-		sh.readBack("generation", alphaObj, "{.metadata.generation}", a)
-		sh.readBack("observed_while_stopped", alphaObj, "{.status.observedGeneration}", a)
-		sh.readBack("quota_pods_while_stopped", quota, "{.spec.hard.pods}", q)
-		sh.systemctl(env, "start", service.Name)
 		rx.read("cnpa", timeline.KindRead, "teamspace alpha", fmt.Sprintf("after %s stopped: generation %d, observedGeneration %d, quota hard.pods=%s",
 			env.CatchupWait, ev.Generation, ev.ObservedWhileStopped, ev.QuotaPodsWhileStopped))
-		rx.you(serviceCommand(env, "start"), "started the controller", "service "+unitName)
-		if err := env.Service.Start(ctx); err != nil {
-			return nil, fmt.Errorf("start %s: %w", env.Service.UnitPath(), err)
+		if st, _ := env.Service.Status(ctx); !st.Active {
+			sh.systemctl(env, "start", service.Name)
+			rx.you(serviceCommand(env, "start"), "started the controller", "service "+unitName)
+			if err := env.Service.Start(ctx); err != nil {
+				return nil, fmt.Errorf("start %s: %w", env.Service.UnitPath(), err)
+			}
+			r.note("service started")
 		}
-		r.note("service started")
 		sh.waitCmd(kubectlWait(env, alphaObj, fmt.Sprintf("jsonpath={.status.observedGeneration}=%d", ev.Generation)) +
 			" && " + kubectlWait(env, quota, "jsonpath={.spec.hard.pods}=8"))
 		var lastAlpha *teamspace.TeamSpace
@@ -114,6 +152,7 @@ var step7 = &Step{
 		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
 			return nil, err
 		}
+		removeStoppedReading(env.Dir)
 		r.Evidence = ev
 		// catchup.json's rules are values; alpha is not compared.
 		if err := r.judge(env, s.File, ev, nil); err != nil {
@@ -122,4 +161,79 @@ var step7 = &Step{
 		rx.finish(ctx, r)
 		return r, nil
 	},
+}
+
+// stoppedReading is step 7's reading of alpha with the controller stopped,
+// kept under <dir>/.cnpa/ until catchup.json is written: the spec change it
+// measures happens once on a cluster, so an interrupted step 7 must not
+// lose it.
+type stoppedReading struct {
+	evidence.Catchup
+	At time.Time `json:"at"`
+}
+
+const stoppedReadingFile = "step7-stopped.json"
+
+func stoppedReadingPath(dir string) string { return filepath.Join(dir, timeline.OwnDir, stoppedReadingFile) }
+
+func saveStoppedReading(dir string, ev evidence.Catchup) error {
+	data, err := json.Marshal(stoppedReading{Catchup: ev, At: time.Now()})
+	if err != nil {
+		return err
+	}
+	p := stoppedReadingPath(dir)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(p, append(data, '\n'), 0o644)
+}
+
+// loadStoppedReading is the saved reading, nil when there is none.
+func loadStoppedReading(dir string) (*stoppedReading, error) {
+	data, err := os.ReadFile(stoppedReadingPath(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r stoppedReading
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %v (remove it, and start over with `cnpa reset --yes`)", stoppedReadingPath(dir), err)
+	}
+	return &r, nil
+}
+
+func removeStoppedReading(dir string) { _ = os.Remove(stoppedReadingPath(dir)) }
+
+// readStopped reads alpha and its quota.
+func readStopped(ctx context.Context, env *labenv.Env, ns string) (*teamspace.TeamSpace, *corev1.ResourceQuota, error) {
+	a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
+	if err != nil {
+		return nil, nil, err
+	}
+	if a == nil {
+		return nil, nil, fmt.Errorf("TeamSpace alpha is gone")
+	}
+	q, err := getQuota(ctx, env, ns)
+	return a, q, err
+}
+
+// saveReadingWhenDue takes and saves step 7's reading for an interrupted
+// run: once LAB.md's 8 s with the controller stopped have passed since
+// the patch (it waits out what is left of them, at most 8 s), so that the
+// reading is the one LAB.md asks for. The step's context has ended, so
+// this uses one of its own.
+func saveReadingWhenDue(env *labenv.Env, ns string, patched time.Time) error {
+	ctx, cancel := context.WithTimeout(context.Background(), labenv.LabCatchupWait+30*time.Second)
+	defer cancel()
+	if left := time.Until(patched.Add(labenv.LabCatchupWait)); left > 0 && env.Progress != nil {
+		env.Progress.Note("… %s more with the controller stopped, as LAB.md asks, to take the reading a rerun goes on from", left.Round(time.Second))
+	}
+	time.Sleep(time.Until(patched.Add(labenv.LabCatchupWait)))
+	a, q, err := readStopped(ctx, env, ns)
+	if err != nil {
+		return err
+	}
+	return saveStoppedReading(env.Dir, evidence.Catchup{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: quotaPods(q)})
 }
