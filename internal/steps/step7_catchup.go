@@ -174,7 +174,9 @@ type stoppedReading struct {
 
 const stoppedReadingFile = "step7-stopped.json"
 
-func stoppedReadingPath(dir string) string { return filepath.Join(dir, timeline.OwnDir, stoppedReadingFile) }
+func stoppedReadingPath(dir string) string {
+	return filepath.Join(dir, timeline.OwnDir, stoppedReadingFile)
+}
 
 func saveStoppedReading(dir string, ev evidence.Catchup) error {
 	data, err := json.Marshal(stoppedReading{Catchup: ev, At: time.Now()})
