@@ -85,6 +85,9 @@ var resetCommand = &cli.Command{
 func describe(c *cli.Context, plan *reset.Plan, dir string) {
 	p := errPrinter(c)
 	p.Title("cnpa reset will:")
+	if plan.OtherLab != "" {
+		p.Line("  stop and remove the cnpa-op.service of another evidence dir, %s: it runs on what this reset deletes", plan.OtherLab)
+	}
 	if plan.Service {
 		p.Line("  stop and remove cnpa-op.service")
 	}

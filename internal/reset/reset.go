@@ -40,6 +40,11 @@ const fieldManager = "cnpa-reset"
 // Plan is what a reset would remove, for the confirmation prompt.
 type Plan struct {
 	Service bool `json:"service"`
+	// OtherLab is the evidence dir whose service is installed at this
+	// unit path, when it is not this one: it runs on the identity and the
+	// CRD a reset deletes, so reset stops it too rather than leave it
+	// failing on every pass.
+	OtherLab string `json:"other_lab,omitempty"`
 	// Identity: the service's ServiceAccount, roles, token or admission
 	// policy exist (see internal/identity).
 	Identity     bool     `json:"identity"`
@@ -55,7 +60,7 @@ type Plan struct {
 
 // Empty tells whether there is nothing to reset.
 func (p *Plan) Empty() bool {
-	return !p.Service && !p.Identity && len(p.TeamSpaces) == 0 && len(p.Namespaces) == 0 && !p.CRD && len(p.Files) == 0 && len(p.ArchiveFiles) == 0
+	return !p.Service && p.OtherLab == "" && !p.Identity && len(p.TeamSpaces) == 0 && len(p.Namespaces) == 0 && !p.CRD && len(p.Files) == 0 && len(p.ArchiveFiles) == 0
 }
 
 // Result is what a reset did.
@@ -88,6 +93,11 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 		return nil, err
 	}
 	p.Service = st.Installed || st.Active
+	if dir, m := otherLab(env); m != nil {
+		if ost, err := m.Status(ctx); err == nil && (ost.Installed || ost.Active) {
+			p.OtherLab = dir
+		}
+	}
 	if p.Identity, err = identity.Present(ctx, env.Clients); err != nil {
 		return nil, err
 	}
@@ -157,11 +167,26 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 	}
 	r := &Result{Identity: []string{}, TeamSpaces: []string{}, Archived: []string{}, Namespaces: []string{}, Files: []string{}}
 
+	if dir, m := otherLab(env); m != nil {
+		if st, err := m.Status(ctx); err == nil && (st.Installed || st.Active) {
+			if err := m.Remove(ctx); err != nil {
+				return r, fmt.Errorf("remove %s of the evidence dir %s: %w", service.Name, dir, err)
+			}
+			log("stopped and removed %s of the evidence dir %s: it runs on the identity and the CRD this reset deletes, "+
+				"and would fail on every pass (`cnpa --dir %s step 4` installs it again)", service.Name, dir, dir)
+		}
+	}
+	st, err := env.Service.Status(ctx)
+	if err != nil {
+		return r, err
+	}
 	if err := env.Service.Remove(ctx); err != nil {
 		return r, fmt.Errorf("remove %s: %w", service.Name, err)
 	}
-	r.ServiceRemoved = true
-	log("removed %s (%s)", service.Name, env.Service.Name())
+	if st.Installed || st.Active {
+		r.ServiceRemoved = true
+		log("removed %s (%s)", service.Name, env.Service.Name())
+	}
 	// Each phase goes on after the one before failed on some objects:
 	// what can be removed is removed, and every failure is reported.
 	var failures []error
@@ -204,6 +229,25 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 		failures = append(failures, err)
 	}
 	return r, errors.Join(failures...)
+}
+
+// otherLab is the service manager of another evidence dir's service at
+// this lab's unit path (the unit path is one per machine), with that dir;
+// nil when the unit there is this lab's, names no dir, or is not there.
+func otherLab(env *labenv.Env) (string, service.Manager) {
+	data, err := os.ReadFile(env.Service.UnitPath())
+	if err != nil {
+		return "", nil
+	}
+	served, ok := service.ServedDir(data)
+	if !ok || filepath.Clean(served) == filepath.Clean(env.Dir) {
+		return "", nil
+	}
+	m, err := service.New(env.Service.Name(), filepath.Dir(env.Service.UnitPath()), served)
+	if err != nil {
+		return "", nil
+	}
+	return served, m
 }
 
 func crdExists(ctx context.Context, env *labenv.Env) (bool, error) {

@@ -93,6 +93,23 @@ func TestRerunAfterFailureOrInterrupt(t *testing.T) {
 
 	l.must("step", "8")
 	l.mustPass()
+
+	// A reset in another evidence dir with the same unit dir deletes the
+	// identity and the CRD this lab's service runs on: it stops that
+	// service too and says so, instead of leaving it to fail on every pass.
+	t.Run("reset-beside-another-dir", func(t *testing.T) {
+		other := filepath.Join(t.TempDir(), "other-lab")
+		if err := os.MkdirAll(other, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := l.run("--dir", other, "reset", "--yes", "--service-manager", "process", "--unit-dir", l.unitDir)
+		if code != 0 || !strings.Contains(out, "stopped and removed cnpa-op.service of the evidence dir "+l.dir) {
+			t.Errorf("reset in %s: exit %d, want 0 and a line naming the other lab's service it stopped\n%s%s", other, code, out, errOut)
+		}
+		if code, out, _ := l.run("service", "status"); code == 0 {
+			t.Errorf("the other lab's service still runs after the reset:\n%s", out)
+		}
+	})
 }
 
 // freezeController stops the process-mode controller with SIGSTOP: it still
