@@ -39,7 +39,10 @@ const fieldManager = "cnpa-check"
 // temps tracks the temporary TeamSpaces of one run so that they are
 // removed however the run ends.
 type temps struct {
-	env   *labenv.Env
+	env *labenv.Env
+	// grace is how long a deleted probe is left to the running controller
+	// to archive and release before the grader drops its finalizers.
+	grace time.Duration
 	mu    sync.Mutex
 	names []string
 	// namespaces are the foreign namespaces the grader made itself.
@@ -95,10 +98,14 @@ func (t *temps) sweepLeftovers(ctx context.Context, progress func(format string,
 	}
 }
 
-// discard deletes temporary TeamSpaces at once and waits until they are
-// gone, dropping their finalizers itself: they are the grader's objects,
-// and the next probe must not share a single pass of the controller with
-// them (one probe's object must never decide another probe's verdict).
+// discard deletes temporary TeamSpaces and waits until they are gone:
+// the next probe must not share a single pass of the controller with them
+// (one probe's object must never decide another probe's verdict). The
+// running controller gets grace to archive and release them, as it must;
+// what is left after it loses its finalizers, which are all the grader's
+// to drop since it created the objects. Dropping them at once instead
+// would race a controller that archives from its cache, and leave archive
+// records behind.
 func (t *temps) discard(ctx context.Context, names ...string) error {
 	res := t.env.Clients.Dynamic.Resource(teamspace.GVR)
 	var errs []error
@@ -106,6 +113,9 @@ func (t *temps) discard(ctx context.Context, names ...string) error {
 		if err := res.Delete(ctx, n, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("delete %s: %w", n, err))
 		}
+	}
+	left := t.waitGone(ctx, names, t.grace)
+	for _, n := range left {
 		// Once deletionTimestamp is set no finalizer can be added back, so
 		// the object goes as soon as this patch lands.
 		if _, err := res.Patch(ctx, n, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`),
@@ -113,7 +123,7 @@ func (t *temps) discard(ctx context.Context, names ...string) error {
 			errs = append(errs, fmt.Errorf("drop the finalizers of %s: %w", n, err))
 		}
 	}
-	for _, n := range t.waitGone(ctx, names, 15*time.Second) {
+	for _, n := range t.waitGone(ctx, left, 15*time.Second) {
 		errs = append(errs, fmt.Errorf("temporary TeamSpace %s is still there: `kubectl delete teamspace %s`", n, n))
 	}
 	return errors.Join(errs...)
@@ -148,13 +158,11 @@ func (t *temps) createNamed(ctx context.Context, name string, pods int64, cpu st
 	return teamspace.FromUnstructured(created)
 }
 
-// cleanup deletes every temporary TeamSpace and its archive record. It is
-// given a context that outlives Ctrl-C. A TeamSpace still there after
-// grace (the controller archives it and lets it go) loses its finalizers:
-// all of them are the grader's to drop, since it created the object.
-// Their namespaces go by garbage collection. Problems are returned, not
-// fatal: the grade stands.
-func (t *temps) cleanup(ctx context.Context, grace time.Duration) error {
+// cleanup deletes every temporary TeamSpace that is left (discard), their
+// archive records and the namespaces the grader made. It is given a
+// context that outlives Ctrl-C. Problems are returned, not fatal: the
+// grade stands.
+func (t *temps) cleanup(ctx context.Context) error {
 	t.mu.Lock()
 	names, namespaces := slices.Clone(t.names), slices.Clone(t.namespaces)
 	t.mu.Unlock()
@@ -163,22 +171,9 @@ func (t *temps) cleanup(ctx context.Context, grace time.Duration) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	res := t.env.Clients.Dynamic.Resource(teamspace.GVR)
 	var errs []error
-	for _, n := range names {
-		if err := res.Delete(ctx, n, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("delete %s: %w", n, err))
-		}
-	}
-	left := t.waitGone(ctx, names, grace)
-	for _, n := range left {
-		if _, err := res.Patch(ctx, n, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`),
-			metav1.PatchOptions{FieldManager: fieldManager}); err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("drop the finalizers of %s: %w", n, err))
-		}
-	}
-	for _, n := range t.waitGone(ctx, left, 15*time.Second) {
-		errs = append(errs, fmt.Errorf("temporary TeamSpace %s is still there: `kubectl delete teamspace %s`", n, n))
+	if err := t.discard(ctx, names...); err != nil {
+		errs = append(errs, err)
 	}
 	for _, n := range names {
 		if err := os.Remove(filepath.Join(t.env.ArchiveDir(), n+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -66,14 +66,13 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *Report, err e
 		rerunChecks(ctx, env, c)
 	}
 	if want(3) || want(4) || want(6) {
-		tmp := &temps{env: env}
-		grace := 10 * time.Second
+		tmp := &temps{env: env, grace: 10 * time.Second}
 		if !f.service.Active {
-			grace = 0 // nobody will archive them: drop the finalizers now
+			tmp.grace = 0 // nobody will archive them: drop the finalizers now
 		}
 		defer func() {
 			// Ctrl-C ends ctx; the temporary objects must go all the same.
-			if cerr := tmp.cleanup(context.WithoutCancel(ctx), grace); cerr != nil {
+			if cerr := tmp.cleanup(context.WithoutCancel(ctx)); cerr != nil {
 				opts.Progress.Warn("cleanup of temporary TeamSpaces: %v", cerr)
 			}
 		}()
