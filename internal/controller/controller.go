@@ -293,7 +293,7 @@ func (c *Controller) Run(ctx context.Context) error {
 			// backs off without delaying the others.
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 30*time.Second),
 		),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: "teamspaces"})
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "teamspaces", MetricsProvider: c.metrics.queue})
 	c.metrics.queueDepth(c.queue.Len)
 	c.written = newWritten()
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))

@@ -19,6 +19,7 @@ type metrics struct {
 	duration   prometheus.Histogram
 	drift      *prometheus.CounterVec
 	archived   prometheus.Counter
+	queue      *queueMetrics
 }
 
 func newMetrics() *metrics {
@@ -40,6 +41,7 @@ func newMetrics() *metrics {
 	}
 	m.registry.MustRegister(m.reconciles, m.duration, m.drift, m.archived,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.queue = newQueueMetrics(m.registry)
 	return m
 }
 
