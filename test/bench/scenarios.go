@@ -51,6 +51,12 @@ func (b *bench) runContender(ctx context.Context, name string) *Result {
 			b.logf("[%s] FAILED: %v", name, err)
 		}
 	}
+	if b.cfg.scalePhase && ctx.Err() == nil {
+		if err := b.phaseScale(ctx, name, res); err != nil {
+			res.Errors = append(res.Errors, err.Error())
+			b.logf("[%s] FAILED: %v", name, err)
+		}
+	}
 	res.Seconds = time.Since(start).Seconds()
 	return res
 }
