@@ -18,7 +18,10 @@ import (
 // ScaleStep is one population of the scale phase: the latencies, the idle
 // cost and the memory with Others TeamSpaces present.
 type ScaleStep struct {
-	// Others is how many TeamSpaces existed when the samples began.
+	// Size is the background population asked for (-scale-sizes); Others
+	// is how many TeamSpaces existed when the samples began (the size,
+	// the warm-up and the earlier steps' samples).
+	Size   int `json:"size"`
 	Others int `json:"others"`
 	// Background is the creation of the TeamSpaces added since the
 	// previous step (nil at the first step when nothing was added).
@@ -110,7 +113,7 @@ func (b *bench) scale(ctx context.Context, name string, c contender, e *env, wra
 	created := 0
 	var baseRSS float64
 	for i, n := range b.cfg.scaleSizes {
-		step := &ScaleStep{}
+		step := &ScaleStep{Size: n}
 		if add := n - created; add > 0 {
 			bg, err := b.batch(ctx, e, c, fmt.Sprintf("s%d", i), add)
 			if err != nil {
@@ -410,20 +413,18 @@ func writeScaleMarkdown(w io.Writer, r *Report) {
 	for i := range r.Sizes.ScaleSizes {
 		for _, row := range srows {
 			cells := []string{"", row.label}
-			var others int
 			for _, c := range withScale {
 				if i >= len(c.Scale) {
 					cells = append(cells, "—")
 					continue
 				}
-				others = max(others, c.Scale[i].Others)
 				if v, ok := row.v(c.Scale[i]); ok {
 					cells = append(cells, fmtValue(v, row.unit))
 				} else {
 					cells = append(cells, "—")
 				}
 			}
-			cells[0] = strconv.Itoa(others)
+			cells[0] = strconv.Itoa(r.Sizes.ScaleSizes[i])
 			ratio, target, mark := "", "", ""
 			cv, cok := scaleValue(cnpa, i, row.v)
 			pv, pok := scaleValue(peer, i, row.v)
