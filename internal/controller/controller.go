@@ -167,13 +167,18 @@ func protobuf(rc *rest.Config) *rest.Config {
 }
 
 // trimForCache drops what the controller never reads from cached
-// objects; managedFields are most of a small object's size. A quota's
-// status (hard and used, kept by kube-controller-manager) goes too: sync
-// compares spec.hard only, and status was a quarter of the cache at 500
+// objects; managedFields are most of a small object's size. Annotations
+// go as well: a TeamSpace made with `kubectl apply` carries itself again
+// in last-applied-configuration, and nothing here reads annotations. (No
+// write is an update from the cache, only patches and creates, so nothing
+// dropped here is ever dropped on the server.) A quota's status (hard and
+// used, kept by kube-controller-manager) goes too: sync compares
+// spec.hard only, and status was a quarter of the cache at 500
 // TeamSpaces.
 func trimForCache(obj any) (any, error) {
 	if a, err := meta.Accessor(obj); err == nil {
 		a.SetManagedFields(nil)
+		a.SetAnnotations(nil)
 	}
 	if q, ok := obj.(*corev1.ResourceQuota); ok {
 		q.Status = corev1.ResourceQuotaStatus{}
