@@ -13,7 +13,7 @@ TEST_TIMEOUT ?= 20m
 # so more of them run at once than there are cores.
 TEST_PARALLEL ?= 4
 
-.PHONY: all build kubebox test test-short lint lab bench soak pictures clean
+.PHONY: all build kubebox test test-short lint lab bench bench-scale soak pictures clean
 
 all: build
 
@@ -53,6 +53,15 @@ lab: kubebox build
 ## bench: side-by-side performance against the controller-runtime peer
 bench: kubebox build
 	$(GO) run ./test/bench -cnpa $(BIN)/cnpa
+
+## bench-scale: convergence, drift, idle requests and RSS at 0, 1,000,
+## 10,000 and 20,000 background TeamSpaces, cnpa beside the peer, each on
+## one control plane that grows (test/bench/README.md); the JSON goes to
+## test/bench/results/scale-<date>.json, which is committed
+SCALE_SIZES ?= 0,1000,10000,20000
+bench-scale: kubebox build
+	$(GO) run ./test/bench -cnpa $(BIN)/cnpa -phases scale -scale-sizes $(SCALE_SIZES) -contenders cnpa,peer \
+		-samples 20 -drift-samples 10 -idle 20s -settle-max 5m
 
 ## soak: 1,000 TeamSpaces under random changes, restarts included
 soak: kubebox build

@@ -1,8 +1,9 @@
 // Package controller is the TeamSpace controller: a level-triggered
 // reconcile loop in the shape of kubernetes/sample-controller. Informers on
 // TeamSpaces and on the namespaces and quotas carrying our label feed a
-// rate-limited workqueue of TeamSpace names; a periodic resync re-enqueues
-// every name, so missed events and a stopped controller still converge.
+// rate-limited workqueue of TeamSpace names; a periodic full pass looks at
+// every name again, so missed events and a stopped controller still
+// converge (resync.go: the pass never delays an event).
 package controller
 
 import (
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,7 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -48,12 +49,18 @@ type Config struct {
 	// Finalizer adds platform.labhub.io/cleanup to live TeamSpaces. Off, it
 	// is never added, but one already present is still honoured on deletion.
 	Finalizer bool
-	// Interval is the full resync period.
+	// Interval is the pause between two periodic full passes (resync.go).
 	Interval time.Duration
 	// Workers is the number of TeamSpaces reconciled in parallel.
 	Workers int
 	// Logger receives structured logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Deaf, for tests of the periodic pass: while it is true for a
+	// resource ("teamspaces", "namespaces", "resourcequotas"), that
+	// informer still keeps its cache, but its events queue nothing, as if
+	// they had been lost on the way; only the periodic pass then acts on
+	// what changed. nil: never.
+	Deaf func(resource string) bool
 }
 
 // Controller reconciles TeamSpaces.
@@ -90,6 +97,12 @@ type Controller struct {
 	owned   []cache.SharedIndexInformer
 	ownedWG sync.WaitGroup
 	ready   chan struct{}
+
+	// inflight counts the names workers are syncing; idle gets a token
+	// whenever a worker finishes and leaves the queue empty. The periodic
+	// pass waits on both (resync.go).
+	inflight atomic.Int64
+	idle     chan struct{}
 }
 
 // New builds a controller on rc. Nothing runs until Run or Once.
@@ -116,7 +129,8 @@ func New(rc *rest.Config, cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Controller{cfg: cfg, rest: rc, kube: typed, dyn: dyn, log: cfg.Logger, metrics: newMetrics(), ready: make(chan struct{})}, nil
+	return &Controller{cfg: cfg, rest: rc, kube: typed, dyn: dyn, log: cfg.Logger, metrics: newMetrics(),
+		ready: make(chan struct{}), idle: make(chan struct{}, 1)}, nil
 }
 
 // controllerConfig is rc as the controller's clients use it:
@@ -153,13 +167,18 @@ func protobuf(rc *rest.Config) *rest.Config {
 }
 
 // trimForCache drops what the controller never reads from cached
-// objects; managedFields are most of a small object's size. A quota's
-// status (hard and used, kept by kube-controller-manager) goes too: sync
-// compares spec.hard only, and status was a quarter of the cache at 500
+// objects; managedFields are most of a small object's size. Annotations
+// go as well: a TeamSpace made with `kubectl apply` carries itself again
+// in last-applied-configuration, and nothing here reads annotations. (No
+// write is an update from the cache, only patches and creates, so nothing
+// dropped here is ever dropped on the server.) A quota's status (hard and
+// used, kept by kube-controller-manager) goes too: sync compares
+// spec.hard only, and status was a quarter of the cache at 500
 // TeamSpaces.
 func trimForCache(obj any) (any, error) {
 	if a, err := meta.Accessor(obj); err == nil {
 		a.SetManagedFields(nil)
+		a.SetAnnotations(nil)
 	}
 	if q, ok := obj.(*corev1.ResourceQuota); ok {
 		q.Status = corev1.ResourceQuotaStatus{}
@@ -200,7 +219,7 @@ func (c *Controller) setupInformers(ctx context.Context) error {
 
 	// Each handler first tells c.written what the cache now holds (rv ""
 	// for a deletion), then queues the TeamSpace concerned.
-	handler := func(memoKeys func(metav1.Object) []string, teamSpace func(metav1.Object) string) cache.ResourceEventHandler {
+	handler := func(resource string, memoKeys func(metav1.Object) []string, teamSpace func(metav1.Object) string) cache.ResourceEventHandler {
 		on := func(obj any, deleted bool) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj, deleted = d.Obj, true
@@ -216,6 +235,9 @@ func (c *Controller) setupInformers(ctx context.Context) error {
 			for _, k := range memoKeys(a) {
 				c.written.seen(k, rv)
 			}
+			if c.cfg.Deaf != nil && c.cfg.Deaf(resource) {
+				return
+			}
 			if name := teamSpace(a); name != "" {
 				c.queue.Add(name)
 			}
@@ -227,14 +249,14 @@ func (c *Controller) setupInformers(ctx context.Context) error {
 		}
 	}
 	ownerLabel := func(a metav1.Object) string { return a.GetLabels()[teamspace.OwnerLabel] }
-	tsInformer.Informer().AddEventHandler(handler(
+	tsInformer.Informer().AddEventHandler(handler("teamspaces",
 		func(a metav1.Object) []string {
 			return []string{writtenFinalizer + a.GetName(), writtenRelease + a.GetName(), writtenStatus + a.GetName()}
 		},
 		func(a metav1.Object) string { return a.GetName() }))
-	nsInformer.AddEventHandler(handler(
+	nsInformer.AddEventHandler(handler("namespaces",
 		func(a metav1.Object) []string { return []string{writtenNamespace + a.GetName()} }, ownerLabel))
-	quotaInformer.AddEventHandler(handler(
+	quotaInformer.AddEventHandler(handler("resourcequotas",
 		func(a metav1.Object) []string { return []string{writtenQuota + a.GetNamespace() + "/" + a.GetName()} }, ownerLabel))
 	c.synced = []cache.InformerSynced{tsInformer.Informer().HasSynced, nsInformer.HasSynced, quotaInformer.HasSynced}
 	return nil
@@ -283,8 +305,8 @@ func (c *Controller) apiBack(time.Duration) {
 }
 
 // Run reconciles until ctx ends. Phases: start the event recorder and the
-// informers, wait for their caches, start the workers and the resync
-// ticker; on cancellation, stop taking new work and let in-flight syncs
+// informers, wait for their caches, start the workers and the periodic
+// pass; on cancellation, stop taking new work and let in-flight syncs
 // finish.
 func (c *Controller) Run(ctx context.Context) error {
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
@@ -293,7 +315,7 @@ func (c *Controller) Run(ctx context.Context) error {
 			// backs off without delaying the others.
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 30*time.Second),
 		),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: "teamspaces"})
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "teamspaces", MetricsProvider: c.metrics.queue})
 	c.metrics.queueDepth(c.queue.Len)
 	c.written = newWritten()
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
@@ -326,7 +348,7 @@ func (c *Controller) Run(ctx context.Context) error {
 			}
 		}()
 	}
-	go wait.Until(c.enqueueAll, c.cfg.Interval, ctx.Done())
+	go c.resyncLoop(ctx)
 	<-ctx.Done()
 	c.log.Info("shutting down: finishing in-flight work")
 	// ShutDownWithDrain waits for the items being processed, so a sync that
@@ -342,25 +364,23 @@ func (c *Controller) Run(ctx context.Context) error {
 // Ready is closed once the caches have synced.
 func (c *Controller) Ready() <-chan struct{} { return c.ready }
 
-// enqueueAll is the level-triggered safety net: every TeamSpace in the
-// cache is looked at again, whatever events were or were not seen.
-func (c *Controller) enqueueAll() {
-	objs, err := c.teamSpaces.List(labelsEverything())
-	if err != nil {
-		utilruntime.HandleError(err)
-		return
-	}
-	for _, o := range objs {
-		c.queue.Add(o.(*unstructured.Unstructured).GetName())
-	}
-}
-
 func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	name, shutdown := c.queue.Get()
 	if shutdown {
 		return false
 	}
-	defer c.queue.Done(name)
+	c.inflight.Add(1)
+	defer func() {
+		c.queue.Done(name)
+		// Done first: a name that came back while it was being synced is
+		// in the queue again by now, and the pass must keep waiting.
+		if c.inflight.Add(-1) == 0 && c.queue.Len() == 0 {
+			select {
+			case c.idle <- struct{}{}:
+			default: // a token is already waiting
+			}
+		}
+	}()
 	if c.leading != nil && !c.leading() {
 		// The lease may be another controller's by now; the elector is
 		// about to find out. Leave the item: a new leader has its own

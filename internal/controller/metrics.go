@@ -19,6 +19,10 @@ type metrics struct {
 	duration   prometheus.Histogram
 	drift      *prometheus.CounterVec
 	archived   prometheus.Counter
+	queue      *queueMetrics
+	// pass is how long the last periodic full pass took, wall clock:
+	// how late a lost event can be caught at this size.
+	pass prometheus.Gauge
 }
 
 func newMetrics() *metrics {
@@ -38,8 +42,12 @@ func newMetrics() *metrics {
 			Name: "cnpa_archived_total", Help: "TeamSpaces archived and released.",
 		}),
 	}
-	m.registry.MustRegister(m.reconciles, m.duration, m.drift, m.archived,
+	m.pass = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "cnpa_resync_pass_seconds", Help: "Wall-clock time of the last periodic full pass (it yields to events and takes at most a tenth of the time).",
+	})
+	m.registry.MustRegister(m.reconciles, m.duration, m.drift, m.archived, m.pass,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.queue = newQueueMetrics(m.registry)
 	return m
 }
 

@@ -101,11 +101,14 @@ type binaries struct {
 func newContender(name string, cfg *config, bin *binaries) (contender, error) {
 	switch name {
 	case nameCnpa:
-		return &procContender{name: name, argv: func(e *env) ([]string, []string) {
+		p := &procContender{name: name}
+		p.argv = func(e *env) ([]string, []string) {
+			p.metricsAddr = freeAddr()
 			return []string{bin.cnpa, "--kubeconfig", e.contenderKubeconfig, "controller",
 				"--archive-dir", filepath.Join(e.dir, "archive"), "--finalizer=true",
-				"--workers", strconv.Itoa(cfg.workers)}, nil
-		}}, nil
+				"--workers", strconv.Itoa(cfg.workers), "--metrics-addr", p.metricsAddr}, nil
+		}
+		return p, nil
 	case namePeer:
 		return &procContender{name: name, argv: func(e *env) ([]string, []string) {
 			return []string{bin.peer, "--archive", filepath.Join(e.dir, "archive")}, nil
@@ -119,10 +122,10 @@ func newContender(name string, cfg *config, bin *binaries) (contender, error) {
 	case nameMin:
 		p := &procContender{name: name}
 		p.argv = func(e *env) ([]string, []string) {
-			p.pprofAddr = freeAddr()
+			p.pprofAddr, p.metricsAddr = freeAddr(), freeAddr()
 			return []string{bin.minctl, "--kubeconfig", e.contenderKubeconfig,
 				"--archive-dir", filepath.Join(e.dir, "archive"), "--workers", strconv.Itoa(cfg.workers),
-				"--pprof", p.pprofAddr}, nil
+				"--pprof", p.pprofAddr, "--metrics", p.metricsAddr}, nil
 		}
 		return p, nil
 	case nameRaw:
@@ -165,6 +168,9 @@ type procContender struct {
 	// profile first (heapProfile).
 	pprofAddr   string
 	heapProfile string
+	// metricsAddr, when set, serves the controller's Prometheus metrics
+	// (the scale phase reads its workqueue histogram there).
+	metricsAddr string
 }
 
 func (p *procContender) Start(_ context.Context, e *env) error {

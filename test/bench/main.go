@@ -48,6 +48,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -75,12 +76,17 @@ type config struct {
 	peerDir           string
 	peerBuild         time.Duration
 	cnpaBin           string
+	minctlBin         string
 	resultsDir        string
 	workDir           string
 	keep              bool
 	parallel          bool
 	quiet             time.Duration
+	settleMax         time.Duration
 	steady, bulkPhase bool
+	scalePhase        bool
+	scaleSizes        []int
+	scaleProfile      time.Duration
 	cpuProfile        string
 	inprocQPS         float64
 	inprocBurst       int
@@ -91,7 +97,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	cfg := &config{}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var contenders, phases string
+	var contenders, phases, scaleSizes string
 	fs.IntVar(&cfg.nBackground, "n-background", 500, "TeamSpaces present for the N rows (convergence, drift, idle, RSS)")
 	fs.IntVar(&cfg.bulk, "bulk", 1000, "TeamSpaces created in the bulk scenario")
 	fs.IntVar(&cfg.samples, "samples", 30, "convergence samples at each N")
@@ -109,12 +115,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.peerDir, "peer-dir", os.Getenv("CNPA_PEER_DIR"), "the peer's module (default $CNPA_PEER_DIR, else ../shared/peer beside the cnpa module)")
 	fs.DurationVar(&cfg.peerBuild, "peer-build-timeout", 10*time.Minute, "give up building the peer after this (and skip its column)")
 	fs.StringVar(&cfg.cnpaBin, "cnpa", "", "a prebuilt cnpa binary, e.g. .bin/cnpa (default: go build ./cmd/cnpa)")
+	fs.StringVar(&cfg.minctlBin, "minctl", "", "a prebuilt test/bench/minctl for cnpa-min (default: go build ./test/bench/minctl)")
 	fs.StringVar(&cfg.resultsDir, "results", "", "directory for bench-<date>.json (default test/bench/results in the module; \"-\" for none)")
 	fs.StringVar(&cfg.workDir, "work", "", "directory for logs and binaries (default: a temporary one, kept when something failed)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work directory")
-	fs.StringVar(&phases, "phases", "steady,bulk", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N) and bulk")
+	fs.StringVar(&phases, "phases", "steady,bulk", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N), bulk, scale (the same at each -scale-sizes, on one growing control plane)")
+	fs.StringVar(&scaleSizes, "scale-sizes", "0,1000,10000,20000", "background populations of the scale phase, ascending")
+	fs.DurationVar(&cfg.scaleProfile, "scale-profile", 0, "at each scale size, a CPU profile of this long during the samples, from contenders that serve pprof (cnpa-min)")
 	fs.BoolVar(&cfg.parallel, "parallel", false, "run the contenders at the same time (smoke runs only: the timings are then not comparable)")
 	fs.DurationVar(&cfg.quiet, "quiet", 3*time.Second, "before the samples, the idle window and the last RSS read, wait for this long without a write by the contender or a watch event")
+	fs.DurationVar(&cfg.settleMax, "settle-max", 2*time.Minute, "measure anyway when the contender is still busy after this long (cnpa's Synced events of a large background trail for minutes)")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of cnpa-inproc's bulk to this file")
 	fs.BoolVar(&cfg.pairedFloor, "paired-floor", true, "after each convergence sample of a controller, take one of the raw floor on the same control plane with the controller frozen (SIGSTOP)")
 	fs.Float64Var(&cfg.inprocQPS, "inproc-qps", 0, "cnpa-inproc client QPS (0: as cnpa, 100; negative: unlimited)")
@@ -142,13 +152,22 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			cfg.steady = true
 		case "bulk":
 			cfg.bulkPhase = true
+		case "scale":
+			cfg.scalePhase = true
 		case "":
 		default:
-			return nil, fmt.Errorf("-phases: unknown %q (known: steady, bulk)", p)
+			return nil, fmt.Errorf("-phases: unknown %q (known: steady, bulk, scale)", p)
 		}
 	}
+	for _, f := range strings.Split(scaleSizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 || len(cfg.scaleSizes) > 0 && n < cfg.scaleSizes[len(cfg.scaleSizes)-1] {
+			return nil, fmt.Errorf("-scale-sizes: %q is not an ascending list of populations", scaleSizes)
+		}
+		cfg.scaleSizes = append(cfg.scaleSizes, n)
+	}
 	switch {
-	case !cfg.steady && !cfg.bulkPhase:
+	case !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase:
 		return nil, errors.New("-phases is empty")
 	case len(cfg.contenders) == 0:
 		return nil, errors.New("-contenders is empty")
@@ -226,7 +245,12 @@ func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error)
 		Sizes: Sizes{NBackground: cfg.nBackground, Bulk: cfg.bulk, Samples: cfg.samples, DriftSamples: cfg.driftSamples,
 			IdleSeconds: cfg.idle.Seconds(), ShellN: cfg.shellN, ShellBulk: cfg.shellBulk, Creators: cfg.creators,
 			Workers: cfg.workers, GapMS: float64(cfg.gap) / float64(time.Millisecond), ShellInterval: "3s", Parallel: cfg.parallel,
-			Phases: strings.Join(slices.DeleteFunc([]string{"steady", "bulk"}, func(p string) bool { return p == "steady" && !cfg.steady || p == "bulk" && !cfg.bulkPhase }), ",")}}
+			Phases: strings.Join(slices.DeleteFunc([]string{"steady", "bulk", "scale"}, func(p string) bool {
+				return p == "steady" && !cfg.steady || p == "bulk" && !cfg.bulkPhase || p == "scale" && !cfg.scalePhase
+			}), ",")}}
+	if cfg.scalePhase {
+		rep.Sizes.ScaleSizes = cfg.scaleSizes
+	}
 	rep.LoadAverage = []string{loadAverage()}
 	bin, err := prepare(ctx, cfg, root, work, rep.Skipped, logf)
 	if err != nil {
@@ -275,15 +299,24 @@ func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error)
 		failed = failed || len(res.Errors) > 0
 	}
 	rep.LoadAverage = append(rep.LoadAverage, loadAverage())
-	rep.Targets = evaluateTargets(rep)
-	writeMarkdown(out, rep)
+	if cfg.steady || cfg.bulkPhase {
+		rep.Targets = evaluateTargets(rep)
+		writeMarkdown(out, rep)
+	}
+	writeScaleMarkdown(out, rep)
 
 	dir := cfg.resultsDir
 	if dir == "" {
 		dir = filepath.Join(root, "test", "bench", "results")
 	}
 	if dir != "-" {
-		path := filepath.Join(dir, "bench-"+rep.Date.Format("2006-01-02T150405")+".json")
+		// A scale run's file is kept in git (see .gitignore): issue 27
+		// wants the numbers behind the README's scale table committed.
+		prefix := "bench-"
+		if !cfg.steady && !cfg.bulkPhase {
+			prefix = "scale-"
+		}
+		path := filepath.Join(dir, prefix+rep.Date.Format("2006-01-02T150405")+".json")
 		if err := writeJSON(path, rep); err != nil {
 			return rep, err
 		}
@@ -317,7 +350,13 @@ func prepare(ctx context.Context, cfg *config, root, work string, skipped map[st
 			return nil, fmt.Errorf("build cnpa: %w", err)
 		}
 	}
-	if contains(cfg.contenders, nameMin) {
+	if contains(cfg.contenders, nameMin) && cfg.minctlBin != "" {
+		abs, err := filepath.Abs(cfg.minctlBin)
+		if err != nil {
+			return nil, err
+		}
+		bin.minctl = abs
+	} else if contains(cfg.contenders, nameMin) {
 		bin.minctl = filepath.Join(binDir, "minctl")
 		logf("building minctl (cnpa-min)")
 		if err := goBuild(ctx, root, bin.minctl, "./test/bench/minctl"); err != nil {

@@ -40,6 +40,8 @@ type Sizes struct {
 	ShellInterval string  `json:"shellInterval"`
 	// Phases run: steady and/or bulk.
 	Phases string `json:"phases"`
+	// ScaleSizes are the populations of the scale phase, when it ran.
+	ScaleSizes []int `json:"scaleSizes,omitempty"`
 	// Parallel runs are smoke runs: contenders shared the machine.
 	Parallel bool `json:"parallel,omitempty"`
 }
@@ -66,6 +68,8 @@ type Result struct {
 	Seconds    float64  `json:"seconds"`
 	// LoadAverage is /proc/loadavg when this contender began and ended.
 	LoadAverage []string `json:"loadAverage,omitempty"`
+	// Scale is the scale phase, one step per -scale-sizes.
+	Scale []*ScaleStep `json:"scale,omitempty"`
 }
 
 // AtN is the latency scenarios at one population.

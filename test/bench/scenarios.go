@@ -51,6 +51,12 @@ func (b *bench) runContender(ctx context.Context, name string) *Result {
 			b.logf("[%s] FAILED: %v", name, err)
 		}
 	}
+	if b.cfg.scalePhase && ctx.Err() == nil {
+		if err := b.phaseScale(ctx, name, res); err != nil {
+			res.Errors = append(res.Errors, err.Error())
+			b.logf("[%s] FAILED: %v", name, err)
+		}
+	}
 	res.Seconds = time.Since(start).Seconds()
 	return res
 }
@@ -522,12 +528,12 @@ func (b *bench) idle(ctx context.Context, e *env, c contender, name string) (*Id
 }
 
 // settle waits until the contender has sent no write for -quiet (from the
-// audit log) and no watch event has arrived for as long, at most two
-// minutes, so that what follows measures a steady state and not the tail of
+// audit log) and no watch event has arrived for as long, at most
+// -settle-max, so that what follows measures a steady state and not the tail of
 // the previous burst. It paces the run; nothing is decided on it.
 func (b *bench) settle(ctx context.Context, e *env, name string) {
 	start := time.Now()
-	deadline := start.Add(2 * time.Minute)
+	deadline := start.Add(b.cfg.settleMax)
 	mark, err := e.id.auditMark()
 	if err != nil {
 		return
@@ -553,7 +559,7 @@ func (b *bench) settle(ctx context.Context, e *env, name string) {
 			return
 		}
 	}
-	b.logf("[%s] still busy after 2m; measuring anyway", name)
+	b.logf("[%s] still busy after %s; measuring anyway", name, b.cfg.settleMax)
 }
 
 // writes counts the requests that change something.

@@ -1,10 +1,10 @@
 // Command minctl is `cnpa controller` with nothing else linked in: the same
 // controller.New + Run on the same client configuration (kube.Resolve: QPS
-// 100, burst 200), without the CLI, the lab steps, the service manager or
-// the metrics server. The bench runs it as the diagnostic contender
-// cnpa-min, to tell how much of cnpa's memory is the controller and how
-// much the rest of the binary; --pprof serves net/http/pprof for heap and
-// CPU profiles.
+// 100, burst 200), without the CLI, the lab steps or the service manager.
+// The bench runs it as the diagnostic contender cnpa-min, to tell how much
+// of cnpa's memory is the controller and how much the rest of the binary;
+// --pprof serves net/http/pprof for heap and CPU profiles, --metrics the
+// controller's own Prometheus metrics (the workqueue's among them).
 package main
 
 import (
@@ -27,14 +27,15 @@ func main() {
 	archive := flag.String("archive-dir", "", "archive directory")
 	workers := flag.Int("workers", controller.DefaultWorkers, "TeamSpaces reconciled in parallel")
 	pprofAddr := flag.String("pprof", "", "serve net/http/pprof on this address")
+	metricsAddr := flag.String("metrics", "", "serve the controller's Prometheus metrics on this address")
 	flag.Parse()
-	if err := run(*kubeconfig, *archive, *workers, *pprofAddr); err != nil {
+	if err := run(*kubeconfig, *archive, *workers, *pprofAddr, *metricsAddr); err != nil {
 		fmt.Fprintln(os.Stderr, "minctl:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, archive string, workers int, pprofAddr string) error {
+func run(kubeconfig, archive string, workers int, pprofAddr, metricsAddr string) error {
 	t, err := kube.Resolve(kubeconfig, "")
 	if err != nil {
 		return err
@@ -54,5 +55,13 @@ func run(kubeconfig, archive string, workers int, pprofAddr string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	if metricsAddr != "" {
+		go func() {
+			// Diagnostics only, as pprof above.
+			if err := ctrl.ServeMetrics(ctx, metricsAddr); err != nil {
+				log.Error("metrics", "err", err)
+			}
+		}()
+	}
 	return ctrl.Run(ctx)
 }
