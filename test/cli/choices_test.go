@@ -40,7 +40,9 @@ func TestChoicesLockWhenEvidenceDependsOnThem(t *testing.T) {
 	cnpa := func(args ...string) (int, string, string) {
 		return run(ctx, t, bin, env, append([]string{"--kubeconfig", c.Kubeconfig, "--dir", dir}, args...)...)
 	}
-	t.Cleanup(func() { run(context.Background(), t, bin, env, "--kubeconfig", c.Kubeconfig, "--dir", dir, "service", "stop") })
+	t.Cleanup(func() {
+		run(context.Background(), t, bin, env, "--kubeconfig", c.Kubeconfig, "--dir", dir, "service", "stop")
+	})
 	mustPass := func(args ...string) string {
 		t.Helper()
 		code, stdout, stderr := cnpa(args...)
