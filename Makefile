@@ -13,9 +13,13 @@ TEST_TIMEOUT ?= 20m
 # so more of them run at once than there are cores.
 TEST_PARALLEL ?= 4
 
-.PHONY: all build kubebox test test-short lint lab bench bench-scale soak pictures clean
+.PHONY: all help build kubebox test test-short lint lab cluster bench bench-scale soak pictures clean
 
 all: build
+
+## help: this list of targets
+help:
+	@awk '/^## / { sub(/^## /, ""); if (match($$0, /^[a-z-]+:/)) { name = substr($$0, 1, RLENGTH - 1); text = substr($$0, RLENGTH + 2) } else { text = $$0; name = "" } printf "  %-10s %s\n", name, text }' $(MAKEFILE_LIST)
 
 ## build: the cnpa binary into .bin/cnpa
 build: $(BIN)/cnpa
@@ -50,6 +54,14 @@ DATASTORE ?= etcd
 lab: kubebox build
 	$(GO) run ./test/labrun -engine $(ENGINE) -datastore $(DATASTORE) -cnpa $(BIN)/cnpa
 
+## cluster: the embedded real control plane in the foreground, to try the
+## lab by hand: prints the lines to paste into another shell (KUBECONFIG,
+## CNPA_DIR, ...); Ctrl-C stops it and removes everything it made
+## (DATASTORE=etcd|kine; CNPA_KUBEBOX=path uses that kubebox instead)
+cluster: $(if $(CNPA_KUBEBOX),,kubebox) build
+	@$(GO) build -o $(BIN)/cluster ./test/cluster
+	@CNPA_KUBEBOX=$(or $(CNPA_KUBEBOX),$(abspath $(BIN)/kubebox)) exec $(BIN)/cluster -datastore $(DATASTORE) -cnpa $(BIN)/cnpa
+
 ## bench: side-by-side performance against the controller-runtime peer
 bench: kubebox build
 	$(GO) run ./test/bench -cnpa $(BIN)/cnpa
@@ -73,5 +85,6 @@ soak: kubebox build
 pictures: kubebox build
 	$(GO) run ./test/pictures -cnpa $(BIN)/cnpa -out docs
 
+## clean: remove .bin (the binaries above)
 clean:
 	rm -rf $(BIN)

@@ -266,3 +266,86 @@ printf '%s\n' "${COMPREPLY[@]}"
 		t.Errorf("cnpa completion tcsh: exit %d, want 2", code)
 	}
 }
+
+// TestUnknownCommandAndFlag: a mistyped command or flag is a usage error as
+// kubectl makes it: exit 2, one line naming what was typed and the nearest
+// real name, never the whole help.
+func TestUnknownCommandAndFlag(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string // all on the one stderr line
+	}{
+		{"command", []string{"stpe", "1"}, []string{`"stpe"`, "did you mean step?", "cnpa --help"}},
+		{"command, far from any", []string{"frobnicate"}, []string{`"frobnicate"`, "cnpa --help"}},
+		{"help for an unknown command", []string{"help", "stpe"}, []string{`"stpe"`, "did you mean step?"}},
+		{"subcommand", []string{"service", "stat"}, []string{`"stat"`, `"cnpa service"`, "did you mean start?"}},
+		{"flag of a command", []string{"step", "1", "--engin", "own"}, []string{"--engin", `"cnpa step"`, "did you mean --engine?", "cnpa step --help"}},
+		{"global flag after the command", []string{"step", "1", "--kubeconfg", "x"}, []string{"--kubeconfg", "did you mean --kubeconfig?"}},
+		{"global flag", []string{"--dri", "x", "doctor"}, []string{"--dri", "did you mean --dir?"}},
+		{"flag of a subcommand", []string{"service", "logs", "--line", "3"}, []string{"--line", `"cnpa service logs"`, "did you mean --lines?"}},
+		{"flag without its value", []string{"check", "--timeout"}, []string{"--timeout", "needs a value"}},
+		{"value that does not parse", []string{"step", "1", "--timeout", "soon"}, []string{"--timeout", `"soon"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := cnpa(t, tt.args...)
+			if code != 2 {
+				t.Errorf("exit code: got %d, want 2\nstderr:\n%s", code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout: got %q, want nothing (no help dump)", stdout)
+			}
+			lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+			if len(lines) != 1 || lines[0] == "" {
+				t.Fatalf("stderr: got %d lines, want exactly 1:\n%s", len(lines), stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(lines[0], w) {
+					t.Errorf("stderr %q does not say %q", lines[0], w)
+				}
+			}
+			if strings.Contains(tt.name, "far from any") && strings.Contains(lines[0], "did you mean") {
+				t.Errorf("stderr %q guesses a command nothing like the one typed", lines[0])
+			}
+		})
+	}
+}
+
+// TestVersionFlag: `cnpa --version` prints what `cnpa version` prints.
+func TestVersionFlag(t *testing.T) {
+	code, flag, stderr := cnpa(t, "--version")
+	if code != 0 {
+		t.Fatalf("cnpa --version: exit %d: %s", code, stderr)
+	}
+	_, cmd, _ := cnpa(t, "version")
+	if flag != cmd || !strings.HasPrefix(flag, "cnpa ") {
+		t.Errorf("cnpa --version: got %q, want %q as cnpa version prints", flag, cmd)
+	}
+}
+
+// TestDoctorNamesTheMissingKubeconfig: a kubeconfig path the learner passed
+// is named, with the fix "check the path", never "pass --kubeconfig"; and
+// doctor creates nothing, not even the evidence dir it checks.
+func TestDoctorNamesTheMissingKubeconfig(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "not-yet", "cnpa-op")
+	missing := filepath.Join(t.TempDir(), "nonexistent", "kc")
+	code, stdout, stderr := cnpa(t, "--kubeconfig", missing, "--dir", dir, "doctor")
+	if code != 2 {
+		t.Errorf("exit code: got %d, want 2\n%s%s", code, stdout, stderr)
+	}
+	for _, out := range []string{stdout, stderr} {
+		if !strings.Contains(out, missing+" (--kubeconfig) does not exist: check the path") {
+			t.Errorf("doctor does not name %s as missing:\n%s", missing, out)
+		}
+		if strings.Contains(out, "pass --kubeconfig") {
+			t.Errorf("doctor asks to pass --kubeconfig, which was passed:\n%s", out)
+		}
+	}
+	if !strings.Contains(stdout, dir+" does not exist yet") {
+		t.Errorf("doctor's evidence dir line does not say %s is still to be made:\n%s", dir, stdout)
+	}
+	if _, err := os.Stat(filepath.Dir(dir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cnpa doctor created %s (stat: %v), want nothing created", filepath.Dir(dir), err)
+	}
+}

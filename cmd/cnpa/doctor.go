@@ -31,6 +31,10 @@ var doctorCommand = &cli.Command{
 				if x.Fix != "" && !x.OK {
 					detail += " — fix: " + x.Fix
 				}
+				if x.OK && x.Warning != "" {
+					p.StatusWarn(x.Name, detail+" — "+x.Warning)
+					continue
+				}
 				p.Status(x.OK, x.Name, detail)
 			}
 		}

@@ -12,9 +12,9 @@ import (
 
 // labEnvFlags are shared by the commands that act on the lab's service.
 var labEnvFlags = []cli.Flag{
-	&cli.StringFlag{Name: "engine", Usage: "`ENGINE` behind reconcile.sh and the service: go, shell, or own (your own reconcile.sh) (default go; remembered in the evidence dir)"},
-	&cli.StringFlag{Name: "service-manager", Usage: "`MANAGER` for cnpa-op.service: auto, systemd or process (default auto: systemd when /run/systemd/system exists)"},
-	&cli.StringFlag{Name: "unit-dir", Usage: "`DIR` for cnpa-op.service (default /etc/systemd/system)"},
+	&cli.StringFlag{Name: "engine", Usage: "`ENGINE` behind reconcile.sh and the service: go, shell, or own (your own reconcile.sh) (default go; remembered in the evidence dir, locked at step 3)"},
+	&cli.StringFlag{Name: "service-manager", Usage: "`MANAGER` for cnpa-op.service: auto, systemd or process (default auto: systemd when /run/systemd/system exists; remembered, locked at step 4)"},
+	&cli.StringFlag{Name: "unit-dir", EnvVars: []string{"CNPA_UNIT_DIR"}, Usage: "`DIR` for cnpa-op.service (default /etc/systemd/system; remembered, locked at step 4)"},
 	&cli.StringFlag{Name: "service-identity", Usage: "`WHO` the service acts as: own (the cnpa-controller ServiceAccount, least privilege, as system user cnpa-op under systemd) or admin (root with your kubeconfig) (default own; remembered in the evidence dir)"},
 	&cli.DurationFlag{Name: "timeout", Value: 3 * time.Minute, Usage: "longest wait for any one condition", Action: positive("timeout")},
 }

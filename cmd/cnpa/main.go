@@ -31,11 +31,16 @@ func run(args []string) int {
 		},
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // run reports errors itself
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usageError("%s", err.Error())
-		},
-		HideVersion: true,
+		OnUsageError:         onUsageError,
 	}
+	strictUsage(app.Commands)
+	// `cnpa stpe` and `cnpa help stpe` reach urfave/cli's help, which calls
+	// CommandNotFound (and, without it, exits 3 with "No help topic"); the
+	// usage error is kept here and returned in place of help's nil.
+	var notFound error
+	app.CommandNotFound = func(c *cli.Context, name string) { notFound = unknownCommand(c, name) }
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print cnpa's version, as `cnpa version` does"}
+	cli.VersionPrinter = func(*cli.Context) { printVersion() }
 	// Ctrl-C, SIGTERM and SIGHUP (what a closed SSH session sends) cancel
 	// the command's context instead of killing it, so every command gets
 	// to undo what it started: step 7 starts the service it stopped, check
@@ -43,6 +48,9 @@ func run(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	err := app.RunContext(ctx, hoistForCompletion(args))
+	if notFound != nil {
+		err = notFound
+	}
 	if err == nil {
 		return 0
 	}

@@ -4,6 +4,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -27,6 +29,9 @@ type Result struct {
 	Needed bool   `json:"needed"`
 	Detail string `json:"detail"`
 	Fix    string `json:"fix,omitempty"`
+	// Warning is set on a passing result that is outside what is
+	// supported (kubectl too far from the server's version).
+	Warning string `json:"warning,omitempty"`
 }
 
 // Report is the whole preflight. Unreachable is set when the cluster could
@@ -54,11 +59,13 @@ func Run(ctx context.Context, kubeconfigFlag, kctx, dir string) *Report {
 	r := &Report{}
 	add := func(x Result) { r.Results = append(r.Results, x) }
 
+	var serverVersion string
 	target, err := kube.Resolve(kubeconfigFlag, kctx)
 	if err != nil {
-		path, source := kube.Locate(kubeconfigFlag)
-		add(Result{Name: "kubeconfig", Needed: true, Detail: fmt.Sprintf("%s (%s): %v", path, source, err),
-			Fix: "pass --kubeconfig, set KUBECONFIG, or install k3s (" + kube.K3sKubeconfig + ")"})
+		// kube.Resolve's message names the path, how it was chosen and
+		// the fix that fits: a path the learner passed is to be checked,
+		// not passed again.
+		add(Result{Name: "kubeconfig", Needed: true, Detail: err.Error()})
 		r.Unreachable = true
 	} else {
 		add(Result{Name: "kubeconfig", OK: true, Needed: true, Detail: fmt.Sprintf("%s (%s, context %s)", target.Path, target.Source, target.Context)})
@@ -76,6 +83,7 @@ func Run(ctx context.Context, kubeconfigFlag, kctx, dir string) *Report {
 				Fix: "start the cluster (k3s: systemctl start k3s) or point --kubeconfig at a running one"})
 			r.Unreachable = true
 		} else {
+			serverVersion = version
 			add(Result{Name: "api server", OK: true, Needed: true, Detail: fmt.Sprintf("%s, server %s", target.Server, version)})
 			add(datastoreCheck(ctx, clients.Kube))
 			_, err := clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
@@ -89,7 +97,7 @@ func Run(ctx context.Context, kubeconfigFlag, kctx, dir string) *Report {
 			}
 		}
 	}
-	add(kubectlCheck(ctx))
+	add(kubectlCheck(ctx, serverVersion))
 	add(toolCheck(ctx, "jq", []string{"--version"}, "apt-get install -y jq"))
 	if service.SystemdRunning() {
 		add(Result{Name: "systemd", OK: true, Detail: "running: cnpa-op.service will be a systemd unit"})
@@ -102,8 +110,11 @@ func Run(ctx context.Context, kubeconfigFlag, kctx, dir string) *Report {
 
 var kubectlVersion = regexp.MustCompile(`v(\d+)\.(\d+)\.(\d+)`)
 
-// kubectlCheck needs kubectl ≥ 1.24, the first with `patch --subresource`.
-func kubectlCheck(ctx context.Context) Result {
+// kubectlCheck needs kubectl ≥ 1.24, the first with `patch --subresource`,
+// and warns when it is more than one minor version away from the server
+// (serverVersion, "" when unknown): kubectl's version skew policy supports
+// ±1 minor (https://kubernetes.io/releases/version-skew-policy/#kubectl).
+func kubectlCheck(ctx context.Context, serverVersion string) Result {
 	res := Result{Name: "kubectl", Needed: true, Fix: "install kubectl ≥ 1.24 (k3s ships one: /usr/local/bin/kubectl)"}
 	path, err := exec.LookPath("kubectl")
 	if err != nil {
@@ -124,8 +135,41 @@ func kubectlCheck(ctx context.Context) Result {
 		res.Fix = ""
 	} else {
 		res.Detail += " is older than v1.24 (no `patch --subresource`)"
+		return res
 	}
+	res.Warning = Skew(m[0], serverVersion)
 	return res
+}
+
+// Skew is the warning for a kubectl (client) more than one minor version
+// from the API server (server), as kubectl's own skew policy words it, or
+// "" when they are within it or either version is unknown.
+func Skew(client, server string) string {
+	c, s := kubectlVersion.FindStringSubmatch(client), kubectlVersion.FindStringSubmatch(server)
+	if c == nil || s == nil {
+		return ""
+	}
+	cMajor, _ := strconv.Atoi(c[1])
+	cMinor, _ := strconv.Atoi(c[2])
+	sMajor, _ := strconv.Atoi(s[1])
+	sMinor, _ := strconv.Atoi(s[2])
+	supported := fmt.Sprintf("use a kubectl v%d.%d to v%d.%d", sMajor, max(sMinor-1, 0), sMajor, sMinor+1)
+	if cMajor != sMajor {
+		return fmt.Sprintf("kubectl %s and server %s differ in major version: %s", c[0], s[0], supported)
+	}
+	d := cMinor - sMinor
+	if d >= -1 && d <= 1 {
+		return ""
+	}
+	rel := "older"
+	if d > 0 {
+		rel = "newer"
+	}
+	if d < 0 {
+		d = -d
+	}
+	return fmt.Sprintf("kubectl %s is %d minor versions %s than server %s; kubectl supports ±1 (version skew policy): %s",
+		c[0], d, rel, s[0], supported)
 }
 
 func toolCheck(ctx context.Context, name string, versionArgs []string, fix string) Result {
@@ -141,24 +185,55 @@ func toolCheck(ctx context.Context, name string, versionArgs []string, fix strin
 	return res
 }
 
+// dirCheck tells whether the evidence dir can be used, and creates nothing:
+// a dir that does not exist yet is fine when step 1 can create it, that is
+// when its nearest existing parent is a writable directory.
 func dirCheck(dir string) Result {
-	res := Result{Name: "evidence dir", Needed: true, Fix: "pass --dir to a writable directory"}
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		res.Detail = dir + " is a file, not a directory"
+	res := Result{Name: "evidence dir", Needed: true, Fix: "pass --dir (or set CNPA_DIR) to a writable directory"}
+	if dir == "" {
+		res.Detail = "no evidence dir: --dir is empty (is CNPA_DIR set to an empty value?)"
 		return res
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		res.Detail = err.Error()
-		return res
-	}
-	f, err := os.CreateTemp(dir, ".doctor-*")
+	abs, err := filepath.Abs(dir)
 	if err != nil {
-		res.Detail = dir + " is not writable: " + err.Error()
+		res.Detail = fmt.Sprintf("%s: %v", dir, err)
 		return res
 	}
-	f.Close()
-	os.Remove(f.Name())
-	abs, _ := filepath.Abs(dir)
-	res.OK, res.Fix, res.Detail = true, "", abs+" writable"
+	fi, err := os.Stat(abs)
+	switch {
+	case err == nil && !fi.IsDir():
+		res.Detail = abs + " is a file, not a directory"
+		return res
+	case err == nil:
+		if err := unix.Access(abs, unix.W_OK|unix.X_OK); err != nil {
+			res.Detail = fmt.Sprintf("%s is not writable: %v", abs, err)
+			return res
+		}
+		res.OK, res.Fix, res.Detail = true, "", abs+" writable"
+		return res
+	case !errors.Is(err, os.ErrNotExist) && !errors.Is(err, unix.ENOTDIR):
+		res.Detail = fmt.Sprintf("%s cannot be read: %v", abs, err)
+		return res
+	}
+	parent := filepath.Dir(abs)
+	for {
+		fi, err := os.Stat(parent)
+		if err == nil {
+			if !fi.IsDir() {
+				res.Detail = fmt.Sprintf("%s does not exist, and cannot be created: %s is a file", abs, parent)
+				return res
+			}
+			break
+		}
+		if parent == filepath.Dir(parent) {
+			break
+		}
+		parent = filepath.Dir(parent)
+	}
+	if err := unix.Access(parent, unix.W_OK|unix.X_OK); err != nil {
+		res.Detail = fmt.Sprintf("%s does not exist, and cannot be created: %s is not writable: %v", abs, parent, err)
+		return res
+	}
+	res.OK, res.Fix, res.Detail = true, "", abs+" does not exist yet; `cnpa step 1` creates it"
 	return res
 }

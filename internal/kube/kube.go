@@ -68,7 +68,7 @@ func Resolve(flagPath, context string) (*Target, error) {
 		rules.Precedence = filepath.SplitList(path)
 	} else {
 		if _, err := os.Stat(path); err != nil {
-			return nil, &ConfigError{fmt.Sprintf("kubeconfig %s (%s) cannot be read: %v; pass --kubeconfig or set KUBECONFIG", path, source, errors.Unwrap(err))}
+			return nil, &ConfigError{missingKubeconfig(path, source, err)}
 		}
 		rules.ExplicitPath = path
 	}
@@ -98,6 +98,26 @@ func Resolve(flagPath, context string) (*Target, error) {
 		cur = raw.CurrentContext
 	}
 	return &Target{Path: path, Source: source, Context: cur, ContextGiven: context != "", Server: rc.Host, Config: rc}, nil
+}
+
+// missingKubeconfig says why the kubeconfig Locate chose cannot be used,
+// and the fix that fits how it was chosen: a path the learner gave is to be
+// checked, not given again.
+func missingKubeconfig(path, source string, err error) string {
+	why := "cannot be read: " + errors.Unwrap(err).Error()
+	if errors.Is(err, os.ErrNotExist) {
+		why = "does not exist"
+	}
+	switch source {
+	case "--kubeconfig":
+		return fmt.Sprintf("kubeconfig %s (--kubeconfig) %s: check the path", path, why)
+	case "$KUBECONFIG":
+		return fmt.Sprintf("kubeconfig %s ($KUBECONFIG) %s: check the path in KUBECONFIG, or pass --kubeconfig", path, why)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Sprintf("no kubeconfig found: neither %s (k3s) nor %s exists: pass --kubeconfig, set KUBECONFIG, or install k3s", K3sKubeconfig, path)
+	}
+	return fmt.Sprintf("kubeconfig %s (%s) %s", path, source, why)
 }
 
 // absPaths makes every path of a kubeconfig path list absolute; a path

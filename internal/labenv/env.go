@@ -63,9 +63,11 @@ type Options struct {
 	Progress             *ui.Printer
 }
 
-// NewEnv builds the lab's environment. The engine and service manager
-// chosen first are remembered in the evidence dir; asking for another one
-// later is refused, since the evidence so far was made by the first.
+// NewEnv builds the lab's environment. What the command line asks for
+// replaces what the evidence dir remembers until evidence depends on it
+// (State.EngineLocked, State.ServiceLocked); after that a different choice
+// is refused, naming the step that locked it, since the evidence so far
+// was made with the first.
 func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 	clients, err := kube.NewClients(t)
 	if err != nil {
@@ -76,24 +78,10 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 		return nil, err
 	}
 	if st == nil {
-		st = &State{Engine: EngineGo, ServiceManager: "auto", UnitDir: "/etc/systemd/system"}
-		if opts.Engine != "" {
-			st.Engine = opts.Engine
-		}
-		if opts.ServiceManager != "" {
-			st.ServiceManager = opts.ServiceManager
-		}
-		if opts.UnitDir != "" {
-			st.UnitDir = opts.UnitDir
-		}
-		st.ServiceIdentity = opts.ServiceIdentity
-	} else {
-		if opts.Engine != "" && opts.Engine != st.Engine {
-			return nil, fmt.Errorf("this evidence dir was started with --engine %s; to switch to %s start over with `cnpa reset --yes`", st.Engine, opts.Engine)
-		}
-		if opts.ServiceManager != "" && opts.ServiceManager != "auto" && opts.ServiceManager != st.ServiceManager {
-			return nil, fmt.Errorf("this evidence dir uses --service-manager %s; to switch start over with `cnpa reset --yes`", st.ServiceManager)
-		}
+		st = &State{Engine: EngineGo, ServiceManager: "auto", UnitDir: DefaultUnitDir}
+	}
+	if err := st.choose(opts); err != nil {
+		return nil, err
 	}
 	// Unlike the engine, the identity may change between steps: step 4
 	// installs the unit again with whatever was asked last.
@@ -131,6 +119,49 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 	}
 	return &Env{Dir: dir, Target: t, Clients: clients, Progress: opts.Progress, Engine: st.Engine, Service: mgr,
 		UnitDir: st.UnitDir, CnpaPath: self, CatchupWait: opts.CatchupWait, Timeout: opts.Timeout, State: st}, nil
+}
+
+// DefaultUnitDir is where cnpa-op.service goes without --unit-dir.
+const DefaultUnitDir = "/etc/systemd/system"
+
+// choose applies the command line's engine, service manager and unit dir
+// to the state, refusing one that differs from a locked choice.
+func (s *State) choose(opts Options) error {
+	if opts.Engine != "" && opts.Engine != s.Engine {
+		if s.EngineLocked || fileExists(filepath.Join(opts.Dir, evidence.ReconcileFile)) {
+			return fmt.Errorf("--engine %s: step 3 wrote %s with --engine %s, and the later steps depend on it; keep --engine %s, or start over with `cnpa reset --yes` to switch",
+				opts.Engine, evidence.ReconcileFile, s.Engine, s.Engine)
+		}
+		s.Engine = opts.Engine
+	}
+	if m := opts.ServiceManager; m != "" && m != "auto" && m != s.ServiceManager {
+		if s.ServiceLocked {
+			return fmt.Errorf("--service-manager %s: step 4 installed %s with --service-manager %s; keep it, or start over with `cnpa reset --yes` to switch",
+				m, service.Name, s.ServiceManager)
+		}
+		s.ServiceManager = m
+	}
+	if opts.UnitDir != "" {
+		dir, err := filepath.Abs(opts.UnitDir)
+		if err != nil {
+			return fmt.Errorf("--unit-dir %s: %w", opts.UnitDir, err)
+		}
+		if dir != s.UnitDir {
+			if s.ServiceLocked {
+				return fmt.Errorf("--unit-dir %s: step 4 installed %s in %s; keep --unit-dir %s, or start over with `cnpa reset --yes` (it removes that unit) to install it elsewhere",
+					opts.UnitDir, service.Name, s.UnitDir, s.UnitDir)
+			}
+			s.UnitDir = dir
+		}
+	}
+	return nil
+}
+
+// fileExists: a state written before EngineLocked existed locked the
+// engine at step 1; its reconcile.json tells whether step 3 depends on it.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // SaveState persists the engine and switches for later steps.

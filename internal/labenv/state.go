@@ -12,7 +12,11 @@ import (
 
 // StateFile remembers the lab's choices in the evidence dir, so later steps,
 // `cnpa service` and `cnpa check` use the engine and service manager the
-// learner started with. It is not evidence and the grader ignores it.
+// learner chose. It is not evidence and the grader ignores it. Step 1
+// writes it first; a choice is locked only once evidence depends on it:
+// the engine when step 3 has written reconcile.json (EngineLocked), the
+// service manager and unit dir when step 4 has installed the unit
+// (ServiceLocked). Until then a flag replaces what was remembered.
 const StateFile = ".cnpa-state.json"
 
 // State is the content of StateFile.
@@ -26,6 +30,13 @@ type State struct {
 	// cnpa-controller ServiceAccount, as a system user) or "admin" (root
 	// with Kubeconfig). Empty, in a state written before it existed: own.
 	ServiceIdentity string `json:"service_identity,omitempty"`
+	// EngineLocked: step 3 wrote reconcile.json with Engine's reconcile.sh,
+	// so another engine needs a fresh start.
+	EngineLocked bool `json:"engine_locked,omitempty"`
+	// ServiceLocked: step 4 installed cnpa-op.service with ServiceManager
+	// in UnitDir, so another manager or unit dir needs a fresh start (the
+	// running service and reset depend on them).
+	ServiceLocked bool `json:"service_locked,omitempty"`
 }
 
 // Identity is the state's service identity, own when unset.

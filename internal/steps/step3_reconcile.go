@@ -147,6 +147,8 @@ var step3 = &Step{
 		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
 			return nil, err
 		}
+		// reconcile.json now depends on the engine: it is locked.
+		env.State.EngineLocked = true
 		if err := env.SaveState(); err != nil {
 			return nil, err
 		}

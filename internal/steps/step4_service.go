@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -38,8 +39,12 @@ var step4 = &Step{
 			return nil, err
 		}
 		rx.action(serviceCommand(env, "enable --now"), "installed and started the controller", "service "+unitName)
-		if err := env.InstallService(ctx, false); err != nil {
-			return nil, err
+		installErr := env.InstallService(ctx, false)
+		if err := lockService(ctx, env); err != nil {
+			return nil, errors.Join(installErr, err)
+		}
+		if installErr != nil {
+			return nil, installErr
 		}
 		// Step 4 again (with another --service-identity, say): the running
 		// service must become the unit as written now, which enabling
@@ -89,6 +94,20 @@ var step4 = &Step{
 		rx.finish(ctx, r)
 		return r, nil
 	},
+}
+
+// lockService remembers the service manager and unit dir once the unit is
+// installed, also when starting it failed: the unit in that dir is what
+// the service and `cnpa reset` work on from now on (State.ServiceLocked).
+func lockService(ctx context.Context, env *labenv.Env) error {
+	st, err := env.Service.Status(ctx)
+	if err != nil || !st.Installed {
+		// Nothing installed (or nothing known): nothing depends on the
+		// choice yet, so it stays open for a rerun.
+		return nil
+	}
+	env.State.ServiceLocked = true
+	return env.SaveState()
 }
 
 // ProbePrefix starts the name of step 4's temporary TeamSpace.

@@ -107,6 +107,12 @@ func (p *Printer) Status(ok bool, name, detail string) {
 	fmt.Fprintf(p.W, "%s %-22s %s\n", word, name, detail)
 }
 
+// StatusWarn prints a "warn" line for doctor-like output: something that
+// works today but is outside what is supported.
+func (p *Printer) StatusWarn(name, detail string) {
+	fmt.Fprintf(p.W, "%s %-22s %s\n", p.paint(yellow, "warn"), name, detail)
+}
+
 // Tail returns the last n lines of s, without its final newline, for
 // messages that quote a log.
 func Tail(s string, n int) string {

@@ -1,0 +1,117 @@
+// Command cluster starts the embedded real control plane (kubebox: the
+// datastore, kube-apiserver, kube-controller-manager) in the foreground, for
+// trying the lab by hand on a machine without k3s, and prints the lines to
+// paste into another shell. Ctrl-C (SIGINT, also SIGTERM or SIGHUP) stops
+// the lab's service if one was started against it, then the control plane,
+// and removes its state directory: nothing is left behind. `make cluster`
+// runs it.
+//
+//	cluster [-datastore etcd|kine] [-cnpa .bin/cnpa]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/testcluster"
+)
+
+func main() {
+	datastore := flag.String("datastore", testcluster.DatastoreEtcd, "datastore: "+testcluster.DatastoreEtcd+" or "+testcluster.DatastoreKine+" (k3s's default, SQLite)")
+	cnpa := flag.String("cnpa", ".bin/cnpa", "the cnpa binary the printed PATH offers")
+	flag.Parse()
+	if _, err := testcluster.ParseDatastore(*datastore); err != nil {
+		fmt.Fprintln(os.Stderr, "cluster: -datastore:", err)
+		os.Exit(2)
+	}
+	os.Exit(run(*datastore, *cnpa))
+}
+
+func run(datastore, cnpa string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	cnpa, err := filepath.Abs(cnpa)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cluster:", err)
+		return 2
+	}
+	if _, err := os.Stat(cnpa); err != nil {
+		fmt.Fprintf(os.Stderr, "cluster: cnpa binary %s: %v (make build makes it)\n", cnpa, err)
+		return 2
+	}
+	start := time.Now()
+	fmt.Fprintf(os.Stderr, "cluster: starting a real control plane (%s, kube-apiserver, kube-controller-manager)…\n", datastore)
+	c, err := testcluster.Start(ctx, testcluster.Options{Datastore: datastore})
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(os.Stderr, "cluster: interrupted while starting; stopped, nothing left behind")
+			return 130
+		}
+		fmt.Fprintln(os.Stderr, "cluster:", err)
+		return 2
+	}
+	defer c.Stop()
+	dir := filepath.Join(c.Dir, "cnpa-op")
+	unitDir := filepath.Join(c.Dir, "systemd")
+	// An empty unit dir exists on the lab's VM before anything is typed.
+	if err := os.MkdirAll(unitDir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "cluster:", err)
+		return 2
+	}
+	fmt.Printf(`cluster: ready at %s in %s (state in %s)
+
+Paste these lines into another shell:
+
+  export KUBECONFIG=%s
+  export PATH=%s:%s:$PATH
+  export CNPA_DIR=%s
+  export CNPA_UNIT_DIR=%s
+
+then, for example:
+
+  kubectl get namespaces
+  cnpa doctor
+  cnpa step 1
+  cnpa explain 3
+
+kubectl there is kubebox's v1.37.2, the server's own version. The service
+runs as a process (no systemd here), its unit goes to CNPA_UNIT_DIR.
+
+Ctrl-C here stops the service, the control plane, and removes %s.
+`, c.Server, time.Since(start).Round(time.Millisecond), c.Dir,
+		shellQuote(c.Kubeconfig), shellQuote(c.BinDir), shellQuote(filepath.Dir(cnpa)), shellQuote(dir), shellQuote(unitDir), c.Dir)
+	<-ctx.Done()
+	stop()
+	fmt.Fprintln(os.Stderr, "\ncluster: interrupted: stopping")
+	// The learner's service, if a step started one, runs detached and
+	// would outlive the cluster, retrying a dead server for ever.
+	if _, err := os.Stat(filepath.Join(dir, labenv.StateFile)); err == nil {
+		cmd := exec.Command(cnpa, "--kubeconfig", c.Kubeconfig, "--dir", dir, "service", "stop")
+		cmd.Env = c.Env()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "cluster: cnpa service stop: %v\n%s", err, out)
+		} else {
+			fmt.Fprintln(os.Stderr, "cluster: stopped cnpa-op.service")
+		}
+	}
+	c.Stop()
+	fmt.Fprintf(os.Stderr, "cluster: control plane stopped, %s removed\n", c.Dir)
+	return 0
+}
+
+// shellQuote quotes s for bash when it needs it (a temp dir rarely does).
+func shellQuote(s string) string {
+	if !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~%") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
