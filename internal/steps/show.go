@@ -73,14 +73,16 @@ func (s shell) cmd(line string) {
 // answer shows what the server (or the command) answered.
 func (s shell) answer(format string, a ...any) {
 	if s.p != nil {
-		s.p.Note("    %s", fmt.Sprintf(format, a...))
+		// What a command answers comes from the cluster: data, not
+		// terminal commands.
+		s.p.Note("    %s", ui.Clean(fmt.Sprintf(format, a...)))
 	}
 }
 
 // value shows the value a read-back gave.
 func (s shell) value(v any) {
 	if s.p != nil {
-		s.p.Line("    → %v", v)
+		s.p.Line("    → %s", ui.Clean(fmt.Sprint(v)))
 	}
 }
 
