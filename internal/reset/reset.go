@@ -248,16 +248,15 @@ func deleteTeamSpaces(ctx context.Context, env *labenv.Env, r *Result, log func(
 			log("deleted cnpa's temporary TeamSpace %s", name)
 			continue
 		}
-		archived, err := releaseOurs(ctx, env, name, log)
+		archivedTo, err := releaseOurs(ctx, env, name, log)
 		if err != nil {
 			failures = append(failures, err)
 			log("TeamSpace %s: %v", name, err)
 			continue
 		}
-		if archived {
+		if archivedTo != "" {
 			r.Archived = append(r.Archived, name)
-			log("deleted TeamSpace %s (archived to %s, finalizer %s removed)", name,
-				filepath.Join(env.ArchiveDir(), name+".json"), teamspace.Finalizer)
+			log("deleted TeamSpace %s (archived to %s, finalizer %s removed)", name, archivedTo, teamspace.Finalizer)
 		} else {
 			log("deleted TeamSpace %s", name)
 		}
@@ -299,42 +298,56 @@ func isProbe(name string) bool {
 // releaseOurs writes the archive record of a TeamSpace being deleted and
 // removes our finalizer, keeping every other one, as the controller's
 // finalize does. It retries on a conflict from fresh state. It reports
-// whether it archived.
-func releaseOurs(ctx context.Context, env *labenv.Env, name string, log func(string, ...any)) (bool, error) {
+// where it archived ("" when it did not).
+//
+// An archive record of that name holding another uid (step 6's beta, say,
+// when a newer beta is being reset) or one that does not read is never
+// overwritten: this TeamSpace's record goes beside it, <name>.<uid>.json.
+func releaseOurs(ctx context.Context, env *labenv.Env, name string, log func(string, ...any)) (string, error) {
 	for attempt := 0; ; attempt++ {
 		u, err := env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return false, nil
+			return "", nil
 		}
 		if err != nil {
-			return false, fmt.Errorf("get teamspace %s: %w", name, err)
+			return "", fmt.Errorf("get teamspace %s: %w", name, err)
 		}
 		// What finalizing needs, also of a TeamSpace whose spec does not
 		// decode (a weaker schema), as the controller does.
 		ts, _, _ := teamspace.Finalizable(u)
 		if !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
-			return false, nil
+			return "", nil
+		}
+		file := ts.Name + ".json"
+		if old, rerr := evidence.ReadArchive(env.ArchiveDir(), ts.Name); rerr != nil || (old != nil && old.UID != string(ts.UID)) {
+			file = ts.Name + "." + string(ts.UID) + ".json"
+			held := "one that does not read"
+			if old != nil {
+				held = "uid " + old.UID
+			}
+			log("kept %s (it holds %s, not this TeamSpace's %s); archiving %s to %s instead",
+				filepath.Join(env.ArchiveDir(), ts.Name+".json"), held, ts.UID, name, filepath.Join(env.ArchiveDir(), file))
 		}
 		// The record first: once our finalizer is gone, the object may
 		// vanish before anything else is written. A record that cannot be
 		// written (a name too long for a file, say) does not keep the lab
 		// from starting over: the TeamSpace is released without it, and
 		// the caller is told.
-		if err := evidence.WriteArchive(env.ArchiveDir(), evidence.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}); err != nil {
+		if err := evidence.WriteArchiveAs(env.ArchiveDir(), file, evidence.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}); err != nil {
 			if _, ferr := teamspace.SetFinalizers(ctx, env.Clients.Dynamic, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), fieldManager); ferr != nil && !apierrors.IsNotFound(ferr) {
-				return false, fmt.Errorf("archive teamspace %s: %v; and remove finalizer %s: %w", name, err, teamspace.Finalizer, ferr)
+				return "", fmt.Errorf("archive teamspace %s: %v; and remove finalizer %s: %w", name, err, teamspace.Finalizer, ferr)
 			}
 			log("TeamSpace %s released without an archive record (it cannot be written: %v)", name, err)
-			return false, nil
+			return "", nil
 		}
 		_, err = teamspace.SetFinalizers(ctx, env.Clients.Dynamic, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), fieldManager)
 		switch {
 		case err == nil, apierrors.IsNotFound(err):
-			return true, nil
+			return filepath.Join(env.ArchiveDir(), file), nil
 		case apierrors.IsConflict(err) && attempt < 10:
 			continue // someone wrote it since we read it: read again
 		default:
-			return false, fmt.Errorf("remove finalizer %s from %s: %w", teamspace.Finalizer, name, err)
+			return "", fmt.Errorf("remove finalizer %s from %s: %w", teamspace.Finalizer, name, err)
 		}
 	}
 }
