@@ -29,6 +29,7 @@ import (
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/poll"
+	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -118,13 +119,13 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 	for _, ns := range nss {
 		p.Namespaces = append(p.Namespaces, ns.Name)
 	}
-	files, err := ourFiles(env.Dir)
+	files, err := ourFiles(env.Dir, false)
 	if err != nil {
 		return nil, err
 	}
 	p.Files, p.Kept = files.remove, files.kept
 	if purge {
-		records, err := ourFiles(env.ArchiveDir())
+		records, err := ourFiles(env.ArchiveDir(), true)
 		if err != nil {
 			return nil, err
 		}
@@ -501,17 +502,29 @@ func deleteCRD(ctx context.Context, env *labenv.Env, log func(string, ...any)) e
 type files struct {
 	remove []string // cnpa wrote them and they still hold what it wrote
 	kept   []string // cnpa wrote them, someone rewrote them since
+	// notRecords are entries of the archive dir's manifest that name no
+	// archive record (x/motd): the service's user may write that
+	// manifest, so they are not cnpa's.
+	notRecords []string
 }
 
 // ourFiles sorts the files dir's manifest lists: only those are cnpa's.
 // A directory cnpa never wrote into has none, whatever its files are called.
-func ourFiles(dir string) (files, error) {
+//
+// With records set, dir is the archive dir, whose manifest the service's
+// user may append to: there an entry counts only as an archive record,
+// <name>.json directly in dir, never a path through a subdirectory.
+func ourFiles(dir string, records bool) (files, error) {
 	var f files
 	entries, err := manifest.Read(dir)
 	if err != nil {
 		return f, err
 	}
 	for _, e := range entries {
+		if records && (strings.Contains(e.Name, "/") || !strings.HasSuffix(e.Name, ".json")) {
+			f.notRecords = append(f.notRecords, filepath.Join(dir, e.Name))
+			continue
+		}
 		st, err := manifest.Check(dir, e)
 		if err != nil {
 			return f, err
@@ -528,15 +541,27 @@ func ourFiles(dir string) (files, error) {
 
 // removeOurs removes what ourFiles says is cnpa's in dir, then cnpa's own
 // dir/.cnpa (the manifest with it).
-func removeOurs(dir string, r *Result, log func(string, ...any)) error {
-	f, err := ourFiles(dir)
+func removeOurs(dir string, records bool, r *Result, log func(string, ...any)) error {
+	f, err := ourFiles(dir, records)
 	if err != nil {
 		return err
 	}
+	// Each name is removed beneath dir from a directory descriptor, no
+	// symlink followed in any part (package safefs): a part swapped for
+	// a symlink since ourFiles looked is an error, not a way out of dir.
+	d, err := safefs.OpenDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	defer d.Close()
 	var errs []error
 	removed := 0
 	for _, p := range f.remove {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		rel, _ := filepath.Rel(dir, p)
+		if err := d.Remove(rel); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 			continue
 		}
@@ -544,7 +569,10 @@ func removeOurs(dir string, r *Result, log func(string, ...any)) error {
 		removed++
 	}
 	for _, p := range f.kept {
-		log("kept %s: cnpa wrote it, but it has changed since, so it is not cnpa's to remove", p)
+		log("kept %s: cnpa wrote it, but it has changed since (or it is reached through a symlink), so it is not cnpa's to remove", p)
+	}
+	for _, p := range f.notRecords {
+		log("kept %s: the archive dir's manifest names it, but it is no archive record (<name>.json in %s), and that manifest is writable by the service's user", p, dir)
 	}
 	own := filepath.Join(dir, manifest.OwnDir)
 	if _, err := os.Lstat(own); err == nil {
@@ -566,7 +594,7 @@ func removeFiles(env *labenv.Env, purge bool, r *Result, log func(string, ...any
 	if purge {
 		// The archive dir first: the evidence dir can be removed only
 		// once it is empty.
-		if err := removeOurs(env.ArchiveDir(), r, log); err != nil {
+		if err := removeOurs(env.ArchiveDir(), true, r, log); err != nil {
 			errs = append(errs, err)
 		}
 		// The dir itself only when that left it empty: whatever else is in
@@ -575,7 +603,7 @@ func removeFiles(env *labenv.Env, purge bool, r *Result, log func(string, ...any
 	} else if _, err := os.Stat(env.ArchiveDir()); err == nil {
 		log("kept the archive records in %s (--purge removes those cnpa wrote)", env.ArchiveDir())
 	}
-	if err := removeOurs(env.Dir, r, log); err != nil {
+	if err := removeOurs(env.Dir, false, r, log); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
