@@ -31,3 +31,10 @@ var RBAC []byte
 //
 //go:embed admission.yaml
 var Admission []byte
+
+// LeaderElection is the Lease and the Role, narrowed to that Lease by name,
+// that `cnpa controller --leader-elect` needs under the service's identity;
+// LEASE_NAME stands for --leader-elect-name (identity.ApplyFor renders it).
+//
+//go:embed leader-election.yaml
+var LeaderElection []byte

@@ -25,6 +25,7 @@ var stepCommand = &cli.Command{
 	Flags: append([]cli.Flag{
 		&cli.BoolFlag{Name: "explain", Usage: "print the step's teaching text, as cnpa explain N does, before running it"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "hide the kubectl commands each step shows for what it does, the server's answers and the files installed"},
+		&cli.BoolFlag{Name: "force", Usage: "write crd.yaml, alpha.yaml, beta.yaml and evidence files even over files of yours, keeping each as <name>.bak-<time> (never reconcile.sh)"},
 		&cli.DurationFlag{Name: "catchup-wait", Value: 8 * time.Second, Usage: "how long step 7 waits with the service stopped (8s is the lab's number)", Action: positive("catchup-wait")},
 	}, labEnvFlags...),
 	Action: func(c *cli.Context) error {

@@ -321,7 +321,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
 	defer broadcaster.Shutdown()
-	c.recorder = broadcaster.NewRecorder(scheme(), corev1.EventSource{Component: "cnpa-controller"})
+	c.recorder = broadcaster.NewRecorder(scheme(), corev1.EventSource{Component: teamspace.EventSource})
 
 	if err := c.setupInformers(ctx); err != nil {
 		return err

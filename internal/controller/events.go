@@ -14,6 +14,7 @@ import (
 	ref "k8s.io/client-go/tools/reference"
 
 	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 // syncRecorder writes each event before returning; `cnpa controller --once`
@@ -49,7 +50,7 @@ func (r *syncRecorder) Event(obj runtime.Object, typ, reason, message string) {
 		ObjectMeta:     metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault},
 		InvolvedObject: *objRef, Reason: reason, Message: message, Type: typ,
 		FirstTimestamp: now, LastTimestamp: now, Count: 1,
-		Source: corev1.EventSource{Component: "cnpa-controller"},
+		Source: corev1.EventSource{Component: teamspace.EventSource}, ReportingController: teamspace.EventSource,
 	}
 	r.kube.CoreV1().Events(metav1.NamespaceDefault).Create(r.ctx, e, metav1.CreateOptions{})
 }

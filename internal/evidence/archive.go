@@ -31,17 +31,23 @@ type ArchiveRecord struct {
 // final name, and once WriteArchive returns the record survives a crash.
 // The directory is created when missing.
 func WriteArchive(dir string, rec ArchiveRecord) error {
+	return WriteArchiveAs(dir, rec.Name+".json", rec)
+}
+
+// WriteArchiveAs is WriteArchive under another file name in dir: reset
+// keeps a record of another uid where it is and writes beside it.
+func WriteArchiveAs(dir, file string, rec ArchiveRecord) error {
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
 	data = append(data, '\n')
-	if err := atomicfile.WriteFile(filepath.Join(dir, rec.Name+".json"), data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, file), data, 0o644); err != nil {
 		return fmt.Errorf("write archive: %w", err)
 	}
 	// In the archive dir's own manifest: `cnpa reset --purge` removes the
 	// records cnpa wrote, never other files a learner keeps there.
-	return manifest.Record(dir, rec.Name+".json", data)
+	return manifest.Record(dir, file, data)
 }
 
 // ReadArchive reads dir/<name>.json strictly, with the shape of

@@ -156,8 +156,25 @@ func Write(dir, name string, v any) (string, error) {
 
 // WriteRaw writes data to dir/name atomically with the given mode, and
 // notes it in dir's manifest (package manifest): `cnpa reset` removes what
-// cnpa wrote, never a file of the same name someone else put there.
+// cnpa wrote, never a file of the same name someone else put there. A file
+// already there that is the learner's (Theirs) is never overwritten: that
+// is a *LearnersFileError (Put with force keeps it as a backup instead).
 func WriteRaw(dir, name string, data []byte, mode os.FileMode) (string, error) {
+	path, _, err := Put(dir, name, data, mode, false)
+	return path, err
+}
+
+// WriteForce is Write with Put's force: see Put.
+func WriteForce(dir, name string, v any, force bool) (path, backup string, err error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return "", "", err
+	}
+	return Put(dir, name, append(data, '\n'), 0o644, force)
+}
+
+// writeRaw writes and records, whoever's file was there.
+func writeRaw(dir, name string, data []byte, mode os.FileMode) (string, error) {
 	final := filepath.Join(dir, name)
 	if err := atomicfile.WriteFile(final, data, mode); err != nil {
 		return "", err

@@ -19,8 +19,10 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -58,8 +60,24 @@ const (
 const FieldManager = "cnpa-identity"
 
 // Manifests are the assets of the identity, in the order Apply applies
-// them: the ServiceAccount, its token and roles, then the policy.
+// them: the ServiceAccount, its token and roles, then the policy. No
+// Lease: the unit does not elect a leader (LeaderElection).
 func Manifests() [][]byte { return [][]byte{assets.RBAC, assets.Admission} }
+
+// LeaderElectionRole names the Role (and its binding) of LeaderElection,
+// whatever the Lease's name: Remove finds the Lease through it.
+const LeaderElectionRole = "cnpa-controller-leader-election"
+
+// LeaderElection renders assets/leader-election.yaml for the Lease lease
+// (`cnpa controller --leader-elect-name`): the Lease itself, and a Role
+// that may get and update that one Lease and no other. A name that is not
+// a DNS subdomain is refused, never pasted into YAML.
+func LeaderElection(lease string) ([]byte, error) {
+	if errs := validation.IsDNS1123Subdomain(lease); len(errs) > 0 {
+		return nil, fmt.Errorf("--leader-elect-name %q is not a valid Lease name (%s): use lower-case letters, digits, '-' and '.'", lease, strings.Join(errs, "; "))
+	}
+	return bytes.ReplaceAll(assets.LeaderElection, []byte("LEASE_NAME"), []byte(lease)), nil
+}
 
 // kinds maps the kinds in the assets to their resources.
 var kinds = map[string]schema.GroupVersionResource{
@@ -71,6 +89,7 @@ var kinds = map[string]schema.GroupVersionResource{
 	"RoleBinding":                      {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
 	"ValidatingAdmissionPolicy":        {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"},
 	"ValidatingAdmissionPolicyBinding": {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings"},
+	"Lease":                            {Group: "coordination.k8s.io", Version: "v1", Resource: "leases"},
 }
 
 // Objects parses manifests into the identity's objects, in order.
@@ -89,7 +108,22 @@ func Objects(manifests ...[]byte) ([]kube.Object, error) {
 // as it must: it may list TeamSpaces (RBAC has caught up) and the admission
 // policy refuses it a write to kube-system (checked with a dry run).
 func Apply(ctx context.Context, t *kube.Target, c *kube.Clients, timeout time.Duration) ([]byte, error) {
-	objs, err := Objects(Manifests()...)
+	return ApplyFor(ctx, t, c, timeout, "")
+}
+
+// ApplyFor is Apply for a controller that elects a leader with the Lease
+// lease ("" for none, as the unit): the Lease and a Role for it alone
+// (LeaderElection) come with the identity.
+func ApplyFor(ctx context.Context, t *kube.Target, c *kube.Clients, timeout time.Duration, lease string) ([]byte, error) {
+	manifests := Manifests()
+	if lease != "" {
+		le, err := LeaderElection(lease)
+		if err != nil {
+			return nil, err
+		}
+		manifests = append([][]byte{le}, manifests...)
+	}
+	objs, err := Objects(manifests...)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +266,11 @@ func IsPolicyDenial(err error) bool {
 // Remove deletes every object of the identity, in reverse order (the policy first, the ServiceAccount last); objects
 // already gone are fine. Deleting the token Secret revokes the token.
 func Remove(ctx context.Context, c *kube.Clients) (removed []string, err error) {
-	objs, err := Objects(Manifests()...)
+	manifests, err := withLeases(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	objs, err := Objects(manifests...)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +291,11 @@ func Remove(ctx context.Context, c *kube.Clients) (removed []string, err error) 
 // Present tells whether any object of the identity exists (for reset's
 // plan). It reads through c.Dynamic only.
 func Present(ctx context.Context, c *kube.Clients) (bool, error) {
-	objs, err := Objects(Manifests()...)
+	manifests, err := withLeases(ctx, c)
+	if err != nil {
+		return false, err
+	}
+	objs, err := Objects(manifests...)
 	if err != nil {
 		return false, err
 	}
@@ -267,4 +309,29 @@ func Present(ctx context.Context, c *kube.Clients) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// withLeases is Manifests plus LeaderElection for each Lease the leader
+// election Role names, when ApplyFor made one: Remove deletes them too.
+func withLeases(ctx context.Context, c *kube.Clients) ([][]byte, error) {
+	manifests := Manifests()
+	role, err := c.Dynamic.Resource(kinds["Role"]).Namespace(Namespace).Get(ctx, LeaderElectionRole, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return manifests, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get role %s/%s: %w", Namespace, LeaderElectionRole, err)
+	}
+	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+	for _, r := range rules {
+		names, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "resourceNames")
+		for _, n := range names {
+			le, err := LeaderElection(n)
+			if err != nil {
+				continue // not one ApplyFor wrote; the Role goes below anyway
+			}
+			manifests = append([][]byte{le}, manifests...)
+		}
+	}
+	return manifests, nil
 }

@@ -136,7 +136,22 @@ func (e *Env) InstallScript() error {
 		return err
 	}
 	_, err = evidence.WriteRaw(e.Dir, ScriptName, data, 0o755)
+	var theirs *evidence.LearnersFileError
+	if errors.As(err, &theirs) {
+		// Never --force: the learner's controller is the lab's point.
+		return fmt.Errorf("%s is yours (%s), and the %s engine would replace it with cnpa's. To test yours, run with --engine own "+
+			"(in a fresh dir, or after `cnpa reset --yes`: the engine is remembered); to use cnpa's %s engine, move yours away first: mv %s %s.mine",
+			theirs.Path, theirs.Why, e.Engine, e.Engine, quoteArg(theirs.Path), quoteArg(theirs.Path))
+	}
 	return err
+}
+
+// quoteArg single-quotes s for a shell when it needs it.
+func quoteArg(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // checkOwnScript says exactly what is wrong with the learner's
@@ -178,7 +193,9 @@ func (e *Env) Scaffold(engine string, force, finalizer bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return evidence.WriteRaw(e.Dir, ScriptName, data, 0o755)
+	// --force on a file of the learner's keeps it as reconcile.sh.bak-<time>.
+	path, _, err = evidence.Put(e.Dir, ScriptName, data, 0o755, force)
+	return path, err
 }
 
 // Unit is cnpa-op.service for the engine: the Go engine runs the

@@ -48,6 +48,8 @@ type Env struct {
 	// Timeout bounds each wait.
 	Timeout time.Duration
 	State   *State
+	// Force: see Options.
+	Force bool
 }
 
 // ArchiveDir is where the controller archives deleted TeamSpaces.
@@ -61,6 +63,9 @@ type Options struct {
 	ServiceIdentity      string
 	CatchupWait, Timeout time.Duration
 	Progress             *ui.Printer
+	// Force lets the steps write over the learner's files, keeping each as
+	// a backup (evidence.Put); never reconcile.sh.
+	Force bool
 }
 
 // NewEnv builds the lab's environment. What the command line asks for
@@ -118,7 +123,7 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 		return nil, err
 	}
 	return &Env{Dir: dir, Target: t, Clients: clients, Progress: opts.Progress, Engine: st.Engine, Service: mgr,
-		UnitDir: st.UnitDir, CnpaPath: self, CatchupWait: opts.CatchupWait, Timeout: opts.Timeout, State: st}, nil
+		UnitDir: st.UnitDir, CnpaPath: self, CatchupWait: opts.CatchupWait, Timeout: opts.Timeout, State: st, Force: opts.Force}, nil
 }
 
 // DefaultUnitDir is where cnpa-op.service goes without --unit-dir.

@@ -12,6 +12,7 @@ import (
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/manifest"
+	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/service"
 )
 
@@ -101,22 +102,32 @@ func (e *Env) giveArchiveDir(ctx context.Context) error {
 		}
 		who = service.User
 	}
-	if err := os.Chown(e.ArchiveDir(), uid, gid); err != nil {
-		return fmt.Errorf("give the archive dir %s to the service's user %s: %w", e.ArchiveDir(), who, err)
+	return GiveArchiveDir(e.ArchiveDir(), uid, gid, who)
+}
+
+// GiveArchiveDir gives the archive dir, its .cnpa and the manifest in it
+// to uid:gid, and nothing else: those are what cnpa made there. The
+// controller appends to that manifest, which the service wrote as
+// whoever it ran as before, and the unit has no capabilities, so even
+// root cannot write into a directory of the other user's. Each is
+// chowned through its own descriptor, opened beneath the archive dir
+// without following a symlink (package safefs): never a walk, which a
+// directory swapped for a symlink mid-way would lead out of the dir
+// (/etc/rancher/k3s given to the service's user).
+func GiveArchiveDir(dir string, uid, gid int, who string) error {
+	d, err := safefs.OpenDir(dir)
+	if err != nil {
+		return fmt.Errorf("give the archive dir %s to the service's user %s: %w", dir, who, err)
 	}
-	// The controller also appends to the archive dir's manifest, which the
-	// service wrote as whoever it ran as before: the unit has no
-	// capabilities, so even root cannot write into a directory of the
-	// other user's. The manifest goes with the dir.
-	own := filepath.Join(e.ArchiveDir(), manifest.OwnDir)
-	err := filepath.WalkDir(own, func(path string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	defer d.Close()
+	if err := d.Chown(".", uid, gid); err != nil {
+		return fmt.Errorf("give the archive dir %s to the service's user %s: %w", dir, who, err)
+	}
+	for _, rel := range []string{manifest.OwnDir, manifest.File} {
+		if err := d.Chown(rel, uid, gid); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("give %s to the service's user %s: %w (move it away: cnpa made it a directory or regular file, and never follows a symlink there)",
+				filepath.Join(dir, rel), who, err)
 		}
-		return os.Lchown(path, uid, gid)
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("give the archive dir's manifest %s to the service's user %s: %w", own, who, err)
 	}
 	return nil
 }

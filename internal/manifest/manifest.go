@@ -21,6 +21,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/labhub/cnpa/internal/safefs"
 )
 
 // OwnDir is the directory under a directory cnpa writes into that holds
@@ -50,19 +54,19 @@ func Record(dir, name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, OwnDir), 0o755); err != nil {
-		return fmt.Errorf("record %s in cnpa's manifest: %w", name, err)
-	}
-	f, err := os.OpenFile(filepath.Join(dir, File), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	// Beneath dir without a symlink in any part (package safefs): root
+	// appends to the archive dir's manifest, which the service's user
+	// owns, and must never create or extend a file a symlink there names.
+	d, err := safefs.OpenDir(dir)
 	if err != nil {
 		return fmt.Errorf("record %s in cnpa's manifest: %w", name, err)
 	}
-	_, werr := f.Write(append(line, '\n'))
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
+	defer d.Close()
+	if err := d.MkdirAll(OwnDir, 0o755); err != nil {
+		return fmt.Errorf("record %s in cnpa's manifest: %w", name, err)
 	}
-	if werr != nil {
-		return fmt.Errorf("record %s in cnpa's manifest: %w", name, werr)
+	if err := d.Append(File, append(line, '\n'), 0o644); err != nil {
+		return fmt.Errorf("record %s in cnpa's manifest: %w", name, err)
 	}
 	return nil
 }
@@ -132,25 +136,27 @@ const (
 	NotAFile
 )
 
-// Check tells what became of the file an entry names.
+// Check tells what became of the file an entry names. It is read beneath
+// dir without following a symlink in any part (package safefs): a name
+// reached through one (x/motd with x -> /etc) is NotAFile, never /etc's.
 func Check(dir string, e Entry) (Status, error) {
-	p := filepath.Join(dir, e.Name)
-	fi, err := os.Lstat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Missing, nil
-	}
+	d, err := safefs.OpenDir(dir)
 	if err != nil {
 		return 0, err
 	}
-	if !fi.Mode().IsRegular() {
+	defer d.Close()
+	data, err := d.ReadRegular(e.Name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Missing, nil
+	case errors.Is(err, safefs.ErrNotRegular), errors.Is(err, unix.ELOOP), errors.Is(err, unix.EXDEV),
+		errors.Is(err, unix.ENOTDIR), errors.Is(err, unix.EISDIR):
 		return NotAFile, nil
+	case err != nil:
+		return 0, err
 	}
 	if e.SHA256 == "" {
 		return Unchanged, nil
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return 0, err
 	}
 	if Sum(data) != e.SHA256 {
 		return Changed, nil

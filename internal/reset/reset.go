@@ -29,6 +29,7 @@ import (
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/poll"
+	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -128,13 +129,13 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 	for _, ns := range nss {
 		p.Namespaces = append(p.Namespaces, ns.Name)
 	}
-	files, err := ourFiles(env.Dir)
+	files, err := ourFiles(env.Dir, false)
 	if err != nil {
 		return nil, err
 	}
 	p.Files, p.Kept = files.remove, files.kept
 	if purge {
-		records, err := ourFiles(env.ArchiveDir())
+		records, err := ourFiles(env.ArchiveDir(), true)
 		if err != nil {
 			return nil, err
 		}
@@ -292,16 +293,15 @@ func deleteTeamSpaces(ctx context.Context, env *labenv.Env, r *Result, log func(
 			log("deleted cnpa's temporary TeamSpace %s", name)
 			continue
 		}
-		archived, err := releaseOurs(ctx, env, name, log)
+		archivedTo, err := releaseOurs(ctx, env, name, log)
 		if err != nil {
 			failures = append(failures, err)
 			log("TeamSpace %s: %v", name, err)
 			continue
 		}
-		if archived {
+		if archivedTo != "" {
 			r.Archived = append(r.Archived, name)
-			log("deleted TeamSpace %s (archived to %s, finalizer %s removed)", name,
-				filepath.Join(env.ArchiveDir(), name+".json"), teamspace.Finalizer)
+			log("deleted TeamSpace %s (archived to %s, finalizer %s removed)", name, archivedTo, teamspace.Finalizer)
 		} else {
 			log("deleted TeamSpace %s", name)
 		}
@@ -343,42 +343,56 @@ func isProbe(name string) bool {
 // releaseOurs writes the archive record of a TeamSpace being deleted and
 // removes our finalizer, keeping every other one, as the controller's
 // finalize does. It retries on a conflict from fresh state. It reports
-// whether it archived.
-func releaseOurs(ctx context.Context, env *labenv.Env, name string, log func(string, ...any)) (bool, error) {
+// where it archived ("" when it did not).
+//
+// An archive record of that name holding another uid (step 6's beta, say,
+// when a newer beta is being reset) or one that does not read is never
+// overwritten: this TeamSpace's record goes beside it, <name>.<uid>.json.
+func releaseOurs(ctx context.Context, env *labenv.Env, name string, log func(string, ...any)) (string, error) {
 	for attempt := 0; ; attempt++ {
 		u, err := env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return false, nil
+			return "", nil
 		}
 		if err != nil {
-			return false, fmt.Errorf("get teamspace %s: %w", name, err)
+			return "", fmt.Errorf("get teamspace %s: %w", name, err)
 		}
 		// What finalizing needs, also of a TeamSpace whose spec does not
 		// decode (a weaker schema), as the controller does.
 		ts, _, _ := teamspace.Finalizable(u)
 		if !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
-			return false, nil
+			return "", nil
+		}
+		file := ts.Name + ".json"
+		if old, rerr := evidence.ReadArchive(env.ArchiveDir(), ts.Name); rerr != nil || (old != nil && old.UID != string(ts.UID)) {
+			file = ts.Name + "." + string(ts.UID) + ".json"
+			held := "one that does not read"
+			if old != nil {
+				held = "uid " + old.UID
+			}
+			log("kept %s (it holds %s, not this TeamSpace's %s); archiving %s to %s instead",
+				filepath.Join(env.ArchiveDir(), ts.Name+".json"), held, ts.UID, name, filepath.Join(env.ArchiveDir(), file))
 		}
 		// The record first: once our finalizer is gone, the object may
 		// vanish before anything else is written. A record that cannot be
 		// written (a name too long for a file, say) does not keep the lab
 		// from starting over: the TeamSpace is released without it, and
 		// the caller is told.
-		if err := evidence.WriteArchive(env.ArchiveDir(), evidence.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}); err != nil {
+		if err := evidence.WriteArchiveAs(env.ArchiveDir(), file, evidence.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}); err != nil {
 			if _, ferr := teamspace.SetFinalizers(ctx, env.Clients.Dynamic, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), fieldManager); ferr != nil && !apierrors.IsNotFound(ferr) {
-				return false, fmt.Errorf("archive teamspace %s: %v; and remove finalizer %s: %w", name, err, teamspace.Finalizer, ferr)
+				return "", fmt.Errorf("archive teamspace %s: %v; and remove finalizer %s: %w", name, err, teamspace.Finalizer, ferr)
 			}
 			log("TeamSpace %s released without an archive record (it cannot be written: %v)", name, err)
-			return false, nil
+			return "", nil
 		}
 		_, err = teamspace.SetFinalizers(ctx, env.Clients.Dynamic, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), fieldManager)
 		switch {
 		case err == nil, apierrors.IsNotFound(err):
-			return true, nil
+			return filepath.Join(env.ArchiveDir(), file), nil
 		case apierrors.IsConflict(err) && attempt < 10:
 			continue // someone wrote it since we read it: read again
 		default:
-			return false, fmt.Errorf("remove finalizer %s from %s: %w", teamspace.Finalizer, name, err)
+			return "", fmt.Errorf("remove finalizer %s from %s: %w", teamspace.Finalizer, name, err)
 		}
 	}
 }
@@ -532,17 +546,29 @@ func deleteCRD(ctx context.Context, env *labenv.Env, log func(string, ...any)) e
 type files struct {
 	remove []string // cnpa wrote them and they still hold what it wrote
 	kept   []string // cnpa wrote them, someone rewrote them since
+	// notRecords are entries of the archive dir's manifest that name no
+	// archive record (x/motd): the service's user may write that
+	// manifest, so they are not cnpa's.
+	notRecords []string
 }
 
 // ourFiles sorts the files dir's manifest lists: only those are cnpa's.
 // A directory cnpa never wrote into has none, whatever its files are called.
-func ourFiles(dir string) (files, error) {
+//
+// With records set, dir is the archive dir, whose manifest the service's
+// user may append to: there an entry counts only as an archive record,
+// <name>.json directly in dir, never a path through a subdirectory.
+func ourFiles(dir string, records bool) (files, error) {
 	var f files
 	entries, err := manifest.Read(dir)
 	if err != nil {
 		return f, err
 	}
 	for _, e := range entries {
+		if records && (strings.Contains(e.Name, "/") || !strings.HasSuffix(e.Name, ".json")) {
+			f.notRecords = append(f.notRecords, filepath.Join(dir, e.Name))
+			continue
+		}
 		st, err := manifest.Check(dir, e)
 		if err != nil {
 			return f, err
@@ -559,15 +585,27 @@ func ourFiles(dir string) (files, error) {
 
 // removeOurs removes what ourFiles says is cnpa's in dir, then cnpa's own
 // dir/.cnpa (the manifest with it).
-func removeOurs(dir string, r *Result, log func(string, ...any)) error {
-	f, err := ourFiles(dir)
+func removeOurs(dir string, records bool, r *Result, log func(string, ...any)) error {
+	f, err := ourFiles(dir, records)
 	if err != nil {
 		return err
 	}
+	// Each name is removed beneath dir from a directory descriptor, no
+	// symlink followed in any part (package safefs): a part swapped for
+	// a symlink since ourFiles looked is an error, not a way out of dir.
+	d, err := safefs.OpenDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	defer d.Close()
 	var errs []error
 	removed := 0
 	for _, p := range f.remove {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		rel, _ := filepath.Rel(dir, p)
+		if err := d.Remove(rel); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 			continue
 		}
@@ -575,7 +613,10 @@ func removeOurs(dir string, r *Result, log func(string, ...any)) error {
 		removed++
 	}
 	for _, p := range f.kept {
-		log("kept %s: cnpa wrote it, but it has changed since, so it is not cnpa's to remove", p)
+		log("kept %s: cnpa wrote it, but it has changed since (or it is reached through a symlink), so it is not cnpa's to remove", p)
+	}
+	for _, p := range f.notRecords {
+		log("kept %s: the archive dir's manifest names it, but it is no archive record (<name>.json in %s), and that manifest is writable by the service's user", p, dir)
 	}
 	own := filepath.Join(dir, manifest.OwnDir)
 	if _, err := os.Lstat(own); err == nil {
@@ -597,7 +638,7 @@ func removeFiles(env *labenv.Env, purge bool, r *Result, log func(string, ...any
 	if purge {
 		// The archive dir first: the evidence dir can be removed only
 		// once it is empty.
-		if err := removeOurs(env.ArchiveDir(), r, log); err != nil {
+		if err := removeOurs(env.ArchiveDir(), true, r, log); err != nil {
 			errs = append(errs, err)
 		}
 		// The dir itself only when that left it empty: whatever else is in
@@ -606,7 +647,7 @@ func removeFiles(env *labenv.Env, purge bool, r *Result, log func(string, ...any
 	} else if _, err := os.Stat(env.ArchiveDir()); err == nil {
 		log("kept the archive records in %s (--purge removes those cnpa wrote)", env.ArchiveDir())
 	}
-	if err := removeOurs(env.Dir, r, log); err != nil {
+	if err := removeOurs(env.Dir, false, r, log); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

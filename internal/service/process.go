@@ -18,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // process runs the unit's command detached, for machines without systemd
@@ -175,7 +177,8 @@ func (p *process) Logs(_ context.Context, n int, w io.Writer) error {
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	_, err = fmt.Fprintln(w, strings.Join(lines, "\n"))
+	// The log quotes the cluster (names, kubectl's errors): cleaned.
+	_, err = fmt.Fprintln(w, ui.CleanLines(strings.Join(lines, "\n")))
 	return err
 }
 

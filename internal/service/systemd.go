@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // systemd drives the unit with systemctl, as the learner would.
@@ -46,7 +48,7 @@ func (s *systemd) Status(ctx context.Context) (Status, error) {
 
 func (s *systemd) Logs(ctx context.Context, n int, w io.Writer) error {
 	cmd := exec.CommandContext(ctx, "journalctl", "-u", Name, "-n", strconv.Itoa(n), "--no-pager")
-	cmd.Stdout, cmd.Stderr = w, w
+	cmd.Stdout, cmd.Stderr = ui.CleanWriter(w), ui.CleanWriter(w)
 	return cmd.Run()
 }
 

@@ -19,55 +19,103 @@ const User = "cnpa-op"
 // EnsureUser creates the system user User when it does not exist (useradd
 // --system: no home, no login shell, a group of its own) and returns its
 // uid and gid. `cnpa reset` leaves it, as a package leaves its users.
-func EnsureUser(ctx context.Context) (uid, gid int, err error) {
-	uid, gid, found, err := lookupUser(ctx)
-	if err != nil || found {
-		return uid, gid, err
+//
+// An existing account of that name is used only if it is what useradd
+// would have made: a system account (not root, uid at most SYS_UID_MAX
+// of /etc/login.defs) with no login shell. Anything else (a person's
+// login named cnpa-op) would get the service's powers and the archive
+// dir: cnpa stops and says why.
+func EnsureUser(ctx context.Context) (uid, gid int, err error) { return ensureUser(ctx, User) }
+
+func ensureUser(ctx context.Context, name string) (uid, gid int, err error) {
+	uid, gid, shell, found, err := lookupUser(ctx, name)
+	if err != nil {
+		return 0, 0, err
 	}
-	argv := UserAdd()
+	if found {
+		if why := unfit(uid, shell); why != "" {
+			return 0, 0, fmt.Errorf("user %s exists but %s, so it cannot be the service's user: the service would lend it its cluster identity and the archive dir. "+
+				"Rename or remove that account (or make it a system account with shell /usr/sbin/nologin), or run the service as root with --service-identity admin", name, why)
+		}
+		return uid, gid, nil
+	}
+	argv := userAdd(name)
 	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
 	if err != nil {
 		return 0, 0, fmt.Errorf("create the service's user %s (useradd --system): %v: %s; create it yourself, or run the service as root with --service-identity admin",
 			User, err, strings.TrimSpace(string(out)))
 	}
-	if uid, gid, found, err = lookupUser(ctx); err == nil && !found {
-		err = fmt.Errorf("useradd created user %s, but `getent passwd %s` does not find it", User, User)
+	if uid, gid, _, found, err = lookupUser(ctx, name); err == nil && !found {
+		err = fmt.Errorf("useradd created user %s, but `getent passwd %s` does not find it", name, name)
 	}
 	return uid, gid, err
 }
 
+// noLogin are the shells that let nobody log in.
+var noLogin = map[string]bool{"/usr/sbin/nologin": true, "/sbin/nologin": true, "/bin/false": true, "/usr/bin/false": true}
+
+// unfit says why an account with uid and shell is not a system account
+// without a login, or "" when it is.
+func unfit(uid int, shell string) string {
+	switch {
+	case uid == 0:
+		return "has uid 0 (root)"
+	case uid > sysUIDMax():
+		return fmt.Sprintf("has uid %d, a person's (system accounts are at most %d, SYS_UID_MAX in /etc/login.defs)", uid, sysUIDMax())
+	case !noLogin[shell]:
+		return fmt.Sprintf("has the login shell %q (a system account has /usr/sbin/nologin)", shell)
+	}
+	return ""
+}
+
+// sysUIDMax is SYS_UID_MAX of /etc/login.defs, 999 when unset.
+func sysUIDMax() int {
+	data, _ := os.ReadFile("/etc/login.defs")
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 2 && f[0] == "SYS_UID_MAX" {
+			if n, err := strconv.Atoi(f[1]); err == nil {
+				return n
+			}
+		}
+	}
+	return 999
+}
+
 // UserAdd is the command that creates User: a system user with a group of
 // its own, no home and no login shell. Step 4 shows it as typed.
-func UserAdd() []string {
+func UserAdd() []string { return userAdd(User) }
+
+func userAdd(name string) []string {
 	nologin := "/usr/sbin/nologin"
 	if _, err := os.Stat(nologin); err != nil {
 		nologin = "/bin/false"
 	}
 	return []string{"useradd", "--system", "--user-group", "--no-create-home",
-		"--home-dir", "/nonexistent", "--shell", nologin, "--comment", "cnpa TeamSpace controller", User}
+		"--home-dir", "/nonexistent", "--shell", nologin, "--comment", "cnpa TeamSpace controller", name}
 }
 
 // lookupUser asks the system's user database (getent, so NSS as
 // configured, as systemd's User= sees it) for User's uid and gid.
-func lookupUser(ctx context.Context) (uid, gid int, found bool, err error) {
-	out, err := exec.CommandContext(ctx, "getent", "passwd", User).Output()
+func lookupUser(ctx context.Context, name string) (uid, gid int, shell string, found bool, err error) {
+	out, err := exec.CommandContext(ctx, "getent", "passwd", name).Output()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 2 { // getent: key not found
-		return 0, 0, false, nil
+		return 0, 0, "", false, nil
 	}
 	if err != nil {
-		return 0, 0, false, fmt.Errorf("look up the service's user %s (getent passwd): %w", User, err)
+		return 0, 0, "", false, fmt.Errorf("look up the service's user %s (getent passwd): %w", name, err)
 	}
 	// name:password:uid:gid:gecos:home:shell
 	f := strings.Split(strings.TrimSpace(string(out)), ":")
-	if len(f) < 4 {
-		return 0, 0, false, fmt.Errorf("getent passwd %s: unexpected answer %q", User, out)
+	if len(f) < 7 {
+		return 0, 0, "", false, fmt.Errorf("getent passwd %s: unexpected answer %q", name, out)
 	}
 	if uid, err = strconv.Atoi(f[2]); err == nil {
 		gid, err = strconv.Atoi(f[3])
 	}
 	if err != nil {
-		return 0, 0, false, fmt.Errorf("getent passwd %s: uid %q gid %q: %w", User, f[2], f[3], err)
+		return 0, 0, "", false, fmt.Errorf("getent passwd %s: uid %q gid %q: %w", name, f[2], f[3], err)
 	}
-	return uid, gid, true, nil
+	return uid, gid, f[6], true, nil
 }

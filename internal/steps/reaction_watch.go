@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/labhub/cnpa/internal/evidence"
@@ -278,11 +279,18 @@ func hardEqual(a, b corev1.ResourceList) bool {
 // watchEvents watches the Events recorded on the TeamSpaces m matches: the Go
 // engine's Synced, DriftCorrected, Archived; any engine's warnings.
 // TeamSpaces are cluster-scoped, so their Events live in "default".
+//
+// Anyone allowed to create Events can write one about alpha, so an Event
+// is the controller's only when its source component (or reporting
+// controller) is one of cnpa's engines' and its involvedObject.uid is the
+// TeamSpace's uid; any other is shown as another writer's, with who it
+// says it is from (eventActor).
 func watchEvents(m match) watcher {
 	return func(ctx context.Context, rx *reaction) error {
 		api := rx.env.Clients.Kube.CoreV1().Events(metav1.NamespaceDefault)
 		opts := metav1.ListOptions{FieldSelector: "involvedObject.kind=" + teamspace.Kind}
 		counts := map[string]int32{}
+		uids := teamSpaceUIDs(ctx, rx, m)
 		return rx.followWatch(ctx,
 			func(ctx context.Context) (string, []runtime.Object, error) {
 				l, err := api.List(ctx, opts)
@@ -311,8 +319,9 @@ func watchEvents(m match) watcher {
 					return
 				}
 				counts[e.Name] = e.Count
-				rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromEvent, Kind: timeline.KindEvent,
-					Object: "teamspace " + e.InvolvedObject.Name, What: e.Reason + ": " + e.Message,
+				actor, note := eventActor(e, uids(e.InvolvedObject.Name))
+				rx.put(t, "", timeline.Entry{Actor: actor, Source: timeline.FromEvent, Kind: timeline.KindEvent,
+					Object: "teamspace " + e.InvolvedObject.Name, What: e.Reason + ": " + e.Message + note,
 					Values: map[string]string{"reason": e.Reason, "type": e.Type}})
 			})
 	}
@@ -373,4 +382,54 @@ func fileStamp(path string) string {
 		inode = st.Ino // an atomic write renames a new file over the old
 	}
 	return fmt.Sprintf("%d/%d/%d", fi.Size(), fi.ModTime().UnixNano(), inode)
+}
+
+// eventActor tells who an Event is from: the controller when one of cnpa's
+// engines says it recorded it (source component or reporting controller)
+// about the TeamSpace with uid; otherwise another writer, with a note
+// saying why. uid is "" when the TeamSpace could not be read: then no
+// Event can be proven the controller's.
+func eventActor(e *corev1.Event, uid types.UID) (actor, note string) {
+	from := e.ReportingController
+	if from == "" {
+		from = e.Source.Component
+	}
+	ours := from == teamspace.EventSource || from == teamspace.ShellEventSource
+	switch {
+	case !ours:
+		if from == "" {
+			from = "no source"
+		}
+		return timeline.OtherWriter, fmt.Sprintf(" (from %s, not cnpa's controller)", from)
+	case uid == "" || e.InvolvedObject.UID != uid:
+		return timeline.OtherWriter, fmt.Sprintf(" (about uid %q, not this TeamSpace's %s)", e.InvolvedObject.UID, uid)
+	}
+	return timeline.Controller, ""
+}
+
+// teamSpaceUIDs returns a lookup of the uid of each TeamSpace m matches,
+// read when the watch opens and, for one created since, when its first
+// Event arrives ("" when it cannot be read). The watch's goroutine is its
+// only caller.
+func teamSpaceUIDs(ctx context.Context, rx *reaction, m match) func(name string) types.UID {
+	known := map[string]types.UID{}
+	api := rx.env.Clients.Dynamic.Resource(teamspace.GVR)
+	if l, err := api.List(ctx, metav1.ListOptions{}); err == nil {
+		for _, ts := range l.Items {
+			if m(ts.GetName()) {
+				known[ts.GetName()] = ts.GetUID()
+			}
+		}
+	}
+	return func(name string) types.UID {
+		if uid, ok := known[name]; ok {
+			return uid
+		}
+		ts, err := api.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return "" // gone, or unreadable: not cached, asked again next time
+		}
+		known[name] = ts.GetUID()
+		return ts.GetUID()
+	}
 }

@@ -73,14 +73,16 @@ func (s shell) cmd(line string) {
 // answer shows what the server (or the command) answered.
 func (s shell) answer(format string, a ...any) {
 	if s.p != nil {
-		s.p.Note("    %s", fmt.Sprintf(format, a...))
+		// What a command answers comes from the cluster: data, not
+		// terminal commands.
+		s.p.Note("    %s", ui.Clean(fmt.Sprintf(format, a...)))
 	}
 }
 
 // value shows the value a read-back gave.
 func (s shell) value(v any) {
 	if s.p != nil {
-		s.p.Line("    → %v", v)
+		s.p.Line("    → %s", ui.Clean(fmt.Sprint(v)))
 	}
 }
 
@@ -248,14 +250,25 @@ func stdinHeredoc(command string, content []byte) string {
 	return command + " <<'EOF'\n" + strings.TrimSuffix(string(content), "\n") + "\nEOF"
 }
 
-// writeFile writes a file the learner writes by hand, and shows it.
-func (s shell) writeFile(dir, name string, content []byte) (string, error) {
-	path, err := evidence.WriteRaw(dir, name, content, 0o644)
+// writeFile writes a file the learner writes by hand, and shows it. A
+// file of the learner's at that name is refused, or with --force kept as
+// a backup, and the step says so (kept).
+func (s shell) writeFile(env *labenv.Env, name string, content []byte) (string, error) {
+	path, backup, err := evidence.Put(env.Dir, name, content, 0o644, env.Force)
 	if err != nil {
 		return "", err
 	}
+	kept(env, path, backup)
 	s.cmd(heredoc("cat >", path, content))
 	return path, nil
+}
+
+// kept tells the learner where --force put their file, on the progress
+// stream, which --quiet does not silence.
+func kept(env *labenv.Env, path, backup string) {
+	if backup != "" && env.Progress != nil {
+		env.Progress.Warn("  kept your %s as %s (--force)", path, backup)
+	}
 }
 
 // evidenceCmd is the jq command that writes an evidence file from shell
@@ -277,11 +290,12 @@ func evidenceCmd(path, file string) string {
 
 // writeEvidence writes the step's evidence file and shows the jq command
 // that writes it from the variables read before.
-func (s shell) writeEvidence(dir, file string, v any) (string, error) {
-	path, err := evidence.Write(dir, file, v)
+func (s shell) writeEvidence(env *labenv.Env, file string, v any) (string, error) {
+	path, backup, err := evidence.WriteForce(env.Dir, file, v, env.Force)
 	if err != nil {
 		return "", err
 	}
+	kept(env, path, backup)
 	s.cmd(evidenceCmd(path, file))
 	return path, nil
 }

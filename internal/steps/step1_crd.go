@@ -33,7 +33,7 @@ var step1 = &Step{
 		}
 		r := &Result{Step: 1, Title: s.Title}
 		sh := show(env)
-		crdPath, err := sh.writeFile(env.Dir, "crd.yaml", assets.CRD)
+		crdPath, err := sh.writeFile(env, "crd.yaml", assets.CRD)
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +63,7 @@ var step1 = &Step{
 		} else if a != nil && a.Generation > 1 {
 			return nil, fmt.Errorf("TeamSpace alpha exists with generation %d: this cluster is past step 1; start over with `cnpa reset --yes`", a.Generation)
 		}
-		alphaPath, err := sh.writeFile(env.Dir, "alpha.yaml", []byte(AlphaYAML))
+		alphaPath, err := sh.writeFile(env, "alpha.yaml", []byte(AlphaYAML))
 		if err != nil {
 			return nil, err
 		}
@@ -85,7 +85,7 @@ var step1 = &Step{
 			return nil, err
 		}
 		ev := evidence.Before{UID: string(alpha.UID), NamespaceExists: exists}
-		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
+		if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
 			return nil, err
 		}
 		r.Evidence = ev

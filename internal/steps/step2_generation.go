@@ -60,7 +60,7 @@ var step2 = &Step{
 		}
 		ev.GenAfterSpec = spec.GetGeneration()
 		sh.readBack("gen_after_spec", alphaObj, "{.metadata.generation}", spec)
-		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
+		if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
 			return nil, err
 		}
 		r.Evidence = ev

@@ -144,7 +144,7 @@ var step3 = &Step{
 		sh.readBack("namespace_owner_uid", namespaceObj(ns), `{.metadata.ownerReferences[?(@.kind=="TeamSpace")].uid}`, nsObj)
 		sh.readBack("rv_after", quotaObj(ns), "{.metadata.resourceVersion}", after)
 		sh.set("second_pass_rv_changed", `$([ "$rv_before" != "$rv_after" ] && echo true || echo false)`, ev.SecondPassRVChanged)
-		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
+		if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
 			return nil, err
 		}
 		// reconcile.json now depends on the engine: it is locked.

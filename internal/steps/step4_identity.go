@@ -48,8 +48,13 @@ func showIdentity(sh shell, env *labenv.Env) error {
 	user := service.User + ":" + service.User
 	sh.cmd("getent passwd " + service.User + " >/dev/null || " + words(service.UserAdd()...))
 	sh.cmd(words("mkdir", "-p", env.ArchiveDir()) + " && " + words("chown", user, env.ArchiveDir()))
+	// Only what cnpa made there, never -R (labenv.GiveArchiveDir says why).
 	if own := filepath.Join(env.ArchiveDir(), manifest.OwnDir); pathExists(own) {
-		sh.cmd(words("chown", "-R", user, own))
+		args := []string{"chown", "-h", user, own}
+		if m := filepath.Join(env.ArchiveDir(), manifest.File); pathExists(m) {
+			args = append(args, m)
+		}
+		sh.cmd(words(args...))
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ var step5 = &Step{
 		ev.RevertedTo = p.Value()
 		r.note("edit to 99 reverted to %d in %d ms", ev.RevertedTo, time.Since(editStart).Milliseconds())
 		sh.readBack("reverted_to", quota, "{.spec.hard.pods}", reverted)
-		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
+		if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
 			return nil, err
 		}
 		r.Evidence = ev

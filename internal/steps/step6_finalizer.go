@@ -87,7 +87,7 @@ var step6 = &Step{
 		} else if old != nil {
 			return nil, fmt.Errorf("TeamSpace beta exists already (uid %s): wait for it to go or start over with `cnpa reset --yes`", old.UID)
 		}
-		betaPath, err := sh.writeFile(env.Dir, "beta.yaml", []byte(BetaYAML))
+		betaPath, err := sh.writeFile(env, "beta.yaml", []byte(BetaYAML))
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +198,7 @@ var step6 = &Step{
 				[]string{"the finalizer was removed before (or without) writing the archive record: write the record, " +
 					"check it is there, then remove " + teamspace.Finalizer}, ""))
 		}
-		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
+		if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
 			return nil, err
 		}
 		r.Evidence = ev

@@ -149,7 +149,7 @@ var step7 = &Step{
 		}
 		sh.readBack("observed_after_start", alphaObj, "{.status.observedGeneration}", lastAlpha)
 		sh.readBack("quota_pods_after_start", quota, "{.spec.hard.pods}", lastQuota)
-		if r.File, err = sh.writeEvidence(env.Dir, s.File, ev); err != nil {
+		if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
 			return nil, err
 		}
 		removeStoppedReading(env.Dir)

@@ -18,9 +18,11 @@ var step8 = &Step{
 			return nil, err
 		}
 		r := &Result{Step: 8, Title: s.Title}
-		if r.File, err = evidence.Write(env.Dir, s.File, ev); err != nil {
+		var backup string
+		if r.File, backup, err = evidence.WriteForce(env.Dir, s.File, ev, env.Force); err != nil {
 			return nil, err
 		}
+		kept(env, r.File, backup)
 		show(env).cmd(reportCmd(env.Dir, r.File))
 		r.Evidence = ev
 		// report.json's rules compare with what the other files give.

@@ -43,6 +43,11 @@ const (
 	NamespacePrefix = "team-"
 	// QuotaName is the ResourceQuota in every team namespace.
 	QuotaName = "team-quota"
+	// EventSource is the source component (and reporting controller) of
+	// the Go engine's Events; ShellEventSource that of reconcile.sh's.
+	// The timeline credits an Event to the controller only from these.
+	EventSource      = "cnpa-controller"
+	ShellEventSource = "cnpa-reconcile-sh"
 	// FieldManager is the one field manager of every cnpa write.
 	FieldManager = "cnpa"
 	// DefaultCPU is the CRD's default for spec.cpu.

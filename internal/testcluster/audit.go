@@ -15,15 +15,22 @@ import (
 // auditPolicy records every write request, once, when its answer is
 // complete: who (user, user agent), what (verb, resource, name) and the
 // answer's code. Reads are not audited: a test asks "did X write", and the
-// watches and lists of every client would only grow the file.
-const auditPolicy = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: [RequestReceived, ResponseStarted]
-rules:
-- level: Metadata
+// watches and lists of every client would only grow the file. The users
+// of allOf (Options.AuditAllOf) are the exception: every request of
+// theirs, a watch as soon as it starts (ResponseStarted) and again when it
+// ends; anything else only when complete.
+func auditPolicy(allOf []string) string {
+	p := "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n"
+	if len(allOf) > 0 {
+		users, _ := json.Marshal(allOf)
+		p += "- level: Metadata\n  users: " + string(users) + "\n"
+	}
+	return p + `- level: Metadata
   verbs: [create, update, patch, delete, deletecollection]
+  omitStages: [ResponseStarted]
 - level: None
 `
+}
 
 // AuditLog is the path of kube-apiserver's audit log (Options.Audit).
 func (c *Cluster) AuditLog() string { return filepath.Join(c.Dir, "audit.log") }
@@ -31,9 +38,9 @@ func (c *Cluster) AuditLog() string { return filepath.Join(c.Dir, "audit.log") }
 // auditFlags write the policy and return kube-apiserver's flags for it. The
 // log backend in blocking mode writes each event before the request's
 // answer is sent, so a request a client has seen answered is in the file.
-func (c *Cluster) auditFlags() ([]string, error) {
+func (c *Cluster) auditFlags(allOf []string) ([]string, error) {
 	policy := filepath.Join(c.Dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+	if err := os.WriteFile(policy, []byte(auditPolicy(allOf)), 0o600); err != nil {
 		return nil, err
 	}
 	return []string{"--audit-policy-file=" + policy, "--audit-log-path=" + c.AuditLog(),
@@ -43,12 +50,14 @@ func (c *Cluster) auditFlags() ([]string, error) {
 // AuditEvent is one write request in the audit log.
 type AuditEvent struct {
 	Verb      string    `json:"verb"`
+	Stage     string    `json:"stage"`
 	UserAgent string    `json:"userAgent"`
 	Received  time.Time `json:"requestReceivedTimestamp"`
 	User      struct {
 		Username string `json:"username"`
 	} `json:"user"`
 	ObjectRef struct {
+		APIGroup    string `json:"apiGroup"`
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
 		Namespace   string `json:"namespace"`

@@ -95,6 +95,10 @@ type Options struct {
 	// Audit makes kube-apiserver record every write request in AuditLog:
 	// who wrote what, read back with AuditSince.
 	Audit bool
+	// AuditAllOf are users whose every request is recorded, reads and
+	// watches too (a watch when it starts): what a test derives a role's
+	// verbs from. Implies Audit.
+	AuditAllOf []string
 	// Users are extra admin users (group system:masters) with tokens of
 	// their own, so that the audit log tells apart clients that would
 	// otherwise all be "admin"; UserKubeconfig gives each a kubeconfig.
@@ -193,8 +197,8 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		}
 	}
 	c.apiServerArgs = append(storage, c.apiServerArgsBase()...)
-	if opts.Audit {
-		flags, err := c.auditFlags()
+	if opts.Audit || len(opts.AuditAllOf) > 0 {
+		flags, err := c.auditFlags(opts.AuditAllOf)
 		if err != nil {
 			return nil, err
 		}

@@ -18,15 +18,22 @@ func Print(p *ui.Printer, tl *Timeline) {
 	if tl == nil || len(tl.Entries) == 0 {
 		return
 	}
-	p.Line("  %s %s", p.Bold("timeline"), p.Faint("(times since: "+tl.Action+")"))
+	p.Line("  %s %s", p.Bold("timeline"), p.Faint("(times since: "+ui.Clean(tl.Action)+")"))
 	atW, actorW, whatW := 0, 0, 0
-	for _, e := range tl.Entries {
+	// Every entry's text came from the cluster, a file or a log: cleaned
+	// (ui.Clean) before it is measured or printed.
+	entries := make([]Entry, len(tl.Entries))
+	for i, e := range tl.Entries {
+		e.Actor, e.What, e.Source = ui.Clean(e.Actor), ui.Clean(e.What), ui.Clean(e.Source)
+		entries[i] = e
+	}
+	for _, e := range entries {
 		atW = max(atW, len(FormatAt(e.At)))
 		actorW = max(actorW, len(e.Actor))
 		whatW = max(whatW, len([]rune(e.What)))
 	}
 	whatW = min(whatW, 90)
-	for _, e := range tl.Entries {
+	for _, e := range entries {
 		actor := fmt.Sprintf("%-*s", actorW, e.Actor)
 		switch e.Actor {
 		case You:

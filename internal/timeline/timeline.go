@@ -68,6 +68,9 @@ const (
 	QuotaController = "quota controller"
 	// ServiceManager is systemd, or cnpa's process mode.
 	ServiceManager = "service manager"
+	// OtherWriter is whoever recorded an Event that is not the
+	// controller's: another source, or about another object of that name.
+	OtherWriter = "another writer"
 )
 
 // Where an entry was seen.

@@ -91,11 +91,13 @@ func (p *Printer) Mark(ok bool) string {
 
 // Verdict prints one observed value beside its expected value.
 func (p *Printer) Verdict(ok bool, name string, got, want any) {
+	// got is what the cluster said, want may quote it: both are cleaned.
+	g := Clean(fmt.Sprint(got))
 	if ok {
-		fmt.Fprintf(p.W, "  %s %-28s %v\n", p.Mark(true), name, got)
+		fmt.Fprintf(p.W, "  %s %-28s %s\n", p.Mark(true), name, g)
 		return
 	}
-	fmt.Fprintf(p.W, "  %s %-28s %v %s\n", p.Mark(false), name, got, p.paint(red, fmt.Sprintf("(expected %v)", want)))
+	fmt.Fprintf(p.W, "  %s %-28s %s %s\n", p.Mark(false), name, g, p.paint(red, "(expected "+Clean(fmt.Sprint(want))+")"))
 }
 
 // Status prints "ok"/"fail" lines for doctor-like output.
@@ -104,7 +106,7 @@ func (p *Printer) Status(ok bool, name, detail string) {
 	if !ok {
 		word = p.paint(red, "fail")
 	}
-	fmt.Fprintf(p.W, "%s %-22s %s\n", word, name, detail)
+	fmt.Fprintf(p.W, "%s %-22s %s\n", word, name, Clean(detail))
 }
 
 // StatusWarn prints a "warn" line for doctor-like output: something that

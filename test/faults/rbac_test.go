@@ -54,9 +54,12 @@ func TestLeastPrivilege(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kc, err := identity.Apply(e.Ctx, admin, adminClients, 2*time.Minute)
+	// The go phase elects a leader under the identity: its Lease, and a
+	// Role for that Lease alone, come with it (identity.ApplyFor).
+	const lease = "cnpa-faults-rbac"
+	kc, err := identity.ApplyFor(e.Ctx, admin, adminClients, 2*time.Minute, lease)
 	if err != nil {
-		t.Fatalf("identity.Apply: %v", err)
+		t.Fatalf("identity.ApplyFor: %v", err)
 	}
 	t.Cleanup(func() { identity.Remove(context.Background(), adminClients) })
 	kubeconfig := filepath.Join(t.TempDir(), "cnpa-op.kubeconfig")
@@ -94,9 +97,17 @@ func TestLeastPrivilege(t *testing.T) {
 			{[]string{"patch", "resourcequotas", "-n", "team-x"}, true},
 			{[]string{"create", "events", "-n", "default"}, true},
 			{[]string{"patch", "events", "-n", "default"}, true},
-			{[]string{"get", "leases.coordination.k8s.io", "-n", "kube-system"}, true},
-			{[]string{"create", "leases.coordination.k8s.io", "-n", "kube-system"}, true},
-			{[]string{"update", "leases.coordination.k8s.io", "-n", "kube-system"}, true},
+			{[]string{"get", "leases.coordination.k8s.io/" + lease, "-n", "kube-system"}, true},
+			{[]string{"update", "leases.coordination.k8s.io/" + lease, "-n", "kube-system"}, true},
+			// Only that Lease, only events in default, only create (the
+			// review's M2).
+			{[]string{"get", "leases.coordination.k8s.io/kube-scheduler", "-n", "kube-system"}, false},
+			{[]string{"update", "leases.coordination.k8s.io/kube-scheduler", "-n", "kube-system"}, false},
+			{[]string{"update", "leases.coordination.k8s.io/kube-controller-manager", "-n", "kube-system"}, false},
+			{[]string{"create", "leases.coordination.k8s.io", "-n", "kube-system"}, false},
+			{[]string{"create", "events", "-n", "kube-system"}, false},
+			{[]string{"create", "events", "-n", "team-x"}, false},
+			{[]string{"patch", "events", "-n", "kube-system"}, false},
 			// What the old role granted beyond that.
 			{[]string{"update", ts}, false},
 			{[]string{"update", ts, "--subresource=status"}, false},
@@ -230,7 +241,7 @@ func TestLeastPrivilege(t *testing.T) {
 		if _, err := sa.CoreV1().ResourceQuotas(own).Create(e.Ctx, quota(teamspace.QuotaName), metav1.CreateOptions{}); err != nil {
 			t.Errorf("create %s/%s as %s: %v", own, teamspace.QuotaName, identity.Username, err)
 		}
-		if err := patchNS(own, `{"metadata":{"annotations":{"cnpa.test/touched":"yes"}}}`); err != nil {
+		if err := patchNS(own, fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, teamspace.OwnerLabel, strings.TrimPrefix(own, "team-"))); err != nil {
 			t.Errorf("patch %s as %s: %v", own, identity.Username, err)
 		}
 		// But only team-quota, even there.
@@ -241,8 +252,11 @@ func TestLeastPrivilege(t *testing.T) {
 
 	t.Run("go", func(t *testing.T) {
 		e := e.For(t)
-		const lease = "cnpa-faults-rbac"
 		dir := t.TempDir()
+		mark, err := c.AuditMark()
+		if err != nil {
+			t.Fatal(err)
+		}
 		p := e.StartController("least-privilege", kit.CtrlOpts{Kubeconfig: kubeconfig, ArchiveDir: dir, Args: kit.LeaderArgs(lease)})
 		e.WaitFor("the ServiceAccount's controller holds the lease", time.Minute, e.LeaseHolder(lease, p.Identity()))
 		uid := coreBehaviour(e, "rbac-core")
@@ -275,6 +289,27 @@ func TestLeastPrivilege(t *testing.T) {
 		// lease, not an event.
 		if refused := kit.GrepLines(p.Log(), `(?i)forbidden|cannot (get|list|watch|create|update|patch)`); len(refused) > 0 {
 			t.Errorf("controller under rbac.yaml was refused %d times (rbac.yaml lacks something):\n%s", len(refused), strings.Join(refused, "\n"))
+		}
+		// The leader election Role, held to the audit log (every request of
+		// the identity): each verb it grants was used, on that Lease, and
+		// every Lease request it made is one the Role grants.
+		evs, err := c.AuditSince(mark, identity.Username)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var leaseReqs []testcluster.AuditEvent
+		for _, ev := range evs {
+			if ev.ObjectRef.Resource == "leases" {
+				leaseReqs = append(leaseReqs, ev)
+			}
+		}
+		le, _ := identity.LeaderElection(lease)
+		grants, err := kit.Grants(le)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if unused, uncovered := kit.RBACUnused(grants, leaseReqs); len(unused)+len(uncovered) > 0 || len(leaseReqs) == 0 {
+			t.Errorf("leader election under the identity (%d Lease requests): grants unused %v, requests no grant covers %v", len(leaseReqs), unused, uncovered)
 		}
 		slogErrs, klogErrs, lines := logErrors(p.Log())
 		t.Logf("Go engine under the ServiceAccount: %d log lines, %d error lines, lease held by %s", lines, slogErrs+klogErrs, p.Identity())
@@ -333,7 +368,8 @@ func TestLeastPrivilege(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		objs, _ := identity.Objects(identity.Manifests()...)
+		le, _ := identity.LeaderElection(lease)
+		objs, _ := identity.Objects(append(identity.Manifests(), le)...)
 		if len(removed) != len(objs) {
 			t.Errorf("identity.Remove deleted %d objects, want all %d: %v", len(removed), len(objs), removed)
 		}
