@@ -13,6 +13,7 @@ import (
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // A learner's loop often ends its whole pass at the first failed command
@@ -63,7 +64,7 @@ func lastErrorAbout(log, name string) string {
 	lines := strings.Split(log, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); service.ErrorLine.MatchString(l) && word.MatchString(l) {
-			return service.Printable(firstChars(l, 300))
+			return ui.Clean(firstChars(l, 300))
 		}
 	}
 	return ""

@@ -26,7 +26,7 @@ func TestLastErrorAbout(t *testing.T) {
 		{"alpha", `level=ERROR msg="sync failed" teamspace=alpha`},
 		{"cnpa-check-1a2b3c-witness", ""},
 		{"cnpa-check-1a2b3c", ""},
-		{"alphabet", "error: ?]0;owned? alphabet"},
+		{"alphabet", `error: \x1b]0;owned\x07 alphabet`},
 	}
 	for _, c := range cases {
 		got := lastErrorAbout(log, c.name)

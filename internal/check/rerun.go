@@ -16,8 +16,8 @@ import (
 
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
-	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // snapshot is the resourceVersion of every object reconcile.sh may write:
@@ -224,10 +224,10 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 		switch {
 		case err == nil:
 		case errors.As(err, &exit) && exit.Exited() && ctx.Err() == nil:
-			exits = append(exits, fmt.Sprintf("run %d: %v: %s", i+1, err, service.Printable(lastChars(out, 400))))
+			exits = append(exits, fmt.Sprintf("run %d: %v: %s", i+1, err, ui.Clean(lastChars(out, 400))))
 		default:
 			c.add(runsID, 3, runsTitle, "run it by hand to see why: `"+path+"`; "+hint,
-				holds(false, "it runs to its end", fmt.Sprintf("run %d: %v: %s", i+1, err, service.Printable(lastChars(out, 400)))))
+				holds(false, "it runs to its end", fmt.Sprintf("run %d: %v: %s", i+1, err, ui.Clean(lastChars(out, 400)))))
 			c.add(writeID, 3, writeTitle, "", skipped("the script did not run (see "+runsID+")"))
 			return
 		}

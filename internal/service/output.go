@@ -3,6 +3,8 @@ package service
 import (
 	"regexp"
 	"strings"
+
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // ErrorLine matches a log line that reports a failure: kubectl's "Error
@@ -12,13 +14,13 @@ var ErrorLine = regexp.MustCompile(`(?i)error|forbidden|denied|refused|failed|co
 
 // ErrorsFirst is the end of a log for a person: its error lines first (the
 // last n of them), then the last lines that are not errors, n lines in
-// all, control characters replaced so that a line cannot drive the
-// terminal. "" for an empty log.
+// all, each through ui.Clean so that a line cannot drive the terminal. ""
+// for an empty log.
 func ErrorsFirst(log string, n int) string {
 	lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
 	var errs, rest []string
 	for _, l := range lines {
-		if l = Printable(strings.TrimRight(l, " \t\r")); strings.TrimSpace(l) == "" {
+		if l = ui.Clean(strings.TrimRight(l, " \t\r")); strings.TrimSpace(l) == "" {
 			continue
 		} else if ErrorLine.MatchString(l) {
 			errs = append(errs, l)
@@ -33,16 +35,4 @@ func ErrorsFirst(log string, n int) string {
 		rest = rest[len(rest)-k:]
 	}
 	return strings.Join(append(errs, rest...), "\n")
-}
-
-// Printable replaces control characters with '?': what a controller logs
-// is data, and an escape sequence in it must not retitle or clear the
-// learner's terminal.
-func Printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\t' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, s)
 }
