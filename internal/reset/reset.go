@@ -157,11 +157,18 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 	}
 	r := &Result{Identity: []string{}, TeamSpaces: []string{}, Archived: []string{}, Namespaces: []string{}, Files: []string{}}
 
+	// Asked first so that "removed" is said only of a unit that was there;
+	// a status that cannot be read is no reason not to remove it.
+	before, statusErr := env.Service.Status(ctx)
 	if err := env.Service.Remove(ctx); err != nil {
 		return r, fmt.Errorf("remove %s: %w", service.Name, err)
 	}
 	r.ServiceRemoved = true
-	log("removed %s (%s)", service.Name, env.Service.Name())
+	if statusErr == nil && !before.Installed && !before.Active {
+		log("no %s installed (%s): nothing to remove", service.Name, env.Service.Name())
+	} else {
+		log("removed %s (%s)", service.Name, env.Service.Name())
+	}
 	// Each phase goes on after the one before failed on some objects:
 	// what can be removed is removed, and every failure is reported.
 	var failures []error
@@ -542,7 +549,7 @@ func removeOurs(dir string, r *Result, log func(string, ...any)) error {
 		}
 	}
 	if removed > 0 {
-		log("removed %d files cnpa wrote in %s", removed, dir)
+		log("removed %d %s cnpa wrote in %s", removed, map[bool]string{true: "file", false: "files"}[removed == 1], dir)
 	}
 	return errors.Join(errs...)
 }
