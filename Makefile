@@ -48,11 +48,13 @@ lint:
 	cd test/kubebox && $(GO) vet .
 
 ## lab: the whole lab end to end on the embedded real control plane
-## (ENGINE=go|shell, DATASTORE=etcd|kine), then `cnpa check`
+## (ENGINE=go|shell, DATASTORE=etcd|kine, VERBOSE=1 for every file and
+## manifest in full), then `cnpa check`
 ENGINE ?= go
 DATASTORE ?= etcd
+VERBOSE ?=
 lab: kubebox build
-	$(GO) run ./test/labrun -engine $(ENGINE) -datastore $(DATASTORE) -cnpa $(BIN)/cnpa
+	$(GO) run ./test/labrun -engine $(ENGINE) -datastore $(DATASTORE) -cnpa $(BIN)/cnpa $(if $(VERBOSE),-verbose)
 
 ## cluster: the embedded real control plane in the foreground, to try the
 ## lab by hand: prints the lines to paste into another shell (KUBECONFIG,

@@ -349,3 +349,22 @@ func TestDoctorNamesTheMissingKubeconfig(t *testing.T) {
 		t.Errorf("cnpa doctor created %s (stat: %v), want nothing created", filepath.Dir(dir), err)
 	}
 }
+
+// TestExplainUsesTheDir: `cnpa --dir mine explain` shows the learner's own
+// paths, and step 3 lists what one pass must produce, as LAB.md asks.
+func TestExplainUsesTheDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mine")
+	code, stdout, stderr := cnpa(t, "--dir", dir, "explain", "all")
+	if code != 0 {
+		t.Fatalf("cnpa explain all: exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "/root/cnpa-op") {
+		t.Errorf("cnpa --dir %s explain shows /root/cnpa-op:\n%s", dir, stdout)
+	}
+	for _, want := range []string{dir + "/reconcile.sh", dir + "/archive/beta.json", "/etc/systemd/system/cnpa-op.service",
+		"label platform.labhub.io/teamspace: <name>", "ownerReference", "hard.pods = spec.pods", "hard.requests.cpu = spec.cpu", "observedGeneration = metadata.generation"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("cnpa --dir %s explain all: no %q", dir, want)
+		}
+	}
+}

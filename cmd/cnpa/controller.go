@@ -103,7 +103,7 @@ var controllerCommand = &cli.Command{
 		}
 		serve("metrics", c.String("metrics-addr"), ctrl.ServeMetrics)
 		serve("health", c.String("health-addr"), ctrl.ServeHealth)
-		log.Info("cnpa controller", "version", version, "server", t.Server, "kubeconfig", t.Path)
+		log.Info("cnpa controller starting", "version", version, "server", t.Server, "kubeconfig", t.Path)
 		if !c.Bool("leader-elect") {
 			return ctrl.Run(ctx)
 		}

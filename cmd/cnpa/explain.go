@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/steps"
 )
 
@@ -22,11 +24,15 @@ var explainCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
+		dir, unitDir, err := explainPaths(c)
+		if err != nil {
+			return err
+		}
 		for i, n := range numbers {
 			if i > 0 {
 				fmt.Println()
 			}
-			text, err := steps.Explain(n)
+			text, err := steps.Explain(n, dir, unitDir)
 			if err != nil {
 				return usageError("%v", err)
 			}
@@ -34,6 +40,24 @@ var explainCommand = &cli.Command{
 		}
 		return nil
 	},
+}
+
+// explainPaths are the learner's evidence dir (--dir, absolute) and unit
+// dir (the one the evidence dir remembers, else the default) for the
+// paths `cnpa explain` shows.
+func explainPaths(c *cli.Context) (dir, unitDir string, err error) {
+	d, err := evidenceDir(c)
+	if err != nil {
+		return "", "", err
+	}
+	if dir, err = filepath.Abs(d); err != nil {
+		return "", "", usageError("--dir %s: %v", d, err)
+	}
+	unitDir = labenv.DefaultUnitDir
+	if st, err := labenv.LoadState(dir); err == nil && st != nil && st.UnitDir != "" {
+		unitDir = st.UnitDir
+	}
+	return dir, unitDir, nil
 }
 
 // stepNumbers turns "all" or "1".."8" into step numbers, or a usage error

@@ -104,7 +104,7 @@ func describe(c *cli.Context, plan *reset.Plan, dir string) {
 		p.Line("  delete the CRD %s", teamspace.CRDName)
 	}
 	if len(plan.Files) > 0 {
-		p.Line("  remove %d files from %s", len(plan.Files), dir)
+		p.Line("  remove %d %s from %s", len(plan.Files), map[bool]string{true: "file", false: "files"}[len(plan.Files) == 1], dir)
 	}
 	if len(plan.ArchiveFiles) > 0 {
 		p.Line("  remove %d archive records (--purge)", len(plan.ArchiveFiles))

@@ -26,6 +26,7 @@ var stepCommand = &cli.Command{
 		&cli.BoolFlag{Name: "explain", Usage: "print the step's teaching text, as cnpa explain N does, before running it"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "hide the kubectl commands each step shows for what it does, the server's answers and the files installed"},
 		&cli.BoolFlag{Name: "force", Usage: "write crd.yaml, alpha.yaml, beta.yaml and evidence files even over files of yours, keeping each as <name>.bak-<time> (never reconcile.sh)"},
+		&cli.BoolFlag{Name: "verbose", Usage: "show every file and manifest written in full (the CRD, the RBAC and policy, the unit), so that the commands shown replay the step"},
 		&cli.DurationFlag{Name: "catchup-wait", Value: 8 * time.Second, Usage: "how long step 7 waits with the service stopped (8s is the lab's number)", Action: positive("catchup-wait")},
 	}, labEnvFlags...),
 	Action: func(c *cli.Context) error {
@@ -40,6 +41,9 @@ var stepCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
+		if c.Bool("quiet") && c.Bool("verbose") {
+			return usageError("--quiet hides what --verbose shows in full: give one of them")
+		}
 		env, err := labEnv(c)
 		if err != nil {
 			return err
@@ -47,13 +51,14 @@ var stepCommand = &cli.Command{
 		p := printer(c)
 		if out == "text" && !c.Bool("quiet") {
 			env.Show = p
+			env.Verbose = c.Bool("verbose")
 		}
 		var results []*steps.Result
 		failedStep := 0
 		for _, n := range numbers {
 			s, _ := steps.Get(n)
 			if out == "text" && c.Bool("explain") {
-				text, _ := steps.Explain(n)
+				text, _ := steps.Explain(n, env.Dir, env.UnitDir)
 				p.Line("%s", text)
 			}
 			if out == "text" {

@@ -35,6 +35,12 @@ type Env struct {
 	// the server's answers and the files installed (stdout); nil shows
 	// nothing (`cnpa step --quiet`, -o json).
 	Show *ui.Printer
+	// Verbose shows in full what Show would summarise: files and
+	// manifests written through a heredoc of more than a few lines (the
+	// CRD, the identity's RBAC and policy, the unit), and the commands
+	// behind the service's kubeconfig (`cnpa step --verbose`). Replaying
+	// the shown commands needs it.
+	Verbose bool
 	// Engine is "go" or "shell"; Service runs cnpa-op.service.
 	Engine  string
 	Service service.Manager

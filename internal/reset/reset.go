@@ -177,15 +177,16 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 				"and would fail on every pass (`cnpa --dir %s step 4` installs it again)", service.Name, dir, dir)
 		}
 	}
-	st, err := env.Service.Status(ctx)
-	if err != nil {
-		return r, err
-	}
+	// Asked first so that "removed" is said only of a unit that was there;
+	// a status that cannot be read is no reason not to remove it.
+	before, statusErr := env.Service.Status(ctx)
 	if err := env.Service.Remove(ctx); err != nil {
 		return r, fmt.Errorf("remove %s: %w", service.Name, err)
 	}
-	if st.Installed || st.Active {
-		r.ServiceRemoved = true
+	r.ServiceRemoved = true
+	if statusErr == nil && !before.Installed && !before.Active {
+		log("no %s installed (%s): nothing to remove", service.Name, env.Service.Name())
+	} else {
 		log("removed %s (%s)", service.Name, env.Service.Name())
 	}
 	// Each phase goes on after the one before failed on some objects:
@@ -627,7 +628,7 @@ func removeOurs(dir string, records bool, r *Result, log func(string, ...any)) e
 		}
 	}
 	if removed > 0 {
-		log("removed %d files cnpa wrote in %s", removed, dir)
+		log("removed %d %s cnpa wrote in %s", removed, map[bool]string{true: "file", false: "files"}[removed == 1], dir)
 	}
 	return errors.Join(errs...)
 }

@@ -14,7 +14,17 @@ type Explanation struct {
 	// Beyond is what cnpa does in the step beyond LAB.md's commands, and
 	// why; empty when nothing.
 	Beyond string
+	// Produces is what the learner's work must leave, as LAB.md asks it;
+	// empty when the commands say it all.
+	Produces []string
 }
+
+// The paths the explanations are written with, as on the lab's VM; Explain
+// puts the learner's own in their place.
+const (
+	labDir     = "/root/cnpa-op"
+	labUnitDir = "/etc/systemd/system"
+)
 
 // explanations hold, per step, what `cnpa explain N` adds to the step's
 // Teaches text. The commands are LAB.md's, written as a learner on the k3s
@@ -52,6 +62,13 @@ var explanations = map[int]Explanation{
 			"kubectl get resourcequota team-quota -n team-alpha -o jsonpath='{.metadata.resourceVersion}'",
 			"/root/cnpa-op/reconcile.sh                         # a second pass",
 			"kubectl get resourcequota team-quota -n team-alpha -o jsonpath='{.metadata.resourceVersion}'",
+		},
+		Produces: []string{
+			"namespace team-<name> with label platform.labhub.io/teamspace: <name> and an ownerReference to the TeamSpace",
+			"ResourceQuota team-quota in it: hard.pods = spec.pods, hard.requests.cpu = spec.cpu",
+			"the TeamSpace's status, through the status subresource: observedGeneration = metadata.generation,\n" +
+				"namespace = team-<name>",
+			"a second pass that finds all of it in place writes nothing at all (the grader runs it twice more)",
 		},
 		LookAt: "The two resourceVersions are equal: a pass that finds desired = actual writes\n" +
 			"nothing. Status goes through the subresource: `kubectl patch teamspace alpha\n" +
@@ -127,9 +144,10 @@ var explanations = map[int]Explanation{
 	},
 }
 
-// Explain renders step n's teaching text: its title, why, the commands and
-// what to look at. It needs no cluster.
-func Explain(n int) (string, error) {
+// Explain renders step n's teaching text: its title, why, the commands,
+// what one pass must produce and what to look at, with the learner's
+// evidence dir and unit dir in the paths. It needs no cluster.
+func Explain(n int, dir, unitDir string) (string, error) {
 	s, err := Get(n)
 	if err != nil {
 		return "", err
@@ -138,15 +156,24 @@ func Explain(n int) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Step %d — %s\n\n", s.Number, s.Title)
 	fmt.Fprintf(&b, "Why\n%s\n\n", indent(s.Teaches))
+	paths := strings.NewReplacer(labDir, dir, labUnitDir, unitDir)
+	if len(e.Produces) > 0 {
+		b.WriteString("What one pass must produce, for every TeamSpace <name> (LAB.md)\n")
+		for _, p := range e.Produces {
+			fmt.Fprintf(&b, "  - %s\n", strings.ReplaceAll(p, "\n", "\n    "))
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("By hand\n")
 	for _, c := range e.Commands {
+		c = paths.Replace(c)
 		if strings.HasPrefix(c, "#") {
 			fmt.Fprintf(&b, "%s\n", indent(c))
 			continue
 		}
 		fmt.Fprintf(&b, "  $ %s\n", strings.ReplaceAll(c, "\n", "\n    "))
 	}
-	fmt.Fprintf(&b, "\nWhat to look at\n%s\n", indent(e.LookAt))
+	fmt.Fprintf(&b, "\nWhat to look at\n%s\n", indent(paths.Replace(e.LookAt)))
 	var cnpa []string
 	if e.Beyond != "" {
 		cnpa = append(cnpa, e.Beyond)

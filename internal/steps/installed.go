@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/labhub/cnpa/internal/kube"
@@ -124,29 +125,55 @@ var unitMarks = []struct{ prefix, why string }{
 	{"WantedBy=multi-user.target", "`systemctl enable` starts it at every boot"},
 }
 
-// showUnit shows the unit file as written and how it is started, with the
-// lines that matter to the lab marked; restart is step 6's restart after
-// a rewrite.
-func showUnit(sh shell, env *labenv.Env, restart bool) {
+// unitTaught are the unit's lines LAB.md teaches, the ones shown without
+// --verbose: what runs, and that systemd brings it back.
+var unitTaught = []string{"ExecStart=", "Restart=always"}
+
+// showUnit shows the unit file as written and how it is started: the
+// lines LAB.md teaches (unitTaught), marked; with --verbose the whole file
+// as a heredoc and every line the lab depends on (unitMarks). before is
+// the unit as it was when step 6 rewrites it (restart), nil in step 4:
+// step 6 shows only the lines that changed, never the unit a second time.
+func showUnit(sh shell, env *labenv.Env, restart bool, before []byte) {
 	path := env.Service.UnitPath()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		sh.comment("%s cannot be read: %v", path, err)
 		return
 	}
-	sh.cmd(heredoc("cat >", path, data))
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if sh.verbose {
+		sh.cmd(heredoc("cat >", path, data))
+	} else {
+		sh.comment("wrote %s (%d lines: `cat` it, or --verbose shows it here)", path, len(lines))
+	}
 	marks := map[int]string{}
 	var key []string
-	for _, l := range lines {
-		for _, m := range unitMarks {
-			if strings.HasPrefix(l, m.prefix) {
-				marks[len(key)] = m.why
+	heading := "the lines of " + filepath.Base(path) + " that matter to the lab:"
+	if restart {
+		was := map[string]bool{}
+		for _, l := range strings.Split(string(before), "\n") {
+			was[l] = true
+		}
+		for _, l := range lines {
+			if !was[l] {
 				key = append(key, l)
 			}
 		}
+		heading = "what changed in " + filepath.Base(path) + ":"
+	} else {
+		for _, l := range lines {
+			for _, m := range unitMarks {
+				if strings.HasPrefix(l, m.prefix) && (sh.verbose || slices.ContainsFunc(unitTaught, func(p string) bool { return strings.HasPrefix(l, p) })) {
+					marks[len(key)] = m.why
+					key = append(key, l)
+				}
+			}
+		}
 	}
-	sh.block("the lines of "+filepath.Base(path)+" that matter to the lab:", key, marks)
+	if len(key) > 0 {
+		sh.block(heading, key, marks)
+	}
 	sh.systemctl(env, "daemon-reload")
 	if restart {
 		sh.systemctl(env, "restart", service.Name)

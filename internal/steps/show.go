@@ -39,10 +39,18 @@ type shell struct {
 	// context is --context when one was named: every kubectl shown
 	// carries it, as the steps' own requests go to that context.
 	context string
+	// verbose shows every heredoc whole (labenv.Env.Verbose); without it
+	// a heredoc of more than heredocShown lines shows as its first and
+	// last line around a count, and the output is no longer a script.
+	verbose bool
 }
 
+// heredocShown is the longest heredoc shown whole without --verbose: a
+// TeamSpace's YAML is, the CRD, the RBAC and the unit are not.
+const heredocShown = 8
+
 func show(env *labenv.Env) shell {
-	s := shell{p: env.Show}
+	s := shell{p: env.Show, verbose: env.Verbose}
 	if env.Target != nil && env.Target.ContextGiven {
 		s.context = env.Target.Context
 	}
@@ -60,6 +68,9 @@ func (s shell) cmd(line string) {
 		return
 	}
 	lines := strings.Split(line, "\n")
+	if n := len(lines) - 2; !s.verbose && n > heredocShown && strings.HasSuffix(lines[0], "<<'EOF'") && lines[len(lines)-1] == "EOF" {
+		lines = []string{lines[0], fmt.Sprintf("… %d lines (--verbose shows them)", n), "EOF"}
+	}
 	if s.context != "" {
 		// The first line only: the others are a heredoc's content.
 		lines[0] = kubectlWord.ReplaceAllString(lines[0], "${1}kubectl --context "+quote(s.context)+" ")

@@ -23,6 +23,9 @@ import (
 
 // showIdentity shows the provisioning of the service's own identity.
 func showIdentity(sh shell, env *labenv.Env) error {
+	if !sh.verbose {
+		return showIdentityPieces(sh, env)
+	}
 	sh.comment("the service's own identity, not your admin kubeconfig: ServiceAccount %s/%s with only the verbs it uses,", identity.Namespace, identity.ServiceAccount)
 	sh.comment("and a policy that keeps its writes to team-* namespaces (assets/rbac.yaml and assets/admission.yaml say why)")
 	for _, m := range identity.Manifests() {
@@ -56,6 +59,48 @@ func showIdentity(sh shell, env *labenv.Env) error {
 		}
 		sh.cmd(words(args...))
 	}
+	return nil
+}
+
+// identityRoles say, by kind, what each piece of the identity is for.
+var identityRoles = map[string]string{
+	"ServiceAccount":                   "who the service is, instead of your admin kubeconfig",
+	"Secret":                           "its token, which kube-controller-manager fills in",
+	"ClusterRole":                      "only the verbs it uses, on TeamSpaces, namespaces, quotas, events",
+	"ClusterRoleBinding":               "gives the ServiceAccount that ClusterRole",
+	"Role":                             "its leader-election Lease, in " + identity.Namespace + " only",
+	"RoleBinding":                      "gives the ServiceAccount that Role",
+	"ValidatingAdmissionPolicy":        "its writes stay in team-* namespaces and their team-quota",
+	"ValidatingAdmissionPolicyBinding": "enforces that policy (Deny)",
+}
+
+// showIdentityPieces is showIdentity without --verbose: one line for each
+// piece of the identity and what it is for, instead of the manifests and
+// the commands that apply them.
+func showIdentityPieces(sh shell, env *labenv.Env) error {
+	var lines []string
+	marks := map[int]string{}
+	for _, m := range identity.Manifests() {
+		objs, err := identity.Objects(m)
+		if err != nil {
+			return err
+		}
+		for _, o := range objs {
+			marks[len(lines)] = identityRoles[o.GetKind()]
+			name := o.GetName()
+			if ns := o.GetNamespace(); ns != "" {
+				name = ns + "/" + name
+			}
+			lines = append(lines, o.GetKind()+" "+name)
+		}
+	}
+	marks[len(lines)] = "its kubeconfig: your cluster's server and CA with that token, readable by root only"
+	lines = append(lines, env.CredentialPath())
+	if env.SystemUser() {
+		marks[len(lines)] = "the system user it runs as, owner of " + env.ArchiveDir()
+		lines = append(lines, "user "+service.User)
+	}
+	sh.block("the service's own identity (assets/rbac.yaml and assets/admission.yaml say why; --verbose shows the commands):", lines, marks)
 	return nil
 }
 

@@ -60,7 +60,7 @@ var step4 = &Step{
 				return nil, err
 			}
 		}
-		showUnit(show(env), env, false)
+		showUnit(show(env), env, false, nil)
 		st, err := env.Service.Status(ctx)
 		if err != nil {
 			return nil, err
@@ -145,7 +145,11 @@ func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 		return fmt.Errorf("delete probe %s: %w", name, err)
 	}
 	sh.waitCmd(kubectlWait(env, teamspaceObj(name), "delete"))
-	took, err = waitFor(ctx, env, "probe "+name+" to be gone", whyProbeGone, func(ctx context.Context) (bool, string, error) {
+	why := whyProbeGoneNow
+	if env.State != nil && env.State.Finalizer {
+		why = whyProbeGone
+	}
+	took, err = waitFor(ctx, env, "probe "+name+" to be gone", why, func(ctx context.Context) (bool, string, error) {
 		u, err := res.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, "", nil

@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -59,11 +60,13 @@ var step6 = &Step{
 			sh.cmd(cnpaCmd(env, "scaffold", labenv.ScriptName, "--engine", env.Engine, "--finalizer=true", "--force"))
 		}
 		if env.Engine == labenv.EngineGo {
+			// Step 4 showed the unit; this step shows what changes in it.
+			before, _ := os.ReadFile(env.Service.UnitPath())
 			if err := env.InstallService(ctx, true); err != nil {
 				return nil, err
 			}
 			sh.comment("the Go engine's service runs the controller itself: its unit says --finalizer=true now")
-			showUnit(sh, env, true)
+			showUnit(sh, env, true, before)
 		}
 		if env.Engine == labenv.EngineOwn {
 			r.note("finalizer handling is your %s's part (LAB.md step 6): it must add %s to alpha", env.ScriptPath(), teamspace.Finalizer)
@@ -125,12 +128,14 @@ var step6 = &Step{
 			return nil, err
 		}
 		defer rx.stop()
-		rx.action("kubectl delete teamspace beta --wait=false", fmt.Sprintf("deleted TeamSpace beta (uid %s)", beta.UID), "teamspace beta")
+		// The timeline is "since" the command shown for the delete, as typed.
+		betaAPI := "/apis/" + teamspace.APIVersion + "/" + teamspace.Resource + "/beta"
+		rx.action(kubectl("delete", "--raw", betaAPI), fmt.Sprintf("deleted TeamSpace beta (uid %s)", beta.UID), "teamspace beta")
 		ev := evidence.Cleanup{UID: string(beta.UID)}
 		// The DELETE's own answer is beta as the server left it: with a
 		// finalizer, still there with a deletionTimestamp. Read from the
 		// answer, blocked_seen does not race the controller's release.
-		answer, err := deleteRaw(ctx, env, sh, "/apis/"+teamspace.APIVersion+"/"+teamspace.Resource+"/beta", "blocked_seen", ".metadata.deletionTimestamp != null")
+		answer, err := deleteRaw(ctx, env, sh, betaAPI, "blocked_seen", ".metadata.deletionTimestamp != null")
 		if err != nil {
 			return nil, fmt.Errorf("delete beta: %w", err)
 		}
@@ -155,7 +160,9 @@ var step6 = &Step{
 				if u == nil {
 					continue
 				}
-				if e.Type == watch.Modified && u.GetDeletionTimestamp() != nil {
+				if e.Type == watch.Modified && u.GetDeletionTimestamp() != nil && !ev.BlockedSeen {
+					// Noted only when the DELETE's answer did not already
+					// show it: the same fact once.
 					ev.BlockedSeen = true
 					r.note("beta seen with deletionTimestamp %s and finalizers %v", u.GetDeletionTimestamp().UTC().Format(time.RFC3339), u.GetFinalizers())
 				}

@@ -18,6 +18,7 @@ import (
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/timeline"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 var step7 = &Step{
@@ -93,7 +94,7 @@ var step7 = &Step{
 				whyStopped)
 			select {
 			case <-time.After(env.CatchupWait):
-				stopped.Done("waited")
+				stopped.Done(ui.Waited)
 			case <-ctx.Done():
 				stopped.Done("interrupted")
 				// The spec change happened and cannot happen again: take the

@@ -10,6 +10,7 @@ const (
 	whyProbeCreated = "nobody acts on the probe but the running controller: its watch (or the loop's next pass, every 3 s)\n" +
 		"sees the new TeamSpace"
 	whyProbeGone     = "with the finalizer on, the controller archives the probe and releases it before the API server deletes it"
+	whyProbeGoneNow  = "the controller adds no finalizer yet (that is step 6), so the API server deletes the probe at once"
 	whyQuotaRestored = "nobody tells the controller the quota was deleted: its next pass (on a watch event, or the loop\n" +
 		"every 3 s) finds desired ≠ actual and creates it again"
 	whyQuotaReverted    = "the controller's next pass compares the quota with alpha's spec.pods and writes it back"

@@ -95,6 +95,10 @@ func (w *Wait) Done(outcome string) time.Duration {
 	return w.end(outcome, time.Since(w.start))
 }
 
+// Waited is the outcome of a wait for a span of time (step 7's 8 s), not
+// for a condition: Done(Waited) prints "waited 8.117s".
+const Waited = "waited"
+
 func (w *Wait) end(outcome string, took time.Duration) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -103,6 +107,10 @@ func (w *Wait) end(outcome string, took time.Duration) time.Duration {
 	}
 	w.ended = true
 	line := fmt.Sprintf("    %s after %s", outcome, took.Round(time.Millisecond))
+	if outcome == Waited {
+		// A wait for time itself ends without an event to come "after".
+		line = fmt.Sprintf("    waited %s", took.Round(time.Millisecond))
+	}
 	if w.p.Terminal {
 		fmt.Fprintf(w.p.W, "\r%s\033[K\n", line)
 		return took

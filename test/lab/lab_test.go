@@ -129,6 +129,11 @@ func runLab(t *testing.T, engine, datastore string) {
 		// kubeconfig.
 		stepArgs = append(stepArgs, "--service-identity", "admin")
 	}
+	if replayed {
+		// The replay types what --verbose shows: every file and manifest
+		// whole (the default output summarises the long ones).
+		stepArgs = append(stepArgs, "--verbose")
+	}
 	out, err = cnpa(stepArgs...)
 	stepOut := out
 	t.Logf("cnpa step all (%s engine) took %s", engine, time.Since(start).Round(time.Millisecond))

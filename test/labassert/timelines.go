@@ -153,7 +153,7 @@ func timelineStep6(t *testing.T, dir, engine string, tl *timeline.Timeline) {
 		t.Fatal(err)
 	}
 	v := tlView{t, tl}
-	del := v.action("kubectl delete teamspace beta")
+	del := v.action("kubectl delete --raw /apis/platform.labhub.io/v1alpha1/teamspaces/beta")
 	if del.At != 0 {
 		t.Errorf("step 6: deletion at %s, want +0", timeline.FormatAt(del.At))
 	}

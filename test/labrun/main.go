@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -27,15 +28,16 @@ func main() {
 	dir := flag.String("dir", "", "evidence dir (default: a new temp dir)")
 	cnpa := flag.String("cnpa", ".bin/cnpa", "cnpa binary")
 	keep := flag.Bool("keep", false, "keep the cluster running until Ctrl-C after the lab")
+	verbose := flag.Bool("verbose", false, "run the steps with --verbose: every file and manifest in full")
 	flag.Parse()
 	if _, err := testcluster.ParseDatastore(*datastore); err != nil {
 		fmt.Fprintln(os.Stderr, "labrun: -datastore:", err)
 		os.Exit(2)
 	}
-	os.Exit(run(*engine, *datastore, *dir, *cnpa, *keep))
+	os.Exit(run(*engine, *datastore, *dir, *cnpa, *keep, *verbose))
 }
 
-func run(engine, datastore, dir, cnpa string, keep bool) int {
+func run(engine, datastore, dir, cnpa string, keep, verbose bool) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
@@ -55,7 +57,7 @@ func run(engine, datastore, dir, cnpa string, keep bool) int {
 	var cnpaIn func(ctx context.Context, args ...string) int
 	cnpaRun := func(args ...string) int { return cnpaIn(ctx, args...) }
 	cnpaIn = func(ctx context.Context, args ...string) int {
-		fmt.Printf("$ cnpa %v\n", args)
+		fmt.Printf("$ cnpa %s\n", strings.Join(args, " "))
 		cmd := exec.CommandContext(ctx, cnpa, append([]string{"--kubeconfig", c.Kubeconfig}, args...)...)
 		cmd.Env = env
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
@@ -71,13 +73,13 @@ func run(engine, datastore, dir, cnpa string, keep bool) int {
 	// also after Ctrl-C (ctx is cancelled then).
 	defer cnpaIn(context.Background(), "service", "stop")
 	code := 0
-	for _, args := range [][]string{
-		{"doctor"},
-		{"step", "all", "--engine", engine, "--service-manager", "process", "--unit-dir", unitDir},
-		{"check"},
-	} {
+	stepAll := []string{"step", "all", "--engine", engine, "--service-manager", "process", "--unit-dir", unitDir}
+	if verbose {
+		stepAll = append(stepAll, "--verbose")
+	}
+	for _, args := range [][]string{{"doctor"}, stepAll, {"check"}} {
 		if code = cnpaRun(args...); code != 0 {
-			fmt.Fprintf(os.Stderr, "labrun: `cnpa %v` exited %d\n", args, code)
+			fmt.Fprintf(os.Stderr, "labrun: `cnpa %s` exited %d\n", strings.Join(args, " "), code)
 			break
 		}
 	}
