@@ -26,7 +26,7 @@ func TestRootRunsNoScriptAnotherUserCanChange(t *testing.T) {
 		prepare func(dir, script, kc string)
 		fix     string
 	}{
-		{"script owned by another user", func(dir, script, kc string) { os.Chown(script, uid, gid) }, "chown root " },
+		{"script owned by another user", func(dir, script, kc string) { os.Chown(script, uid, gid) }, "chown root "},
 		{"evidence dir writable by others", func(dir, script, kc string) { os.Chmod(dir, 0o777) }, "chmod go-w "},
 		{"evidence dir owned by another user", func(dir, script, kc string) { os.Chown(dir, uid, gid) }, "chown root "},
 		{"kubeconfig in a dir writable by others", func(dir, script, kc string) { os.Chmod(filepath.Dir(kc), 0o777) }, "chmod go-w "},
