@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -105,7 +106,30 @@ func Run(ctx context.Context, kubeconfigFlag, kctx, dir string) *Report {
 		add(Result{Name: "systemd", OK: true, Detail: "not running: cnpa-op runs as a detached process (--service-manager process)"})
 	}
 	add(dirCheck(dir))
+	add(trustCheck(dir))
 	return r
+}
+
+// trustCheck: run as root, cnpa executes reconcile.sh and reads the
+// kubeconfigs in the evidence dir; the dir, every dir above it and those
+// files must be beyond another user's reach (safefs.Trusted).
+func trustCheck(dir string) Result {
+	res := Result{Name: "evidence dir owner", Needed: true}
+	abs, _ := filepath.Abs(dir)
+	for _, p := range []string{abs, filepath.Join(abs, "reconcile.sh"), filepath.Join(abs, "cnpa-op.context.kubeconfig"),
+		filepath.Join(abs, "cnpa-op.kubeconfig"), filepath.Join(abs, "cnpa-op.argv.json")} {
+		var u *safefs.UntrustedError
+		if err := safefs.Trusted(p); errors.As(err, &u) {
+			res.Detail = err.Error()
+			res.Fix = "chmod go-w " + u.Part + "; chown root " + u.Part
+			return res
+		} else if err != nil {
+			res.Detail = err.Error()
+			return res
+		}
+	}
+	res.OK, res.Detail = true, abs+": no other user can change what root runs or reads there"
+	return res
 }
 
 var kubectlVersion = regexp.MustCompile(`v(\d+)\.(\d+)\.(\d+)`)

@@ -17,6 +17,7 @@ import (
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -194,6 +195,17 @@ func (e *Env) RunScript(ctx context.Context, extraEnv ...string) (string, error)
 	kc, err := e.CommandKubeconfig()
 	if err != nil {
 		return "", err
+	}
+	// Run as root, the script and every kubeconfig it is given must be
+	// beyond another user's reach (safefs.Trusted): step 3 and cnpa check
+	// would otherwise execute what anyone who can write the dir put there.
+	for _, p := range append([]string{e.ScriptPath()}, filepath.SplitList(kc)...) {
+		if p == "" {
+			continue
+		}
+		if err := safefs.Trusted(p); err != nil {
+			return "", err
+		}
 	}
 	cmd := exec.CommandContext(ctx, e.ScriptPath())
 	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+kc), extraEnv...)

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -87,6 +88,9 @@ func (p *process) Start(_ context.Context) error {
 	u, err := loadArgv(filepath.Join(p.dir, argvFile))
 	if err != nil {
 		return err
+	}
+	if err := trustedArgv(filepath.Join(p.dir, argvFile), u); err != nil {
+		return fmt.Errorf("start the service: %w", err)
 	}
 	logf, err := os.OpenFile(filepath.Join(p.dir, logFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -289,4 +293,37 @@ func alive(pid int) bool {
 		return stat[i+2] != 'Z'
 	}
 	return true
+}
+
+// trustedArgv holds what the process-mode service would execute or read
+// as root to safefs.Trusted: the argv file, its program (found in PATH
+// when bare), every argument that is an existing absolute path (the
+// script the loop runs) and every kubeconfig KUBECONFIG lists.
+func trustedArgv(argvPath string, u Unit) error {
+	paths := []string{argvPath}
+	if prog, err := exec.LookPath(u.Argv[0]); err == nil {
+		paths = append(paths, prog)
+	}
+	for _, a := range u.Argv[1:] {
+		if filepath.IsAbs(a) {
+			if _, err := os.Stat(a); err == nil {
+				paths = append(paths, a)
+			}
+		}
+	}
+	for _, kv := range u.Env() {
+		if v, ok := strings.CutPrefix(kv, "KUBECONFIG="); ok {
+			for _, k := range filepath.SplitList(v) {
+				if _, err := os.Stat(k); err == nil {
+					paths = append(paths, k)
+				}
+			}
+		}
+	}
+	for _, p := range paths {
+		if err := safefs.Trusted(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -168,6 +168,9 @@ func writeText(p *ui.Printer, s *Snapshot, wide bool) {
 		fmt.Fprintln(tw, "NAME\tPODS\tCPU\tSYNC\tQUOTA\tDRIFT\tFINALIZERS")
 	}
 	for _, r := range s.TeamSpaces {
+		// Under a weaker schema spec.cpu is any string: data, not terminal
+		// commands (ui.Clean). Names and finalizers the API server checks.
+		r.CPU = ui.Clean(r.CPU)
 		sync := "in sync"
 		if !r.InSync {
 			sync = fmt.Sprintf("behind %d", r.Generation-r.ObservedGeneration)
