@@ -26,7 +26,7 @@ build: $(BIN)/cnpa
 
 $(BIN)/cnpa: $(GO_SRC)
 	@mkdir -p $(BIN)
-	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $@ ./cmd/cnpa
+	@$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $@ ./cmd/cnpa
 
 ## kubebox: the real control plane for tests (etcd, kine over SQLite as in
 ## k3s, kube-apiserver, kube-controller-manager, kubectl v1.37.2) into
@@ -54,7 +54,7 @@ ENGINE ?= go
 DATASTORE ?= etcd
 VERBOSE ?=
 lab: kubebox build
-	$(GO) run ./test/labrun -engine $(ENGINE) -datastore $(DATASTORE) -cnpa $(BIN)/cnpa $(if $(VERBOSE),-verbose)
+	@$(GO) run ./test/labrun -engine $(ENGINE) -datastore $(DATASTORE) -cnpa $(BIN)/cnpa $(if $(VERBOSE),-verbose)
 
 ## cluster: the embedded real control plane in the foreground, to try the
 ## lab by hand: prints the lines to paste into another shell (KUBECONFIG,

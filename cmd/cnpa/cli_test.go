@@ -286,6 +286,8 @@ func TestUnknownCommandAndFlag(t *testing.T) {
 		{"flag of a subcommand", []string{"service", "logs", "--line", "3"}, []string{"--line", `"cnpa service logs"`, "did you mean --lines?"}},
 		{"flag without its value", []string{"check", "--timeout"}, []string{"--timeout", "needs a value"}},
 		{"value that does not parse", []string{"step", "1", "--timeout", "soon"}, []string{"--timeout", `"soon"`}},
+		{"argument to a command that takes none", []string{"check", "5"}, []string{`"cnpa check"`, "no arguments", `"5"`}},
+		{"argument to a subcommand that takes none", []string{"service", "status", "now"}, []string{`"cnpa service status"`, `"now"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -82,7 +82,7 @@ var stepCommand = &cli.Command{
 			}
 			results = append(results, r)
 			if out == "text" {
-				printResult(p, r)
+				printResult(p, r, env.Show != nil)
 			}
 			if !r.OK() {
 				failedStep = n
@@ -101,7 +101,10 @@ var stepCommand = &cli.Command{
 	},
 }
 
-func printResult(p *ui.Printer, r *steps.Result) {
+// printResult prints a step's notes, verdicts, timeline and evidence file;
+// shown says the step's commands were shown, the one that wrote the file
+// among them, so only a kept file needs saying.
+func printResult(p *ui.Printer, r *steps.Result, shown bool) {
 	for _, n := range r.Notes {
 		p.Line("  %s", n)
 	}
@@ -109,12 +112,11 @@ func printResult(p *ui.Printer, r *steps.Result) {
 		p.Verdict(v.OK, v.Name, v.Got, v.Want)
 	}
 	timeline.Print(p, r.Timeline)
-	if r.File != "" {
-		verb := "wrote"
-		if r.Kept {
-			verb = "kept"
-		}
-		p.Line("  %s %s", verb, r.File)
+	switch {
+	case r.File != "" && r.Kept:
+		p.Line("  kept %s", r.File)
+	case r.File != "" && !shown:
+		p.Line("  wrote %s", r.File)
 	}
 	p.Line("")
 }

@@ -17,9 +17,21 @@ import (
 // strictUsage gives every command, at every depth, the usage-error handler:
 // urfave/cli sets App.OnUsageError on the root command only, and a
 // subcommand without one prints its whole help and exits 1.
+//
+// A command that takes no arguments (no ArgsUsage) refuses one, rather
+// than ignoring it: `cnpa check 5` would otherwise grade every step.
 func strictUsage(cmds []*cli.Command) {
 	for _, c := range cmds {
 		c.OnUsageError = onUsageError
+		if action := c.Action; action != nil && c.ArgsUsage == "" && len(c.Subcommands) == 0 {
+			c.Action = func(ctx *cli.Context) error {
+				if ctx.NArg() > 0 {
+					cmd := commandPath(ctx)
+					return usageError("%q takes no arguments, got %q (`%s --help` lists its flags)", cmd, ctx.Args().First(), cmd)
+				}
+				return action(ctx)
+			}
+		}
 		strictUsage(c.Subcommands)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -125,6 +126,46 @@ var unitMarks = []struct{ prefix, why string }{
 	{"WantedBy=multi-user.target", "`systemctl enable` starts it at every boot"},
 }
 
+// lineEdit replaces the one line of a file that starts with key.
+type lineEdit struct{ key, line string }
+
+// sed is the edit as `sed -i` (a | delimiter; the replacement's \, & and |
+// escaped for sed, then the whole expression quoted for bash).
+func (e lineEdit) sed(path string) string {
+	repl := strings.NewReplacer(`\`, `\\`, `&`, `\&`, `|`, `\|`).Replace(e.line)
+	return words("sed", "-i", "s|^"+regexp.QuoteMeta(e.key)+".*$|"+repl+"|", path)
+}
+
+// lineEdits says how before becomes after when only whole lines changed,
+// each keyed by its "Name=" prefix that exactly one line of before has;
+// ok is false for any other change (then the file is shown whole).
+func lineEdits(before []byte, after []string) (edits []lineEdit, ok bool) {
+	old := strings.Split(strings.TrimRight(string(before), "\n"), "\n")
+	if len(before) == 0 || len(old) != len(after) {
+		return nil, false
+	}
+	for i := range old {
+		if old[i] == after[i] {
+			continue
+		}
+		key, _, found := strings.Cut(after[i], "=")
+		if !found || !strings.HasPrefix(old[i], key+"=") {
+			return nil, false
+		}
+		n := 0
+		for _, l := range old {
+			if strings.HasPrefix(l, key+"=") {
+				n++
+			}
+		}
+		if n != 1 {
+			return nil, false
+		}
+		edits = append(edits, lineEdit{key: key + "=", line: after[i]})
+	}
+	return edits, len(edits) > 0
+}
+
 // unitTaught are the unit's lines LAB.md teaches, the ones shown without
 // --verbose: what runs, and that systemd brings it back.
 var unitTaught = []string{"ExecStart=", "Restart=always"}
@@ -142,7 +183,16 @@ func showUnit(sh shell, env *labenv.Env, restart bool, before []byte) {
 		return
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if sh.verbose {
+	edits, edited := lineEdits(before, lines)
+	edited = edited && restart
+	if edited {
+		// Step 6: the lines that changed, as sed edits, even with
+		// --verbose: step 4 showed the unit, and replaying these edits
+		// gives the unit as written now.
+		for _, e := range edits {
+			sh.cmd(e.sed(path))
+		}
+	} else if sh.verbose {
 		sh.cmd(heredoc("cat >", path, data))
 	} else {
 		sh.comment("wrote %s (%d lines: `cat` it, or --verbose shows it here)", path, len(lines))
@@ -171,7 +221,7 @@ func showUnit(sh shell, env *labenv.Env, restart bool, before []byte) {
 			}
 		}
 	}
-	if len(key) > 0 {
+	if len(key) > 0 && !edited {
 		sh.block(heading, key, marks)
 	}
 	sh.systemctl(env, "daemon-reload")

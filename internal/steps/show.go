@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -270,6 +271,10 @@ func (s shell) writeFile(env *labenv.Env, name string, content []byte) (string, 
 		return "", err
 	}
 	kept(env, path, backup)
+	if n := strings.Count(strings.TrimSuffix(string(content), "\n"), "\n") + 1; !s.verbose && n > heredocShown {
+		s.comment("wrote %s (%d lines: `cat` it, or --verbose shows it here)", path, n)
+		return path, nil
+	}
 	s.cmd(heredoc("cat >", path, content))
 	return path, nil
 }
@@ -425,11 +430,18 @@ func kubectlWait(env *labenv.Env, o obj, cond string) string {
 // wait cannot say (a uid that changes, a value that leaves 99).
 func until(cond string) string { return "until " + cond + "; do sleep 0.2; done" }
 
+// saidNoSystemd remembers, per output, that the first systemctl shown in
+// process mode said how cnpa stands in for it: once is enough.
+var saidNoSystemd sync.Map // *ui.Printer → true
+
 // systemctl shows the systemd command a service action is; where the
-// service is a detached process (no systemd), it says so.
+// service is a detached process (no systemd), it says so, once per run.
 func (s shell) systemctl(env *labenv.Env, args ...string) {
 	s.cmd(words(append([]string{"systemctl"}, args...)...))
-	if env.Service.Name() != "systemd" && args[0] != "daemon-reload" {
+	if s.p == nil || env.Service.Name() == "systemd" || args[0] == "daemon-reload" {
+		return
+	}
+	if _, said := saidNoSystemd.LoadOrStore(s.p, true); !said {
 		s.comment("no systemd here: cnpa does the same with the unit's ExecStart as a detached process (%s)",
 			filepath.Join(env.Dir, "cnpa-op.pid"))
 	}

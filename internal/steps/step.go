@@ -102,6 +102,15 @@ func (r *Result) judge(env *labenv.Env, file string, ev any, alpha *teamspace.Te
 
 func (r *Result) note(format string, a ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, a...)) }
 
+// noteUnshown is a note that repeats what the shown commands and their
+// answers say already: kept only where they are not shown (--quiet, -o
+// json), so that the default output says each fact once.
+func (r *Result) noteUnshown(env *labenv.Env, format string, a ...any) {
+	if env.Show == nil {
+		r.note(format, a...)
+	}
+}
+
 // All is the registry of steps, indexed 1..8 by position+1. It is filled
 // in init because the steps themselves look at the registry (for the
 // evidence of later steps).

@@ -50,7 +50,7 @@ var step2 = &Step{
 		}
 		sh.set("status_via_main", "$("+kubectl(append(append([]string{"get"}, alphaObj.args()...), "-o", "json")...)+" | jq -c '.status // null')", string(ev.StatusViaMain))
 		if rvStatus := patched.GetResourceVersion(); rvStatus == rvLabel {
-			r.note("server's answer to the status patch: unchanged object, resourceVersion still %s (kubectl prints `patched (no change)`)", rvStatus)
+			r.noteUnshown(env, "server's answer to the status patch: unchanged object, resourceVersion still %s (kubectl prints `patched (no change)`)", rvStatus)
 		} else {
 			r.note("server's answer to the status patch: resourceVersion %s → %s", rvLabel, rvStatus)
 		}

@@ -48,7 +48,7 @@ var step3 = &Step{
 					"a script that passes its own --kubeconfig must pass --context %s too", kc, env.Target.Context, env.Target.Context)
 			}
 		} else {
-			r.note("installed %s (%s engine)", env.ScriptPath(), env.Engine)
+			r.noteUnshown(env, "installed %s (%s engine)", env.ScriptPath(), env.Engine)
 		}
 		showScript(sh, env)
 		// The Go engine's pass logs its API requests: there is no script
@@ -162,7 +162,7 @@ var step3 = &Step{
 		for _, w := range writes {
 			r.note("%s", w)
 		}
-		r.note("quota resourceVersion %s before and %s after the second pass", before.ResourceVersion, after.ResourceVersion)
+		r.noteUnshown(env, "quota resourceVersion %s before and %s after the second pass", before.ResourceVersion, after.ResourceVersion)
 		return r, nil
 	},
 }

@@ -65,12 +65,12 @@ var step4 = &Step{
 		if err != nil {
 			return nil, err
 		}
-		r.note("installed %s (%s), main pid %d", st.UnitPath, st.Manager, st.MainPID)
+		r.noteUnshown(env, "installed %s (%s), main pid %d", st.UnitPath, st.Manager, st.MainPID)
 		r.verdict("unit installed", st.Installed, st.UnitPath, "the unit file")
 		r.verdict("enabled", st.Enabled, onOff(st.Enabled, "enabled", "disabled"), "enabled")
 		r.verdict("active", st.Active, onOff(st.Active, fmt.Sprintf("active, main pid %d", st.MainPID), "inactive"), "active")
 		if env.OwnIdentity() {
-			r.note("the service acts as %s (kubeconfig %s, %s)", identity.Username, env.CredentialPath(),
+			r.noteUnshown(env, "the service acts as %s (kubeconfig %s, %s)", identity.Username, env.CredentialPath(),
 				onOff(env.SystemUser(), "a copy delivered by LoadCredential=, as system user "+service.User, "read in place, as the user running cnpa"))
 			answer, err := env.ProbeIdentity(ctx)
 			if err != nil {

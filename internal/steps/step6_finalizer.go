@@ -71,7 +71,7 @@ var step6 = &Step{
 		if env.Engine == labenv.EngineOwn {
 			r.note("finalizer handling is your %s's part (LAB.md step 6): it must add %s to alpha", env.ScriptPath(), teamspace.Finalizer)
 		} else {
-			r.note("finalizer handling on: %s rewritten%s", env.ScriptPath(), map[bool]string{true: ", service restarted with --finalizer=true", false: ""}[env.Engine == labenv.EngineGo])
+			r.noteUnshown(env, "finalizer handling on: %s rewritten%s", env.ScriptPath(), map[bool]string{true: ", service restarted with --finalizer=true", false: ""}[env.Engine == labenv.EngineGo])
 		}
 		res := env.Clients.Dynamic.Resource(teamspace.GVR)
 		sh.waitCmd(until(`[[ "$(` + getCmd(teamspaceObj("alpha"), "{.metadata.finalizers}") + `)" == *` + teamspace.Finalizer + `* ]]`))
@@ -143,7 +143,7 @@ var step6 = &Step{
 		ev.BlockedSeen = answer.GetDeletionTimestamp() != nil
 		sh.value(ev.BlockedSeen)
 		if ev.BlockedSeen {
-			r.note("the DELETE answered beta with deletionTimestamp %s and finalizers %v", answer.GetDeletionTimestamp().UTC().Format(time.RFC3339), answer.GetFinalizers())
+			r.noteUnshown(env, "the DELETE answered beta with deletionTimestamp %s and finalizers %v", answer.GetDeletionTimestamp().UTC().Format(time.RFC3339), answer.GetFinalizers())
 		}
 		sh.waitCmd(kubectlWait(env, teamspaceObj("beta"), "delete"))
 		betaWait := startWait(env, "beta to be gone", whyBetaGone)

@@ -83,7 +83,7 @@ var step7 = &Step{
 			if err := env.Service.Stop(ctx); err != nil {
 				return nil, fmt.Errorf("stop %s: %w", env.Service.UnitPath(), err)
 			}
-			r.note("service stopped")
+			r.noteUnshown(env, "service stopped")
 			rx.action(`kubectl patch teamspace alpha --type=merge -p '{"spec":{"pods":8}}'`, "set alpha spec.pods=8", "teamspace alpha")
 			if _, err := sh.mergePatch(ctx, env, alphaObj, `{"spec":{"pods":8}}`, ""); err != nil {
 				return nil, err
@@ -126,7 +126,7 @@ var step7 = &Step{
 			if err := env.Service.Start(ctx); err != nil {
 				return nil, fmt.Errorf("start %s: %w", env.Service.UnitPath(), err)
 			}
-			r.note("service started")
+			r.noteUnshown(env, "service started")
 		}
 		sh.waitCmd(kubectlWait(env, alphaObj, fmt.Sprintf("jsonpath={.status.observedGeneration}=%d", ev.Generation)) +
 			" && " + kubectlWait(env, quota, "jsonpath={.spec.hard.pods}=8"))

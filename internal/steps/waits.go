@@ -4,22 +4,17 @@ package steps
 // it (ui.Wait): the learner watching a counter should know who is expected
 // to act, and why it is not instant.
 const (
-	whyCRDEstablished = "the API server checks the schema and starts serving /apis/platform.labhub.io/v1alpha1/teamspaces first"
-	whyQuotaStatus    = "Kubernetes' ResourceQuota controller writes status.hard after the quota appears, and that write moves\n" +
-		"its resourceVersion: compare only after it"
-	whyProbeCreated = "nobody acts on the probe but the running controller: its watch (or the loop's next pass, every 3 s)\n" +
-		"sees the new TeamSpace"
-	whyProbeGone     = "with the finalizer on, the controller archives the probe and releases it before the API server deletes it"
-	whyProbeGoneNow  = "the controller adds no finalizer yet (that is step 6), so the API server deletes the probe at once"
-	whyQuotaRestored = "nobody tells the controller the quota was deleted: its next pass (on a watch event, or the loop\n" +
-		"every 3 s) finds desired ≠ actual and creates it again"
+	whyCRDEstablished   = "the API server checks the schema and starts serving /apis/platform.labhub.io/v1alpha1/teamspaces first"
+	whyQuotaStatus      = "Kubernetes' ResourceQuota controller writes status.hard, which moves the quota's resourceVersion: compare after it"
+	whyProbeCreated     = "nobody acts on the probe but the running controller: its watch, or the loop's next pass (every 3 s)"
+	whyProbeGone        = "with the finalizer on, the controller archives the probe and releases it before the API server deletes it"
+	whyProbeGoneNow     = "the controller adds no finalizer yet (that is step 6), so the API server deletes the probe at once"
+	whyQuotaRestored    = "nobody tells the controller: its next pass (a watch event, or the loop every 3 s) finds desired ≠ actual"
 	whyQuotaReverted    = "the controller's next pass compares the quota with alpha's spec.pods and writes it back"
 	whyFinalizerAdded   = "the controller adds it on its next pass over alpha (the loop passes every 3 s)"
 	whyBetaConverged    = "the controller creates team-beta and adds the finalizer on its next pass"
 	whyBetaGone         = "the controller writes archive/beta.json, then removes its finalizer; the API server deletes beta when no finalizer is left"
-	whyGarbageCollected = "team-beta goes when the garbage collector, which rescans on its own period, sees that its owner beta is\n" +
-		"gone; the controller does not delete it (that is what the ownerReference is for): this can take up to a minute"
-	whyStopped  = "nobody acts on alpha's new spec meanwhile: generation moves, observedGeneration and the quota stay"
-	whyCaughtUp = "the controller, started again, reads the current state on its first pass: it need not know what changed\n" +
-		"while it was down"
+	whyGarbageCollected = "the garbage collector, not the controller, deletes team-beta when it sees its owner gone: up to a minute"
+	whyStopped          = "nobody acts on alpha's new spec meanwhile: generation moves, observedGeneration and the quota stay"
+	whyCaughtUp         = "started again, the controller's first pass reads the current state: it need not know what changed"
 )

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,6 +145,9 @@ func runLab(t *testing.T, engine, datastore string) {
 
 	labassert.Lab(ctx, t, cluster.Kubeconfig, dir)
 	labassert.Timelines(t, dir)
+	if engine != "own" {
+		outputShape(t, string(stepOut), engine, replayed)
+	}
 	if engine == "own" {
 		if cmds := shownCommands(string(stepOut)); len(cmds) > 0 || !bytes.Contains(stepOut, []byte("✓ reverted_to")) {
 			t.Errorf("cnpa step all --quiet: got %d commands shown (want none) and the ✓ lines kept:\n%s", len(cmds), stepOut)
@@ -265,4 +269,75 @@ func reportPage(ctx context.Context, t *testing.T, cnpa func(...string) ([]byte,
 		t.Fatal(err)
 	}
 	t.Logf("the lab's report and its screenshot: %s, %s", filepath.Join(art, "report-lab-"+name+".html"), png)
+}
+
+// outputShape checks what `cnpa step all` shows a learner: by default, step
+// 4 shows the unit's ExecStart and Restart=always lines and one line per
+// piece of the service's identity, not the unit, the RBAC or the policy
+// whole; with --verbose, all of them once. No step shows the unit twice.
+func outputShape(t *testing.T, out, engine string, verbose bool) {
+	t.Helper()
+	step4, step6 := section(out, 4), section(out, 6)
+	units := strings.Count(out, "\n  > [Service]\n")
+	if verbose {
+		if units != 1 || !strings.Contains(step4, "\n  > [Service]\n") {
+			t.Errorf("cnpa step all --verbose: the unit shown %d times, want once, in step 4:\n%s", units, step4)
+		}
+		if engine == "go" && !strings.Contains(step4, "\n  > kind: ClusterRole\n") {
+			t.Errorf("cnpa step all --verbose: step 4 does not show the RBAC manifest:\n%s", step4)
+		}
+		return
+	}
+	if units != 0 || strings.Contains(step4, "kind: ClusterRole") || strings.Contains(step4, "kind: ValidatingAdmissionPolicy") {
+		t.Errorf("cnpa step all: step 4 shows the unit (%d times), the RBAC or the policy whole without --verbose:\n%s", units, step4)
+	}
+	for _, want := range []string{"  │ ExecStart=", "  │ Restart=always ", "  │ ServiceAccount kube-system/cnpa-controller ", "  │ ValidatingAdmissionPolicy cnpa-controller-writes "} {
+		if !strings.Contains(step4, want) {
+			t.Errorf("cnpa step all: step 4 does not show %q:\n%s", want, step4)
+		}
+	}
+	if strings.Contains(step6, "Restart=always") {
+		t.Errorf("cnpa step all: step 6 shows the unit again:\n%s", step6)
+	}
+}
+
+// section is step n's part of a `cnpa step all` output.
+func section(out string, n int) string {
+	start := strings.Index(out, fmt.Sprintf("\nStep %d — ", n))
+	if start < 0 {
+		return ""
+	}
+	rest := out[start+1:]
+	if end := strings.Index(rest, fmt.Sprintf("\nStep %d — ", n+1)); end > 0 {
+		return rest[:end]
+	}
+	return rest
+}
+
+// TestMakeLabLines: `make lab` (test/labrun) prints at most 350 lines by
+// default, the steps' teaching and every verdict included.
+func TestMakeLabLines(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "run", "./test/labrun", "-cnpa", cnpaBin)
+	cmd.Dir = moduleRoot(t)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("labrun: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), "\n"); n > 350 {
+		t.Errorf("make lab printed %d lines, want at most 350:\n%s", n, out)
+	} else {
+		t.Logf("make lab printed %d lines", n)
+	}
+}
+
+// moduleRoot is the cnpa module's root, where `make lab` runs.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out)))
 }

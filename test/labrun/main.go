@@ -8,9 +8,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -37,6 +39,35 @@ func main() {
 	os.Exit(run(*engine, *datastore, *dir, *cnpa, *keep, *verbose))
 }
 
+// summarised runs `cnpa doctor` or `cnpa check` (cmd). All of its output
+// is printed when it fails, or with -verbose; when it passes, one line
+// (check's summary, doctor's count): the steps' own output shows every
+// value already, and `make lab VERBOSE=1` shows the rest.
+func summarised(ctx context.Context, cnpaIn func(context.Context, io.Writer, ...string) int, verbose bool, cmd string) int {
+	if verbose {
+		return cnpaIn(ctx, os.Stdout, cmd)
+	}
+	var out bytes.Buffer
+	code := cnpaIn(ctx, &out, cmd)
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	if code != 0 || len(lines) == 0 {
+		os.Stdout.Write(out.Bytes())
+		fmt.Fprintf(os.Stderr, "labrun: `cnpa %s` exited %d\n", cmd, code)
+		return code
+	}
+	summary := lines[len(lines)-1]
+	if cmd == "doctor" {
+		summary = fmt.Sprintf("all %d preflight checks ok", len(lines))
+		for _, l := range lines {
+			if strings.HasPrefix(l, "warn") {
+				summary += "; " + strings.Join(strings.Fields(l), " ")
+			}
+		}
+	}
+	fmt.Printf("  %s (all of it: `make lab VERBOSE=1`)\n", summary)
+	return 0
+}
+
 func run(engine, datastore, dir, cnpa string, keep, verbose bool) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -47,20 +78,20 @@ func run(engine, datastore, dir, cnpa string, keep, verbose bool) int {
 		return 2
 	}
 	defer c.Stop()
-	fmt.Printf("labrun: real control plane on %s at %s ready in %s (kubeconfig %s)\n\n", c.Datastore, c.Server, time.Since(start).Round(time.Millisecond), c.Kubeconfig)
+	fmt.Printf("labrun: real control plane on %s at %s ready in %s (kubeconfig %s)\n", c.Datastore, c.Server, time.Since(start).Round(time.Millisecond), c.Kubeconfig)
 	if dir == "" {
 		dir = filepath.Join(c.Dir, "cnpa-op")
 	}
 	cnpa, _ = filepath.Abs(cnpa)
 	unitDir := filepath.Join(c.Dir, "systemd")
 	env := append(c.Env(), "CNPA_DIR="+dir)
-	var cnpaIn func(ctx context.Context, args ...string) int
-	cnpaRun := func(args ...string) int { return cnpaIn(ctx, args...) }
-	cnpaIn = func(ctx context.Context, args ...string) int {
+	var cnpaIn func(ctx context.Context, stdout io.Writer, args ...string) int
+	cnpaRun := func(args ...string) int { return cnpaIn(ctx, os.Stdout, args...) }
+	cnpaIn = func(ctx context.Context, stdout io.Writer, args ...string) int {
 		fmt.Printf("$ cnpa %s\n", strings.Join(args, " "))
 		cmd := exec.CommandContext(ctx, cnpa, append([]string{"--kubeconfig", c.Kubeconfig}, args...)...)
 		cmd.Env = env
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		cmd.Stdout, cmd.Stderr = stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
 			if ee, ok := err.(*exec.ExitError); ok {
 				return ee.ExitCode()
@@ -71,19 +102,27 @@ func run(engine, datastore, dir, cnpa string, keep, verbose bool) int {
 	}
 	// Whatever happens, stop the controller service before the cluster,
 	// also after Ctrl-C (ctx is cancelled then).
-	defer cnpaIn(context.Background(), "service", "stop")
+	defer cnpaIn(context.Background(), os.Stdout, "service", "stop")
 	code := 0
 	stepAll := []string{"step", "all", "--engine", engine, "--service-manager", "process", "--unit-dir", unitDir}
 	if verbose {
 		stepAll = append(stepAll, "--verbose")
 	}
-	for _, args := range [][]string{{"doctor"}, stepAll, {"check"}} {
-		if code = cnpaRun(args...); code != 0 {
-			fmt.Fprintf(os.Stderr, "labrun: `cnpa %s` exited %d\n", strings.Join(args, " "), code)
-			break
+	code = summarised(ctx, cnpaIn, verbose, "doctor")
+	if code == 0 {
+		if code = cnpaRun(stepAll...); code != 0 {
+			fmt.Fprintf(os.Stderr, "labrun: `cnpa %s` exited %d\n", strings.Join(stepAll, " "), code)
 		}
 	}
-	fmt.Printf("\nlabrun: evidence in %s, whole run %s\n", dir, time.Since(start).Round(time.Second))
+	if code == 0 {
+		code = summarised(ctx, cnpaIn, verbose, "check")
+	}
+	if dir == filepath.Join(c.Dir, "cnpa-op") && !keep {
+		fmt.Printf("\nlabrun: whole run %s; the evidence went with the cluster (-dir DIR keeps it; `make cluster` gives a cluster of your own)\n",
+			time.Since(start).Round(time.Second))
+	} else {
+		fmt.Printf("\nlabrun: evidence in %s, whole run %s\n", dir, time.Since(start).Round(time.Second))
+	}
 	if keep {
 		fmt.Println("labrun: cluster kept running; Ctrl-C to stop")
 		<-ctx.Done()
