@@ -63,7 +63,9 @@ var stepCommand = &cli.Command{
 				if out == "json" {
 					results = append(results, &steps.Result{Step: n, Title: s.Title, Notes: []string{"error: " + err.Error()}})
 				}
-				fmt.Fprintf(os.Stderr, "step %d failed: %v\n", n, err)
+				// The error may quote the cluster (the API server echoes a
+				// value): data, not terminal commands.
+				fmt.Fprintf(os.Stderr, "step %d failed: %s\n", n, ui.CleanLines(err.Error()))
 				failedStep = n
 				break
 			}
@@ -90,7 +92,7 @@ var stepCommand = &cli.Command{
 
 func printResult(p *ui.Printer, r *steps.Result) {
 	for _, n := range r.Notes {
-		p.Line("  %s", n)
+		p.Line("  %s", ui.CleanLines(n))
 	}
 	for _, v := range r.Verdicts {
 		p.Verdict(v.OK, v.Name, v.Got, v.Want)
