@@ -70,12 +70,14 @@ var stepCommand = &cli.Command{
 				if out == "json" {
 					results = append(results, &steps.Result{Step: n, Title: s.Title, Notes: []string{"error: " + err.Error()}})
 				}
+				// The error may quote the cluster (the API server echoes a
+				// value): data, not terminal commands.
 				if c.Context.Err() != nil {
 					// Ctrl-C, SIGTERM or SIGHUP: not a failure of the step,
 					// and what the step put back is in err.
-					fmt.Fprintf(os.Stderr, "step %d interrupted%s\n", n, interruptedDetail(err))
+					fmt.Fprintf(os.Stderr, "step %d interrupted%s\n", n, ui.CleanLines(interruptedDetail(err)))
 				} else {
-					fmt.Fprintf(os.Stderr, "step %d failed: %v\n", n, err)
+					fmt.Fprintf(os.Stderr, "step %d failed: %s\n", n, ui.CleanLines(err.Error()))
 				}
 				failedStep = n
 				break
@@ -106,7 +108,7 @@ var stepCommand = &cli.Command{
 // among them, so only a kept file needs saying.
 func printResult(p *ui.Printer, r *steps.Result, shown bool) {
 	for _, n := range r.Notes {
-		p.Line("  %s", n)
+		p.Line("  %s", ui.CleanLines(n))
 	}
 	for _, v := range r.Verdicts {
 		p.Verdict(v.OK, v.Name, v.Got, v.Want)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
@@ -196,11 +197,12 @@ func (e *Env) RunScript(ctx context.Context, extraEnv ...string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	// Run as root, the script and every kubeconfig it is given must be
-	// beyond another user's reach (safefs.Trusted): step 3 and cnpa check
-	// would otherwise execute what anyone who can write the dir put there.
+	// Run as root, the script and every kubeconfig of the evidence dir it
+	// is given must be beyond another user's reach (safefs.Trusted): step
+	// 3 and cnpa check would otherwise execute what anyone who can write
+	// the dir put there. (Your own --kubeconfig cnpa has read already.)
 	for _, p := range append([]string{e.ScriptPath()}, filepath.SplitList(kc)...) {
-		if p == "" {
+		if p == "" || (p != e.ScriptPath() && !strings.HasPrefix(p, e.Dir+string(filepath.Separator))) {
 			continue
 		}
 		if err := safefs.Trusted(p); err != nil {

@@ -29,7 +29,9 @@ func TestRootRunsNoScriptAnotherUserCanChange(t *testing.T) {
 		{"script owned by another user", func(dir, script, kc string) { os.Chown(script, uid, gid) }, "chown root "},
 		{"evidence dir writable by others", func(dir, script, kc string) { os.Chmod(dir, 0o777) }, "chmod go-w "},
 		{"evidence dir owned by another user", func(dir, script, kc string) { os.Chown(dir, uid, gid) }, "chown root "},
-		{"kubeconfig in a dir writable by others", func(dir, script, kc string) { os.Chmod(filepath.Dir(kc), 0o777) }, "chmod go-w "},
+		{"kubeconfig in the evidence dir owned by another user", func(dir, script, kc string) {
+			os.Chown(kc, uid, gid)
+		}, "chown root "},
 		{"trusted", func(dir, script, kc string) {}, ""},
 	}
 	for _, tt := range cases {
@@ -43,6 +45,9 @@ func TestRootRunsNoScriptAnotherUserCanChange(t *testing.T) {
 				}
 			}
 			kc := filepath.Join(kcDir, "config")
+			if strings.HasPrefix(tt.name, "kubeconfig in the evidence dir") {
+				kc = filepath.Join(dir, "admin.kubeconfig")
+			}
 			os.WriteFile(kc, []byte("apiVersion: v1\nkind: Config\n"), 0o600)
 			marker := filepath.Join(base, "ran")
 			script := filepath.Join(dir, ScriptName)

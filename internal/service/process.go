@@ -298,8 +298,10 @@ func alive(pid int) bool {
 // trustedArgv holds what the process-mode service would execute or read
 // as root to safefs.Trusted: the argv file, its program (found in PATH
 // when bare), every argument that is an existing absolute path (the
-// script the loop runs) and every kubeconfig KUBECONFIG lists.
+// script the loop runs) and every kubeconfig KUBECONFIG lists from the
+// evidence dir (the learner's own was cnpa's to read already).
 func trustedArgv(argvPath string, u Unit) error {
+	dir := filepath.Dir(argvPath) + string(filepath.Separator)
 	paths := []string{argvPath}
 	if prog, err := exec.LookPath(u.Argv[0]); err == nil {
 		paths = append(paths, prog)
@@ -314,7 +316,7 @@ func trustedArgv(argvPath string, u Unit) error {
 	for _, kv := range u.Env() {
 		if v, ok := strings.CutPrefix(kv, "KUBECONFIG="); ok {
 			for _, k := range filepath.SplitList(v) {
-				if _, err := os.Stat(k); err == nil {
+				if _, err := os.Stat(k); err == nil && strings.HasPrefix(k, dir) {
 					paths = append(paths, k)
 				}
 			}
