@@ -133,8 +133,11 @@ type lineEdit struct{ key, line string }
 // escaped for sed, then the whole expression quoted for bash).
 func (e lineEdit) sed(path string) string {
 	repl := strings.NewReplacer(`\`, `\\`, `&`, `\&`, `|`, `\|`).Replace(e.line)
-	return words("sed", "-i", "s|^"+regexp.QuoteMeta(e.key)+".*$|"+repl+"|", path)
+	return words("sed", "-i", "s|^"+e.key+".*$|"+repl+"|", path)
 }
+
+// directive is a unit file's directive name, as in ExecStart=.
+var directive = regexp.MustCompile(`^[A-Za-z]+$`)
 
 // lineEdits says how before becomes after when only whole lines changed,
 // each keyed by its "Name=" prefix that exactly one line of before has;
@@ -149,7 +152,8 @@ func lineEdits(before []byte, after []string) (edits []lineEdit, ok bool) {
 			continue
 		}
 		key, _, found := strings.Cut(after[i], "=")
-		if !found || !strings.HasPrefix(old[i], key+"=") {
+		// A directive name (letters only) needs no escaping in sed's pattern.
+		if !found || !directive.MatchString(key) || !strings.HasPrefix(old[i], key+"=") {
 			return nil, false
 		}
 		n := 0
