@@ -30,13 +30,42 @@ func TestObjects(t *testing.T) {
 		"Secret kube-system/cnpa-controller-token",
 		"ClusterRole cnpa-controller",
 		"ClusterRoleBinding cnpa-controller",
-		"Role kube-system/cnpa-controller-leader-election",
-		"RoleBinding kube-system/cnpa-controller-leader-election",
+		"Role default/cnpa-controller-events",
+		"RoleBinding default/cnpa-controller-events",
 		"ValidatingAdmissionPolicy " + Policy,
 		"ValidatingAdmissionPolicyBinding " + Policy,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("objects:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// LeaderElection renders the Lease and a Role for that name alone, and
+// refuses a name that is no Lease name rather than paste it into YAML.
+func TestLeaderElection(t *testing.T) {
+	le, err := LeaderElection("cnpa-op")
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := Objects(le)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range objs {
+		got = append(got, o.String())
+	}
+	want := "Lease kube-system/cnpa-op\nRole kube-system/" + LeaderElectionRole + "\nRoleBinding kube-system/" + LeaderElectionRole
+	if strings.Join(got, "\n") != want {
+		t.Errorf("objects:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+	if !strings.Contains(string(le), `resourceNames: ["cnpa-op"]`) || strings.Contains(string(le), "LEASE_NAME") {
+		t.Errorf("the Role is not narrowed to the Lease cnpa-op:\n%s", le)
+	}
+	for _, bad := range []string{"", "Bad_Name", "x\"]\n  verbs: [\"*\"]"} {
+		if _, err := LeaderElection(bad); err == nil || !strings.Contains(err.Error(), "--leader-elect-name") {
+			t.Errorf("LeaderElection(%q): got %v, want a refusal naming --leader-elect-name", bad, err)
+		}
 	}
 }
 
