@@ -185,6 +185,39 @@ func (e *Env) SaveState() error {
 	return SaveState(e.Dir, e.State)
 }
 
+// RunScriptAsService runs reconcile.sh once the way the installed service
+// runs it, so that the learner's script is graded under the identity it
+// runs under: with the own identity, once step 4 has made it, with the
+// service's kubeconfig (ServiceAccount kube-system/cnpa-controller, its
+// RBAC and the admission policy), as the process-mode service does; else
+// as RunScript does. as says which it was, for the learner. Under systemd
+// the unit also runs it as the Unix user cnpa-op, which this does not: the
+// API server's answers, which are what a pass depends on, are the same.
+func (e *Env) RunScriptAsService(ctx context.Context, extraEnv ...string) (out, as string, err error) {
+	if !e.ScriptRunsAsIdentity() {
+		out, err := e.RunScript(ctx, extraEnv...)
+		return out, "as root with your kubeconfig (the service's identity does not exist yet, or is admin)", err
+	}
+	for _, p := range []string{e.ScriptPath(), e.CredentialPath()} {
+		if err := safefs.Trusted(p); err != nil {
+			return "", "", err
+		}
+	}
+	cmd := exec.CommandContext(ctx, e.ScriptPath())
+	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+e.CredentialPath(), "CNPA_ARCHIVE_DIR="+e.ArchiveDir()), extraEnv...)
+	cmd.Dir = e.Dir
+	var b bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	err = cmd.Run()
+	return b.String(), "as the service's identity " + identity.Username + " (" + CredentialFile + "), as " + service.Name + " runs it", err
+}
+
+// ScriptRunsAsIdentity tells whether RunScriptAsService runs the script
+// under the service's own identity: chosen, and made by step 4.
+func (e *Env) ScriptRunsAsIdentity() bool {
+	return e.State.Identity() == identity.Own && fileExists(e.CredentialPath())
+}
+
 // RunScript runs the installed reconcile.sh once, from the evidence dir and
 // with the lab's kubeconfig and context (CommandKubeconfig), as the learner
 // (or the grader) would, and the extra environment given (NAME=value). It

@@ -145,14 +145,24 @@ func orNothing(last string) string {
 	return last
 }
 
-// runScript runs the installed reconcile.sh once; a failure carries what
-// the script printed.
+// runScript runs the installed reconcile.sh once as the service runs it
+// (under its own identity once step 4 has made it); a failure carries what
+// the script printed and whom it ran as.
 func runScript(ctx context.Context, env *labenv.Env, extraEnv ...string) (string, error) {
-	out, err := env.RunScript(ctx, extraEnv...)
+	out, as, err := env.RunScriptAsService(ctx, extraEnv...)
 	if err != nil {
-		return out, fmt.Errorf("%s failed: %v\n%s", env.ScriptPath(), err, strings.TrimSpace(out))
+		return out, fmt.Errorf("%s failed, run %s: %v\n%s", env.ScriptPath(), as, err, strings.TrimSpace(out))
 	}
 	return out, nil
+}
+
+// scriptCmd is the command line step 3 shows for one run of reconcile.sh:
+// with the service's kubeconfig when it runs under the service's identity.
+func scriptCmd(env *labenv.Env, extraEnv ...string) string {
+	if env.ScriptRunsAsIdentity() {
+		extraEnv = append([]string{"KUBECONFIG=" + quote(env.CredentialPath())}, extraEnv...)
+	}
+	return strings.Join(append(extraEnv, quote(env.ScriptPath())), " ")
 }
 
 var getOpts = metav1.GetOptions{}

@@ -3,7 +3,6 @@ package steps
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,7 +56,7 @@ var step3 = &Step{
 		if env.Engine == labenv.EngineGo {
 			extraEnv = []string{kube.RequestLogEnv + "=1"}
 		}
-		sh.cmd(strings.Join(append(extraEnv, quote(env.ScriptPath())), " "))
+		sh.cmd(scriptCmd(env, extraEnv...))
 		out, err := runScript(ctx, env, extraEnv...)
 		if err != nil {
 			return nil, err
@@ -119,7 +118,7 @@ var step3 = &Step{
 			return nil, fmt.Errorf("team-alpha/team-quota is gone before the second pass")
 		}
 		sh.readBack("rv_before", quotaObj(ns), "{.metadata.resourceVersion}", before)
-		sh.cmd(quote(env.ScriptPath()))
+		sh.cmd(scriptCmd(env))
 		out, err = runScript(ctx, env)
 		if err != nil {
 			return nil, err
