@@ -44,6 +44,10 @@ type ScaleStep struct {
 	// CPUProfile is a CPU profile taken during the samples (contenders
 	// that serve net/http/pprof).
 	CPUProfile string `json:"cpuProfile,omitempty"`
+	// PassSeconds is cnpa_resync_pass_seconds after the idle window: how
+	// long cnpa's last periodic full pass took at this size, so how late a
+	// lost event can be caught.
+	PassSeconds float64 `json:"passSeconds,omitempty"`
 }
 
 // Histogram is a Prometheus histogram's increase over a window:
@@ -151,6 +155,7 @@ func (b *bench) scale(ctx context.Context, name string, c contender, e *env, wra
 		if step.Idle, err = b.idle(ctx, e, c, name); err != nil {
 			return wrap(fmt.Sprintf("idle at %d", n), err)
 		}
+		step.PassSeconds = scrapeGauge(obs, "cnpa_resync_pass_seconds")
 		if obs != nil {
 			if st := obs.StatusNow(); st != nil {
 				step.RSSMiB, step.PeakRSSMiB = mib(st["VmRSS"]), mib(st["VmHWM"])
@@ -161,8 +166,8 @@ func (b *bench) scale(ctx context.Context, name string, c contender, e *env, wra
 				}
 			}
 		}
-		b.logf("[%s] scale N=%d: idle own requests/min %v; RSS %.1f MiB (peak %.1f)", name, step.Others,
-			step.Idle.ContenderPerMinute, step.RSSMiB, step.PeakRSSMiB)
+		b.logf("[%s] scale N=%d: idle own requests/min %v; RSS %.1f MiB (peak %.1f); last full pass %.1fs", name, step.Others,
+			step.Idle.ContenderPerMinute, step.RSSMiB, step.PeakRSSMiB, step.PassSeconds)
 		res.Scale = append(res.Scale, step)
 	}
 	return nil
@@ -231,6 +236,29 @@ func scrapeHistograms(obs scaleObservable, metric string) map[string]*Histogram 
 		return nil
 	}
 	return h
+}
+
+// scrapeGauge reads one unlabelled gauge from the contender's /metrics; 0
+// when it serves none.
+func scrapeGauge(obs scaleObservable, metric string) float64 {
+	if obs == nil || obs.MetricsURL() == "" {
+		return 0
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Get(obs.MetricsURL())
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	s := bufio.NewScanner(resp.Body)
+	s.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for s.Scan() {
+		if v, ok := strings.CutPrefix(s.Text(), metric+" "); ok {
+			f, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return f
+		}
+	}
+	return 0
 }
 
 // parseHistograms reads metric's _bucket, _sum and _count samples of the
@@ -403,6 +431,9 @@ func writeScaleMarkdown(w io.Writer, r *Report) {
 			}
 			return s.Idle.ContenderNonWatchPerMinute, true
 		}, unitPerMin, 0, false},
+		{"last periodic full pass (cnpa_resync_pass_seconds)", func(s *ScaleStep) (float64, bool) {
+			return s.PassSeconds * 1000, s.PassSeconds > 0
+		}, unitMS, 0, false},
 		{"idle writes/min, own (audit)", func(s *ScaleStep) (float64, bool) {
 			if s.Idle == nil {
 				return 0, false
