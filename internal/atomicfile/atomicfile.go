@@ -4,6 +4,7 @@
 package atomicfile
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,4 +65,15 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 		d.Close()
 	}
 	return nil
+}
+
+// WriteJSON writes v as indented JSON and a newline to path, mode 0644, as
+// WriteFile does: for the records cnpa keeps for itself (a saved report, a
+// timeline, a reading).
+func WriteJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFile(path, append(data, '\n'), 0o644)
 }

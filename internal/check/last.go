@@ -31,15 +31,7 @@ type Last struct {
 
 // SaveLast writes rep, checked at at, to LastPath(dir) atomically.
 func SaveLast(dir string, rep *Report, at time.Time) error {
-	data, err := json.MarshalIndent(Last{At: at, Report: rep}, "", "  ")
-	if err != nil {
-		return err
-	}
-	p := LastPath(dir)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(p, append(data, '\n'), 0o644)
+	return atomicfile.WriteJSON(LastPath(dir), Last{At: at, Report: rep})
 }
 
 // LoadLast reads the last saved report; (nil, nil) when check never saved

@@ -180,15 +180,7 @@ func stoppedReadingPath(dir string) string {
 }
 
 func saveStoppedReading(dir string, ev evidence.Catchup) error {
-	data, err := json.Marshal(stoppedReading{Catchup: ev, At: time.Now()})
-	if err != nil {
-		return err
-	}
-	p := stoppedReadingPath(dir)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(p, append(data, '\n'), 0o644)
+	return atomicfile.WriteJSON(stoppedReadingPath(dir), stoppedReading{Catchup: ev, At: time.Now()})
 }
 
 // loadStoppedReading is the saved reading, nil when there is none.

@@ -163,15 +163,7 @@ func Path(dir string, step int) string {
 // Save writes tl atomically to Path(dir, tl.Step).
 func Save(dir string, tl *Timeline) error {
 	tl.Sorted()
-	data, err := json.MarshalIndent(tl, "", "  ")
-	if err != nil {
-		return err
-	}
-	p := Path(dir, tl.Step)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(p, append(data, '\n'), 0o644)
+	return atomicfile.WriteJSON(Path(dir, tl.Step), tl)
 }
 
 // Load reads step's timeline; (nil, nil) when the step has none yet.
