@@ -405,16 +405,22 @@ func probeForeignNamespace(ctx context.Context, env *labenv.Env, tmp *temps, wit
 		_ = tmp.discard(ctx, name, witness)
 		tmp.deleteNamespace(ctx, nsName)
 	}()
+	// The grader's own failures here are notes too: the check is one.
+	notAsked := func(got string) verdict {
+		v := holds(false, want, got)
+		v.optional, v.note = true, "the probe could not be set up, so nothing is known of this case"
+		return v
+	}
 	if _, err := env.Clients.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name: nsName, Labels: map[string]string{"owner": ForeignNamespaceOwner}}}, metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
-		return holds(false, want, fmt.Sprintf("create foreign namespace %s: %v", nsName, err))
+		return notAsked(fmt.Sprintf("create foreign namespace %s: %v", nsName, err))
 	}
 	ts, err := tmp.createNamed(ctx, name, 1, "", nil)
 	if err != nil {
-		return holds(false, want, err.Error())
+		return notAsked(err.Error())
 	}
 	if _, err := tmp.createNamed(ctx, witness, 1, "", nil); err != nil {
-		return holds(false, want, err.Error())
+		return notAsked(err.Error())
 	}
 	reached, _ := await(ctx, witnessWait, func(ctx context.Context) (bool, string) {
 		live, ns, q, err := liveState(ctx, env, witness)
