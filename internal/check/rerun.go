@@ -259,6 +259,12 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 	if len(second) > 0 {
 		got = append(got, "second run: "+strings.Join(second, ", "))
 	}
+	// A refused write is still a write request: LAB.md's grader, which
+	// runs the script with more rights, would see it land. A refused read
+	// means the script cannot work under the identity it runs under.
+	if len(refused) > 0 {
+		got = append(got, "it sent requests that the API server refused "+as+": "+strings.Join(refused, "; "))
+	}
 	want := "no writes"
 	if len(got) == 0 {
 		actual := fmt.Sprintf("no writes to %d objects", len(snaps[2].rv))
@@ -267,9 +273,6 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 		}
 		c.add(writeID, 3, writeTitle, "", holds(true, want, actual))
 		return
-	}
-	if len(refused) > 0 {
-		got = append(got, "the API server refused it "+as+": "+strings.Join(refused, "; "))
 	}
 	if u := snaps[2].unsettled; len(u) > 0 {
 		got = append(got, fmt.Sprintf("the quota controller had not caught up with %v after %s", u, settleWait))
