@@ -52,10 +52,6 @@ func serviceLog(ctx context.Context, env *labenv.Env) string {
 	return b.String()
 }
 
-// errorWord marks a log line that reports a failure: kubectl's "Error from
-// server (Forbidden)", a refused admission, a conflict, slog's level=ERROR.
-var errorWord = regexp.MustCompile(`(?i)error|forbidden|denied|refused|failed|conflict|invalid|unauthorized`)
-
 // lastErrorAbout is the last error line of log that names TeamSpace name
 // or its namespace team-<name> as a whole word, shortened for a check's
 // found line; "" when there is none.
