@@ -2,8 +2,6 @@ package check
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,13 +19,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 // TempPrefix starts the name of every TeamSpace the grader creates.
-const TempPrefix = "cnpa-check-"
+const TempPrefix = lab.TempPrefix
 
 // ForeignFinalizer stands for another controller's finalizer, which ours
 // must keep.
@@ -47,13 +46,6 @@ type temps struct {
 	names []string
 	// namespaces are the foreign namespaces the grader made itself.
 	namespaces []string
-}
-
-// tempName is a fresh name for a temporary TeamSpace.
-func tempName() string {
-	b := make([]byte, 3)
-	rand.Read(b)
-	return TempPrefix + hex.EncodeToString(b)
 }
 
 // leftoverAge is how old a cnpa-check-* object must be before a new check
@@ -132,7 +124,7 @@ func (t *temps) discard(ctx context.Context, names ...string) error {
 // create makes a temporary TeamSpace and remembers it before the request,
 // so that even a create whose answer is lost is cleaned up.
 func (t *temps) create(ctx context.Context, pods int64, cpu string, finalizers []string) (*teamspace.TeamSpace, error) {
-	return t.createNamed(ctx, tempName(), pods, cpu, finalizers)
+	return t.createNamed(ctx, lab.TempName(lab.TempPrefix), pods, cpu, finalizers)
 }
 
 // createNamed is create with a name of the caller's (from tempName).
@@ -374,7 +366,7 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 // ForeignNamespaceOwner is the value of the label "owner" that marks the
 // grader's stand-in for somebody else's namespace (reset sweeps those an
 // interrupted check left).
-const ForeignNamespaceOwner = "someone-else"
+const ForeignNamespaceOwner = lab.ForeignNamespaceOwner
 
 // The foreign-namespace probe's two TeamSpaces share a random part and end
 // in these suffixes, so that the witness sorts right after the foreign one:
@@ -395,7 +387,7 @@ const (
 // failure.
 func probeForeignNamespace(ctx context.Context, env *labenv.Env, tmp *temps, witnessWait time.Duration) verdict {
 	want := "no ownerReference to the TeamSpace, and its own labels only"
-	base := tempName()
+	base := lab.TempName(lab.TempPrefix)
 	name, witness := base+foreignSuffix, base+witnessSuffix
 	nsName := teamspace.NamespaceName(name)
 	tmp.mu.Lock()

@@ -2,7 +2,6 @@ package steps
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 
@@ -10,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/identity"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -111,13 +111,13 @@ func lockService(ctx context.Context, env *labenv.Env) error {
 }
 
 // ProbePrefix starts the name of step 4's temporary TeamSpace.
-const ProbePrefix = "cnpa-probe-"
+const ProbePrefix = lab.ProbePrefix
 
 // ProbeController proves the running controller works as the lab's grader
 // does: a temporary TeamSpace gets its namespace and quota by itself, and
 // goes when deleted. The probe is deleted however the proof ends.
 func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
-	name := ProbePrefix + randSuffix()
+	name := lab.TempName(lab.ProbePrefix)
 	ts := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: %s\nspec:\n  pods: 1\n", teamspace.APIVersion, teamspace.Kind, name)
 	sh := show(env)
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
@@ -172,10 +172,4 @@ func onOff(on bool, yes, no string) string {
 		return yes
 	}
 	return no
-}
-
-func randSuffix() string {
-	b := make([]byte, 3)
-	rand.Read(b)
-	return fmt.Sprintf("%x", b)
 }
