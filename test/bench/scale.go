@@ -33,8 +33,15 @@ type ScaleStep struct {
 	// RSS is the process's VmRSS (now) and VmHWM (peak so far) right
 	// after the idle window, in MiB; RSSPerThousandMiB is VmRSS minus the
 	// first step's, per 1,000 TeamSpaces added since.
-	RSSMiB            float64 `json:"rssMiB,omitempty"`
-	PeakRSSMiB        float64 `json:"peakRssMiB,omitempty"`
+	RSSMiB     float64 `json:"rssMiB,omitempty"`
+	PeakRSSMiB float64 `json:"peakRssMiB,omitempty"`
+	// RSSAnonMiB and RSSFileMiB split VmRSS, read at the same moment:
+	// RssAnon is the process's own memory (heap, stacks), RssFile the
+	// pages of its binary mapped in, shared with the page cache. At small
+	// N the binary's pages are most of VmRSS, so the split says whether a
+	// ratio there is about memory the controller uses or about its size.
+	RSSAnonMiB        float64 `json:"rssAnonMiB,omitempty"`
+	RSSFileMiB        float64 `json:"rssFileMiB,omitempty"`
 	RSSPerThousandMiB float64 `json:"rssPerThousandMiB,omitempty"`
 	// Queue is workqueue_queue_duration_seconds over the samples (the
 	// contender's /metrics, scraped before and after), by queue name: how
@@ -159,6 +166,7 @@ func (b *bench) scale(ctx context.Context, name string, c contender, e *env, wra
 		if obs != nil {
 			if st := obs.StatusNow(); st != nil {
 				step.RSSMiB, step.PeakRSSMiB = mib(st["VmRSS"]), mib(st["VmHWM"])
+				step.RSSAnonMiB, step.RSSFileMiB = mib(st["RssAnon"]), mib(st["RssFile"])
 				if i == 0 {
 					baseRSS = step.RSSMiB
 				} else if grown := step.Others - res.Scale[0].Others; grown > 0 {
@@ -424,6 +432,8 @@ func writeScaleMarkdown(w io.Writer, r *Report) {
 		{"drift revert p50", dist(func(s *ScaleStep) *Dist { return s.DriftRevert }, p50), unitMS, 1.0, false},
 		{"drift revert p95", dist(func(s *ScaleStep) *Dist { return s.DriftRevert }, p95), unitMS, 1.2, false},
 		{"RSS (VmRSS; peak VmHWM in the JSON)", func(s *ScaleStep) (float64, bool) { return s.RSSMiB, s.RSSMiB > 0 }, unitMiB, 0.6, false},
+		{"RSS, own memory (RssAnon)", func(s *ScaleStep) (float64, bool) { return s.RSSAnonMiB, s.RSSAnonMiB > 0 }, unitMiB, 0, false},
+		{"RSS, the binary's pages (RssFile)", func(s *ScaleStep) (float64, bool) { return s.RSSFileMiB, s.RSSFileMiB > 0 }, unitMiB, 0, false},
 		{"RSS per 1,000 TeamSpaces", func(s *ScaleStep) (float64, bool) { return s.RSSPerThousandMiB, s.RSSPerThousandMiB != 0 }, unitMiB, 0, false},
 		{"idle requests/min, own (audit)", func(s *ScaleStep) (float64, bool) {
 			if s.Idle == nil {
