@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/labhub/cnpa/internal/archive"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -186,13 +187,10 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	return nil
 }
 
-// finalize archives a TeamSpace being deleted and then removes only our
-// finalizer. The record is on disk before the finalizer goes, so a crash in
-// between repeats the (idempotent) write instead of losing the record.
+// finalize keeps our finalizer's promise (package archive) with the
+// controller's policy, archive.KeepFinalizer: a record that cannot be
+// written keeps the TeamSpace, and its deletion, waiting.
 func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace) error {
-	if !teamspace.HasFinalizer(ts.Finalizers, teamspace.Finalizer) {
-		return nil // not ours to hold; other finalizers belong to others
-	}
 	if c.written.pending(writtenRelease+ts.Name, string(ts.UID)) {
 		// Released by an earlier pass; the cache has not caught up. Writing
 		// the record again could bring it back after whoever deleted the
@@ -200,21 +198,29 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 		// does, for its temporary TeamSpaces).
 		return nil
 	}
-	rec := evidence.ArchiveRecord{Name: ts.Name, UID: string(ts.UID), Pods: ts.Spec.Pods}
-	if err := evidence.WriteArchive(c.cfg.ArchiveDir, rec); err != nil {
-		// Keep the finalizer: deletion stays blocked until the record is on
+	out, err := archive.ThenRelease(ts, archive.KeepFinalizer,
+		func(rec evidence.ArchiveRecord) error {
+			if err := evidence.WriteArchive(c.cfg.ArchiveDir, rec); err != nil {
+				return err
+			}
+			afterArchive()
+			return nil
+		},
+		func(finalizers []string) error { return c.setFinalizers(ctx, ts, finalizers, writtenRelease) })
+	switch {
+	case out.ArchiveErr != nil:
+		// The finalizer stays: deletion is blocked until the record is on
 		// disk. Returning the error retries with backoff.
 		c.warn(u, ReasonArchiveFailed, "cannot write the archive record, deletion stays blocked: %v", err)
 		return fmt.Errorf("archive: %w", err)
-	}
-	afterArchive()
-	if err := c.setFinalizers(ctx, ts, teamspace.WithoutFinalizer(ts.Finalizers, teamspace.Finalizer), writtenRelease); err != nil {
-		if apierrors.IsNotFound(err) {
-			// Already gone: an earlier pass released it and the cache had
-			// not caught up yet. The record is on disk; nothing is owed.
-			return nil
-		}
+	case apierrors.IsNotFound(err):
+		// Already gone: an earlier pass released it and the cache had not
+		// caught up yet. The record is on disk; nothing is owed.
+		return nil
+	case err != nil:
 		return fmt.Errorf("remove finalizer: %w", err)
+	case !out.Ours:
+		return nil // not ours to hold; other finalizers belong to others
 	}
 	c.metrics.archived.Inc()
 	c.event(u, corev1.EventTypeNormal, ReasonArchived, "archived to %s/%s.json; finalizer %s removed",

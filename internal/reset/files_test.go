@@ -4,12 +4,96 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/testuser"
 )
+
+// TestOurFiles: only what cnpa's manifest lists is cnpa's, and only while
+// it holds what cnpa wrote; in the archive dir, only records.
+func TestOurFiles(t *testing.T) {
+	type file struct {
+		name, wrote, now string // now "" leaves it as cnpa wrote it; "-" removes it
+		recorded         bool   // in the manifest
+	}
+	cases := []struct {
+		name       string
+		records    bool
+		files      []file
+		remove     []string
+		kept       []string
+		notRecords []string
+	}{
+		{name: "an empty dir", records: false},
+		{name: "cnpa's evidence and a learner's notes of the same kind", files: []file{
+			{name: "crd.yaml", wrote: "kind: CustomResourceDefinition\n", recorded: true},
+			{name: "notes.json", wrote: "{}\n"},
+		}, remove: []string{"crd.yaml"}},
+		{name: "a file rewrote since is theirs", files: []file{
+			{name: "generation.json", wrote: `{"a":1}`, now: `{"a":2}`, recorded: true},
+			{name: "reconcile.sh", wrote: "#!/bin/sh\n", recorded: true},
+		}, remove: []string{"reconcile.sh"}, kept: []string{"generation.json"}},
+		{name: "a file gone already is neither", files: []file{
+			{name: "drift.json", wrote: "{}", now: "-", recorded: true},
+		}},
+		{name: "the archive dir: records only", records: true, files: []file{
+			{name: "beta.json", wrote: `{"name":"beta","uid":"u","pods":2}`, recorded: true},
+			{name: "motd", wrote: "hi\n", recorded: true},
+			{name: "alpha.json", wrote: `{}`},
+		}, remove: []string{"beta.json"}, notRecords: []string{"motd"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range c.files {
+				if err := os.WriteFile(filepath.Join(dir, f.name), []byte(f.wrote), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if f.recorded {
+					if err := manifest.Record(dir, f.name, []byte(f.wrote)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				switch f.now {
+				case "":
+				case "-":
+					if err := os.Remove(filepath.Join(dir, f.name)); err != nil {
+						t.Fatal(err)
+					}
+				default:
+					if err := os.WriteFile(filepath.Join(dir, f.name), []byte(f.now), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			got, err := ourFiles(dir, c.records)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel := func(paths []string) []string {
+				var out []string
+				for _, p := range paths {
+					r, _ := filepath.Rel(dir, p)
+					out = append(out, r)
+				}
+				return out
+			}
+			if g := rel(got.remove); !slices.Equal(g, c.remove) {
+				t.Errorf("remove: got %v, want %v", g, c.remove)
+			}
+			if g := rel(got.kept); !slices.Equal(g, c.kept) {
+				t.Errorf("kept: got %v, want %v", g, c.kept)
+			}
+			if g := rel(got.notRecords); !slices.Equal(g, c.notRecords) {
+				t.Errorf("notRecords: got %v, want %v", g, c.notRecords)
+			}
+		})
+	}
+}
 
 // ownedArchive is an evidence dir as step 4 leaves it: root's, with an
 // archive dir (and its manifest) belonging to another user, one record

@@ -92,18 +92,6 @@ func getNamespace(ctx context.Context, env *labenv.Env, name string) (*corev1.Na
 	return ns, err
 }
 
-// quotaPods is spec.hard.pods as the API prints it ("6"), or "" when absent.
-func quotaPods(q *corev1.ResourceQuota) string {
-	if q == nil {
-		return ""
-	}
-	p, ok := q.Spec.Hard[corev1.ResourcePods]
-	if !ok {
-		return ""
-	}
-	return p.String()
-}
-
 // waitFor polls cond every 100 ms until it is done, showing live what is
 // awaited, why it takes time (why; "" when it should not) and the elapsed
 // time. On timeout the error carries the last observed values cond

@@ -13,6 +13,7 @@ import (
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/expect"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/timeline"
 )
@@ -49,8 +50,8 @@ type Result struct {
 	// Timeline is the controller's reaction to the step's action (steps 4
 	// to 7), as saved under <dir>/.cnpa/.
 	Timeline *timeline.Timeline `json:"timeline,omitempty"`
-	// reaction records it while the step runs (see reaction.go).
-	reaction *reaction
+	// reaction records it while the step runs (see timeline.go).
+	reaction *reaction.Recorder
 }
 
 // OK tells whether every verdict holds.

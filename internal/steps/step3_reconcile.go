@@ -155,7 +155,7 @@ var step3 = &Step{
 		if err := r.judge(env, s.File, ev, alpha); err != nil {
 			return nil, err
 		}
-		r.check("team-quota hard.pods", quotaPods(after), alpha.Spec.Pods)
+		r.check("team-quota hard.pods", teamspace.QuotaPods(after), alpha.Spec.Pods)
 		writes := secondPassWrites(beforeAll, afterAll)
 		r.verdict("second pass writes", len(writes) == 0, orNothingWritten(writes), "nothing")
 		for _, w := range writes {

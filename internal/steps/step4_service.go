@@ -11,6 +11,7 @@ import (
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -27,18 +28,19 @@ var step4 = &Step{
 			return nil, fmt.Errorf("step 4 needs reconcile.sh: run `cnpa step 3`")
 		}
 		r := &Result{Step: 4, Title: s.Title}
-		rx, err := startReaction(ctx, env, s, watchTeamSpaces(probes), watchNamespaces(probes), watchQuotas(probes),
-			watchEvents(probes), watchServiceLog(func(string) bool { return true }))
+		probes := reaction.Probes
+		rx, err := reaction.Start(ctx, env, s.Number, s.Title, reaction.TeamSpaces(probes), reaction.Namespaces(probes),
+			reaction.Quotas(probes), reaction.Events(probes), reaction.ServiceLog(reaction.Any))
 		if err != nil {
 			return nil, err
 		}
-		defer rx.stop()
+		defer rx.Stop()
 		r.reaction = rx
 		before, err := env.Service.Status(ctx)
 		if err != nil {
 			return nil, err
 		}
-		rx.action(serviceCommand(env, "enable --now"), "installed and started the controller", "service "+unitName)
+		rx.Action(serviceCommand(env, "enable --now"), "installed and started the controller", "service "+reaction.UnitName)
 		installErr := env.InstallService(ctx, false)
 		if err := lockService(ctx, env); err != nil {
 			return nil, errors.Join(installErr, err)
@@ -54,7 +56,7 @@ var step4 = &Step{
 				return nil, fmt.Errorf("restart %s with the unit as written now: %w", before.UnitPath, err)
 			}
 		}
-		rx.serviceUp(ctx)
+		rx.ServiceUp(ctx)
 		if env.OwnIdentity() {
 			if err := showIdentity(show(env), env); err != nil {
 				return nil, err
@@ -91,7 +93,7 @@ var step4 = &Step{
 		if err := ProbeController(ctx, env, r); err != nil {
 			return nil, err
 		}
-		rx.finish(ctx, r)
+		r.finishTimeline(ctx, rx)
 		return r, nil
 	},
 }
@@ -122,7 +124,7 @@ func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 	sh := show(env)
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
 	defer res.Delete(context.WithoutCancel(ctx), name, metav1.DeleteOptions{}) // a no-op once it is gone
-	r.reaction.you("kubectl apply -f - (TeamSpace "+name+", pods 1)", "created TeamSpace "+name, "teamspace "+name)
+	r.reaction.You("kubectl apply -f - (TeamSpace "+name+", pods 1)", "created TeamSpace "+name, "teamspace "+name)
 	if err := sh.apply(ctx, env, "-", []byte(ts)); err != nil {
 		return err
 	}
@@ -133,14 +135,14 @@ func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 		if err != nil || q == nil {
 			return false, ns + "/team-quota absent", err
 		}
-		return quotaPods(q) == "1", "team-quota hard.pods=" + quotaPods(q), nil
+		return teamspace.QuotaPods(q) == "1", "team-quota hard.pods=" + teamspace.QuotaPods(q), nil
 	})
 	if err != nil {
 		return fmt.Errorf("%w (is the service running? `cnpa service status`, `cnpa service logs`)", err)
 	}
 	r.note("probe %s: namespace and quota appeared by themselves in %s", name, took.Round(1e6))
 	r.verdict("probe namespace+quota by itself", true, fmt.Sprintf("%s and its quota in %s", ns, took.Round(1e6)), "by themselves, within --timeout")
-	r.reaction.you("kubectl delete teamspace "+name, "deleted TeamSpace "+name, "teamspace "+name)
+	r.reaction.You("kubectl delete teamspace "+name, "deleted TeamSpace "+name, "teamspace "+name)
 	if err := sh.remove(ctx, env, teamspaceObj(name)); err != nil {
 		return fmt.Errorf("delete probe %s: %w", name, err)
 	}

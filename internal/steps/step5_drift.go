@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -54,17 +55,18 @@ var step5 = &Step{
 			return nil, err
 		}
 		defer w.Stop()
-		rx, err := startReaction(ctx, env, s, watchQuotas(only("alpha")), watchEvents(only("alpha")), watchServiceLog(only("alpha")))
+		alphaOnly := reaction.Only("alpha")
+		rx, err := reaction.Start(ctx, env, s.Number, s.Title, reaction.Quotas(alphaOnly), reaction.Events(alphaOnly), reaction.ServiceLog(alphaOnly))
 		if err != nil {
 			return nil, err
 		}
-		defer rx.stop()
+		defer rx.Stop()
 		sh := show(env)
 		quota := quotaObj(ns)
 		uidOf := kubectl(append(append([]string{"get"}, quota.args()...), "-o", "jsonpath={.metadata.uid}")...)
 		sh.readBack("deleted_uid", quota, "{.metadata.uid}", &old)
 		sh.cmd("start=$(date +%s%N)")
-		rx.action("kubectl delete resourcequota team-quota -n "+ns, fmt.Sprintf("deleted team-quota (uid %s)", old.UID), "resourcequota "+ns+"/team-quota", deletedKey(string(old.UID)))
+		rx.Action("kubectl delete resourcequota team-quota -n "+ns, fmt.Sprintf("deleted team-quota (uid %s)", old.UID), "resourcequota "+ns+"/team-quota", reaction.DeletedKey(string(old.UID)))
 		start := time.Now()
 		if err := sh.remove(ctx, env, quota); err != nil {
 			return nil, err
@@ -81,7 +83,7 @@ var step5 = &Step{
 				"opposite of the lab's point"}, serviceTail(ctx, env))
 		}
 		took := time.Since(start)
-		rx.sawNow(rvKey(restored.ResourceVersion))
+		rx.SawNow(reaction.VersionKey(restored.ResourceVersion))
 		ev := evidence.Drift{DeletedUID: string(old.UID), RestoredUID: string(restored.UID), EditedTo: "99",
 			RestoreSeconds: int64(math.Ceil(took.Seconds()))}
 		r.note("restored in %d ms (restore_seconds rounds up to %d)", took.Milliseconds(), ev.RestoreSeconds)
@@ -95,7 +97,7 @@ var step5 = &Step{
 		}
 		defer w2.Stop()
 		// The same patch `kubectl patch` sends, under its field manager.
-		rx.you("kubectl patch resourcequota team-quota -n "+ns+` --type=merge -p '{"spec":{"hard":{"pods":"99"}}}'`, "set team-quota hard.pods to 99", "resourcequota "+ns+"/team-quota")
+		rx.You("kubectl patch resourcequota team-quota -n "+ns+` --type=merge -p '{"spec":{"hard":{"pods":"99"}}}'`, "set team-quota hard.pods to 99", "resourcequota "+ns+"/team-quota")
 		// edited_to is read from the patch's answer: the controller may
 		// revert the edit before any later read.
 		edited, err := sh.mergePatchInto(ctx, env, quota, `{"spec":{"hard":{"pods":"99"}}}`, "edited_to", "{.spec.hard.pods}")
@@ -103,7 +105,7 @@ var step5 = &Step{
 			return nil, err
 		}
 		editStart := time.Now()
-		rx.echo(edited.GetResourceVersion())
+		rx.Echo(edited.GetResourceVersion())
 		// Events arrive in order: first our edit, then the revert. Earlier
 		// events (the quota controller's status write) must not count.
 		seenEdit := false
@@ -113,7 +115,7 @@ var step5 = &Step{
 				seenEdit = true
 				return false
 			}
-			return seenEdit && quotaPods(q) != "99"
+			return seenEdit && teamspace.QuotaPods(q) != "99"
 		})
 		if err != nil && ctx.Err() == nil {
 			return nil, diagnosis(err.Error(), []string{"the hand edit (hard.pods=99) was made by `kubectl patch`, so that field now " +
@@ -123,7 +125,7 @@ var step5 = &Step{
 		if err != nil {
 			return nil, err
 		}
-		rx.sawNow(rvKey(reverted.ResourceVersion))
+		rx.SawNow(reaction.VersionKey(reverted.ResourceVersion))
 		p := reverted.Spec.Hard[corev1.ResourcePods]
 		ev.RevertedTo = p.Value()
 		r.note("edit to 99 reverted to %d in %d ms", ev.RevertedTo, time.Since(editStart).Milliseconds())
@@ -135,7 +137,7 @@ var step5 = &Step{
 		if err := r.judge(env, s.File, ev, alpha); err != nil {
 			return nil, err
 		}
-		rx.finish(ctx, r)
+		r.finishTimeline(ctx, rx)
 		return r, nil
 	},
 }
@@ -167,7 +169,7 @@ func watchQuota(ctx context.Context, env *labenv.Env, w watch.Interface, what, w
 			if !isQuota {
 				continue
 			}
-			last = fmt.Sprintf("%s uid=%s pods=%s", ev.Type, q.UID, quotaPods(q))
+			last = fmt.Sprintf("%s uid=%s pods=%s", ev.Type, q.UID, teamspace.QuotaPods(q))
 			if ev.Type != watch.Deleted && done(q) {
 				return q, nil
 			}

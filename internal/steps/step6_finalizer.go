@@ -15,6 +15,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -122,15 +123,16 @@ var step6 = &Step{
 			return nil, err
 		}
 		defer w.Stop()
-		rx, err := startReaction(ctx, env, s, watchTeamSpaces(only("beta")), watchNamespaces(only("beta")),
-			watchArchive("beta"), watchEvents(only("beta")), watchServiceLog(only("beta")))
+		betaOnly := reaction.Only("beta")
+		rx, err := reaction.Start(ctx, env, s.Number, s.Title, reaction.TeamSpaces(betaOnly), reaction.Namespaces(betaOnly),
+			reaction.Archive("beta"), reaction.Events(betaOnly), reaction.ServiceLog(betaOnly))
 		if err != nil {
 			return nil, err
 		}
-		defer rx.stop()
+		defer rx.Stop()
 		// The timeline is "since" the command shown for the delete, as typed.
 		betaAPI := "/apis/" + teamspace.APIVersion + "/" + teamspace.Resource + "/beta"
-		rx.action(kubectl("delete", "--raw", betaAPI), fmt.Sprintf("deleted TeamSpace beta (uid %s)", beta.UID), "teamspace beta")
+		rx.Action(kubectl("delete", "--raw", betaAPI), fmt.Sprintf("deleted TeamSpace beta (uid %s)", beta.UID), "teamspace beta")
 		ev := evidence.Cleanup{UID: string(beta.UID)}
 		// The DELETE's own answer is beta as the server left it: with a
 		// finalizer, still there with a deletionTimestamp. Read from the
@@ -139,7 +141,7 @@ var step6 = &Step{
 		if err != nil {
 			return nil, fmt.Errorf("delete beta: %w", err)
 		}
-		rx.sawNow(deletionKey("beta"))
+		rx.SawNow(reaction.DeletionKey("beta"))
 		ev.BlockedSeen = answer.GetDeletionTimestamp() != nil
 		sh.value(ev.BlockedSeen)
 		if ev.BlockedSeen {
@@ -219,7 +221,7 @@ var step6 = &Step{
 		} else {
 			r.check("archive/beta.json", "<missing>", "name, uid, pods of beta")
 		}
-		rx.finish(ctx, r)
+		r.finishTimeline(ctx, rx)
 		return r, nil
 	},
 }

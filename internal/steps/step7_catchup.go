@@ -15,6 +15,7 @@ import (
 	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/timeline"
@@ -54,12 +55,13 @@ var step7 = &Step{
 			return nil, fmt.Errorf("step 7 needs alpha at pods=6 and in sync (now pods=%d, generation %d, observed %d): run steps 2-4 first or start over with `cnpa reset --yes`",
 				alpha.Spec.Pods, alpha.Generation, alpha.Status.ObservedGeneration)
 		}
-		rx, err := startReaction(ctx, env, s, watchTeamSpaces(only("alpha")), watchQuotas(only("alpha")),
-			watchEvents(only("alpha")), watchServiceLog(only("alpha")))
+		alphaOnly := reaction.Only("alpha")
+		rx, err := reaction.Start(ctx, env, s.Number, s.Title, reaction.TeamSpaces(alphaOnly), reaction.Quotas(alphaOnly),
+			reaction.Events(alphaOnly), reaction.ServiceLog(alphaOnly))
 		if err != nil {
 			return nil, err
 		}
-		defer rx.stop()
+		defer rx.Stop()
 		// However this step ends, the service runs again: the graders of
 		// steps 4-7 fail when it is stopped. Saying so is part of it: a
 		// learner who pressed Ctrl-C must know the service is back.
@@ -79,12 +81,12 @@ var step7 = &Step{
 				"what is left is the catch-up", saved.At.Format(time.TimeOnly), ev.Generation, ev.ObservedWhileStopped, ev.QuotaPodsWhileStopped)
 		} else {
 			sh.systemctl(env, "stop", service.Name)
-			rx.you(serviceCommand(env, "stop"), "stopped the controller", "service "+unitName)
+			rx.You(serviceCommand(env, "stop"), "stopped the controller", "service "+reaction.UnitName)
 			if err := env.Service.Stop(ctx); err != nil {
 				return nil, fmt.Errorf("stop %s: %w", env.Service.UnitPath(), err)
 			}
 			r.noteUnshown(env, "service stopped")
-			rx.action(`kubectl patch teamspace alpha --type=merge -p '{"spec":{"pods":8}}'`, "set alpha spec.pods=8", "teamspace alpha")
+			rx.Action(`kubectl patch teamspace alpha --type=merge -p '{"spec":{"pods":8}}'`, "set alpha spec.pods=8", "teamspace alpha")
 			if _, err := sh.mergePatch(ctx, env, alphaObj, `{"spec":{"pods":8}}`, ""); err != nil {
 				return nil, err
 			}
@@ -110,7 +112,7 @@ var step7 = &Step{
 			if err != nil {
 				return nil, err
 			}
-			ev = evidence.Catchup{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: quotaPods(q)}
+			ev = evidence.Catchup{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: teamspace.QuotaPods(q)}
 			if err := saveStoppedReading(env.Dir, ev); err != nil {
 				return nil, err
 			}
@@ -118,11 +120,11 @@ var step7 = &Step{
 			sh.readBack("observed_while_stopped", alphaObj, "{.status.observedGeneration}", a)
 			sh.readBack("quota_pods_while_stopped", quota, "{.spec.hard.pods}", q)
 		}
-		rx.read("cnpa", timeline.KindRead, "teamspace alpha", fmt.Sprintf("after %s stopped: generation %d, observedGeneration %d, quota hard.pods=%s",
+		rx.Read("cnpa", timeline.KindRead, "teamspace alpha", fmt.Sprintf("after %s stopped: generation %d, observedGeneration %d, quota hard.pods=%s",
 			env.CatchupWait, ev.Generation, ev.ObservedWhileStopped, ev.QuotaPodsWhileStopped))
 		if st, _ := env.Service.Status(ctx); !st.Active {
 			sh.systemctl(env, "start", service.Name)
-			rx.you(serviceCommand(env, "start"), "started the controller", "service "+unitName)
+			rx.You(serviceCommand(env, "start"), "started the controller", "service "+reaction.UnitName)
 			if err := env.Service.Start(ctx); err != nil {
 				return nil, fmt.Errorf("start %s: %w", env.Service.UnitPath(), err)
 			}
@@ -141,10 +143,10 @@ var step7 = &Step{
 			if err != nil {
 				return false, "", err
 			}
-			ev.ObservedAfterStart, ev.QuotaPodsAfterStart = a.Status.ObservedGeneration, quotaPods(q)
+			ev.ObservedAfterStart, ev.QuotaPodsAfterStart = a.Status.ObservedGeneration, teamspace.QuotaPods(q)
 			lastAlpha, lastQuota = a, q
-			return a.Status.ObservedGeneration == a.Generation && quotaPods(q) == "8",
-				fmt.Sprintf("generation %d observed %d quota pods %q", a.Generation, a.Status.ObservedGeneration, quotaPods(q)), nil
+			return a.Status.ObservedGeneration == a.Generation && teamspace.QuotaPods(q) == "8",
+				fmt.Sprintf("generation %d observed %d quota pods %q", a.Generation, a.Status.ObservedGeneration, teamspace.QuotaPods(q)), nil
 		}); err != nil {
 			return nil, err
 		}
@@ -159,7 +161,7 @@ var step7 = &Step{
 		if err := r.judge(env, s.File, ev, nil); err != nil {
 			return nil, err
 		}
-		rx.finish(ctx, r)
+		r.finishTimeline(ctx, rx)
 		return r, nil
 	},
 }
@@ -230,5 +232,5 @@ func saveReadingWhenDue(env *labenv.Env, ns string, patched time.Time) error {
 	if err != nil {
 		return err
 	}
-	return saveStoppedReading(env.Dir, evidence.Catchup{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: quotaPods(q)})
+	return saveStoppedReading(env.Dir, evidence.Catchup{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: teamspace.QuotaPods(q)})
 }

@@ -170,3 +170,17 @@ func HasOwnerReference(refs []metav1.OwnerReference, uid types.UID) bool {
 	}
 	return false
 }
+
+// QuotaPods is a quota's spec.hard.pods as the API prints it ("6"), or ""
+// when q is nil or has none: the steps' waits and the timeline both
+// compare and show it so.
+func QuotaPods(q *corev1.ResourceQuota) string {
+	if q == nil {
+		return ""
+	}
+	p, ok := q.Spec.Hard[corev1.ResourcePods]
+	if !ok {
+		return ""
+	}
+	return p.String()
+}

@@ -1,4 +1,4 @@
-package steps
+package reaction
 
 import (
 	"context"
@@ -11,12 +11,12 @@ import (
 	"github.com/labhub/cnpa/internal/timeline"
 )
 
-// watchServiceLog follows the service's own output (journal or log file): the
+// ServiceLog follows the service's own output (journal or log file): the
 // shell engine's "teamspace <name>: …" lines, the Go engine's structured
 // lines other than its events (the Events watch has those), and whatever
 // a learner's loop prints.
-func watchServiceLog(m match) watcher {
-	return func(ctx context.Context, rx *reaction) error {
+func ServiceLog(m Match) Watcher {
+	return func(ctx context.Context, rx *Recorder) error {
 		lines, err := service.Follow(ctx, rx.env.Service)
 		if err != nil {
 			return err
@@ -32,7 +32,7 @@ func watchServiceLog(m match) watcher {
 	}
 }
 
-func (rx *reaction) logLine(l service.LogLine, m match) {
+func (rx *Recorder) logLine(l service.LogLine, m Match) {
 	if l.Manager { // systemd's own "Started/Stopped cnpa-op.service"
 		rx.put(l.Time, "", timeline.Entry{Actor: timeline.ServiceManager, Source: timeline.FromLog, Kind: timeline.KindService, What: l.Text})
 		return
@@ -56,7 +56,7 @@ func (rx *reaction) logLine(l service.LogLine, m match) {
 
 // parseLogLine reads one line of the service's output as the engine
 // writes it; ok is false for lines the timeline leaves out.
-func parseLogLine(engine string, l service.LogLine, m match) (time.Time, string, bool) {
+func parseLogLine(engine string, l service.LogLine, m Match) (time.Time, string, bool) {
 	text := strings.TrimSpace(l.Text)
 	if text == "" {
 		return l.Time, "", false

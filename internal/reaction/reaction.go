@@ -1,4 +1,12 @@
-package steps
+// Package reaction records the controller's reaction to a learner's
+// action as a timeline (package timeline says what one holds): a step
+// starts a Recorder with the watches it needs before it acts, marks what
+// it does, and finishes it into a timeline saved beside the evidence.
+//
+// It reads the cluster, the service and the evidence dir through labenv
+// and knows nothing of the steps that use it: the step's number and
+// title, and which TeamSpaces it is about (a Match), are handed in.
+package reaction
 
 import (
 	"context"
@@ -13,28 +21,30 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/timeline"
 )
 
-// A reaction records the controller's reaction to a learner's action in
-// steps 4 to 7, as package timeline describes it. Phases:
+// A Recorder records the controller's reaction to one action of the
+// learner. Phases:
 //
-//  1. startReaction opens every watch (and follows the service's log)
-//     before the action, so nothing that follows it can be missed;
-//  2. the step marks its action (+0) and any other of the learner's acts;
-//     what the watches see is kept with the time it was received;
-//  3. finish waits for stragglers, stops the watches, turns what was seen
-//     into the step's timeline, saves it and hands it to the result.
+//  1. Start opens every watch (and follows the service's log) before the
+//     action, so nothing that follows it can be missed;
+//  2. the step marks its action (+0, Action) and any other of the
+//     learner's acts (You); what the watches see is kept with the time it
+//     was received;
+//  3. Finish waits for stragglers, stops the watches, turns what was seen
+//     into the timeline, saves it and returns it.
 //
-// Entries are interpreted as they arrive but dated and filtered at finish:
+// Entries are interpreted as they arrive but dated and filtered at Finish:
 // only then are the resourceVersions of the learner's own writes known
 // (their echo on the watch is dropped: the action itself is the entry).
 //
-// Every method is safe on a nil *reaction, so helpers shared with code
+// Every method is safe on a nil *Recorder, so helpers shared with code
 // that records nothing can call them unconditionally.
-type reaction struct {
+type Recorder struct {
 	env    *labenv.Env
 	tl     timeline.Timeline
 	cancel context.CancelFunc
@@ -58,18 +68,23 @@ type seenEntry struct {
 	e   timeline.Entry
 }
 
-// watcher opens one source of entries; it returns once the source is open
+// A Watcher opens one source of entries; it returns once the source is open
 // and feeds rx from goroutines counted in rx.wg.
-type watcher func(ctx context.Context, rx *reaction) error
+type Watcher func(ctx context.Context, rx *Recorder) error
 
-// match tells whether a TeamSpace name is one the timeline is about.
-type match func(name string) bool
+// Match tells whether a TeamSpace name is one the timeline is about.
+type Match func(name string) bool
 
-func only(names ...string) match { return func(n string) bool { return slices.Contains(names, n) } }
+// Only matches the TeamSpaces named.
+func Only(names ...string) Match { return func(n string) bool { return slices.Contains(names, n) } }
 
-func probes(n string) bool { return strings.HasPrefix(n, ProbePrefix) }
+// Probes matches step 4's temporary TeamSpaces (lab.ProbePrefix).
+func Probes(n string) bool { return strings.HasPrefix(n, lab.ProbePrefix) }
 
-// Timing constants of finish: an entry is often still on its way when the
+// Any matches every TeamSpace.
+func Any(string) bool { return true }
+
+// Timing constants of Finish: an entry is often still on its way when the
 // step has seen what it waited for (the step and the recorder watch the
 // same objects on separate connections; the controller's Event follows
 // its write).
@@ -87,23 +102,23 @@ const (
 	archivePoll = time.Millisecond
 )
 
-// startReaction opens the watches for step s's timeline. The caller must
-// call finish (or stop, when the step fails).
-func startReaction(ctx context.Context, env *labenv.Env, s *Step, watchers ...watcher) (*reaction, error) {
+// Start opens the watches for the timeline of step (number and title).
+// The caller must call Finish (or Stop, when the step fails).
+func Start(ctx context.Context, env *labenv.Env, step int, title string, watchers ...Watcher) (*Recorder, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	rx := &reaction{env: env, cancel: cancel, echoes: map[string]bool{}, answered: map[string]time.Time{},
-		tl: timeline.Timeline{Step: s.Number, Title: s.Title, Engine: env.Engine}}
+	rx := &Recorder{env: env, cancel: cancel, echoes: map[string]bool{}, answered: map[string]time.Time{},
+		tl: timeline.Timeline{Step: step, Title: title, Engine: env.Engine}}
 	for _, w := range watchers {
 		if err := w(ctx, rx); err != nil {
-			rx.stop()
-			return nil, fmt.Errorf("open the watches for step %d's timeline: %w", s.Number, err)
+			rx.Stop()
+			return nil, fmt.Errorf("open the watches for step %d's timeline: %w", step, err)
 		}
 	}
 	return rx, nil
 }
 
 // put keeps an entry seen at t; key names it for echoes and answers.
-func (rx *reaction) put(t time.Time, key string, e timeline.Entry) {
+func (rx *Recorder) put(t time.Time, key string, e timeline.Entry) {
 	if rx == nil {
 		return
 	}
@@ -113,10 +128,10 @@ func (rx *reaction) put(t time.Time, key string, e timeline.Entry) {
 	rx.last = time.Now()
 }
 
-// action marks +0: the learner's action, as the command they would type
+// Action marks +0: the learner's action, as the command they would type
 // (cmd) and what it does (what), about object. echoes are keys of what
-// the watches will see of the action itself (deletedKey, rvKey).
-func (rx *reaction) action(cmd, what, object string, echoes ...string) {
+// the watches will see of the action itself (DeletedKey, VersionKey).
+func (rx *Recorder) Action(cmd, what, object string, echoes ...string) {
 	if rx == nil {
 		return
 	}
@@ -131,28 +146,28 @@ func (rx *reaction) action(cmd, what, object string, echoes ...string) {
 		Kind: timeline.KindAction, Object: object, Values: map[string]string{"command": cmd}})
 }
 
-// you records another act of the learner, at this moment.
-func (rx *reaction) you(cmd, what, object string) {
+// You records another act of the learner, at this moment.
+func (rx *Recorder) You(cmd, what, object string) {
 	rx.put(time.Now(), "", timeline.Entry{Actor: timeline.You, What: what, Source: timeline.FromRead,
 		Kind: timeline.KindAction, Object: object, Values: map[string]string{"command": cmd}})
 }
 
-// echo says that the write which produced resourceVersion rv was the
+// Echo says that the write which produced resourceVersion rv was the
 // learner's (the action's own entry says so already).
-func (rx *reaction) echo(rv string) {
+func (rx *Recorder) Echo(rv string) {
 	if rx == nil {
 		return
 	}
 	rx.mu.Lock()
 	defer rx.mu.Unlock()
-	rx.echoes[rvKey(rv)] = true
+	rx.echoes[VersionKey(rv)] = true
 }
 
-// sawNow notes that the change behind key had happened by now: the API
+// SawNow notes that the change behind key had happened by now: the API
 // server answered the request that made it, or the step's own watch saw
 // it. The recorder's watch, on a connection of its own, may receive it a
 // moment later; its entry is dated no later than this.
-func (rx *reaction) sawNow(key string) {
+func (rx *Recorder) SawNow(key string) {
 	if rx == nil {
 		return
 	}
@@ -161,26 +176,26 @@ func (rx *reaction) sawNow(key string) {
 	rx.answered[key] = time.Now()
 }
 
-// read records a fact cnpa read itself at this moment.
-func (rx *reaction) read(actor, kind, object, what string) {
+// Read records a fact cnpa read itself at this moment.
+func (rx *Recorder) Read(actor, kind, object, what string) {
 	rx.put(time.Now(), "", timeline.Entry{Actor: actor, What: what, Source: timeline.FromRead, Kind: kind, Object: object})
 }
 
-// serviceUp records the service as its manager reports it now.
-func (rx *reaction) serviceUp(ctx context.Context) {
+// ServiceUp records the service as its manager reports it now.
+func (rx *Recorder) ServiceUp(ctx context.Context) {
 	if rx == nil {
 		return
 	}
 	st, err := rx.env.Service.Status(ctx)
-	what := fmt.Sprintf("%s active, main pid %d (%s)", unitName, st.MainPID, st.Manager)
+	what := fmt.Sprintf("%s active, main pid %d (%s)", UnitName, st.MainPID, st.Manager)
 	if err != nil || !st.Active {
-		what = fmt.Sprintf("%s not active (%s)", unitName, st.Manager)
+		what = fmt.Sprintf("%s not active (%s)", UnitName, st.Manager)
 	}
-	rx.read(timeline.ServiceManager, timeline.KindService, "service "+unitName, what)
+	rx.Read(timeline.ServiceManager, timeline.KindService, "service "+UnitName, what)
 }
 
-// stop ends every watch; safe to call more than once.
-func (rx *reaction) stop() {
+// Stop ends every watch; safe to call more than once.
+func (rx *Recorder) Stop() {
 	if rx == nil {
 		return
 	}
@@ -188,14 +203,15 @@ func (rx *reaction) stop() {
 	rx.wg.Wait()
 }
 
-// finish waits for entries still on their way (until none has come for
+// Finish waits for entries still on their way (until none has come for
 // settleQuiet, at most settleMax), stops the watches, builds the timeline,
-// saves it under <dir>/.cnpa/ and puts it on r. A timeline that cannot be
-// saved is a note, not a failed step: it is cnpa's picture of the step,
-// not evidence.
-func (rx *reaction) finish(ctx context.Context, r *Result) {
+// saves it under <dir>/.cnpa/ and returns it. The error says only that
+// the timeline could not be saved: the timeline is returned all the same,
+// and what to make of that is the caller's (for a step, a note: it is
+// cnpa's picture of the step, not evidence). A nil Recorder returns nil.
+func (rx *Recorder) Finish(ctx context.Context) (*timeline.Timeline, error) {
 	if rx == nil {
-		return
+		return nil, nil
 	}
 	began := time.Now()
 	for time.Since(began) < settleMax {
@@ -210,7 +226,7 @@ func (rx *reaction) finish(ctx context.Context, r *Result) {
 		case <-ctx.Done():
 		}
 	}
-	rx.stop()
+	rx.Stop()
 	rx.mu.Lock()
 	tl := rx.tl
 	if tl.Start.IsZero() { // no action marked: the first entry is +0
@@ -233,10 +249,7 @@ func (rx *reaction) finish(ctx context.Context, r *Result) {
 	rx.mu.Unlock()
 	datedByEffect(&tl)
 	tl.Sorted()
-	r.Timeline = &tl
-	if err := timeline.Save(rx.env.Dir, &tl); err != nil {
-		r.note("timeline not saved: %v", err)
-	}
+	return &tl, timeline.Save(rx.env.Dir, &tl)
 }
 
 // datedByEffect dates a TeamSpace's deletionTimestamp no later than the
@@ -273,7 +286,7 @@ func datedByEffect(tl *timeline.Timeline) {
 // resourceVersion to watch from), then watches until ctx ends, reopening
 // a watch the server closes from the last version seen. seed gets each
 // listed object, on each change.
-func (rx *reaction) followWatch(ctx context.Context, list func(context.Context) (string, []runtime.Object, error),
+func (rx *Recorder) followWatch(ctx context.Context, list func(context.Context) (string, []runtime.Object, error),
 	open func(ctx context.Context, rv string) (watch.Interface, error),
 	seed func(runtime.Object), on func(t time.Time, typ watch.EventType, obj runtime.Object)) error {
 	rv, items, err := list(ctx)
@@ -326,17 +339,6 @@ func metaOf(o runtime.Object) (metav1.Object, error) {
 	return nil, fmt.Errorf("%T has no metadata", o)
 }
 
-// unitName is the service as systemctl and journalctl take it.
-var unitName = strings.TrimSuffix(service.Name, ".service")
-
-// serviceCommand is the command a learner types to start or stop the
-// service with the lab's service manager.
-func serviceCommand(env *labenv.Env, verb string) string {
-	if env.Service.Name() == "systemd" {
-		return "systemctl " + verb + " " + unitName
-	}
-	if strings.HasPrefix(verb, "enable") {
-		verb = "start" // process mode has nothing to enable
-	}
-	return "cnpa service " + verb
-}
+// UnitName is the service as systemctl and journalctl take it, and as a
+// timeline names it ("service cnpa-op").
+var UnitName = strings.TrimSuffix(service.Name, ".service")

@@ -1,4 +1,4 @@
-package steps
+package reaction
 
 import (
 	"slices"
@@ -14,7 +14,7 @@ import (
 func TestParseLogLine(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	ctlTime := time.Date(2026, 12, 1, 9, 0, 1, 234000000, time.UTC)
-	alpha := only("alpha")
+	alpha := Only("alpha")
 	cases := []struct {
 		name, engine, line string
 		ok                 bool

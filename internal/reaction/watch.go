@@ -1,4 +1,4 @@
-package steps
+package reaction
 
 import (
 	"context"
@@ -36,10 +36,10 @@ func objects[T any, P interface {
 	return out
 }
 
-// watchTeamSpaces watches the TeamSpaces m matches: deletion requested,
+// TeamSpaces watches the TeamSpaces m matches: deletion requested,
 // finalizers added and released, generation against observedGeneration.
-func watchTeamSpaces(m match) watcher {
-	return func(ctx context.Context, rx *reaction) error {
+func TeamSpaces(m Match) Watcher {
+	return func(ctx context.Context, rx *Recorder) error {
 		res := rx.env.Clients.Dynamic.Resource(teamspace.GVR)
 		prev := map[string]*teamspace.TeamSpace{}
 		decode := func(o runtime.Object) *teamspace.TeamSpace {
@@ -83,10 +83,10 @@ func watchTeamSpaces(m match) watcher {
 	}
 }
 
-// deletionKey names the API's answer to a TeamSpace's delete request.
-func deletionKey(name string) string { return "delete teamspace " + name }
+// DeletionKey names the API's answer to a TeamSpace's delete request.
+func DeletionKey(name string) string { return "delete teamspace " + name }
 
-func (rx *reaction) teamSpaceChanged(t time.Time, typ watch.EventType, was, ts *teamspace.TeamSpace) {
+func (rx *Recorder) teamSpaceChanged(t time.Time, typ watch.EventType, was, ts *teamspace.TeamSpace) {
 	obj := "teamspace " + ts.Name
 	gens := func() map[string]string {
 		return map[string]string{"generation": fmt.Sprint(ts.Generation), "observed": fmt.Sprint(ts.Status.ObservedGeneration)}
@@ -100,7 +100,7 @@ func (rx *reaction) teamSpaceChanged(t time.Time, typ watch.EventType, was, ts *
 		was = ts
 	}
 	if ts.DeletionTimestamp != nil && was.DeletionTimestamp == nil {
-		rx.put(t, deletionKey(ts.Name), timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch,
+		rx.put(t, DeletionKey(ts.Name), timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch,
 			Kind: timeline.KindDeletionTimestamp, Object: obj,
 			What: fmt.Sprintf("deletionTimestamp set; finalizers %v hold %s", ts.Finalizers, ts.Name)})
 	}
@@ -147,10 +147,10 @@ func syncWord(ts *teamspace.TeamSpace) string {
 	return "in sync"
 }
 
-// watchNamespaces watches team-<name> of the TeamSpaces m matches: created,
+// Namespaces watches team-<name> of the TeamSpaces m matches: created,
 // deleted by the garbage collector, gone.
-func watchNamespaces(m match) watcher {
-	return func(ctx context.Context, rx *reaction) error {
+func Namespaces(m Match) Watcher {
+	return func(ctx context.Context, rx *Recorder) error {
 		api := rx.env.Clients.Kube.CoreV1().Namespaces()
 		ours := func(o runtime.Object) *corev1.Namespace {
 			ns, ok := o.(*corev1.Namespace)
@@ -198,11 +198,11 @@ func watchNamespaces(m match) watcher {
 	}
 }
 
-// watchQuotas watches team-quota in team-<name> of the TeamSpaces m matches:
+// Quotas watches team-quota in team-<name> of the TeamSpaces m matches:
 // created (with its uid), its limits changed, its status written by the
 // quota controller, deleted.
-func watchQuotas(m match) watcher {
-	return func(ctx context.Context, rx *reaction) error {
+func Quotas(m Match) Watcher {
+	return func(ctx context.Context, rx *Recorder) error {
 		api := rx.env.Clients.Kube.CoreV1().ResourceQuotas(metav1.NamespaceAll)
 		ours := func(o runtime.Object) *corev1.ResourceQuota {
 			q, ok := o.(*corev1.ResourceQuota)
@@ -243,31 +243,31 @@ func watchQuotas(m match) watcher {
 	}
 }
 
-// rvKey names the write that produced resourceVersion rv.
-func rvKey(rv string) string { return "rv:" + rv }
+// VersionKey names the write that produced resourceVersion rv.
+func VersionKey(rv string) string { return "rv:" + rv }
 
-// deletedKey names the learner's delete of an object with uid.
-func deletedKey(uid string) string { return "deleted " + uid }
+// DeletedKey names the learner's delete of an object with uid.
+func DeletedKey(uid string) string { return "deleted " + uid }
 
-func (rx *reaction) quotaChanged(t time.Time, typ watch.EventType, was, q *corev1.ResourceQuota) {
+func (rx *Recorder) quotaChanged(t time.Time, typ watch.EventType, was, q *corev1.ResourceQuota) {
 	obj := "resourcequota " + q.Namespace + "/" + q.Name
-	pods := quotaPods(q)
+	pods := teamspace.QuotaPods(q)
 	switch {
 	case typ == watch.Deleted:
-		rx.put(t, deletedKey(string(q.UID)), timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch, Kind: timeline.KindGone,
+		rx.put(t, DeletedKey(string(q.UID)), timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch, Kind: timeline.KindGone,
 			Object: obj, What: fmt.Sprintf("%s (uid %s) gone", q.Name, q.UID), Values: map[string]string{"uid": string(q.UID)}})
 	case typ == watch.Added || was == nil || was.UID != q.UID:
-		rx.put(t, rvKey(q.ResourceVersion), timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindCreated,
+		rx.put(t, VersionKey(q.ResourceVersion), timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindCreated,
 			Object: obj, What: fmt.Sprintf("%s created (uid %s, hard.pods=%s)", q.Name, q.UID, pods),
 			Values: map[string]string{"uid": string(q.UID), "pods": pods}})
 	case !hardEqual(was.Spec.Hard, q.Spec.Hard):
-		rx.put(t, rvKey(q.ResourceVersion), timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindChanged,
-			Object: obj, What: fmt.Sprintf("%s hard.pods %s → %s", q.Name, quotaPods(was), pods),
-			Values: map[string]string{"uid": string(q.UID), "pods": pods, "pods_before": quotaPods(was)}})
+		rx.put(t, VersionKey(q.ResourceVersion), timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindChanged,
+			Object: obj, What: fmt.Sprintf("%s hard.pods %s → %s", q.Name, teamspace.QuotaPods(was), pods),
+			Values: map[string]string{"uid": string(q.UID), "pods": pods, "pods_before": teamspace.QuotaPods(was)}})
 	case !hardEqual(was.Status.Hard, q.Status.Hard) || !hardEqual(was.Status.Used, q.Status.Used):
 		used := q.Status.Used[corev1.ResourcePods]
 		hard := q.Status.Hard[corev1.ResourcePods]
-		rx.put(t, rvKey(q.ResourceVersion), timeline.Entry{Actor: timeline.QuotaController, Source: timeline.FromWatch, Kind: timeline.KindStatus,
+		rx.put(t, VersionKey(q.ResourceVersion), timeline.Entry{Actor: timeline.QuotaController, Source: timeline.FromWatch, Kind: timeline.KindStatus,
 			Object: obj, What: fmt.Sprintf("%s status written: hard.pods=%s used.pods=%s", q.Name, hard.String(), used.String())})
 	}
 }
@@ -276,7 +276,7 @@ func hardEqual(a, b corev1.ResourceList) bool {
 	return maps.EqualFunc(a, b, func(x, y resource.Quantity) bool { return x.Cmp(y) == 0 })
 }
 
-// watchEvents watches the Events recorded on the TeamSpaces m matches: the Go
+// Events watches the Events recorded on the TeamSpaces m matches: the Go
 // engine's Synced, DriftCorrected, Archived; any engine's warnings.
 // TeamSpaces are cluster-scoped, so their Events live in "default".
 //
@@ -285,8 +285,8 @@ func hardEqual(a, b corev1.ResourceList) bool {
 // controller) is one of cnpa's engines' and its involvedObject.uid is the
 // TeamSpace's uid; any other is shown as another writer's, with who it
 // says it is from (eventActor).
-func watchEvents(m match) watcher {
-	return func(ctx context.Context, rx *reaction) error {
+func Events(m Match) Watcher {
+	return func(ctx context.Context, rx *Recorder) error {
 		api := rx.env.Clients.Kube.CoreV1().Events(metav1.NamespaceDefault)
 		opts := metav1.ListOptions{FieldSelector: "involvedObject.kind=" + teamspace.Kind}
 		counts := map[string]int32{}
@@ -327,10 +327,10 @@ func watchEvents(m match) watcher {
 	}
 }
 
-// watchArchive watches for <archive dir>/<name>.json being written (a new
+// Archive watches for <archive dir>/<name>.json being written (a new
 // record, or a different one than before the action).
-func watchArchive(name string) watcher {
-	return func(ctx context.Context, rx *reaction) error {
+func Archive(name string) Watcher {
+	return func(ctx context.Context, rx *Recorder) error {
 		path := filepath.Join(rx.env.ArchiveDir(), name+".json")
 		before := fileStamp(path)
 		opened := time.Now()
@@ -411,7 +411,7 @@ func eventActor(e *corev1.Event, uid types.UID) (actor, note string) {
 // read when the watch opens and, for one created since, when its first
 // Event arrives ("" when it cannot be read). The watch's goroutine is its
 // only caller.
-func teamSpaceUIDs(ctx context.Context, rx *reaction, m match) func(name string) types.UID {
+func teamSpaceUIDs(ctx context.Context, rx *Recorder, m Match) func(name string) types.UID {
 	known := map[string]types.UID{}
 	api := rx.env.Clients.Dynamic.Resource(teamspace.GVR)
 	if l, err := api.List(ctx, metav1.ListOptions{}); err == nil {

@@ -1,0 +1,34 @@
+package steps
+
+import (
+	"context"
+	"strings"
+
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/reaction"
+)
+
+// finishTimeline ends rx's recording and puts the timeline on r. A
+// timeline that cannot be saved is a note, not a failed step: it is
+// cnpa's picture of the step, not evidence.
+func (r *Result) finishTimeline(ctx context.Context, rx *reaction.Recorder) {
+	tl, err := rx.Finish(ctx)
+	if tl != nil {
+		r.Timeline = tl
+	}
+	if err != nil {
+		r.note("timeline not saved: %v", err)
+	}
+}
+
+// serviceCommand is the command a learner types to start or stop the
+// service with the lab's service manager.
+func serviceCommand(env *labenv.Env, verb string) string {
+	if env.Service.Name() == "systemd" {
+		return "systemctl " + verb + " " + reaction.UnitName
+	}
+	if strings.HasPrefix(verb, "enable") {
+		verb = "start" // process mode has nothing to enable
+	}
+	return "cnpa service " + verb
+}
