@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/timeline"
 	"github.com/labhub/cnpa/internal/ui"
@@ -16,11 +17,11 @@ import (
 
 var stepCommand = &cli.Command{
 	Name:         "step",
-	Usage:        "run lab step 1..8, or all of them, and write its evidence",
-	ArgsUsage:    "1..8|all",
+	Usage:        "run lab step " + lab.Range("..") + ", or all of them, and write its evidence",
+	ArgsUsage:    lab.Range("..") + "|all",
 	BashComplete: completeStep,
 	Description: "Each step drives the cluster as LAB.md says, shows each observed value beside\n" +
-		"the expected one, and writes its JSON evidence under --dir. `all` runs 1..8 and\n" +
+		"the expected one, and writes its JSON evidence under --dir. `all` runs " + lab.Range("..") + " and\n" +
 		"stops at the first failure (exit 1).",
 	Flags: append([]cli.Flag{
 		&cli.BoolFlag{Name: "explain", Usage: "print the step's teaching text, as cnpa explain N does, before running it"},
@@ -31,7 +32,7 @@ var stepCommand = &cli.Command{
 	}, labEnvFlags...),
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
-			return usageError("step needs one argument: a step number 1..8 or `all`")
+			return usageError("step needs one argument: a step number %s or `all`", lab.Range(".."))
 		}
 		numbers, err := stepNumbers(c.Args().First())
 		if err != nil {
@@ -58,7 +59,7 @@ var stepCommand = &cli.Command{
 		for _, n := range numbers {
 			s, _ := steps.Get(n)
 			if out == "text" && c.Bool("explain") {
-				text, _ := steps.Explain(n, env.Dir, env.UnitDir)
+				text, _ := lab.Explain(n, env.Dir, env.UnitDir)
 				p.Line("%s", text)
 			}
 			if out == "text" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 )
 
 // record is one evidence file as read for grading. Problems are sorted by
@@ -123,16 +124,10 @@ type evidenceSet struct {
 	archiveProblem string
 }
 
-// stepOfFile maps each evidence file to the step that writes it.
-var stepOfFile = map[string]int{
-	evidence.BeforeFile: 1, evidence.GenerationFile: 2, evidence.ReconcileFile: 3, evidence.DriftFile: 5,
-	evidence.CleanupFile: 6, evidence.CatchupFile: 7, evidence.ReportFile: 8,
-}
-
 func readEvidence(dir string) *evidenceSet {
 	ev := &evidenceSet{dir: dir, records: map[string]*record{}}
 	for _, f := range evidence.Files {
-		ev.records[f] = readRecord(dir, f, stepOfFile[f])
+		ev.records[f] = readRecord(dir, f, lab.StepOf(f).Number)
 	}
 	ev.archive, ev.archiveProblem = readBetaArchive(dir)
 	return ev

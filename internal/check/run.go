@@ -6,15 +6,15 @@ import (
 	"io"
 	"time"
 
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
-	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
 // Options tune Run.
 type Options struct {
-	// Step limits the report to one step (1..8); 0 checks all.
+	// Step limits the report to one step (a lab.Steps number); 0 checks all.
 	Step int
 	// ProbeTimeout bounds each wait on the controller (default 30s: the
 	// shell engine passes every 3 s).
@@ -47,8 +47,8 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *Report, err e
 	if opts.Progress == nil {
 		opts.Progress = ui.New(io.Discard, true)
 	}
-	if opts.Step < 0 || opts.Step > len(steps.All) {
-		return nil, fmt.Errorf("there is no step %d: the lab has steps 1 to %d", opts.Step, len(steps.All))
+	if _, err := lab.Get(opts.Step); opts.Step != 0 && err != nil {
+		return nil, fmt.Errorf("there is no step %d: the lab has steps %s", opts.Step, lab.Range(" to "))
 	}
 	want := func(n int) bool { return opts.Step == 0 || opts.Step == n }
 	if _, err := env.Clients.Kube.Discovery().ServerVersion(); err != nil {

@@ -3,7 +3,7 @@ package check
 import (
 	"fmt"
 
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -11,7 +11,7 @@ import (
 // Step 6: cleanup before deletion. cleanup.json, the archive record, beta
 // and team-beta gone, and alpha held by the finalizer. The temporary
 // TeamSpace deleted through the finalizer is a live probe (probe.go).
-var step6Checks = &stepChecks{step: 6, file: evidence.CleanupFile, live: []liveCheck{
+var step6Checks = &stepChecks{step: lab.Cleanup, live: []liveCheck{
 	{id: "step6.archive_record", title: "archive/beta.json is the controller's record of beta: name beta, its uid, pods 2",
 		hint: func(ev *evidenceSet, _ *facts) string {
 			return "the controller writes it before it lets beta go; " + ev.redo(6)

@@ -1,7 +1,7 @@
 // Package report makes `cnpa report --html`: one self-contained HTML page
 // of a lab run, to open offline or mail to an instructor. It shows the
-// eight steps, every evidence value against what a correct run holds (as
-// package expect judges it), the timelines of steps 4 to 7 drawn as
+// lab's steps, every evidence value against what a correct run holds (as
+// package expect judges it), the timelines of the steps that record one drawn as
 // charts (package timeline), and the last `cnpa check` (check.LoadLast).
 //
 // It only reads: the evidence dir, and the live alpha when a cluster is
@@ -19,8 +19,8 @@ import (
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
-	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/timeline"
 )
@@ -116,9 +116,6 @@ type Check struct {
 	Passed, Failed, Skipped int
 }
 
-// timelineSteps are the steps that record a timeline (package timeline).
-var timelineSteps = map[int]bool{4: true, 5: true, 6: true, 7: true}
-
 // Build gathers the page from the evidence dir. Phases:
 //  1. the lab's state (engine) and the last check report;
 //  2. for each step, its evidence judged by expect's rules, its timeline
@@ -142,12 +139,12 @@ func Build(o Options) *Page {
 
 	in := expect.FromDir(o.Dir, o.Alpha)
 	in.AlphaUnknown = o.AlphaUnknown
-	for _, s := range steps.All {
+	for _, s := range lab.Steps {
 		st := &Step{Number: s.Number, Title: s.Title, Teaches: s.Teaches, File: s.File}
 		if s.File != "" {
 			judgeFile(st, o.Dir, in)
 		}
-		if timelineSteps[s.Number] {
+		if s.Timeline {
 			addTimeline(st, o.Dir)
 		}
 		if last != nil {

@@ -23,15 +23,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/identity"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/service"
-	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -338,7 +337,7 @@ func deleteTeamSpaces(ctx context.Context, env *labenv.Env, r *Result, log func(
 // isProbe tells whether a TeamSpace is one cnpa made for a moment: step 4's
 // probe or one of check's.
 func isProbe(name string) bool {
-	return strings.HasPrefix(name, steps.ProbePrefix) || strings.HasPrefix(name, check.TempPrefix)
+	return strings.HasPrefix(name, lab.ProbePrefix) || strings.HasPrefix(name, lab.TempPrefix)
 }
 
 // releaseOurs writes the archive record of a TeamSpace being deleted and
@@ -449,13 +448,13 @@ func teamSpaceOwners(ctx context.Context, env *labenv.Env, crd bool) (map[string
 // stand-in for a foreign namespace, left by an interrupted run.
 func ownedNamespaces(ctx context.Context, env *labenv.Env, owners map[string]types.UID) ([]corev1.Namespace, error) {
 	var out []corev1.Namespace
-	probes, err := env.Clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: "owner=" + check.ForeignNamespaceOwner})
+	probes, err := env.Clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: "owner=" + lab.ForeignNamespaceOwner})
 	if err != nil {
 		return nil, fmt.Errorf("list namespaces: %w", err)
 	}
 	for _, ns := range probes.Items {
 		// Named after one of check's temporary TeamSpaces, so it is cnpa's.
-		if strings.HasPrefix(ns.Name, teamspace.NamespaceName(check.TempPrefix)) {
+		if strings.HasPrefix(ns.Name, teamspace.NamespaceName(lab.TempPrefix)) {
 			out = append(out, ns)
 		}
 	}

@@ -12,19 +12,16 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/timeline"
 )
 
-// Step is one lab step.
+// Step is one lab step: what it is (package lab) and how it runs.
 type Step struct {
-	Number  int
-	Title   string
-	Teaches string
-	// File is the evidence file the step writes; empty for step 4.
-	File string
-	Run  func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error)
+	*lab.Step
+	Run func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error)
 }
 
 // Verdict is one observed value beside the value a correct run yields.
@@ -111,25 +108,22 @@ func (r *Result) noteUnshown(env *labenv.Env, format string, a ...any) {
 	}
 }
 
-// All is the registry of steps, indexed 1..8 by position+1. It is filled
-// in init because the steps themselves look at the registry (for the
-// evidence of later steps).
-var All []*Step
-
-func init() { All = []*Step{step1, step2, step3, step4, step5, step6, step7, step8} }
+// All is the runners, in lab order: All[i] runs lab.Steps[i]
+// (TestRegistry).
+var All = []*Step{step1, step2, step3, step4, step5, step6, step7, step8}
 
 // Get returns step n, or an error naming the valid range.
 func Get(n int) (*Step, error) {
-	if n < 1 || n > len(All) {
-		return nil, fmt.Errorf("there is no step %d: the lab has steps 1 to %d (or `all`)", n, len(All))
+	if _, err := lab.Get(n); err != nil {
+		return nil, err
 	}
 	return All[n-1], nil
 }
 
-// laterEvidence returns the first evidence file of a step after n that
+// laterEvidence returns the first evidence file of a step after s that
 // exists, or "".
-func laterEvidence(dir string, n int) string {
-	for _, s := range All[n:] {
+func laterEvidence(dir string, s *lab.Step) string {
+	for _, s := range s.Later() {
 		if s.File == "" {
 			continue
 		}
@@ -140,20 +134,16 @@ func laterEvidence(dir string, n int) string {
 	return ""
 }
 
-// onceOnly are the steps whose measurement needs the cluster as it was
-// before them.
-var onceOnly = map[int]bool{1: true, 2: true, 7: true}
-
 // keep re-reads the step's evidence when a later step already depends on
 // it: re-running would rewrite values later files are checked against.
 //
-// Steps 1, 2 and 7 measure a cluster that has not been through them yet, so
-// they cannot run twice: once their own evidence is written and whole, it
-// is kept too. That is what lets a learner who fixes reconcile.sh at step 3
+// A OnceOnly step (lab.Step) measures a cluster that has not been through
+// it yet, so it cannot run twice: once its own evidence is written and
+// whole, it is kept too. That is what lets a learner who fixes reconcile.sh at step 3
 // run `cnpa step all` again.
 func keep(env *labenv.Env, s *Step, v any) (*Result, bool, error) {
-	later := laterEvidence(env.Dir, s.Number)
-	if later == "" && onceOnly[s.Number] {
+	later := laterEvidence(env.Dir, s.Step)
+	if later == "" && s.OnceOnly {
 		if problems, err := evidence.Read(env.Dir, s.File, v); err == nil && len(problems) == 0 {
 			r := &Result{Step: s.Number, Title: s.Title, File: filepath.Join(env.Dir, s.File), Evidence: v, Kept: true}
 			r.note("%s already written, and step %d cannot run twice on one cluster: kept as it is (start over with `cnpa reset --yes`)", s.File, s.Number)

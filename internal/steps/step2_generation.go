@@ -6,13 +6,12 @@ import (
 	"fmt"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 )
 
 var step2 = &Step{
-	Number: 2, Title: "What bumps metadata.generation", File: evidence.GenerationFile,
-	Teaches: "Only a spec change bumps generation; a label moves resourceVersion only. With the\n" +
-		"status subresource on, status sent to the main endpoint is dropped without an error.",
+	Step: lab.Generation,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Generation
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
@@ -25,7 +24,7 @@ var step2 = &Step{
 		if alpha.Generation != 1 {
 			return nil, fmt.Errorf("alpha's generation is %d, not 1: step 2 needs the alpha of step 1 untouched; start over with `cnpa reset --yes`", alpha.Generation)
 		}
-		r := &Result{Step: 2, Title: s.Title}
+		r := &Result{Step: s.Number, Title: s.Title}
 		sh := show(env)
 		alphaObj := teamspaceObj("alpha")
 		sh.readBack("uid", alphaObj, "{.metadata.uid}", alpha)

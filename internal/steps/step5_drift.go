@@ -12,14 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 var step5 = &Step{
-	Number: 5, Title: "The deleted quota is back seconds later", File: evidence.DriftFile,
-	Teaches: "The controller does not know who deleted the quota; its next pass finds desired ≠ actual\n" +
-		"and creates it again: same name, new uid. A hand edit is undone the same way.",
+	Step: lab.Drift,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Drift
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
@@ -42,7 +41,7 @@ var step5 = &Step{
 			return nil, fmt.Errorf("team-alpha/team-quota does not exist: run `cnpa step 3` and `cnpa step 4`")
 		}
 		old := list.Items[0]
-		r := &Result{Step: 5, Title: s.Title}
+		r := &Result{Step: s.Number, Title: s.Title}
 		if err := freshBaseline(env, r, &old); err != nil {
 			return nil, err
 		}

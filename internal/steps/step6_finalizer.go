@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -29,10 +30,7 @@ spec:
 `
 
 var step6 = &Step{
-	Number: 6, Title: "Cleanup before deletion", File: evidence.CleanupFile,
-	Teaches: "Deleting an object with finalizers only sets deletionTimestamp; it goes when the list is\n" +
-		"empty. The controller archives beta, then removes only its finalizer; team-beta goes by\n" +
-		"garbage collection through its ownerReference, not by the controller.",
+	Step: lab.Cleanup,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Cleanup
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
@@ -44,7 +42,7 @@ var step6 = &Step{
 		if st, _ := env.Service.Status(ctx); !st.Active {
 			return nil, fmt.Errorf("step 6 needs the controller running: run `cnpa step 4` (or `cnpa service start`)")
 		}
-		r := &Result{Step: 6, Title: s.Title}
+		r := &Result{Step: s.Number, Title: s.Title}
 		// The lab's "extend reconcile.sh": turn finalizer handling on in the
 		// script and in the running service.
 		env.State.Finalizer = true

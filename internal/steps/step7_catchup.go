@@ -14,6 +14,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -22,10 +23,7 @@ import (
 )
 
 var step7 = &Step{
-	Number: 7, Title: "No change missed while stopped", File: evidence.CatchupFile,
-	Teaches: "While the controller is down, observedGeneration < generation says \"not acted on yet\".\n" +
-		"Started again, one pass reads the current state and catches up; it need not know what\n" +
-		"changed, or how often, while it was down.",
+	Step: lab.Catchup,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (r *Result, err error) {
 		var kept evidence.Catchup
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
@@ -35,7 +33,7 @@ var step7 = &Step{
 		if err != nil {
 			return nil, err
 		}
-		r = &Result{Step: 7, Title: s.Title}
+		r = &Result{Step: s.Number, Title: s.Title}
 		sh := show(env)
 		alphaObj, quota := teamspaceObj("alpha"), quotaObj(teamspace.NamespaceName("alpha"))
 		ns := teamspace.NamespaceName("alpha")
