@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 )
 
 // Status is the outcome of one check.
@@ -131,7 +131,7 @@ func holds(ok bool, want, got string) verdict { return verdict{ok: ok, want: wan
 func skipped(why string) verdict { return verdict{skip: why} }
 
 // show renders a value as JSON, as the lab's rules do.
-var show = expect.Show
+var show = lab.Show
 
 // checker collects checks in the order they are made.
 type checker struct {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
@@ -74,7 +73,7 @@ func (ev *evidenceSet) stale(n int, file string) string {
 }
 
 // stepChecks is what `cnpa check` grades for one step: the evidence file
-// the step writes, judged key by key by the lab's rules (package expect),
+// the step writes, judged key by key by the lab's rules (package lab),
 // then the facts of the live cluster and the machine that step leaves.
 type stepChecks struct {
 	// step is the step graded; its File (none for step 4) is judged key
@@ -111,7 +110,7 @@ func evaluate(ev *evidenceSet, f *facts) []Check {
 		if file := s.step.File; file != "" {
 			rec := ev.records[file]
 			c.file(rec, ev.redo(s.step.Number))
-			for _, r := range expect.For(file) {
+			for _, r := range lab.For(file) {
 				c.rule(ev, rec, r, in)
 			}
 		}
@@ -128,12 +127,12 @@ func evaluate(ev *evidenceSet, f *facts) []Check {
 
 // rule adds the check of one evidence key: when the key is missing or of
 // the wrong type it fails here, else the lab's rule decides.
-func (c *checker) rule(ev *evidenceSet, rec *record, r expect.Rule, in *expect.Inputs) {
-	hintOf := func(h expect.Hint) string {
+func (c *checker) rule(ev *evidenceSet, rec *record, r lab.Rule, in *lab.Inputs) {
+	hintOf := func(h lab.Hint) string {
 		switch h {
-		case expect.Stale:
+		case lab.Stale:
 			return ev.stale(r.Step, r.File)
-		case expect.StartOver:
+		case lab.StartOver:
 			return hintStartOver
 		}
 		return ev.redo(r.Step)
@@ -150,16 +149,16 @@ func (c *checker) rule(ev *evidenceSet, rec *record, r expect.Rule, in *expect.I
 
 // inputs is what the rules compare with: the other records, the archive
 // record, report.json as computed, and the live alpha.
-func (ev *evidenceSet) inputs(f *facts) *expect.Inputs {
-	in := &expect.Inputs{Alpha: f.alpha, Value: func(file, key string) (any, string) { return ev.records[file].get(key) }}
+func (ev *evidenceSet) inputs(f *facts) *lab.Inputs {
+	in := &lab.Inputs{Alpha: f.alpha, Value: func(file, key string) (any, string) { return ev.records[file].get(key) }}
 	if ev.archiveProblem != "" {
 		in.ArchiveProblem = ev.archiveProblem
 	} else {
 		in.ArchiveUID = ev.archive.UID
 	}
-	report, err := expect.ComputeReport(ev.dir)
+	report, err := lab.ComputeReport(ev.dir)
 	if err == nil {
-		in.Report, err = expect.Values(evidence.ReportFile, report)
+		in.Report, err = lab.Values(evidence.ReportFile, report)
 	}
 	if err != nil {
 		in.ReportProblem = ev.reportInputsProblem(err).Error()

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -73,7 +72,7 @@ func readRecord(dir, file string, step int) *record {
 		if _, bad := r.keyProblem[key]; bad {
 			continue
 		}
-		v, err := expect.Decode(kind, raw[key])
+		v, err := lab.Decode(kind, raw[key])
 		if err != nil {
 			r.keyProblem[key] = "does not decode: " + err.Error()
 			continue

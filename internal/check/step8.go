@@ -3,5 +3,5 @@ package check
 import "github.com/labhub/cnpa/internal/lab"
 
 // Step 8: report.json, every key what the other files give
-// (expect.ComputeReport).
+// (lab.ComputeReport).
 var step8Checks = &stepChecks{step: lab.Report}

@@ -1,7 +1,7 @@
 // Package report makes `cnpa report --html`: one self-contained HTML page
 // of a lab run, to open offline or mail to an instructor. It shows the
 // lab's steps, every evidence value against what a correct run holds (as
-// package expect judges it), the timelines of the steps that record one drawn as
+// package lab judges it), the timelines of the steps that record one drawn as
 // charts (package timeline), and the last `cnpa check` (check.LoadLast).
 //
 // It only reads: the evidence dir, and the live alpha when a cluster is
@@ -18,7 +18,6 @@ import (
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -137,7 +136,7 @@ func Build(o Options) *Page {
 	}
 	p.Check = summarizeCheck(o.Dir, last)
 
-	in := expect.FromDir(o.Dir, o.Alpha)
+	in := lab.FromDir(o.Dir, o.Alpha)
 	in.AlphaUnknown = o.AlphaUnknown
 	for _, s := range lab.Steps {
 		st := &Step{Number: s.Number, Title: s.Title, Teaches: s.Teaches, File: s.File}
@@ -178,20 +177,20 @@ func Build(o Options) *Page {
 
 // judgeFile reads the step's evidence strictly and judges every key by
 // expect's rules; an unreadable file lists the keys with what is expected.
-func judgeFile(st *Step, dir string, in *expect.Inputs) {
-	values, err := expect.ReadValues(dir, st.File)
+func judgeFile(st *Step, dir string, in *lab.Inputs) {
+	values, err := lab.ReadValues(dir, st.File)
 	if err != nil {
 		st.FileProblem = err.Error()
 		if _, statErr := os.Stat(filepath.Join(dir, st.File)); errors.Is(statErr, fs.ErrNotExist) {
 			st.FileProblem = fmt.Sprintf("%s is not written yet: run `cnpa step %d`", st.File, st.Number)
 			st.NotWritten = true
 		}
-		for _, r := range expect.For(st.File) {
+		for _, r := range lab.For(st.File) {
 			st.Values = append(st.Values, Value{Key: r.Key, Title: r.Title, Got: "—", Want: r.Expected, Status: Missing})
 		}
 		return
 	}
-	for _, j := range expect.Judge(st.File, values, in) {
+	for _, j := range lab.Judge(st.File, values, in) {
 		v := Value{Key: j.Key, Title: j.Title, Got: j.Value, Want: j.Want}
 		switch {
 		case j.Skip != "":

@@ -28,7 +28,7 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
@@ -464,11 +464,11 @@ func deleteRaw(ctx context.Context, env *labenv.Env, sh shell, path, name, filte
 }
 
 // reportCmd is the jq command that computes report.json from the files of
-// steps 1-7 and the archive record, as expect.ComputeReport does.
+// steps 1-7 and the archive record, as lab.ComputeReport does.
 func reportCmd(dir, path string) string {
 	args := []string{"jq", "-n"}
-	for _, in := range expect.ReportJQInputs {
+	for _, in := range lab.ReportJQInputs {
 		args = append(args, "--slurpfile", in.Var, filepath.Join(dir, in.File))
 	}
-	return words(args...) + " \\\n  " + quote(expect.ReportJQ) + " > " + quote(path)
+	return words(args...) + " \\\n  " + quote(lab.ReportJQ) + " > " + quote(path)
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -71,14 +70,14 @@ func (r *Result) verdict(name string, ok bool, got, want any) {
 }
 
 // judge adds a verdict line for every key of the step's evidence file, as
-// the lab's rules (package expect) judge it: the value written beside what
+// the lab's rules (package lab) judge it: the value written beside what
 // a correct run holds. alpha is the live alpha, nil when it is gone.
 func (r *Result) judge(env *labenv.Env, file string, ev any, alpha *teamspace.TeamSpace) error {
-	values, err := expect.Values(file, ev)
+	values, err := lab.Values(file, ev)
 	if err != nil {
 		return err
 	}
-	for _, j := range expect.Judge(file, values, expect.FromDir(env.Dir, alpha)) {
+	for _, j := range lab.Judge(file, values, lab.FromDir(env.Dir, alpha)) {
 		got, ok := values[j.Key], j.OK
 		if raw, isRaw := got.(json.RawMessage); isRaw {
 			got = string(raw)

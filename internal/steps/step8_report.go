@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 )
@@ -12,7 +11,7 @@ import (
 var step8 = &Step{
 	Step: lab.Report,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
-		ev, err := expect.ComputeReport(env.Dir)
+		ev, err := lab.ComputeReport(env.Dir)
 		if err != nil {
 			return nil, err
 		}

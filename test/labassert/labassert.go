@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -38,16 +38,16 @@ func Lab(ctx context.Context, t *testing.T, kubeconfig, dir string) {
 	}
 	alpha, _ := teamspace.FromUnstructured(alphaU)
 
-	// Every evidence key, judged by the lab's rules (package expect): the
+	// Every evidence key, judged by the lab's rules (package lab): the
 	// same table the steps and `cnpa check` read.
-	in := expect.FromDir(dir, alpha)
+	in := lab.FromDir(dir, alpha)
 	for _, file := range evidence.Files {
-		values, err := expect.ReadValues(dir, file)
+		values, err := lab.ReadValues(dir, file)
 		if err != nil {
 			t.Error(err)
 			continue
 		}
-		for _, j := range expect.Judge(file, values, in) {
+		for _, j := range lab.Judge(file, values, in) {
 			if !j.OK || j.Skip != "" {
 				t.Errorf("%s: got %s, want %s %s", j.ID, j.Got, j.Want, j.Skip)
 			}
