@@ -337,3 +337,25 @@ func TestAllSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestOneRead: evaluate judges the state as read once and opens nothing
+// again: with the evidence dir gone after the read, every check comes out
+// as it does with the dir in place.
+func TestOneRead(t *testing.T) {
+	dir := labDir(t)
+	f := goodFacts(t, dir)
+	want := evaluate(readEvidence(dir), f)
+	ev := readEvidence(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	got := evaluate(ev, f)
+	if !slices.EqualFunc(got, want, func(a, b Check) bool { return a == b }) {
+		t.Errorf("with the dir removed after the read: got %+v, want %+v", got, want)
+	}
+	for _, c := range got {
+		if c.Status != Pass {
+			t.Errorf("%s: got %s (%s), want pass", c.ID, c.Status, c.Actual)
+		}
+	}
+}

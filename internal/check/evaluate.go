@@ -47,7 +47,7 @@ func (ev *evidenceSet) redo(n int) string {
 	}
 	own, later := "", ""
 	for _, f := range evidence.Files {
-		present := ev.records[f].fileProblem != "missing"
+		present := ev.Records[f].Problem != "missing"
 		switch w := lab.StepOf(f).Number; {
 		case w == n && present:
 			own = f
@@ -108,7 +108,7 @@ func evaluate(ev *evidenceSet, f *facts) []Check {
 	in := ev.inputs(f)
 	for _, s := range allSteps {
 		if file := s.step.File; file != "" {
-			rec := ev.records[file]
+			rec := ev.Records[file]
 			c.file(rec, ev.redo(s.step.Number))
 			for _, r := range lab.For(file) {
 				c.rule(ev, rec, r, in)
@@ -127,7 +127,7 @@ func evaluate(ev *evidenceSet, f *facts) []Check {
 
 // rule adds the check of one evidence key: when the key is missing or of
 // the wrong type it fails here, else the lab's rule decides.
-func (c *checker) rule(ev *evidenceSet, rec *record, r lab.Rule, in *lab.Inputs) {
+func (c *checker) rule(ev *evidenceSet, rec *lab.Record, r lab.Rule, in *lab.Inputs) {
 	hintOf := func(h lab.Hint) string {
 		switch h {
 		case lab.Stale:
@@ -150,13 +150,13 @@ func (c *checker) rule(ev *evidenceSet, rec *record, r lab.Rule, in *lab.Inputs)
 // inputs is what the rules compare with: the other records, the archive
 // record, report.json as computed, and the live alpha.
 func (ev *evidenceSet) inputs(f *facts) *lab.Inputs {
-	in := &lab.Inputs{Alpha: f.alpha, Value: func(file, key string) (any, string) { return ev.records[file].get(key) }}
+	in := &lab.Inputs{Alpha: f.alpha, Value: func(file, key string) (any, string) { return ev.Records[file].Get(key) }}
 	if ev.archiveProblem != "" {
 		in.ArchiveProblem = ev.archiveProblem
 	} else {
-		in.ArchiveUID = ev.archive.UID
+		in.ArchiveUID = ev.Archive.UID
 	}
-	report, err := lab.ComputeReport(ev.dir)
+	report, err := lab.ComputeReport(ev.State)
 	if err == nil {
 		in.Report, err = lab.Values(evidence.ReportFile, report)
 	}
@@ -171,7 +171,7 @@ func (ev *evidenceSet) inputs(f *facts) *lab.Inputs {
 func (ev *evidenceSet) reportInputsProblem(err error) error {
 	var bad []string
 	for _, f := range []string{evidence.BeforeFile, evidence.GenerationFile, evidence.DriftFile, evidence.CatchupFile} {
-		if r := ev.records[f]; r.fileProblem != "" || len(r.keyProblem) > 0 || len(r.extra) > 0 {
+		if r := ev.Records[f]; r.Problem != "" || len(r.KeyProblems) > 0 || len(r.Extra) > 0 {
 			bad = append(bad, f)
 		}
 	}

@@ -16,7 +16,7 @@ var step5Checks = &stepChecks{step: lab.Drift, live: []liveCheck{
 	{id: "step5.restored_uid_live", title: "drift.json restored_uid is the uid of the live team-alpha/team-quota",
 		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(5, evidence.DriftFile) },
 		judge: func(ev *evidenceSet, f *facts) verdict {
-			r, why := ev.records[evidence.DriftFile].str("restored_uid")
+			r, why := ev.Records[evidence.DriftFile].Str("restored_uid")
 			switch {
 			case why != "":
 				return skipped(why)

@@ -54,7 +54,7 @@ func archiveRecord(ev *evidenceSet, _ *facts) verdict {
 	if ev.archiveProblem != "" {
 		return holds(false, want, ev.archiveProblem)
 	}
-	a := ev.archive
+	a := ev.Archive
 	return holds(a.Name == "beta" && a.UID != "" && a.Pods == 2, want, show(a))
 }
 

@@ -13,7 +13,7 @@ var step7Checks = &stepChecks{step: lab.Catchup, live: []liveCheck{
 	{id: "step7.generation_live", title: "alpha's live metadata.generation is catchup.json generation",
 		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(7, evidence.CatchupFile) },
 		judge: func(ev *evidenceSet, f *facts) verdict {
-			g, why := ev.records[evidence.CatchupFile].int("generation")
+			g, why := ev.Records[evidence.CatchupFile].Int("generation")
 			switch {
 			case why != "":
 				return skipped(why)

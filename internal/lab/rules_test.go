@@ -55,12 +55,13 @@ func alpha(t *testing.T) *teamspace.TeamSpace {
 
 // TestCorrectRunPasses: every rule holds on a correct run.
 func TestCorrectRunPasses(t *testing.T) {
-	in := lab.FromDir(goldenDir, alpha(t))
+	st := lab.Read(goldenDir)
+	in := st.Inputs(alpha(t))
 	if in.ReportProblem != "" || in.ArchiveProblem != "" {
 		t.Fatalf("inputs: report %q archive %q", in.ReportProblem, in.ArchiveProblem)
 	}
 	for _, file := range evidence.Files {
-		values, err := lab.ReadValues(goldenDir, file)
+		values, err := st.Records[file].Strict()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +76,7 @@ func TestCorrectRunPasses(t *testing.T) {
 // TestWrongValuesFail: each rule fails on a value a broken controller or
 // an edit would leave, and says what it wanted.
 func TestWrongValuesFail(t *testing.T) {
-	in := lab.FromDir(goldenDir, alpha(t))
+	in := lab.Read(goldenDir).Inputs(alpha(t))
 	wrong := map[string]any{
 		"step1.uid": "other", "step1.namespace_exists": true,
 		"step2.uid": "other", "step2.gen_initial": int64(2), "step2.gen_after_label": int64(2), "step2.gen_after_spec": int64(1),

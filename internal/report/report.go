@@ -9,9 +9,7 @@
 package report
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -136,12 +134,13 @@ func Build(o Options) *Page {
 	}
 	p.Check = summarizeCheck(o.Dir, last)
 
-	in := lab.FromDir(o.Dir, o.Alpha)
+	ev := lab.Read(o.Dir)
+	in := ev.Inputs(o.Alpha)
 	in.AlphaUnknown = o.AlphaUnknown
 	for _, s := range lab.Steps {
 		st := &Step{Number: s.Number, Title: s.Title, Teaches: s.Teaches, File: s.File}
 		if s.File != "" {
-			judgeFile(st, o.Dir, in)
+			judgeFile(st, ev.Records[s.File], in)
 		}
 		if s.Timeline {
 			addTimeline(st, o.Dir)
@@ -175,13 +174,13 @@ func Build(o Options) *Page {
 	return p
 }
 
-// judgeFile reads the step's evidence strictly and judges every key by
-// expect's rules; an unreadable file lists the keys with what is expected.
-func judgeFile(st *Step, dir string, in *lab.Inputs) {
-	values, err := lab.ReadValues(dir, st.File)
+// judgeFile judges the step's evidence, read strictly, key by key by the
+// lab's rules; an unreadable file lists the keys with what is expected.
+func judgeFile(st *Step, rec *lab.Record, in *lab.Inputs) {
+	values, err := rec.Strict()
 	if err != nil {
 		st.FileProblem = err.Error()
-		if _, statErr := os.Stat(filepath.Join(dir, st.File)); errors.Is(statErr, fs.ErrNotExist) {
+		if rec.Missing() {
 			st.FileProblem = fmt.Sprintf("%s is not written yet: run `cnpa step %d`", st.File, st.Number)
 			st.NotWritten = true
 		}

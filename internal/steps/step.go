@@ -70,14 +70,16 @@ func (r *Result) verdict(name string, ok bool, got, want any) {
 }
 
 // judge adds a verdict line for every key of the step's evidence file, as
-// the lab's rules (package lab) judge it: the value written beside what
-// a correct run holds. alpha is the live alpha, nil when it is gone.
-func (r *Result) judge(env *labenv.Env, file string, ev any, alpha *teamspace.TeamSpace) error {
+// the lab's rules (package lab) judge it: the value written (ev) beside
+// what a correct run holds. st is the evidence dir as read once after the
+// step wrote its file, what the rules compare with; alpha is the live
+// alpha, nil when it is gone.
+func (r *Result) judge(st *lab.State, file string, ev any, alpha *teamspace.TeamSpace) error {
 	values, err := lab.Values(file, ev)
 	if err != nil {
 		return err
 	}
-	for _, j := range lab.Judge(file, values, lab.FromDir(env.Dir, alpha)) {
+	for _, j := range lab.Judge(file, values, st.Inputs(alpha)) {
 		got, ok := values[j.Key], j.OK
 		if raw, isRaw := got.(json.RawMessage); isRaw {
 			got = string(raw)

@@ -63,7 +63,7 @@ var step2 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		if err := r.judge(env, s.File, ev, alpha); err != nil {
+		if err := r.judge(lab.Read(env.Dir), s.File, ev, alpha); err != nil {
 			return nil, err
 		}
 		return r, nil

@@ -151,7 +151,7 @@ var step3 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		if err := r.judge(env, s.File, ev, alpha); err != nil {
+		if err := r.judge(lab.Read(env.Dir), s.File, ev, alpha); err != nil {
 			return nil, err
 		}
 		r.check("team-quota hard.pods", quotaPods(after), alpha.Spec.Pods)

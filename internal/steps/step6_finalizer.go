@@ -208,7 +208,7 @@ var step6 = &Step{
 		}
 		r.Evidence = ev
 		// cleanup.json's rules compare with archive/beta.json, not alpha.
-		if err := r.judge(env, s.File, ev, nil); err != nil {
+		if err := r.judge(lab.Read(env.Dir), s.File, ev, nil); err != nil {
 			return nil, err
 		}
 		// cleanup.json's uid rule above compares it with the record's uid.

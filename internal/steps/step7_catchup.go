@@ -154,7 +154,7 @@ var step7 = &Step{
 		removeStoppedReading(env.Dir)
 		r.Evidence = ev
 		// catchup.json's rules are values; alpha is not compared.
-		if err := r.judge(env, s.File, ev, nil); err != nil {
+		if err := r.judge(lab.Read(env.Dir), s.File, ev, nil); err != nil {
 			return nil, err
 		}
 		rx.finish(ctx, r)

@@ -19,7 +19,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/doctor"
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/lab"
+	cnpalab "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/timeline"
 	"github.com/labhub/cnpa/test/kit"
@@ -215,7 +215,7 @@ func reportPage(ctx context.Context, t *testing.T, cnpa func(...string) ([]byte,
 		t.Fatalf("cnpa report --html: %v\n%s", err, out)
 	}
 	html, dom := kit.OpenReport(ctx, t, b, page)
-	for _, r := range lab.Rules {
+	for _, r := range cnpalab.Rules {
 		if got := kit.ReportValueStatus(dom, r.File, r.Key); got != "ok" {
 			t.Errorf("%s %s on the page: status %q, want ok", r.File, r.Key, got)
 		}

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/lab"
+	cnpalab "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/labassert"
 )
@@ -164,9 +164,10 @@ func replayLab(ctx context.Context, t *testing.T, out []byte, a *testcluster.Clu
 	}
 
 	labassert.Lab(ctx, t, b.Kubeconfig, dirB)
+	stA, stB := cnpalab.Read(dirA), cnpalab.Read(dirB)
 	for _, file := range evidence.Files {
-		va, errA := lab.ReadValues(dirA, file)
-		vb, errB := lab.ReadValues(dirB, file)
+		va, errA := stA.Records[file].Strict()
+		vb, errB := stB.Records[file].Strict()
 		if errA != nil || errB != nil {
 			t.Errorf("%s: first run %v, replay %v", file, errA, errB)
 			continue

@@ -40,9 +40,10 @@ func Lab(ctx context.Context, t *testing.T, kubeconfig, dir string) {
 
 	// Every evidence key, judged by the lab's rules (package lab): the
 	// same table the steps and `cnpa check` read.
-	in := lab.FromDir(dir, alpha)
+	st := lab.Read(dir)
+	in := st.Inputs(alpha)
 	for _, file := range evidence.Files {
-		values, err := lab.ReadValues(dir, file)
+		values, err := st.Records[file].Strict()
 		if err != nil {
 			t.Error(err)
 			continue
@@ -59,9 +60,9 @@ func Lab(ctx context.Context, t *testing.T, kubeconfig, dir string) {
 			t.Errorf("%s: got %s, want %s", what, g, w)
 		}
 	}
-	var cleanup evidence.Cleanup
-	if _, err := evidence.Read(dir, evidence.CleanupFile, &cleanup); err != nil {
-		t.Fatal(err)
+	cleanupUID, why := st.Records[evidence.CleanupFile].Str("uid")
+	if why != "" {
+		t.Fatal(why)
 	}
 
 	// The live state the lab leaves.
@@ -75,11 +76,10 @@ func Lab(ctx context.Context, t *testing.T, kubeconfig, dir string) {
 	if _, err := kube.CoreV1().Namespaces().Get(ctx, "team-beta", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("team-beta: got err=%v, want NotFound", err)
 	}
-	archived, err := evidence.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
-	if err != nil || archived == nil {
-		t.Fatalf("archive/beta.json: %v", err)
+	if st.ArchiveErr != nil || st.Archive == nil {
+		t.Fatalf("archive/beta.json: %v", st.ArchiveErr)
 	}
-	eq("archive/beta.json", *archived, evidence.ArchiveRecord{Name: "beta", UID: cleanup.UID, Pods: 2})
+	eq("archive/beta.json", *st.Archive, evidence.ArchiveRecord{Name: "beta", UID: cleanupUID, Pods: 2})
 	q, err := kube.CoreV1().ResourceQuotas("team-alpha").Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -54,7 +54,7 @@ func writeRun(t *testing.T, dir string) map[int]*timeline.Timeline {
 	if err := evidence.WriteArchive(filepath.Join(dir, evidence.ArchiveDir), evidence.ArchiveRecord{Name: "beta", UID: beta, Pods: 2}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := lab.ComputeReport(dir)
+	rep, err := lab.ComputeReport(lab.Read(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
