@@ -8,7 +8,6 @@ import (
 
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
-	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -100,9 +99,10 @@ func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp
 	addedTitle := "a TeamSpace with a foreign finalizer (" + ForeignFinalizer + ") gets ours too and keeps the other"
 	deletedTitle := "deleted, it is archived to archive/<name>.json and loses only our finalizer"
 	probeHint := "is the controller running and reconciling? `cnpa service status`, `cnpa service logs`"
-	finalizerHint := "the controller must add its finalizer keeping the other finalizers and, on delete, archive first and then remove only its own; run `cnpa step 6` (it turns finalizer handling on)"
+	finalizerMust := "must " + lab.KeepOtherFinalizers + " and, " + lab.ArchiveThenRelease
+	finalizerHint := "the controller " + finalizerMust + "; run `cnpa step 6` (it turns finalizer handling on)"
 	if f.engine == labenv.EngineOwn {
-		finalizerHint = controllerAdvice(f, "must add "+teamspace.Finalizer+" keeping the other finalizers (never overwrite the list) and, on delete, write archive/<name>.json first and then remove only "+teamspace.Finalizer)
+		finalizerHint = controllerAdvice(f, finalizerMust)
 	}
 	var why string
 	switch {

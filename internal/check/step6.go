@@ -20,7 +20,7 @@ var step6Checks = &stepChecks{step: lab.Cleanup, live: []liveCheck{
 	{id: "step6.beta_gone", title: "TeamSpace beta is gone",
 		hint: func(ev *evidenceSet, f *facts) string {
 			if f.engine == labenv.EngineOwn {
-				return controllerAdvice(f, "must, for a TeamSpace with a deletionTimestamp, write archive/<name>.json and then remove "+teamspace.Finalizer)
+				return controllerAdvice(f, "must, "+lab.ArchiveThenRelease)
 			}
 			return "beta is still there: is the controller running with the finalizer on (`cnpa service logs`)? or " + ev.redo(6)
 		},
@@ -37,7 +37,7 @@ var step6Checks = &stepChecks{step: lab.Cleanup, live: []liveCheck{
 	{id: "step6.alpha_finalizer", title: "alpha carries the finalizer " + teamspace.Finalizer,
 		hint: func(_ *evidenceSet, f *facts) string {
 			if f.engine == labenv.EngineOwn {
-				return controllerAdvice(f, "must add "+teamspace.Finalizer+" to every TeamSpace without a deletionTimestamp, keeping the other finalizers (LAB.md step 6)")
+				return controllerAdvice(f, "must "+lab.KeepOtherFinalizers+" (LAB.md step 6)")
 			}
 			return "the controller adds it when finalizer handling is on: run `cnpa step 6` (or `cnpa service start`)"
 		},

@@ -80,8 +80,7 @@ var step6 = &Step{
 			}
 			return teamspace.HasFinalizer(a.Finalizers, teamspace.Finalizer), fmt.Sprintf("finalizers %v", a.Finalizers), nil
 		}); err != nil {
-			return nil, diagnosis(err.Error(), []string{mistakeFor(teamspace.Gap{Kind: teamspace.GapFinalizer}, nil) +
-				" (merge it into the list; never overwrite the list)"}, serviceTail(ctx, env))
+			return nil, diagnosis(err.Error(), []string{mistakeFor(teamspace.Gap{Kind: teamspace.GapFinalizer}, nil)}, serviceTail(ctx, env))
 		}
 		if old, err := teamspace.Get(ctx, env.Clients.Dynamic, "beta"); err != nil {
 			return nil, err
