@@ -16,14 +16,6 @@ import (
 	"github.com/labhub/cnpa/internal/ui"
 )
 
-// serviceFlags pick the service manager and unit dir; what the evidence dir
-// remembers is the default, and once step 4 has locked it (see labenv.State)
-// a different one is refused.
-var serviceFlags = []cli.Flag{
-	&cli.StringFlag{Name: "service-manager", Usage: "`MANAGER` of cnpa-op.service: auto, systemd or process (default: what the evidence dir remembers, else auto)"},
-	&cli.StringFlag{Name: "unit-dir", EnvVars: []string{"CNPA_UNIT_DIR"}, Usage: "`DIR` of cnpa-op.service (default: what the evidence dir remembers, else /etc/systemd/system)"},
-}
-
 var checkCommand = &cli.Command{
 	Name:  "check",
 	Usage: "grade the lab: every evidence file, cross-checked with the cluster and the running controller",
