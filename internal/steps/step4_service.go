@@ -122,7 +122,8 @@ func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 	sh := show(env)
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
 	defer res.Delete(context.WithoutCancel(ctx), name, metav1.DeleteOptions{}) // a no-op once it is gone
-	r.reaction.you("kubectl apply -f - (TeamSpace "+name+", pods 1)", "created TeamSpace "+name, "teamspace "+name)
+	probe := teamspaceObj(name)
+	r.reaction.you(applyCmd("-"), "created TeamSpace "+name, probe.target())
 	if err := sh.apply(ctx, env, "-", []byte(ts)); err != nil {
 		return err
 	}
@@ -136,8 +137,8 @@ func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 	}
 	r.note("probe %s: namespace and quota appeared by themselves in %s", name, took.Round(1e6))
 	r.verdict("probe namespace+quota by itself", true, fmt.Sprintf("%s and its quota in %s", ns, took.Round(1e6)), "by themselves, within --timeout")
-	r.reaction.you("kubectl delete teamspace "+name, "deleted TeamSpace "+name, "teamspace "+name)
-	if err := sh.remove(ctx, env, teamspaceObj(name)); err != nil {
+	r.reaction.you(deleteCmd(probe), "deleted TeamSpace "+name, probe.target())
+	if err := sh.remove(ctx, env, probe); err != nil {
 		return fmt.Errorf("delete probe %s: %w", name, err)
 	}
 	sh.waitCmd(kubectlWait(env, teamspaceObj(name), "delete"))

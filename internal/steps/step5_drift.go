@@ -63,7 +63,7 @@ var step5 = &Step{
 		uidOf := kubectl(append(append([]string{"get"}, quota.args()...), "-o", "jsonpath={.metadata.uid}")...)
 		sh.readBack("deleted_uid", quota, "{.metadata.uid}", &old)
 		sh.cmd("start=$(date +%s%N)")
-		rx.action("kubectl delete resourcequota team-quota -n "+ns, fmt.Sprintf("deleted team-quota (uid %s)", old.UID), "resourcequota "+ns+"/team-quota", deletedKey(string(old.UID)))
+		rx.action(deleteCmd(quota), fmt.Sprintf("deleted %s (uid %s)", quota.name, old.UID), quota.target(), deletedKey(string(old.UID)))
 		start := time.Now()
 		if err := sh.remove(ctx, env, quota); err != nil {
 			return nil, err
@@ -94,10 +94,11 @@ var step5 = &Step{
 		}
 		defer w2.Stop()
 		// The same patch `kubectl patch` sends, under its field manager.
-		rx.you("kubectl patch resourcequota team-quota -n "+ns+` --type=merge -p '{"spec":{"hard":{"pods":"99"}}}'`, "set team-quota hard.pods to 99", "resourcequota "+ns+"/team-quota")
+		const edit = `{"spec":{"hard":{"pods":"99"}}}`
+		rx.you(patchCmd(quota, edit), "set "+quota.name+" hard.pods to 99", quota.target())
 		// edited_to is read from the patch's answer: the controller may
 		// revert the edit before any later read.
-		edited, err := sh.mergePatchInto(ctx, env, quota, `{"spec":{"hard":{"pods":"99"}}}`, "edited_to", "{.spec.hard.pods}")
+		edited, err := sh.mergePatchInto(ctx, env, quota, edit, "edited_to", "{.spec.hard.pods}")
 		if err != nil {
 			return nil, err
 		}

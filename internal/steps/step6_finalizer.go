@@ -127,7 +127,7 @@ var step6 = &Step{
 		defer rx.stop()
 		// The timeline is "since" the command shown for the delete, as typed.
 		betaAPI := "/apis/" + teamspace.APIVersion + "/" + teamspace.Resource + "/beta"
-		rx.action(kubectl("delete", "--raw", betaAPI), fmt.Sprintf("deleted TeamSpace beta (uid %s)", beta.UID), "teamspace beta")
+		rx.action(deleteRawCmd(betaAPI), fmt.Sprintf("deleted TeamSpace beta (uid %s)", beta.UID), "teamspace beta")
 		ev := evidence.Cleanup{UID: string(beta.UID)}
 		// The DELETE's own answer is beta as the server left it: with a
 		// finalizer, still there with a deletionTimestamp. Read from the

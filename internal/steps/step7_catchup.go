@@ -82,8 +82,9 @@ var step7 = &Step{
 				return nil, fmt.Errorf("stop %s: %w", env.Service.UnitPath(), err)
 			}
 			r.noteUnshown(env, "service stopped")
-			rx.action(`kubectl patch teamspace alpha --type=merge -p '{"spec":{"pods":8}}'`, "set alpha spec.pods=8", "teamspace alpha")
-			if _, err := sh.mergePatch(ctx, env, alphaObj, `{"spec":{"pods":8}}`, ""); err != nil {
+			const change = `{"spec":{"pods":8}}`
+			rx.action(patchCmd(alphaObj, change), "set alpha spec.pods=8", alphaObj.target())
+			if _, err := sh.mergePatch(ctx, env, alphaObj, change, ""); err != nil {
 				return nil, err
 			}
 			patched := time.Now()
