@@ -14,7 +14,7 @@ import (
 // live team-alpha/team-quota: the restored one, holding alpha's spec.
 var step5Checks = &stepChecks{step: lab.Drift, live: []liveCheck{
 	{id: "step5.restored_uid_live", title: "drift.json restored_uid is the uid of the live team-alpha/team-quota",
-		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(5, evidence.DriftFile) },
+		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(lab.Drift.Number, evidence.DriftFile) },
 		judge: func(ev *evidenceSet, f *facts) verdict {
 			r, why := ev.Records[evidence.DriftFile].Str("restored_uid")
 			switch {

@@ -14,7 +14,7 @@ import (
 var step6Checks = &stepChecks{step: lab.Cleanup, live: []liveCheck{
 	{id: "step6.archive_record", title: "archive/beta.json is the controller's record of beta: name beta, its uid, pods 2",
 		hint: func(ev *evidenceSet, _ *facts) string {
-			return "the controller writes it before it lets beta go; " + ev.redo(6)
+			return "the controller writes it before it lets beta go; " + ev.redo(lab.Cleanup.Number)
 		},
 		judge: archiveRecord},
 	{id: "step6.beta_gone", title: "TeamSpace beta is gone",
@@ -22,7 +22,7 @@ var step6Checks = &stepChecks{step: lab.Cleanup, live: []liveCheck{
 			if f.engine == labenv.EngineOwn {
 				return controllerAdvice(f, "must, "+lab.ArchiveThenRelease)
 			}
-			return "beta is still there: is the controller running with the finalizer on (`cnpa service logs`)? or " + ev.redo(6)
+			return "beta is still there: is the controller running with the finalizer on (`cnpa service logs`)? or " + ev.redo(lab.Cleanup.Number)
 		},
 		judge: func(_ *evidenceSet, f *facts) verdict {
 			return gone(f.beta != nil, func() string {

@@ -11,7 +11,7 @@ import (
 // its generation is the one recorded, and the controller acted on it.
 var step7Checks = &stepChecks{step: lab.Catchup, live: []liveCheck{
 	{id: "step7.generation_live", title: "alpha's live metadata.generation is catchup.json generation",
-		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(7, evidence.CatchupFile) },
+		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(lab.Catchup.Number, evidence.CatchupFile) },
 		judge: func(ev *evidenceSet, f *facts) verdict {
 			g, why := ev.Records[evidence.CatchupFile].Int("generation")
 			switch {

@@ -69,7 +69,7 @@ var step1 = &Step{
 		if err := sh.apply(ctx, env, alphaPath, []byte(AlphaYAML)); err != nil {
 			return nil, err
 		}
-		alpha, err := needAlpha(ctx, env, 1)
+		alpha, err := needAlpha(ctx, env, s.Number)
 		if err != nil {
 			return nil, err
 		}

@@ -17,7 +17,7 @@ var step2 = &Step{
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
-		alpha, err := needAlpha(ctx, env, 2)
+		alpha, err := needAlpha(ctx, env, s.Number)
 		if err != nil {
 			return nil, err
 		}

@@ -21,7 +21,7 @@ var step3 = &Step{
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
-		alpha, err := needAlpha(ctx, env, 3)
+		alpha, err := needAlpha(ctx, env, s.Number)
 		if err != nil {
 			return nil, err
 		}

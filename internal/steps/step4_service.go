@@ -18,7 +18,7 @@ import (
 var step4 = &Step{
 	Step: lab.Service,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
-		if _, err := needAlpha(ctx, env, 4); err != nil {
+		if _, err := needAlpha(ctx, env, s.Number); err != nil {
 			return nil, err
 		}
 		if env.State.Engine == "" {

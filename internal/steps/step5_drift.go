@@ -24,7 +24,7 @@ var step5 = &Step{
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
-		alpha, err := needAlpha(ctx, env, 5)
+		alpha, err := needAlpha(ctx, env, s.Number)
 		if err != nil {
 			return nil, err
 		}

@@ -36,7 +36,7 @@ var step6 = &Step{
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
-		if _, err := needAlpha(ctx, env, 6); err != nil {
+		if _, err := needAlpha(ctx, env, s.Number); err != nil {
 			return nil, err
 		}
 		if st, _ := env.Service.Status(ctx); !st.Active {

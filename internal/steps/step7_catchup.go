@@ -29,7 +29,7 @@ var step7 = &Step{
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
-		alpha, err := needAlpha(ctx, env, 7)
+		alpha, err := needAlpha(ctx, env, s.Number)
 		if err != nil {
 			return nil, err
 		}
