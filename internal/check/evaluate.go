@@ -47,7 +47,7 @@ func (ev *evidenceSet) redo(n int) string {
 	}
 	own, later := "", ""
 	for _, f := range evidence.Files {
-		present := ev.Records[f].Problem != "missing"
+		present := !ev.Records[f].Missing()
 		switch w := lab.StepOf(f).Number; {
 		case w == n && present:
 			own = f
