@@ -220,7 +220,9 @@ func runPlan(t *testing.T, plan string, tt gapCase) map[string]string {
 		quotaItems = append(quotaItems, tt.quota)
 	}
 	cmd := exec.Command("jq", "-r", "--argjson", "namespaces", "["+list(nsItems...)+"]", "--argjson", "quotas", "["+list(quotaItems...)+"]",
-		"--arg", "finalizer", teamspace.Finalizer, "--arg", "ownerLabel", teamspace.OwnerLabel, "--arg", "quotaName", teamspace.QuotaName,
+		// The script's own names, as it passes them (TestScriptNamesAreTheConstants
+		// holds them to the Go constants).
+		"--arg", "finalizer", scriptConst(t, "FINALIZER"), "--arg", "ownerLabel", scriptConst(t, "OWNER_LABEL"), "--arg", "quotaName", scriptConst(t, "QUOTA_NAME"),
 		"--arg", "fields", planFields, plan)
 	cmd.Stdin = strings.NewReader(list(tsObj))
 	var stderr bytes.Buffer

@@ -12,17 +12,9 @@ import (
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/steps"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
 )
-
-// serviceFlags pick the service manager and unit dir; what the evidence dir
-// remembers is the default, and once step 4 has locked it (see labenv.State)
-// a different one is refused.
-var serviceFlags = []cli.Flag{
-	&cli.StringFlag{Name: "service-manager", Usage: "`MANAGER` of cnpa-op.service: auto, systemd or process (default: what the evidence dir remembers, else auto)"},
-	&cli.StringFlag{Name: "unit-dir", EnvVars: []string{"CNPA_UNIT_DIR"}, Usage: "`DIR` of cnpa-op.service (default: what the evidence dir remembers, else /etc/systemd/system)"},
-}
 
 var checkCommand = &cli.Command{
 	Name:  "check",
@@ -36,7 +28,7 @@ var checkCommand = &cli.Command{
 		"Exit code 0 when all pass, 1 when any fails (or no evidence is written\n" +
 		"yet), 2 when the cluster or the evidence dir cannot be reached.",
 	Flags: append([]cli.Flag{
-		&cli.StringFlag{Name: "step", Usage: "check step `N` (1..8) only"},
+		&cli.StringFlag{Name: "step", Usage: "check step `N` (" + lab.Range("..") + ") only"},
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
 	}, serviceFlags...),
 	Action: func(c *cli.Context) error {
@@ -47,8 +39,8 @@ var checkCommand = &cli.Command{
 		step := 0
 		if s := c.String("step"); s != "" {
 			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 || n > len(steps.All) {
-				return usageError("--step %q: give a step number from 1 to %d", s, len(steps.All))
+			if _, gerr := lab.Get(n); err != nil || gerr != nil {
+				return usageError("--step %q: give a step number from %s", s, lab.Range(" to "))
 			}
 			step = n
 		}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/labhub/cnpa/internal/lab"
 )
 
 // TestCLIHelperProcess is not a test: cnpa runs the test binary with
@@ -179,7 +181,8 @@ func TestExplainOffline(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("cnpa explain all: exit %d: %s", code, stderr)
 	}
-	for n := 1; n <= 8; n++ {
+	for _, s := range lab.Steps {
+		n := s.Number
 		start := strings.Index(stdout, fmt.Sprintf("Step %d — ", n))
 		if start < 0 {
 			t.Fatalf("no step %d in:\n%s", n, stdout)
@@ -193,7 +196,7 @@ func TestExplainOffline(t *testing.T) {
 				t.Errorf("step %d: no %q in\n%s", n, want, section)
 			}
 		}
-		if hasTimeline := n >= 4 && n <= 7; strings.Contains(section, fmt.Sprintf("timeline-step%d.json", n)) != hasTimeline {
+		if hasTimeline := s.Timeline; strings.Contains(section, fmt.Sprintf("timeline-step%d.json", n)) != hasTimeline {
 			t.Errorf("step %d: names its timeline file %t, want %t\n%s", n, !hasTimeline, hasTimeline, section)
 		}
 	}

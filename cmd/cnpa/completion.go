@@ -3,9 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/lab"
 )
 
 // completeFlag is the hidden flag urfave/cli answers with completions; the
@@ -14,7 +17,7 @@ const completeFlag = "--generate-bash-completion"
 
 // Values the completions offer beside commands and flags.
 var (
-	stepArgs        = []string{"1", "2", "3", "4", "5", "6", "7", "8", "all"}
+	stepArgs        = stepArguments()
 	flagValueChoice = map[string][]string{
 		"--engine":           {"go", "shell", "own"},
 		"--service-manager":  {"auto", "systemd", "process"},
@@ -23,6 +26,15 @@ var (
 		"-o":                 {"text", "json", "junit", "wide"},
 	}
 )
+
+// stepArguments are the step arguments: every step's number, and all.
+func stepArguments() []string {
+	var out []string
+	for _, n := range lab.Numbers() {
+		out = append(out, strconv.Itoa(n))
+	}
+	return append(out, "all")
+}
 
 // The shell side of completion: each asks cnpa itself, so commands, flags,
 // step numbers and engine names never go stale. Bash and zsh follow

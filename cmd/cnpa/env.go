@@ -10,13 +10,34 @@ import (
 	"github.com/labhub/cnpa/internal/ui"
 )
 
-// labEnvFlags are shared by the commands that act on the lab's service.
-var labEnvFlags = []cli.Flag{
-	&cli.StringFlag{Name: "engine", Usage: "`ENGINE` behind reconcile.sh and the service: go, shell, or own (your own reconcile.sh) (default go; remembered in the evidence dir, locked at step 3)"},
-	&cli.StringFlag{Name: "service-manager", Usage: "`MANAGER` for cnpa-op.service: auto, systemd or process (default auto: systemd when /run/systemd/system exists; remembered, locked at step 4)"},
-	&cli.StringFlag{Name: "unit-dir", EnvVars: []string{"CNPA_UNIT_DIR"}, Usage: "`DIR` for cnpa-op.service (default /etc/systemd/system; remembered, locked at step 4)"},
-	&cli.StringFlag{Name: "service-identity", Usage: "`WHO` the service acts as: own (the cnpa-controller ServiceAccount, least privilege, as system user cnpa-op under systemd) or admin (root with your kubeconfig) (default own; remembered in the evidence dir)"},
-	&cli.DurationFlag{Name: "timeout", Value: 3 * time.Minute, Usage: "longest wait for any one condition", Action: positive("timeout")},
+// serviceFlags pick the service manager and unit dir, for every command
+// that finds or acts on the service: what the evidence dir remembers is
+// the default, and once step 4 has locked it (see labenv.State) a
+// different one is refused.
+var serviceFlags = []cli.Flag{
+	&cli.StringFlag{Name: "service-manager", Usage: "`MANAGER` of cnpa-op.service: auto, systemd or process (default: what the evidence dir remembers, else auto: systemd when /run/systemd/system exists; remembered, locked at step 4)"},
+	&cli.StringFlag{Name: "unit-dir", EnvVars: []string{"CNPA_UNIT_DIR"}, Usage: "`DIR` of cnpa-op.service (default: what the evidence dir remembers, else " + labenv.DefaultUnitDir + "; remembered, locked at step 4)"},
+}
+
+// labEnvFlags are shared by the commands that act on the lab's service:
+// the engine, serviceFlags, the service's identity and the longest wait.
+var labEnvFlags = flagList(
+	[]cli.Flag{&cli.StringFlag{Name: "engine", Usage: "`ENGINE` behind reconcile.sh and the service: go, shell, or own (your own reconcile.sh) (default go; remembered in the evidence dir, locked at step 3)"}},
+	serviceFlags,
+	[]cli.Flag{
+		&cli.StringFlag{Name: "service-identity", Usage: "`WHO` the service acts as: own (the cnpa-controller ServiceAccount, least privilege, as system user cnpa-op under systemd) or admin (root with your kubeconfig) (default own; remembered in the evidence dir)"},
+		&cli.DurationFlag{Name: "timeout", Value: 3 * time.Minute, Usage: "longest wait for any one condition", Action: positive("timeout")},
+	},
+)
+
+// flagList joins lists of flags into a new one (append to a shared list
+// would write into its spare capacity).
+func flagList(lists ...[]cli.Flag) []cli.Flag {
+	var out []cli.Flag
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
 }
 
 // labEnv builds the environment every lab command shares.

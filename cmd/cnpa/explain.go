@@ -7,18 +7,18 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
-	"github.com/labhub/cnpa/internal/steps"
 )
 
 var explainCommand = &cli.Command{
 	Name:         "explain",
 	Usage:        "print what step N teaches, the commands to do it by hand and what to look at (no cluster needed)",
-	ArgsUsage:    "1..8|all",
+	ArgsUsage:    lab.Range("..") + "|all",
 	BashComplete: completeStep,
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
-			return usageError("explain needs one argument: a step number 1..8 or `all`")
+			return usageError("explain needs one argument: a step number %s or `all`", lab.Range(".."))
 		}
 		numbers, err := stepNumbers(c.Args().First())
 		if err != nil {
@@ -32,7 +32,7 @@ var explainCommand = &cli.Command{
 			if i > 0 {
 				fmt.Println()
 			}
-			text, err := steps.Explain(n, dir, unitDir)
+			text, err := lab.Explain(n, dir, unitDir)
 			if err != nil {
 				return usageError("%v", err)
 			}
@@ -60,19 +60,15 @@ func explainPaths(c *cli.Context) (dir, unitDir string, err error) {
 	return dir, unitDir, nil
 }
 
-// stepNumbers turns "all" or "1".."8" into step numbers, or a usage error
-// naming the argument.
+// stepNumbers turns "all" or a step's number into step numbers, or a
+// usage error naming the argument.
 func stepNumbers(arg string) ([]int, error) {
 	if arg == "all" {
-		var all []int
-		for i := range steps.All {
-			all = append(all, i+1)
-		}
-		return all, nil
+		return lab.Numbers(), nil
 	}
 	n, err := strconv.Atoi(arg)
-	if err != nil || n < 1 || n > len(steps.All) {
-		return nil, usageError("unknown step %q: the lab has steps 1 to %d (or `all`)", arg, len(steps.All))
+	if _, gerr := lab.Get(n); err != nil || gerr != nil {
+		return nil, usageError("unknown step %q: the lab has steps %s (or `all`)", arg, lab.Range(" to "))
 	}
 	return []int{n}, nil
 }

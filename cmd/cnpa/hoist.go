@@ -1,6 +1,10 @@
 package main
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
 
 // hoistGlobalFlags moves global flags written after the command name to the
 // front, so `cnpa doctor --kubeconfig X` works like `cnpa --kubeconfig X
@@ -9,8 +13,7 @@ func hoistGlobalFlags(args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
-	valued := map[string]bool{"--kubeconfig": true, "--context": true, "--dir": true, "--output": true, "-o": true}
-	boolean := map[string]bool{"--no-color": true}
+	valued, boolean := globalFlagNames()
 	var global, rest []string
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -32,6 +35,28 @@ func hoistGlobalFlags(args []string) []string {
 		}
 	}
 	return append(append([]string{args[0]}, global...), stepNumberLast(rest)...)
+}
+
+// globalFlagNames are the global flags as written on a command line (one
+// dash for a one-letter alias, two for a name), from globalFlags itself:
+// those that take a value, and the booleans, which take none.
+func globalFlagNames() (valued, boolean map[string]bool) {
+	valued, boolean = map[string]bool{}, map[string]bool{}
+	for _, f := range globalFlags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			dashed := "--" + n
+			if len(n) == 1 {
+				dashed = "-" + n
+			}
+			if isBool {
+				boolean[dashed] = true
+			} else {
+				valued[dashed] = true
+			}
+		}
+	}
+	return valued, boolean
 }
 
 // oneArgCommands take a single argument that learners write first, as in

@@ -21,14 +21,11 @@ func main() { os.Exit(run(os.Args)) }
 // failed, 2 usage or environment (unreachable cluster, bad kubeconfig).
 func run(args []string) int {
 	app := &cli.App{
-		Name:    "cnpa",
-		Usage:   "run, verify and explain the TeamSpace controller lab",
-		Version: version,
-		Flags:   globalFlags,
-		Commands: []*cli.Command{
-			stepCommand, controllerCommand, withFlagValues(checkCommand), withFlagValues(statusCommand),
-			serviceCommand, withFlagValues(resetCommand), withFlagValues(doctorCommand), versionCommand, completionCommand, explainCommand, scaffoldCommand, reportCommand,
-		},
+		Name:                 "cnpa",
+		Usage:                "run, verify and explain the TeamSpace controller lab",
+		Version:              version,
+		Flags:                globalFlags,
+		Commands:             appCommands(),
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // run reports errors itself
 		OnUsageError:         onUsageError,
@@ -63,6 +60,14 @@ func run(args []string) int {
 	}
 	fmt.Fprintln(os.Stderr, "cnpa: "+err.Error())
 	return 1
+}
+
+// appCommands are cnpa's commands, in the order help lists them.
+func appCommands() []*cli.Command {
+	return []*cli.Command{
+		stepCommand, controllerCommand, withFlagValues(checkCommand), withFlagValues(statusCommand),
+		serviceCommand, withFlagValues(resetCommand), withFlagValues(doctorCommand), versionCommand, completionCommand, explainCommand, scaffoldCommand, reportCommand,
+	}
 }
 
 // usageError is a wrong command line: exit code 2.

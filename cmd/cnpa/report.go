@@ -12,6 +12,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/report"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -19,8 +20,8 @@ import (
 var reportCommand = &cli.Command{
 	Name:  "report",
 	Usage: "one self-contained HTML page of the lab run: steps, values against expectations, timelines, check results",
-	Description: "Writes --html FILE: the eight steps, every evidence value beside what a\n" +
-		"correct run holds (✓/✗), the timelines of steps 4-7 drawn as charts, and the\n" +
+	Description: "Writes --html FILE: the lab's steps, every evidence value beside what a\n" +
+		"correct run holds (✓/✗), the timelines of steps " + lab.TimelineRange("-") + " drawn as charts, and the\n" +
 		"results of the last `cnpa check` (kept in <dir>/.cnpa/check.json; the page\n" +
 		"says when there is none or when evidence was written after it). The page\n" +
 		"loads nothing from anywhere: open it offline or mail it to an instructor.\n\n" +

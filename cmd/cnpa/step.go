@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/timeline"
 	"github.com/labhub/cnpa/internal/ui"
@@ -16,11 +17,11 @@ import (
 
 var stepCommand = &cli.Command{
 	Name:         "step",
-	Usage:        "run lab step 1..8, or all of them, and write its evidence",
-	ArgsUsage:    "1..8|all",
+	Usage:        "run lab step " + lab.Range("..") + ", or all of them, and write its evidence",
+	ArgsUsage:    lab.Range("..") + "|all",
 	BashComplete: completeStep,
 	Description: "Each step drives the cluster as LAB.md says, shows each observed value beside\n" +
-		"the expected one, and writes its JSON evidence under --dir. `all` runs 1..8 and\n" +
+		"the expected one, and writes its JSON evidence under --dir. `all` runs " + lab.Range("..") + " and\n" +
 		"stops at the first failure (exit 1).",
 	Flags: append([]cli.Flag{
 		&cli.BoolFlag{Name: "explain", Usage: "print the step's teaching text, as cnpa explain N does, before running it"},
@@ -31,7 +32,7 @@ var stepCommand = &cli.Command{
 	}, labEnvFlags...),
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
-			return usageError("step needs one argument: a step number 1..8 or `all`")
+			return usageError("step needs one argument: a step number %s or `all`", lab.Range(".."))
 		}
 		numbers, err := stepNumbers(c.Args().First())
 		if err != nil {
@@ -53,50 +54,43 @@ var stepCommand = &cli.Command{
 			env.Show = p
 			env.Verbose = c.Bool("verbose")
 		}
-		var results []*steps.Result
-		failedStep := 0
-		for _, n := range numbers {
-			s, _ := steps.Get(n)
-			if out == "text" && c.Bool("explain") {
-				text, _ := steps.Explain(n, env.Dir, env.UnitDir)
+		started := func(s *steps.Step) {
+			if out != "text" {
+				return
+			}
+			if c.Bool("explain") {
+				text, _ := lab.Explain(s.Number, env.Dir, env.UnitDir)
 				p.Line("%s", text)
 			}
-			if out == "text" {
-				p.Title("Step %d — %s", s.Number, s.Title)
-				p.Note("%s", s.Teaches)
-			}
-			r, err := s.Run(c.Context, env, s)
-			if err != nil {
-				if out == "json" {
-					results = append(results, &steps.Result{Step: n, Title: s.Title, Notes: []string{"error: " + err.Error()}})
-				}
-				// The error may quote the cluster (the API server echoes a
-				// value): data, not terminal commands.
-				if c.Context.Err() != nil {
-					// Ctrl-C, SIGTERM or SIGHUP: not a failure of the step,
-					// and what the step put back is in err.
-					fmt.Fprintf(os.Stderr, "step %d interrupted%s\n", n, ui.CleanLines(interruptedDetail(err)))
-				} else {
-					fmt.Fprintf(os.Stderr, "step %d failed: %s\n", n, ui.CleanLines(err.Error()))
-				}
-				failedStep = n
-				break
-			}
-			results = append(results, r)
+			p.Title("Step %d — %s", s.Number, s.Title)
+			p.Note("%s", s.Teaches)
+		}
+		done := func(r *steps.Result) {
 			if out == "text" {
 				printResult(p, r, env.Show != nil)
 			}
-			if !r.OK() {
-				failedStep = n
-				break
+		}
+		run := steps.RunAll(c.Context, env, numbers, started, done)
+		switch {
+		case run.Failed == nil && run.Err != nil:
+			return usageError("%v", run.Err)
+		case run.Err != nil:
+			// The error may quote the cluster (the API server echoes a
+			// value): data, not terminal commands.
+			if c.Context.Err() != nil {
+				// Ctrl-C, SIGTERM or SIGHUP: not a failure of the step,
+				// and what the step put back is in err.
+				fmt.Fprintf(os.Stderr, "step %d interrupted%s\n", run.Failed.Number, ui.CleanLines(interruptedDetail(run.Err)))
+			} else {
+				fmt.Fprintf(os.Stderr, "step %d failed: %s\n", run.Failed.Number, ui.CleanLines(run.Err.Error()))
 			}
 		}
 		if out == "json" {
-			if err := ui.WriteJSON(os.Stdout, results); err != nil {
+			if err := ui.WriteJSON(os.Stdout, run.Results); err != nil {
 				return err
 			}
 		}
-		if failedStep > 0 {
+		if run.Failed != nil {
 			return failed()
 		}
 		return nil

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 )
 
 // Status is the outcome of one check.
@@ -131,7 +131,7 @@ func holds(ok bool, want, got string) verdict { return verdict{ok: ok, want: wan
 func skipped(why string) verdict { return verdict{skip: why} }
 
 // show renders a value as JSON, as the lab's rules do.
-var show = expect.Show
+var show = lab.Show
 
 // checker collects checks in the order they are made.
 type checker struct {
@@ -159,30 +159,30 @@ func (c *checker) add(id string, step int, title, hint string, v verdict) {
 // file adds stepN.file: the record exists, is one JSON object, and has no
 // key LAB.md does not name (a missing or mistyped key fails that key's own
 // check instead).
-func (c *checker) file(r *record, hint string) {
-	title := r.file + " exists, is one JSON object and has no keys beyond LAB.md's"
+func (c *checker) file(r *lab.Record, hint string) {
+	title := r.File + " exists, is one JSON object and has no keys beyond LAB.md's"
 	v := holds(true, "a JSON object with the keys LAB.md names", "a JSON object, no keys beyond LAB.md's")
 	switch {
-	case r.fileProblem != "":
-		v = holds(false, v.want, r.file+" "+r.fileProblem)
-	case len(r.extra) > 0:
-		v = holds(false, v.want, fmt.Sprint(r.extra))
+	case r.Problem != "":
+		v = holds(false, v.want, r.File+" "+r.Problem)
+	case len(r.Extra) > 0:
+		v = holds(false, v.want, fmt.Sprint(r.Extra))
 		hint = "remove what LAB.md does not name; better, let cnpa write it: " + hint
 	}
-	c.add(fmt.Sprintf("step%d.file", r.step), r.step, title, hint, v)
+	c.add(fmt.Sprintf("step%d.file", r.Step), r.Step, title, hint, v)
 }
 
 // key adds the check that owns one key of a record: when the key is missing
 // or of the wrong type it fails here (expected: want), else judge decides.
-func (c *checker) key(r *record, key, id, title, want, hint string, judge func(v any) verdict) {
+func (c *checker) key(r *lab.Record, key, id, title, want, hint string, judge func(v any) verdict) {
 	var v verdict
 	switch {
-	case r.fileProblem != "":
-		v = skipped(r.unusable())
-	case r.keyProblem[key] != "":
-		v = holds(false, want, key+" "+r.keyProblem[key])
+	case r.Problem != "":
+		v = skipped(r.Unusable())
+	case r.KeyProblems[key] != "":
+		v = holds(false, want, key+" "+r.KeyProblems[key])
 	default:
-		v = judge(r.values[key])
+		v = judge(r.Values[key])
 	}
-	c.add(id, r.step, title, hint, v)
+	c.add(id, r.Step, title, hint, v)
 }

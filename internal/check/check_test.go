@@ -18,6 +18,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/labhub/cnpa/assets"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
@@ -321,6 +322,40 @@ func TestDiff(t *testing.T) {
 	for _, tt := range tests {
 		if got := diff(a, b, tt.excused); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestAllSteps: one set of checks per step of the lab, in its order.
+func TestAllSteps(t *testing.T) {
+	if len(allSteps) != len(lab.Steps) {
+		t.Fatalf("%d step checks, %d steps", len(allSteps), len(lab.Steps))
+	}
+	for i, s := range allSteps {
+		if s.step != lab.Steps[i] {
+			t.Errorf("allSteps[%d]: got step %d, want %d", i, s.step.Number, lab.Steps[i].Number)
+		}
+	}
+}
+
+// TestOneRead: evaluate judges the state as read once and opens nothing
+// again: with the evidence dir gone after the read, every check comes out
+// as it does with the dir in place.
+func TestOneRead(t *testing.T) {
+	dir := labDir(t)
+	f := goodFacts(t, dir)
+	want := evaluate(readEvidence(dir), f)
+	ev := readEvidence(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	got := evaluate(ev, f)
+	if !slices.EqualFunc(got, want, func(a, b Check) bool { return a == b }) {
+		t.Errorf("with the dir removed after the read: got %+v, want %+v", got, want)
+	}
+	for _, c := range got {
+		if c.Status != Pass {
+			t.Errorf("%s: got %s (%s), want pass", c.ID, c.Status, c.Actual)
 		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
 )
@@ -33,28 +33,32 @@ func controllerAdvice(f *facts, must string) string {
 	return hintStartService
 }
 
-// redo says how to get step n's evidence written (again). Steps 1, 2 and
-// 7 need the cluster as it was before them, and a step whose file a later
-// step's file depends on keeps its old file; in both cases only starting
-// over helps.
+// redo says how to get step n's evidence written (again). A OnceOnly step
+// (lab.Step) needs the cluster as it was before it, and a step whose file a
+// later step's file depends on keeps its old file; in both cases only
+// starting over helps.
 func (ev *evidenceSet) redo(n int) string {
-	if n == 8 {
-		return "run `cnpa step 8` again: it recomputes report.json from the other files"
+	s, err := lab.Get(n)
+	if err != nil {
+		return fmt.Sprintf("run `cnpa step %d`", n)
+	}
+	if s.Computed {
+		return fmt.Sprintf("run `cnpa step %d` again: it recomputes %s from the other files", n, s.File)
 	}
 	own, later := "", ""
 	for _, f := range evidence.Files {
-		present := ev.records[f].fileProblem != "missing"
-		switch {
-		case stepOfFile[f] == n && present:
+		present := !ev.Records[f].Missing()
+		switch w := lab.StepOf(f).Number; {
+		case w == n && present:
 			own = f
-		case stepOfFile[f] > n && present && later == "":
+		case w > n && present && later == "":
 			later = f
 		}
 	}
 	switch {
 	case own == "" && later == "":
 		return fmt.Sprintf("run `cnpa step %d`", n)
-	case n == 1 || n == 2 || n == 7:
+	case s.OnceOnly:
 		return fmt.Sprintf("the cluster has moved past step %d, so it cannot be repeated: %s", n, hintStartOver)
 	case later != "":
 		return fmt.Sprintf("%s of a later step exists, so `cnpa step %d` would keep what it wrote: %s", later, n, hintStartOver)
@@ -69,12 +73,12 @@ func (ev *evidenceSet) stale(n int, file string) string {
 }
 
 // stepChecks is what `cnpa check` grades for one step: the evidence file
-// the step writes, judged key by key by the lab's rules (package expect),
+// the step writes, judged key by key by the lab's rules (package lab),
 // then the facts of the live cluster and the machine that step leaves.
 type stepChecks struct {
-	step int
-	// file is the step's evidence file; "" for step 4, which writes none.
-	file string
+	// step is the step graded; its File (none for step 4) is judged key
+	// by key.
+	step *lab.Step
 	live []liveCheck
 }
 
@@ -94,7 +98,7 @@ func hintText(s string) func(*evidenceSet, *facts) string {
 }
 
 // allSteps is every step's checks, in lab order (one file per step:
-// step1.go … step8.go).
+// step1.go, step2.go, …), one per lab.Steps (TestAllSteps).
 var allSteps = []*stepChecks{step1Checks, step2Checks, step3Checks, step4Checks, step5Checks, step6Checks, step7Checks, step8Checks}
 
 // evaluate judges the evidence against itself and against the facts. It
@@ -103,10 +107,10 @@ func evaluate(ev *evidenceSet, f *facts) []Check {
 	c := &checker{}
 	in := ev.inputs(f)
 	for _, s := range allSteps {
-		if s.file != "" {
-			rec := ev.records[s.file]
-			c.file(rec, ev.redo(s.step))
-			for _, r := range expect.For(s.file) {
+		if file := s.step.File; file != "" {
+			rec := ev.Records[file]
+			c.file(rec, ev.redo(s.step.Number))
+			for _, r := range lab.For(file) {
 				c.rule(ev, rec, r, in)
 			}
 		}
@@ -115,7 +119,7 @@ func evaluate(ev *evidenceSet, f *facts) []Check {
 			if l.titleFor != nil {
 				title = l.titleFor(f)
 			}
-			c.add(l.id, s.step, title, l.hint(ev, f), l.judge(ev, f))
+			c.add(l.id, s.step.Number, title, l.hint(ev, f), l.judge(ev, f))
 		}
 	}
 	return c.checks
@@ -123,12 +127,12 @@ func evaluate(ev *evidenceSet, f *facts) []Check {
 
 // rule adds the check of one evidence key: when the key is missing or of
 // the wrong type it fails here, else the lab's rule decides.
-func (c *checker) rule(ev *evidenceSet, rec *record, r expect.Rule, in *expect.Inputs) {
-	hintOf := func(h expect.Hint) string {
+func (c *checker) rule(ev *evidenceSet, rec *lab.Record, r lab.Rule, in *lab.Inputs) {
+	hintOf := func(h lab.Hint) string {
 		switch h {
-		case expect.Stale:
+		case lab.Stale:
 			return ev.stale(r.Step, r.File)
-		case expect.StartOver:
+		case lab.StartOver:
 			return hintStartOver
 		}
 		return ev.redo(r.Step)
@@ -145,16 +149,16 @@ func (c *checker) rule(ev *evidenceSet, rec *record, r expect.Rule, in *expect.I
 
 // inputs is what the rules compare with: the other records, the archive
 // record, report.json as computed, and the live alpha.
-func (ev *evidenceSet) inputs(f *facts) *expect.Inputs {
-	in := &expect.Inputs{Alpha: f.alpha, Value: func(file, key string) (any, string) { return ev.records[file].get(key) }}
+func (ev *evidenceSet) inputs(f *facts) *lab.Inputs {
+	in := &lab.Inputs{Alpha: f.alpha, Value: func(file, key string) (any, string) { return ev.Records[file].Get(key) }}
 	if ev.archiveProblem != "" {
 		in.ArchiveProblem = ev.archiveProblem
 	} else {
-		in.ArchiveUID = ev.archive.UID
+		in.ArchiveUID = ev.Archive.UID
 	}
-	report, err := expect.ComputeReport(ev.dir)
+	report, err := lab.ComputeReport(ev.State)
 	if err == nil {
-		in.Report, err = expect.Values(evidence.ReportFile, report)
+		in.Report, err = lab.Values(evidence.ReportFile, report)
 	}
 	if err != nil {
 		in.ReportProblem = ev.reportInputsProblem(err).Error()
@@ -167,7 +171,7 @@ func (ev *evidenceSet) inputs(f *facts) *expect.Inputs {
 func (ev *evidenceSet) reportInputsProblem(err error) error {
 	var bad []string
 	for _, f := range []string{evidence.BeforeFile, evidence.GenerationFile, evidence.DriftFile, evidence.CatchupFile} {
-		if r := ev.records[f]; r.fileProblem != "" || len(r.keyProblem) > 0 || len(r.extra) > 0 {
+		if r := ev.Records[f]; r.Problem != "" || len(r.KeyProblems) > 0 || len(r.Extra) > 0 {
 			bad = append(bad, f)
 		}
 	}

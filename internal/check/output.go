@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/labhub/cnpa/internal/steps"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -21,7 +21,7 @@ func WriteText(p *ui.Printer, r *Report) {
 			}
 			step = c.Step
 			title := ""
-			if s, err := steps.Get(step); err == nil {
+			if s, err := lab.Get(step); err == nil {
 				title = " — " + s.Title
 			}
 			p.Title("Step %d%s", step, title)

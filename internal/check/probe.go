@@ -306,8 +306,8 @@ func probeFinalizer(ctx context.Context, env *labenv.Env, tmp *temps, timeout ti
 	if !ok {
 		if live, _ := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name); live != nil && teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer) &&
 			!teamspace.HasFinalizer(live.Finalizers, ForeignFinalizer) {
-			seen += ": another controller's finalizer was dropped. Add ours to the list, keeping the other finalizers " +
-				"(merge or JSON-patch add, with the resourceVersion as precondition); never overwrite the list"
+			seen += ": another controller's finalizer was dropped: " + lab.KeepOtherFinalizers +
+				"; a merge or JSON-patch add, with the resourceVersion as precondition, does"
 		} else {
 			seen += stopsBefore(ctx, env, ts.Name)
 		}

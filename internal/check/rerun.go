@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -193,12 +194,12 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
-		c.add(runsID, 3, runsTitle, hint, holds(false, "an executable "+path, "missing"))
-		c.add(writeID, 3, writeTitle, "", skipped("no script to run (see "+runsID+")"))
+		c.add(runsID, lab.Reconcile.Number, runsTitle, hint, holds(false, "an executable "+path, "missing"))
+		c.add(writeID, lab.Reconcile.Number, writeTitle, "", skipped("no script to run (see "+runsID+")"))
 		return
 	case fi.Mode()&0o111 == 0:
-		c.add(runsID, 3, runsTitle, "make it executable: `chmod +x "+path+"`", holds(false, "an executable "+path, "not executable, mode "+fi.Mode().String()))
-		c.add(writeID, 3, writeTitle, "", skipped("no script to run (see "+runsID+")"))
+		c.add(runsID, lab.Reconcile.Number, runsTitle, "make it executable: `chmod +x "+path+"`", holds(false, "an executable "+path, "not executable, mode "+fi.Mode().String()))
+		c.add(writeID, lab.Reconcile.Number, writeTitle, "", skipped("no script to run (see "+runsID+")"))
 		return
 	}
 	finalizerOn := env.State != nil && env.State.Finalizer
@@ -215,8 +216,8 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 	for i := 0; i <= 2; i++ {
 		s, err := takeSnapshot(ctx, env, finalizerOn)
 		if err != nil {
-			c.add(runsID, 3, runsTitle, hint, skipped("cannot read the cluster: "+err.Error()))
-			c.add(writeID, 3, writeTitle, "", skipped("cannot read the cluster: "+err.Error()))
+			c.add(runsID, lab.Reconcile.Number, runsTitle, hint, skipped("cannot read the cluster: "+err.Error()))
+			c.add(writeID, lab.Reconcile.Number, writeTitle, "", skipped("cannot read the cluster: "+err.Error()))
 			return
 		}
 		snaps = append(snaps, s)
@@ -232,9 +233,9 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 		case errors.As(err, &exit) && exit.Exited() && ctx.Err() == nil:
 			exits = append(exits, fmt.Sprintf("run %d: %v: %s", i+1, err, ui.Clean(lastChars(out, 400))))
 		default:
-			c.add(runsID, 3, runsTitle, "run it by hand to see why: `"+path+"`; "+hint,
+			c.add(runsID, lab.Reconcile.Number, runsTitle, "run it by hand to see why: `"+path+"`; "+hint,
 				holds(false, "it runs to its end", fmt.Sprintf("run %d %s: %v: %s", i+1, as, err, ui.Clean(lastChars(out, 400)))))
-			c.add(writeID, 3, writeTitle, "", skipped("the script did not run (see "+runsID+")"))
+			c.add(writeID, lab.Reconcile.Number, writeTitle, "", skipped("the script did not run (see "+runsID+")"))
 			return
 		}
 	}
@@ -248,7 +249,7 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 				" (the service runs it so too: what root may do, the service's identity may not)"
 		}
 	}
-	c.add(runsID, 3, runsTitle, "run it by hand to see why: `"+path+"`", runs)
+	c.add(runsID, lab.Reconcile.Number, runsTitle, "run it by hand to see why: `"+path+"`", runs)
 
 	first := diff(snaps[0], snaps[1], snaps[0].pending)
 	second := diff(snaps[1], snaps[2], nil)
@@ -271,7 +272,7 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 		if len(snaps[0].pending) > 0 {
 			actual += fmt.Sprintf(" (the first run converged %s, which were behind)", keys(snaps[0].pending))
 		}
-		c.add(writeID, 3, writeTitle, "", holds(true, want, actual))
+		c.add(writeID, lab.Reconcile.Number, writeTitle, "", holds(true, want, actual))
 		return
 	}
 	if u := snaps[2].unsettled; len(u) > 0 {
@@ -281,7 +282,7 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 	if env.Engine != labenv.EngineOwn {
 		fix += " (`cnpa step 3` installs one that does)"
 	}
-	c.add(writeID, 3, writeTitle, fix, holds(false, want, strings.Join(got, "; ")))
+	c.add(writeID, lab.Reconcile.Number, writeTitle, fix, holds(false, want, strings.Join(got, "; ")))
 }
 
 // runScript runs reconcile.sh as the service runs it (under its identity

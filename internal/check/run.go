@@ -6,15 +6,14 @@ import (
 	"io"
 	"time"
 
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
-	"github.com/labhub/cnpa/internal/steps"
-	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
 // Options tune Run.
 type Options struct {
-	// Step limits the report to one step (1..8); 0 checks all.
+	// Step limits the report to one step (a lab.Steps number); 0 checks all.
 	Step int
 	// ProbeTimeout bounds each wait on the controller (default 30s: the
 	// shell engine passes every 3 s).
@@ -47,8 +46,8 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *Report, err e
 	if opts.Progress == nil {
 		opts.Progress = ui.New(io.Discard, true)
 	}
-	if opts.Step < 0 || opts.Step > len(steps.All) {
-		return nil, fmt.Errorf("there is no step %d: the lab has steps 1 to %d", opts.Step, len(steps.All))
+	if _, err := lab.Get(opts.Step); opts.Step != 0 && err != nil {
+		return nil, fmt.Errorf("there is no step %d: the lab has steps %s", opts.Step, lab.Range(" to "))
 	}
 	want := func(n int) bool { return opts.Step == 0 || opts.Step == n }
 	if _, err := env.Clients.Kube.Discovery().ServerVersion(); err != nil {
@@ -61,11 +60,11 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *Report, err e
 	}
 	c := &checker{checks: evaluate(ev, f)}
 
-	if want(3) {
+	if want(lab.Reconcile.Number) {
 		opts.Progress.Note("… running %s twice more to see that it writes nothing", labenv.ScriptName)
 		rerunChecks(ctx, env, c)
 	}
-	if want(3) || want(4) || want(6) {
+	if want(lab.Reconcile.Number) || want(lab.Service.Number) || want(lab.Cleanup.Number) {
 		tmp := &temps{env: env, grace: 10 * time.Second}
 		if !f.service.Active {
 			tmp.grace = 0 // nobody will archive them: drop the finalizers now
@@ -100,9 +99,10 @@ func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp
 	addedTitle := "a TeamSpace with a foreign finalizer (" + ForeignFinalizer + ") gets ours too and keeps the other"
 	deletedTitle := "deleted, it is archived to archive/<name>.json and loses only our finalizer"
 	probeHint := "is the controller running and reconciling? `cnpa service status`, `cnpa service logs`"
-	finalizerHint := "the controller must add its finalizer keeping the other finalizers and, on delete, archive first and then remove only its own; run `cnpa step 6` (it turns finalizer handling on)"
+	finalizerMust := "must " + lab.KeepOtherFinalizers + " and, " + lab.ArchiveThenRelease
+	finalizerHint := "the controller " + finalizerMust + "; run `cnpa step 6` (it turns finalizer handling on)"
 	if f.engine == labenv.EngineOwn {
-		finalizerHint = controllerAdvice(f, "must add "+teamspace.Finalizer+" keeping the other finalizers (never overwrite the list) and, on delete, write archive/<name>.json first and then remove only "+teamspace.Finalizer)
+		finalizerHint = controllerAdvice(f, finalizerMust)
 	}
 	var why string
 	switch {
@@ -117,10 +117,10 @@ func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp
 	foreignTitle := "a namespace team-<name> that existed before its TeamSpace is not adopted"
 	foreignHint := "create team-<name> only when it does not exist, and never add an ownerReference to a namespace you did not make"
 	if why != "" {
-		c.add(foreignID, 3, foreignTitle, "", skipped(why))
-		c.add(convergesID, 4, convergesTitle, "", skipped(why))
-		c.add(addedID, 6, addedTitle, "", skipped(why))
-		c.add(deletedID, 6, deletedTitle, "", skipped(why))
+		c.add(foreignID, lab.Reconcile.Number, foreignTitle, "", skipped(why))
+		c.add(convergesID, lab.Service.Number, convergesTitle, "", skipped(why))
+		c.add(addedID, lab.Cleanup.Number, addedTitle, "", skipped(why))
+		c.add(deletedID, lab.Cleanup.Number, deletedTitle, "", skipped(why))
 		return
 	}
 	// One probe at a time, each one's TeamSpace gone before the next is
@@ -128,25 +128,25 @@ func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp
 	// another probe's verdict, whatever the random names sort like.
 	tmp.sweepLeftovers(ctx, opts.Progress.Note)
 	var took time.Duration
-	if want(4) {
+	if want(lab.Service.Number) {
 		opts.Progress.Note("… step 4: a temporary TeamSpace %s* must converge by itself", TempPrefix)
 		var converges verdict
 		converges, took = probeConverges(ctx, env, tmp, opts.ProbeTimeout)
-		c.add(convergesID, 4, convergesTitle, probeHint, converges)
+		c.add(convergesID, lab.Service.Number, convergesTitle, probeHint, converges)
 	}
-	if want(6) {
+	if want(lab.Cleanup.Number) {
 		opts.Progress.Note("… step 6: a temporary TeamSpace holding another controller's finalizer (%s)", ForeignFinalizer)
 		added, deleted := probeFinalizer(ctx, env, tmp, opts.ProbeTimeout)
-		c.add(addedID, 6, addedTitle, finalizerHint, added)
-		c.add(deletedID, 6, deletedTitle, finalizerHint, deleted)
+		c.add(addedID, lab.Cleanup.Number, addedTitle, finalizerHint, added)
+		c.add(deletedID, lab.Cleanup.Number, deletedTitle, finalizerHint, deleted)
 	}
-	if want(3) {
+	if want(lab.Reconcile.Number) {
 		// Last and alone: LAB.md does not ask about a namespace somebody
 		// else made, and a controller that stops its pass there must cost
 		// no other verdict.
 		opts.Progress.Note("… a namespace team-<name> somebody else made before its TeamSpace (LAB.md does not ask about it: a note at most)")
 		foreign := probeForeignNamespace(ctx, env, tmp, witnessWait(took, opts.ProbeTimeout))
-		c.add(foreignID, 3, foreignTitle, foreignHint, foreign)
+		c.add(foreignID, lab.Reconcile.Number, foreignTitle, foreignHint, foreign)
 	}
 }
 

@@ -1,7 +1,7 @@
 package check
 
-import "github.com/labhub/cnpa/internal/evidence"
+import "github.com/labhub/cnpa/internal/lab"
 
 // Step 1: registering a type does nothing by itself. before.json, then the
 // CRD on the server field by field (crd.go).
-var step1Checks = &stepChecks{step: 1, file: evidence.BeforeFile, live: crdChecks()}
+var step1Checks = &stepChecks{step: lab.CRD, live: crdChecks()}

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 // Step 3: the same result however often it runs. reconcile.json, then
 // team-alpha as the reconcile pass leaves it. The re-runs of reconcile.sh
 // are live probes (rerun.go).
-var step3Checks = &stepChecks{step: 3, file: evidence.ReconcileFile, live: []liveCheck{
+var step3Checks = &stepChecks{step: lab.Reconcile, live: []liveCheck{
 	{id: "step3.namespace_owned", title: "team-alpha is labelled " + teamspace.OwnerLabel + "=alpha and owned by the live alpha",
 		hint: func(_ *evidenceSet, f *facts) string {
 			return "LAB.md step 3: one pass of reconcile.sh gives team-<name> the label " + teamspace.OwnerLabel +

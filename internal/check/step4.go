@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/service"
 )
 
 // Step 4: not once, but continuously. cnpa-op.service as installed and
 // running now; the temporary TeamSpace it must serve is a live probe
 // (probe.go).
-var step4Checks = &stepChecks{step: 4, live: []liveCheck{
+var step4Checks = &stepChecks{step: lab.Service, live: []liveCheck{
 	{id: "step4.unit_file", titleFor: func(f *facts) string { return "the unit file " + f.service.UnitPath + " exists" },
 		hint: hintText("run `cnpa step 4` again: it writes the unit"),
 		judge: func(_ *evidenceSet, f *facts) verdict {

@@ -6,16 +6,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 // Step 5: the deleted quota is back seconds later. drift.json, then the
 // live team-alpha/team-quota: the restored one, holding alpha's spec.
-var step5Checks = &stepChecks{step: 5, file: evidence.DriftFile, live: []liveCheck{
+var step5Checks = &stepChecks{step: lab.Drift, live: []liveCheck{
 	{id: "step5.restored_uid_live", title: "drift.json restored_uid is the uid of the live team-alpha/team-quota",
-		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(5, evidence.DriftFile) },
+		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(lab.Drift.Number, evidence.DriftFile) },
 		judge: func(ev *evidenceSet, f *facts) verdict {
-			r, why := ev.records[evidence.DriftFile].str("restored_uid")
+			r, why := ev.Records[evidence.DriftFile].Str("restored_uid")
 			switch {
 			case why != "":
 				return skipped(why)

@@ -3,7 +3,7 @@ package check
 import (
 	"fmt"
 
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -11,18 +11,18 @@ import (
 // Step 6: cleanup before deletion. cleanup.json, the archive record, beta
 // and team-beta gone, and alpha held by the finalizer. The temporary
 // TeamSpace deleted through the finalizer is a live probe (probe.go).
-var step6Checks = &stepChecks{step: 6, file: evidence.CleanupFile, live: []liveCheck{
+var step6Checks = &stepChecks{step: lab.Cleanup, live: []liveCheck{
 	{id: "step6.archive_record", title: "archive/beta.json is the controller's record of beta: name beta, its uid, pods 2",
 		hint: func(ev *evidenceSet, _ *facts) string {
-			return "the controller writes it before it lets beta go; " + ev.redo(6)
+			return "the controller writes it before it lets beta go; " + ev.redo(lab.Cleanup.Number)
 		},
 		judge: archiveRecord},
 	{id: "step6.beta_gone", title: "TeamSpace beta is gone",
 		hint: func(ev *evidenceSet, f *facts) string {
 			if f.engine == labenv.EngineOwn {
-				return controllerAdvice(f, "must, for a TeamSpace with a deletionTimestamp, write archive/<name>.json and then remove "+teamspace.Finalizer)
+				return controllerAdvice(f, "must, "+lab.ArchiveThenRelease)
 			}
-			return "beta is still there: is the controller running with the finalizer on (`cnpa service logs`)? or " + ev.redo(6)
+			return "beta is still there: is the controller running with the finalizer on (`cnpa service logs`)? or " + ev.redo(lab.Cleanup.Number)
 		},
 		judge: func(_ *evidenceSet, f *facts) verdict {
 			return gone(f.beta != nil, func() string {
@@ -37,7 +37,7 @@ var step6Checks = &stepChecks{step: 6, file: evidence.CleanupFile, live: []liveC
 	{id: "step6.alpha_finalizer", title: "alpha carries the finalizer " + teamspace.Finalizer,
 		hint: func(_ *evidenceSet, f *facts) string {
 			if f.engine == labenv.EngineOwn {
-				return controllerAdvice(f, "must add "+teamspace.Finalizer+" to every TeamSpace without a deletionTimestamp, keeping the other finalizers (LAB.md step 6)")
+				return controllerAdvice(f, "must "+lab.KeepOtherFinalizers+" (LAB.md step 6)")
 			}
 			return "the controller adds it when finalizer handling is on: run `cnpa step 6` (or `cnpa service start`)"
 		},
@@ -54,7 +54,7 @@ func archiveRecord(ev *evidenceSet, _ *facts) verdict {
 	if ev.archiveProblem != "" {
 		return holds(false, want, ev.archiveProblem)
 	}
-	a := ev.archive
+	a := ev.Archive
 	return holds(a.Name == "beta" && a.UID != "" && a.Pods == 2, want, show(a))
 }
 

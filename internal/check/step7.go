@@ -4,15 +4,16 @@ import (
 	"fmt"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 )
 
 // Step 7: no change missed while stopped. catchup.json, then alpha now:
 // its generation is the one recorded, and the controller acted on it.
-var step7Checks = &stepChecks{step: 7, file: evidence.CatchupFile, live: []liveCheck{
+var step7Checks = &stepChecks{step: lab.Catchup, live: []liveCheck{
 	{id: "step7.generation_live", title: "alpha's live metadata.generation is catchup.json generation",
-		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(7, evidence.CatchupFile) },
+		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(lab.Catchup.Number, evidence.CatchupFile) },
 		judge: func(ev *evidenceSet, f *facts) verdict {
-			g, why := ev.records[evidence.CatchupFile].int("generation")
+			g, why := ev.Records[evidence.CatchupFile].Int("generation")
 			switch {
 			case why != "":
 				return skipped(why)

@@ -1,7 +1,7 @@
 package check
 
-import "github.com/labhub/cnpa/internal/evidence"
+import "github.com/labhub/cnpa/internal/lab"
 
 // Step 8: report.json, every key what the other files give
-// (expect.ComputeReport).
-var step8Checks = &stepChecks{step: 8, file: evidence.ReportFile}
+// (lab.ComputeReport).
+var step8Checks = &stepChecks{step: lab.Report}

@@ -311,12 +311,18 @@ func Read(dir, name string, v any) ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Parse(name, data, v), nil
+}
+
+// Parse is Read on bytes already read: it checks data's shape as file
+// name and decodes it into v (when v is not nil) when the shape holds.
+func Parse(name string, data []byte, v any) []Problem {
 	problems := Validate(name, data)
 	if len(problems) > 0 || v == nil {
-		return problems, nil
+		return problems
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return []Problem{{Detail: err.Error()}}, nil
+		return []Problem{{Detail: err.Error()}}
 	}
-	return nil, nil
+	return nil
 }

@@ -1,7 +1,7 @@
 // Package report makes `cnpa report --html`: one self-contained HTML page
 // of a lab run, to open offline or mail to an instructor. It shows the
-// eight steps, every evidence value against what a correct run holds (as
-// package expect judges it), the timelines of steps 4 to 7 drawn as
+// lab's steps, every evidence value against what a correct run holds (as
+// package lab judges it), the timelines of the steps that record one drawn as
 // charts (package timeline), and the last `cnpa check` (check.LoadLast).
 //
 // It only reads: the evidence dir, and the live alpha when a cluster is
@@ -9,18 +9,15 @@
 package report
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
-	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/timeline"
 )
@@ -116,9 +113,6 @@ type Check struct {
 	Passed, Failed, Skipped int
 }
 
-// timelineSteps are the steps that record a timeline (package timeline).
-var timelineSteps = map[int]bool{4: true, 5: true, 6: true, 7: true}
-
 // Build gathers the page from the evidence dir. Phases:
 //  1. the lab's state (engine) and the last check report;
 //  2. for each step, its evidence judged by expect's rules, its timeline
@@ -140,14 +134,15 @@ func Build(o Options) *Page {
 	}
 	p.Check = summarizeCheck(o.Dir, last)
 
-	in := expect.FromDir(o.Dir, o.Alpha)
+	ev := lab.Read(o.Dir)
+	in := ev.Inputs(o.Alpha)
 	in.AlphaUnknown = o.AlphaUnknown
-	for _, s := range steps.All {
+	for _, s := range lab.Steps {
 		st := &Step{Number: s.Number, Title: s.Title, Teaches: s.Teaches, File: s.File}
 		if s.File != "" {
-			judgeFile(st, o.Dir, in)
+			judgeFile(st, ev.Records[s.File], in)
 		}
-		if timelineSteps[s.Number] {
+		if s.Timeline {
 			addTimeline(st, o.Dir)
 		}
 		if last != nil {
@@ -179,22 +174,22 @@ func Build(o Options) *Page {
 	return p
 }
 
-// judgeFile reads the step's evidence strictly and judges every key by
-// expect's rules; an unreadable file lists the keys with what is expected.
-func judgeFile(st *Step, dir string, in *expect.Inputs) {
-	values, err := expect.ReadValues(dir, st.File)
+// judgeFile judges the step's evidence, read strictly, key by key by the
+// lab's rules; an unreadable file lists the keys with what is expected.
+func judgeFile(st *Step, rec *lab.Record, in *lab.Inputs) {
+	values, err := rec.Strict()
 	if err != nil {
 		st.FileProblem = err.Error()
-		if _, statErr := os.Stat(filepath.Join(dir, st.File)); errors.Is(statErr, fs.ErrNotExist) {
+		if rec.Missing() {
 			st.FileProblem = fmt.Sprintf("%s is not written yet: run `cnpa step %d`", st.File, st.Number)
 			st.NotWritten = true
 		}
-		for _, r := range expect.For(st.File) {
+		for _, r := range lab.For(st.File) {
 			st.Values = append(st.Values, Value{Key: r.Key, Title: r.Title, Got: "—", Want: r.Expected, Status: Missing})
 		}
 		return
 	}
-	for _, j := range expect.Judge(st.File, values, in) {
+	for _, j := range lab.Judge(st.File, values, in) {
 		v := Value{Key: j.Key, Title: j.Title, Got: j.Value, Want: j.Want}
 		switch {
 		case j.Skip != "":

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -35,13 +36,11 @@ func mistakeFor(g teamspace.Gap, ts *teamspace.TeamSpace) string {
 			"nothing else: is one of them hard-coded, or spec.cpu ignored?"
 	case teamspace.GapStatus:
 		if ts.Status.ObservedGeneration == 0 {
-			return "status.observedGeneration never appeared although the pass exited 0: status sent to the main " +
-				"endpoint is dropped (`patched (no change)`); write it through the status subresource, " +
-				"`kubectl patch teamspace <name> --subresource=status --type=merge -p '{\"status\":{...}}'`"
+			return "status.observedGeneration never appeared although the pass exited 0: " + lab.StatusViaSubresource
 		}
 		return "status.observedGeneration must be the TeamSpace's current metadata.generation and status.namespace team-<name>"
 	case teamspace.GapFinalizer:
-		return "LAB.md step 6: add " + teamspace.Finalizer + " to every TeamSpace without a deletionTimestamp, keeping the other finalizers"
+		return "LAB.md step 6: " + lab.KeepOtherFinalizers
 	}
 	return ""
 }

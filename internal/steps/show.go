@@ -28,7 +28,7 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
@@ -192,7 +192,38 @@ func (o obj) slash() []string {
 	return a
 }
 
+// target names the object in a timeline entry: "resourcequota
+// team-alpha/team-quota", "teamspace beta".
+func (o obj) target() string {
+	if o.ns != "" {
+		return o.resource + " " + o.ns + "/" + o.name
+	}
+	return o.resource + " " + o.name
+}
+
 func kubectl(args ...string) string { return "kubectl " + words(args...) }
+
+// The commands a request is shown as, and recorded as in a timeline
+// (reaction.action, reaction.you): built from the request's own values, so
+// that what the timeline says was done is what was sent.
+
+// applyCmd is the server-side apply of the manifest at path ("-": stdin).
+func applyCmd(path string) string {
+	return kubectl("apply", "--server-side", "--field-manager="+fieldManager, "--force-conflicts", "-f", path)
+}
+
+// patchCmd is the JSON merge patch body of o.
+func patchCmd(o obj, body string) string {
+	return kubectl(append(append([]string{"patch"}, o.args()...), "--type=merge", "-p", body)...)
+}
+
+// deleteCmd is the delete of o that returns at once.
+func deleteCmd(o obj) string {
+	return kubectl(append(append([]string{"delete"}, o.args()...), "--wait=false")...)
+}
+
+// deleteRawCmd is DELETE path, as the API server's answer.
+func deleteRawCmd(path string) string { return kubectl("delete", "--raw", path) }
 
 // getCmd is `kubectl get <obj> -o jsonpath=<path>`.
 func getCmd(o obj, path string) string {
@@ -321,7 +352,7 @@ func (s shell) writeEvidence(env *labenv.Env, file string, v any) (string, error
 // does, and shows the command and kubectl's answer. path "-" shows the
 // manifest as a heredoc on stdin.
 func (s shell) apply(ctx context.Context, env *labenv.Env, path string, manifest []byte) error {
-	line := kubectl("apply", "--server-side", "--field-manager="+fieldManager, "--force-conflicts", "-f", path)
+	line := applyCmd(path)
 	if path == "-" {
 		line = stdinHeredoc(line, manifest)
 	}
@@ -344,7 +375,7 @@ const (
 // does and shows it with kubectl's answer: "(no change)" when the object's
 // resourceVersion did not move (prevRV, when known).
 func (s shell) mergePatch(ctx context.Context, env *labenv.Env, o obj, body, prevRV string) (*unstructured.Unstructured, error) {
-	s.cmd(kubectl(append(append([]string{"patch"}, o.args()...), "--type=merge", "-p", body)...))
+	s.cmd(patchCmd(o, body))
 	u, err := s.send(ctx, env, o, body, managerPatch)
 	if err != nil {
 		return nil, fmt.Errorf("kubectl patch %s %s with %s: %w", o.resource, o.name, body, err)
@@ -358,7 +389,7 @@ func (s shell) mergePatch(ctx context.Context, env *labenv.Env, o obj, body, pre
 // `name=$(kubectl patch … -o jsonpath=path)` does: the patched object
 // itself, before any controller can act on it.
 func (s shell) mergePatchInto(ctx context.Context, env *labenv.Env, o obj, body, name, path string) (*unstructured.Unstructured, error) {
-	s.cmd(name + "=$(" + kubectl(append(append([]string{"patch"}, o.args()...), "--type=merge", "-p", body, "-o", "jsonpath="+path)...) + ")")
+	s.cmd(name + "=$(" + patchCmd(o, body) + " " + words("-o", "jsonpath="+path) + ")")
 	u, err := s.send(ctx, env, o, body, managerPatch)
 	if err != nil {
 		return nil, fmt.Errorf("kubectl patch %s %s with %s: %w", o.resource, o.name, body, err)
@@ -403,7 +434,7 @@ func noChange(prevRV string, u *unstructured.Unstructured) string {
 // remove deletes an object as `kubectl delete --wait=false` does and shows
 // it with kubectl's answer.
 func (s shell) remove(ctx context.Context, env *labenv.Env, o obj) error {
-	s.cmd(kubectl(append(append([]string{"delete"}, o.args()...), "--wait=false")...))
+	s.cmd(deleteCmd(o))
 	res := env.Clients.Dynamic.Resource(o.gvr)
 	var err error
 	if o.ns != "" {
@@ -451,7 +482,7 @@ func (s shell) systemctl(env *labenv.Env, args ...string) {
 // the server's answer, the object as the delete left it; it shows the
 // command with the answer piped through jq filter into variable name.
 func deleteRaw(ctx context.Context, env *labenv.Env, sh shell, path, name, filter string) (*unstructured.Unstructured, error) {
-	sh.cmd(name + "=$(" + kubectl("delete", "--raw", path) + " | jq " + quote(filter) + ")")
+	sh.cmd(name + "=$(" + deleteRawCmd(path) + " | jq " + quote(filter) + ")")
 	raw, err := env.Clients.Kube.Discovery().RESTClient().Delete().AbsPath(path).Do(ctx).Raw()
 	if err != nil {
 		return nil, err
@@ -464,11 +495,11 @@ func deleteRaw(ctx context.Context, env *labenv.Env, sh shell, path, name, filte
 }
 
 // reportCmd is the jq command that computes report.json from the files of
-// steps 1-7 and the archive record, as expect.ComputeReport does.
+// steps 1-7 and the archive record, as lab.ComputeReport does.
 func reportCmd(dir, path string) string {
 	args := []string{"jq", "-n"}
-	for _, in := range expect.ReportJQInputs {
+	for _, in := range lab.ReportJQInputs {
 		args = append(args, "--slurpfile", in.Var, filepath.Join(dir, in.File))
 	}
-	return words(args...) + " \\\n  " + quote(expect.ReportJQ) + " > " + quote(path)
+	return words(args...) + " \\\n  " + quote(lab.ReportJQ) + " > " + quote(path)
 }

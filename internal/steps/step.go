@@ -11,21 +11,17 @@ import (
 	"path/filepath"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/timeline"
 )
 
-// Step is one lab step.
+// Step is one lab step: what it is (package lab) and how it runs.
 type Step struct {
-	Number  int
-	Title   string
-	Teaches string
-	// File is the evidence file the step writes; empty for step 4.
-	File string
-	Run  func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error)
+	*lab.Step
+	Run func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error)
 }
 
 // Verdict is one observed value beside the value a correct run yields.
@@ -75,14 +71,16 @@ func (r *Result) verdict(name string, ok bool, got, want any) {
 }
 
 // judge adds a verdict line for every key of the step's evidence file, as
-// the lab's rules (package expect) judge it: the value written beside what
-// a correct run holds. alpha is the live alpha, nil when it is gone.
-func (r *Result) judge(env *labenv.Env, file string, ev any, alpha *teamspace.TeamSpace) error {
-	values, err := expect.Values(file, ev)
+// the lab's rules (package lab) judge it: the value written (ev) beside
+// what a correct run holds. st is the evidence dir as read once after the
+// step wrote its file, what the rules compare with; alpha is the live
+// alpha, nil when it is gone.
+func (r *Result) judge(st *lab.State, file string, ev any, alpha *teamspace.TeamSpace) error {
+	values, err := lab.Values(file, ev)
 	if err != nil {
 		return err
 	}
-	for _, j := range expect.Judge(file, values, expect.FromDir(env.Dir, alpha)) {
+	for _, j := range lab.Judge(file, values, st.Inputs(alpha)) {
 		got, ok := values[j.Key], j.OK
 		if raw, isRaw := got.(json.RawMessage); isRaw {
 			got = string(raw)
@@ -112,25 +110,22 @@ func (r *Result) noteUnshown(env *labenv.Env, format string, a ...any) {
 	}
 }
 
-// All is the registry of steps, indexed 1..8 by position+1. It is filled
-// in init because the steps themselves look at the registry (for the
-// evidence of later steps).
-var All []*Step
-
-func init() { All = []*Step{step1, step2, step3, step4, step5, step6, step7, step8} }
+// All is the runners, in lab order: All[i] runs lab.Steps[i]
+// (TestRegistry).
+var All = []*Step{step1, step2, step3, step4, step5, step6, step7, step8}
 
 // Get returns step n, or an error naming the valid range.
 func Get(n int) (*Step, error) {
-	if n < 1 || n > len(All) {
-		return nil, fmt.Errorf("there is no step %d: the lab has steps 1 to %d (or `all`)", n, len(All))
+	if _, err := lab.Get(n); err != nil {
+		return nil, err
 	}
 	return All[n-1], nil
 }
 
-// laterEvidence returns the first evidence file of a step after n that
+// laterEvidence returns the first evidence file of a step after s that
 // exists, or "".
-func laterEvidence(dir string, n int) string {
-	for _, s := range All[n:] {
+func laterEvidence(dir string, s *lab.Step) string {
+	for _, s := range s.Later() {
 		if s.File == "" {
 			continue
 		}
@@ -141,20 +136,16 @@ func laterEvidence(dir string, n int) string {
 	return ""
 }
 
-// onceOnly are the steps whose measurement needs the cluster as it was
-// before them.
-var onceOnly = map[int]bool{1: true, 2: true, 7: true}
-
 // keep re-reads the step's evidence when a later step already depends on
 // it: re-running would rewrite values later files are checked against.
 //
-// Steps 1, 2 and 7 measure a cluster that has not been through them yet, so
-// they cannot run twice: once their own evidence is written and whole, it
-// is kept too. That is what lets a learner who fixes reconcile.sh at step 3
+// A OnceOnly step (lab.Step) measures a cluster that has not been through
+// it yet, so it cannot run twice: once its own evidence is written and
+// whole, it is kept too. That is what lets a learner who fixes reconcile.sh at step 3
 // run `cnpa step all` again.
 func keep(env *labenv.Env, s *Step, v any) (*Result, bool, error) {
-	later := laterEvidence(env.Dir, s.Number)
-	if later == "" && onceOnly[s.Number] {
+	later := laterEvidence(env.Dir, s.Step)
+	if later == "" && s.OnceOnly {
 		if problems, err := evidence.Read(env.Dir, s.File, v); err == nil && len(problems) == 0 {
 			r := &Result{Step: s.Number, Title: s.Title, File: filepath.Join(env.Dir, s.File), Evidence: v, Kept: true}
 			r.note("%s already written, and step %d cannot run twice on one cluster: kept as it is (start over with `cnpa reset --yes`)", s.File, s.Number)

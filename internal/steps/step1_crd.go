@@ -9,6 +9,7 @@ import (
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -23,15 +24,13 @@ spec:
 `
 
 var step1 = &Step{
-	Number: 1, Title: "Registering a type does nothing by itself", File: evidence.BeforeFile,
-	Teaches: "A CRD only registers a new noun with the API server. Creating a TeamSpace stores it,\n" +
-		"but nobody acts on it yet: namespace team-alpha does not exist until a controller runs.",
+	Step: lab.CRD,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Before
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
-		r := &Result{Step: 1, Title: s.Title}
+		r := &Result{Step: s.Number, Title: s.Title}
 		sh := show(env)
 		crdPath, err := sh.writeFile(env, "crd.yaml", assets.CRD)
 		if err != nil {
@@ -70,7 +69,7 @@ var step1 = &Step{
 		if err := sh.apply(ctx, env, alphaPath, []byte(AlphaYAML)); err != nil {
 			return nil, err
 		}
-		alpha, err := needAlpha(ctx, env, 1)
+		alpha, err := needAlpha(ctx, env, s.Number)
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +88,7 @@ var step1 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		if err := r.judge(env, s.File, ev, alpha); err != nil {
+		if err := r.judge(lab.Read(env.Dir), s.File, ev, alpha); err != nil {
 			return nil, err
 		}
 		return r, nil

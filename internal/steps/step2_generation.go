@@ -6,26 +6,25 @@ import (
 	"fmt"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 )
 
 var step2 = &Step{
-	Number: 2, Title: "What bumps metadata.generation", File: evidence.GenerationFile,
-	Teaches: "Only a spec change bumps generation; a label moves resourceVersion only. With the\n" +
-		"status subresource on, status sent to the main endpoint is dropped without an error.",
+	Step: lab.Generation,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Generation
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
-		alpha, err := needAlpha(ctx, env, 2)
+		alpha, err := needAlpha(ctx, env, s.Number)
 		if err != nil {
 			return nil, err
 		}
 		if alpha.Generation != 1 {
 			return nil, fmt.Errorf("alpha's generation is %d, not 1: step 2 needs the alpha of step 1 untouched; start over with `cnpa reset --yes`", alpha.Generation)
 		}
-		r := &Result{Step: 2, Title: s.Title}
+		r := &Result{Step: s.Number, Title: s.Title}
 		sh := show(env)
 		alphaObj := teamspaceObj("alpha")
 		sh.readBack("uid", alphaObj, "{.metadata.uid}", alpha)
@@ -64,7 +63,7 @@ var step2 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		if err := r.judge(env, s.File, ev, alpha); err != nil {
+		if err := r.judge(lab.Read(env.Dir), s.File, ev, alpha); err != nil {
 			return nil, err
 		}
 		return r, nil

@@ -9,27 +9,26 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 var step3 = &Step{
-	Number: 3, Title: "The same result however often it runs", File: evidence.ReconcileFile,
-	Teaches: "reconcile.sh asks \"is desired equal to actual now?\", never \"what changed?\". Its first run\n" +
-		"creates team-alpha and team-quota; a second run finds nothing to do and writes nothing.",
+	Step: lab.Reconcile,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Reconcile
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
-		alpha, err := needAlpha(ctx, env, 3)
+		alpha, err := needAlpha(ctx, env, s.Number)
 		if err != nil {
 			return nil, err
 		}
 		if alpha.Generation < 2 {
 			return nil, fmt.Errorf("alpha's generation is %d: run `cnpa step 2` first (its spec.pods=6 is what the quota must show)", alpha.Generation)
 		}
-		r := &Result{Step: 3, Title: s.Title}
+		r := &Result{Step: s.Number, Title: s.Title}
 		sh := show(env)
 		if err := env.InstallScript(); err != nil {
 			return nil, err
@@ -152,7 +151,7 @@ var step3 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		if err := r.judge(env, s.File, ev, alpha); err != nil {
+		if err := r.judge(lab.Read(env.Dir), s.File, ev, alpha); err != nil {
 			return nil, err
 		}
 		r.check("team-quota hard.pods", teamspace.QuotaPods(after), alpha.Spec.Pods)

@@ -12,21 +12,20 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 var step5 = &Step{
-	Number: 5, Title: "The deleted quota is back seconds later", File: evidence.DriftFile,
-	Teaches: "The controller does not know who deleted the quota; its next pass finds desired ≠ actual\n" +
-		"and creates it again: same name, new uid. A hand edit is undone the same way.",
+	Step: lab.Drift,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Drift
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
-		alpha, err := needAlpha(ctx, env, 5)
+		alpha, err := needAlpha(ctx, env, s.Number)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +42,7 @@ var step5 = &Step{
 			return nil, fmt.Errorf("team-alpha/team-quota does not exist: run `cnpa step 3` and `cnpa step 4`")
 		}
 		old := list.Items[0]
-		r := &Result{Step: 5, Title: s.Title}
+		r := &Result{Step: s.Number, Title: s.Title}
 		if err := freshBaseline(env, r, &old); err != nil {
 			return nil, err
 		}
@@ -66,7 +65,7 @@ var step5 = &Step{
 		uidOf := kubectl(append(append([]string{"get"}, quota.args()...), "-o", "jsonpath={.metadata.uid}")...)
 		sh.readBack("deleted_uid", quota, "{.metadata.uid}", &old)
 		sh.cmd("start=$(date +%s%N)")
-		rx.Action("kubectl delete resourcequota team-quota -n "+ns, fmt.Sprintf("deleted team-quota (uid %s)", old.UID), "resourcequota "+ns+"/team-quota", reaction.DeletedKey(string(old.UID)))
+		rx.Action(deleteCmd(quota), fmt.Sprintf("deleted %s (uid %s)", quota.name, old.UID), quota.target(), reaction.DeletedKey(string(old.UID)))
 		start := time.Now()
 		if err := sh.remove(ctx, env, quota); err != nil {
 			return nil, err
@@ -97,10 +96,11 @@ var step5 = &Step{
 		}
 		defer w2.Stop()
 		// The same patch `kubectl patch` sends, under its field manager.
-		rx.You("kubectl patch resourcequota team-quota -n "+ns+` --type=merge -p '{"spec":{"hard":{"pods":"99"}}}'`, "set team-quota hard.pods to 99", "resourcequota "+ns+"/team-quota")
+		const edit = `{"spec":{"hard":{"pods":"99"}}}`
+		rx.You(patchCmd(quota, edit), "set "+quota.name+" hard.pods to 99", quota.target())
 		// edited_to is read from the patch's answer: the controller may
 		// revert the edit before any later read.
-		edited, err := sh.mergePatchInto(ctx, env, quota, `{"spec":{"hard":{"pods":"99"}}}`, "edited_to", "{.spec.hard.pods}")
+		edited, err := sh.mergePatchInto(ctx, env, quota, edit, "edited_to", "{.spec.hard.pods}")
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +134,7 @@ var step5 = &Step{
 			return nil, err
 		}
 		r.Evidence = ev
-		if err := r.judge(env, s.File, ev, alpha); err != nil {
+		if err := r.judge(lab.Read(env.Dir), s.File, ev, alpha); err != nil {
 			return nil, err
 		}
 		r.finishTimeline(ctx, rx)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -30,22 +31,19 @@ spec:
 `
 
 var step6 = &Step{
-	Number: 6, Title: "Cleanup before deletion", File: evidence.CleanupFile,
-	Teaches: "Deleting an object with finalizers only sets deletionTimestamp; it goes when the list is\n" +
-		"empty. The controller archives beta, then removes only its finalizer; team-beta goes by\n" +
-		"garbage collection through its ownerReference, not by the controller.",
+	Step: lab.Cleanup,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Cleanup
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
-		if _, err := needAlpha(ctx, env, 6); err != nil {
+		if _, err := needAlpha(ctx, env, s.Number); err != nil {
 			return nil, err
 		}
 		if st, _ := env.Service.Status(ctx); !st.Active {
 			return nil, fmt.Errorf("step 6 needs the controller running: run `cnpa step 4` (or `cnpa service start`)")
 		}
-		r := &Result{Step: 6, Title: s.Title}
+		r := &Result{Step: s.Number, Title: s.Title}
 		// The lab's "extend reconcile.sh": turn finalizer handling on in the
 		// script and in the running service.
 		env.State.Finalizer = true
@@ -83,8 +81,7 @@ var step6 = &Step{
 			}
 			return teamspace.HasFinalizer(a.Finalizers, teamspace.Finalizer), fmt.Sprintf("finalizers %v", a.Finalizers), nil
 		}); err != nil {
-			return nil, diagnosis(err.Error(), []string{mistakeFor(teamspace.Gap{Kind: teamspace.GapFinalizer}, nil) +
-				" (merge it into the list; never overwrite the list)"}, serviceTail(ctx, env))
+			return nil, diagnosis(err.Error(), []string{mistakeFor(teamspace.Gap{Kind: teamspace.GapFinalizer}, nil)}, serviceTail(ctx, env))
 		}
 		if old, err := teamspace.Get(ctx, env.Clients.Dynamic, "beta"); err != nil {
 			return nil, err
@@ -132,7 +129,7 @@ var step6 = &Step{
 		defer rx.Stop()
 		// The timeline is "since" the command shown for the delete, as typed.
 		betaAPI := "/apis/" + teamspace.APIVersion + "/" + teamspace.Resource + "/beta"
-		rx.Action(kubectl("delete", "--raw", betaAPI), fmt.Sprintf("deleted TeamSpace beta (uid %s)", beta.UID), "teamspace beta")
+		rx.Action(deleteRawCmd(betaAPI), fmt.Sprintf("deleted TeamSpace beta (uid %s)", beta.UID), "teamspace beta")
 		ev := evidence.Cleanup{UID: string(beta.UID)}
 		// The DELETE's own answer is beta as the server left it: with a
 		// finalizer, still there with a deletionTimestamp. Read from the
@@ -212,7 +209,7 @@ var step6 = &Step{
 		}
 		r.Evidence = ev
 		// cleanup.json's rules compare with archive/beta.json, not alpha.
-		if err := r.judge(env, s.File, ev, nil); err != nil {
+		if err := r.judge(lab.Read(env.Dir), s.File, ev, nil); err != nil {
 			return nil, err
 		}
 		// cleanup.json's uid rule above compares it with the record's uid.

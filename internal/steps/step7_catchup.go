@@ -14,6 +14,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/service"
@@ -23,20 +24,17 @@ import (
 )
 
 var step7 = &Step{
-	Number: 7, Title: "No change missed while stopped", File: evidence.CatchupFile,
-	Teaches: "While the controller is down, observedGeneration < generation says \"not acted on yet\".\n" +
-		"Started again, one pass reads the current state and catches up; it need not know what\n" +
-		"changed, or how often, while it was down.",
+	Step: lab.Catchup,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (r *Result, err error) {
 		var kept evidence.Catchup
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
-		alpha, err := needAlpha(ctx, env, 7)
+		alpha, err := needAlpha(ctx, env, s.Number)
 		if err != nil {
 			return nil, err
 		}
-		r = &Result{Step: 7, Title: s.Title}
+		r = &Result{Step: s.Number, Title: s.Title}
 		sh := show(env)
 		alphaObj, quota := teamspaceObj("alpha"), quotaObj(teamspace.NamespaceName("alpha"))
 		ns := teamspace.NamespaceName("alpha")
@@ -86,8 +84,9 @@ var step7 = &Step{
 				return nil, fmt.Errorf("stop %s: %w", env.Service.UnitPath(), err)
 			}
 			r.noteUnshown(env, "service stopped")
-			rx.Action(`kubectl patch teamspace alpha --type=merge -p '{"spec":{"pods":8}}'`, "set alpha spec.pods=8", "teamspace alpha")
-			if _, err := sh.mergePatch(ctx, env, alphaObj, `{"spec":{"pods":8}}`, ""); err != nil {
+			const change = `{"spec":{"pods":8}}`
+			rx.Action(patchCmd(alphaObj, change), "set alpha spec.pods=8", alphaObj.target())
+			if _, err := sh.mergePatch(ctx, env, alphaObj, change, ""); err != nil {
 				return nil, err
 			}
 			patched := time.Now()
@@ -158,7 +157,7 @@ var step7 = &Step{
 		removeStoppedReading(env.Dir)
 		r.Evidence = ev
 		// catchup.json's rules are values; alpha is not compared.
-		if err := r.judge(env, s.File, ev, nil); err != nil {
+		if err := r.judge(lab.Read(env.Dir), s.File, ev, nil); err != nil {
 			return nil, err
 		}
 		r.finishTimeline(ctx, rx)

@@ -4,20 +4,21 @@ import (
 	"context"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 )
 
 var step8 = &Step{
-	Number: 8, Title: "Leave what the controller did as values", File: evidence.ReportFile,
-	Teaches: "report.json condenses the lab into values computed from the files above: the controller\n" +
-		"is level-triggered, so it converges from the current state whatever happened in between.",
+	Step: lab.Report,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
-		ev, err := expect.ComputeReport(env.Dir)
+		// One read of the evidence: report.json is computed from it and
+		// then judged against it.
+		st := lab.Read(env.Dir)
+		ev, err := lab.ComputeReport(st)
 		if err != nil {
 			return nil, err
 		}
-		r := &Result{Step: 8, Title: s.Title}
+		r := &Result{Step: s.Number, Title: s.Title}
 		var backup string
 		if r.File, backup, err = evidence.WriteForce(env.Dir, s.File, ev, env.Force); err != nil {
 			return nil, err
@@ -26,7 +27,7 @@ var step8 = &Step{
 		show(env).cmd(reportCmd(env.Dir, r.File))
 		r.Evidence = ev
 		// report.json's rules compare with what the other files give.
-		if err := r.judge(env, s.File, ev, nil); err != nil {
+		if err := r.judge(st, s.File, ev, nil); err != nil {
 			return nil, err
 		}
 		return r, nil

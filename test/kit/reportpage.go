@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/labhub/cnpa/internal/lab"
 )
 
 // The words of the tests that read `cnpa report --html`'s page (the
@@ -40,11 +42,11 @@ func AssertSelfContained(t *testing.T, html string) {
 	}
 }
 
-// AssertReportSteps fails unless the page has the eight steps in order.
+// AssertReportSteps fails unless the page has the lab's steps in order.
 func AssertReportSteps(t *testing.T, dom string) {
 	t.Helper()
 	last := -1
-	for n := 1; n <= 8; n++ {
+	for _, n := range lab.Numbers() {
 		i := strings.Index(dom, fmt.Sprintf(`<section class="step" id="step-%d"`, n))
 		if i < 0 || i < last {
 			t.Errorf("step %d: no section, or out of order", n)
@@ -66,7 +68,7 @@ func ReportSection(t *testing.T, dom string, n int) string {
 
 // ReportValueStatus is the status the page gives key of file ("" when absent).
 func ReportValueStatus(dom, file, key string) string {
-	for n := 1; n <= 8; n++ {
+	for _, n := range lab.Numbers() {
 		i := strings.Index(dom, fmt.Sprintf(`<section class="step" id="step-%d"`, n))
 		if i < 0 {
 			continue

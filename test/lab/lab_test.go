@@ -19,7 +19,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/doctor"
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
+	cnpalab "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/timeline"
 	"github.com/labhub/cnpa/test/kit"
@@ -147,6 +147,7 @@ func runLab(t *testing.T, engine, datastore string) {
 	labassert.Timelines(t, dir)
 	if engine != "own" {
 		outputShape(t, string(stepOut), engine, replayed)
+		timelineRequestsShown(t, dir, string(stepOut))
 	}
 	if engine == "own" {
 		if cmds := shownCommands(string(stepOut)); len(cmds) > 0 || !bytes.Contains(stepOut, []byte("✓ reverted_to")) {
@@ -202,6 +203,46 @@ func runLab(t *testing.T, engine, datastore string) {
 	}
 }
 
+// timelineRequestsShown: every request to the API server that a timeline
+// says you sent (a `kubectl …` action) is a command the steps showed, word
+// for word, and the replay sends the shown commands and gets the same
+// evidence: what a timeline records is the request that was sent, not a
+// description written beside it.
+func timelineRequestsShown(t *testing.T, dir, out string) {
+	t.Helper()
+	shown := shownCommands(out)
+	// sends: the shown command c is the request cmd, captures its answer
+	// ($(cmd -o …), $(cmd | jq …)), or feeds it a heredoc.
+	sends := func(c, cmd string) bool {
+		return c == cmd || strings.Contains(c, "$("+cmd+" ") || strings.Contains(c, "$("+cmd+")") || strings.HasPrefix(c, cmd+" <<")
+	}
+	n := 0
+	for _, s := range cnpalab.TimelineSteps() {
+		tl, err := timeline.Load(dir, s.Number)
+		if err != nil || tl == nil {
+			t.Errorf("step %d timeline: %v (none: %t)", s.Number, err, tl == nil)
+			continue
+		}
+		for _, e := range tl.Entries {
+			cmd := e.Values["command"]
+			if e.Kind != timeline.KindAction || e.Actor != timeline.You || !strings.HasPrefix(cmd, "kubectl ") {
+				continue
+			}
+			n++
+			found := false
+			for _, c := range shown {
+				found = found || sends(c, cmd)
+			}
+			if !found {
+				t.Errorf("step %d timeline records %q (%s), which no shown command sends", s.Number, cmd, e.What)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("the timelines record no kubectl request: got 0, want the steps' actions")
+	}
+}
+
 // reportPage makes `cnpa report --html` from the lab's real evidence,
 // timelines and check, loads it in headless Chromium, and asserts what a
 // reader sees: the eight steps, every evidence value as expected (the
@@ -215,7 +256,7 @@ func reportPage(ctx context.Context, t *testing.T, cnpa func(...string) ([]byte,
 		t.Fatalf("cnpa report --html: %v\n%s", err, out)
 	}
 	html, dom := kit.OpenReport(ctx, t, b, page)
-	for _, r := range expect.Rules {
+	for _, r := range cnpalab.Rules {
 		if got := kit.ReportValueStatus(dom, r.File, r.Key); got != "ok" {
 			t.Errorf("%s %s on the page: status %q, want ok", r.File, r.Key, got)
 		}
@@ -238,7 +279,8 @@ func reportPage(ctx context.Context, t *testing.T, cnpa func(...string) ([]byte,
 	}
 	// Steps 4-7 each recorded a timeline (labassert.Timelines checked their
 	// content), and the page draws every one of them as a chart.
-	for step := 4; step <= 7; step++ {
+	for _, s := range cnpalab.TimelineSteps() {
+		step := s.Number
 		sec := kit.ReportSection(t, dom, step)
 		tl, err := timeline.Load(dir, step)
 		if err != nil {

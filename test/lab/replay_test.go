@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
+	cnpalab "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/labassert"
 )
@@ -106,7 +106,7 @@ trap svc_stop EXIT
 // cluster a, evidence in dirA, unit in unitDirA) on a fresh cluster, and
 // checks that they give the same evidence: the same keys; equal values
 // where a correct run is deterministic; uids and seconds, which differ by
-// nature, judged by the lab's rules (package expect) against the new
+// nature, judged by the lab's rules (package lab) against the new
 // cluster, as labassert does for every lab run.
 func replayLab(ctx context.Context, t *testing.T, out []byte, a *testcluster.Cluster, dirA, unitDirA string) {
 	cmds := shownCommands(string(out))
@@ -164,9 +164,10 @@ func replayLab(ctx context.Context, t *testing.T, out []byte, a *testcluster.Clu
 	}
 
 	labassert.Lab(ctx, t, b.Kubeconfig, dirB)
+	stA, stB := cnpalab.Read(dirA), cnpalab.Read(dirB)
 	for _, file := range evidence.Files {
-		va, errA := expect.ReadValues(dirA, file)
-		vb, errB := expect.ReadValues(dirB, file)
+		va, errA := stA.Records[file].Strict()
+		vb, errB := stB.Records[file].Strict()
 		if errA != nil || errB != nil {
 			t.Errorf("%s: first run %v, replay %v", file, errA, errB)
 			continue

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -38,16 +38,17 @@ func Lab(ctx context.Context, t *testing.T, kubeconfig, dir string) {
 	}
 	alpha, _ := teamspace.FromUnstructured(alphaU)
 
-	// Every evidence key, judged by the lab's rules (package expect): the
+	// Every evidence key, judged by the lab's rules (package lab): the
 	// same table the steps and `cnpa check` read.
-	in := expect.FromDir(dir, alpha)
+	st := lab.Read(dir)
+	in := st.Inputs(alpha)
 	for _, file := range evidence.Files {
-		values, err := expect.ReadValues(dir, file)
+		values, err := st.Records[file].Strict()
 		if err != nil {
 			t.Error(err)
 			continue
 		}
-		for _, j := range expect.Judge(file, values, in) {
+		for _, j := range lab.Judge(file, values, in) {
 			if !j.OK || j.Skip != "" {
 				t.Errorf("%s: got %s, want %s %s", j.ID, j.Got, j.Want, j.Skip)
 			}
@@ -59,9 +60,9 @@ func Lab(ctx context.Context, t *testing.T, kubeconfig, dir string) {
 			t.Errorf("%s: got %s, want %s", what, g, w)
 		}
 	}
-	var cleanup evidence.Cleanup
-	if _, err := evidence.Read(dir, evidence.CleanupFile, &cleanup); err != nil {
-		t.Fatal(err)
+	cleanupUID, why := st.Records[evidence.CleanupFile].Str("uid")
+	if why != "" {
+		t.Fatal(why)
 	}
 
 	// The live state the lab leaves.
@@ -75,11 +76,10 @@ func Lab(ctx context.Context, t *testing.T, kubeconfig, dir string) {
 	if _, err := kube.CoreV1().Namespaces().Get(ctx, "team-beta", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("team-beta: got err=%v, want NotFound", err)
 	}
-	archived, err := evidence.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
-	if err != nil || archived == nil {
-		t.Fatalf("archive/beta.json: %v", err)
+	if st.ArchiveErr != nil || st.Archive == nil {
+		t.Fatalf("archive/beta.json: %v", st.ArchiveErr)
 	}
-	eq("archive/beta.json", *archived, evidence.ArchiveRecord{Name: "beta", UID: cleanup.UID, Pods: 2})
+	eq("archive/beta.json", *st.Archive, evidence.ArchiveRecord{Name: "beta", UID: cleanupUID, Pods: 2})
 	q, err := kube.CoreV1().ResourceQuotas("team-alpha").Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

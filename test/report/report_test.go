@@ -19,7 +19,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/timeline"
 	"github.com/labhub/cnpa/test/kit"
 )
@@ -54,7 +54,7 @@ func writeRun(t *testing.T, dir string) map[int]*timeline.Timeline {
 	if err := evidence.WriteArchive(filepath.Join(dir, evidence.ArchiveDir), evidence.ArchiveRecord{Name: "beta", UID: beta, Pods: 2}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := expect.ComputeReport(dir)
+	rep, err := lab.ComputeReport(lab.Read(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestReportPageInBrowser(t *testing.T) {
 	html, dom := kit.OpenReport(ctx, t, b, page)
 	// Offline, the uids compared with the live alpha are not compared;
 	// every other value of a correct run is as expected.
-	for _, r := range expect.Rules {
+	for _, r := range lab.Rules {
 		want := "ok"
 		if r.Expected == "the live alpha's uid" {
 			want = "skip"

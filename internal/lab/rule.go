@@ -1,13 +1,14 @@
-// Package expect is the lab's expected answers as data: for every key of
-// every evidence file, the check id that owns it, what must hold in
-// LAB.md's words, the value or rule a correct run meets, and which hint
-// helps when it does not. The steps' ✓/✗ lines, `cnpa check` and the
-// tests' assertions all judge evidence through this one table, and
-// report.json has its one computation here.
+package lab
+
+// The lab's expected answers as data: for every key of every evidence
+// file, the check id that owns it, what must hold in LAB.md's words, the
+// value or rule a correct run meets, and which hint helps when it does
+// not. The steps' ✓/✗ lines, `cnpa check` and the tests' assertions all
+// judge evidence through this one table (Rules), and report.json has its
+// one computation here (ComputeReport).
 //
-// The keys and JSON types of each file are evidence.Shapes; this package
-// adds the rules, and its test holds the two to the same keys.
-package expect
+// The keys and JSON types of each file are evidence.Shapes; the rules add
+// the values, and TestRulesCoverShapes holds the two to the same keys.
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package steps
+package lab
 
 import (
 	"fmt"
@@ -178,7 +178,7 @@ func Explain(n int, dir, unitDir string) (string, error) {
 	if e.Beyond != "" {
 		cnpa = append(cnpa, e.Beyond)
 	}
-	if s.Number >= 4 && s.Number <= 7 {
+	if s.Timeline {
 		// The reaction is what these steps teach; the timeline shows it.
 		cnpa = append(cnpa, fmt.Sprintf("The step ends with a timeline of the controller's reaction: who acted, what they did,\n"+
 			"and how long after your action (kept in <dir>/.cnpa/timeline-step%d.json;\n"+

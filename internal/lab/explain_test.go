@@ -1,4 +1,4 @@
-package steps
+package lab
 
 import (
 	"os/exec"
@@ -12,7 +12,11 @@ import (
 func TestExplainCommandsParse(t *testing.T) {
 	verbs := map[string]bool{"apply": true, "get": true, "wait": true, "delete": true, "patch": true, "label": true,
 		"describe": true, "edit": true, "create": true, "replace": true, "annotate": true, "auth": true}
-	for n := 1; n <= 8; n++ {
+	for _, s := range Steps {
+		n := s.Number
+		if len(explanations[n].Commands) == 0 {
+			t.Errorf("step %d has no commands to type by hand", n)
+		}
 		for _, c := range explanations[n].Commands {
 			if strings.HasPrefix(c, "#") {
 				continue

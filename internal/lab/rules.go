@@ -1,4 +1,4 @@
-package expect
+package lab
 
 import (
 	"bytes"

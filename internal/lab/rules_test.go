@@ -1,4 +1,4 @@
-package expect_test
+package lab_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/expect"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -22,7 +22,7 @@ func TestRulesCoverShapes(t *testing.T) {
 		for _, k := range evidence.Shapes[file] {
 			keys = append(keys, k.Name)
 		}
-		for _, r := range expect.For(file) {
+		for _, r := range lab.For(file) {
 			ruled = append(ruled, r.Key)
 			if ids[r.ID] {
 				t.Errorf("%s: id used twice", r.ID)
@@ -36,18 +36,18 @@ func TestRulesCoverShapes(t *testing.T) {
 			t.Errorf("%s: rules for %v, shape has %v", file, ruled, keys)
 		}
 	}
-	if len(expect.Rules) != len(ids) {
-		t.Errorf("%d rules, %d ids", len(expect.Rules), len(ids))
+	if len(lab.Rules) != len(ids) {
+		t.Errorf("%d rules, %d ids", len(lab.Rules), len(ids))
 	}
 }
 
-// labDir is a correct run's evidence (check's golden input).
-const labDir = "../check/testdata/lab"
+// goldenDir is a correct run's evidence (check's golden input).
+const goldenDir = "../check/testdata/lab"
 
 func alpha(t *testing.T) *teamspace.TeamSpace {
 	t.Helper()
 	var before evidence.Before
-	if problems, err := evidence.Read(labDir, evidence.BeforeFile, &before); err != nil || len(problems) > 0 {
+	if problems, err := evidence.Read(goldenDir, evidence.BeforeFile, &before); err != nil || len(problems) > 0 {
 		t.Fatal(err, problems)
 	}
 	return &teamspace.TeamSpace{ObjectMeta: metav1.ObjectMeta{Name: "alpha", UID: types.UID(before.UID)}}
@@ -55,16 +55,17 @@ func alpha(t *testing.T) *teamspace.TeamSpace {
 
 // TestCorrectRunPasses: every rule holds on a correct run.
 func TestCorrectRunPasses(t *testing.T) {
-	in := expect.FromDir(labDir, alpha(t))
+	st := lab.Read(goldenDir)
+	in := st.Inputs(alpha(t))
 	if in.ReportProblem != "" || in.ArchiveProblem != "" {
 		t.Fatalf("inputs: report %q archive %q", in.ReportProblem, in.ArchiveProblem)
 	}
 	for _, file := range evidence.Files {
-		values, err := expect.ReadValues(labDir, file)
+		values, err := st.Records[file].Strict()
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, j := range expect.Judge(file, values, in) {
+		for _, j := range lab.Judge(file, values, in) {
 			if !j.OK || j.Skip != "" {
 				t.Errorf("%s: got %s (skip %q), want %s", j.ID, j.Got, j.Skip, j.Want)
 			}
@@ -75,7 +76,7 @@ func TestCorrectRunPasses(t *testing.T) {
 // TestWrongValuesFail: each rule fails on a value a broken controller or
 // an edit would leave, and says what it wanted.
 func TestWrongValuesFail(t *testing.T) {
-	in := expect.FromDir(labDir, alpha(t))
+	in := lab.Read(goldenDir).Inputs(alpha(t))
 	wrong := map[string]any{
 		"step1.uid": "other", "step1.namespace_exists": true,
 		"step2.uid": "other", "step2.gen_initial": int64(2), "step2.gen_after_label": int64(2), "step2.gen_after_spec": int64(1),
@@ -89,7 +90,7 @@ func TestWrongValuesFail(t *testing.T) {
 		"step8.finalizer": "example.com/other", "step8.archived": "other", "step8.generations_behind_while_stopped": int64(0),
 		"step8.trigger": "edge",
 	}
-	for _, r := range expect.Rules {
+	for _, r := range lab.Rules {
 		v, ok := wrong[r.ID]
 		if !ok {
 			// restored_uid_new: a uid equal to deleted_uid.
@@ -97,7 +98,7 @@ func TestWrongValuesFail(t *testing.T) {
 			v = d
 		}
 		if got := r.Judge(v, in); got.OK || got.Want == "" {
-			t.Errorf("%s with %s: got ok=%t want=%q, want a failure naming the expected value", r.ID, expect.Show(v), got.OK, got.Want)
+			t.Errorf("%s with %s: got ok=%t want=%q, want a failure naming the expected value", r.ID, lab.Show(v), got.OK, got.Want)
 		}
 	}
 }
@@ -106,9 +107,9 @@ func TestWrongValuesFail(t *testing.T) {
 // the live alpha cannot decide; it must not call alpha gone (that hint
 // says to start over).
 func TestAlphaUnknown(t *testing.T) {
-	in := &expect.Inputs{AlphaUnknown: "no cluster when the report was made",
+	in := &lab.Inputs{AlphaUnknown: "no cluster when the report was made",
 		Value: func(string, string) (any, string) { return nil, "unused" }}
-	for _, j := range expect.Judge(evidence.BeforeFile, map[string]any{"uid": "u", "namespace_exists": false}, in) {
+	for _, j := range lab.Judge(evidence.BeforeFile, map[string]any{"uid": "u", "namespace_exists": false}, in) {
 		switch j.Key {
 		case "uid":
 			if j.Skip != in.AlphaUnknown || j.OK {

@@ -1,8 +1,7 @@
-package expect
+package lab
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -16,10 +15,10 @@ const (
 )
 
 // ComputeReport derives report.json from the evidence of steps 1-7 and the
-// archive record: the one computation step 8, check and the tests use.
-// Every input is read strictly; a missing or malformed one names the step
-// that writes it.
-func ComputeReport(dir string) (*evidence.Report, error) {
+// archive record in st: the one computation step 8, check and the tests
+// use. Every input is read strictly; a missing or malformed one names the
+// step that writes it.
+func ComputeReport(st *State) (*evidence.Report, error) {
 	var (
 		before evidence.Before
 		gen    evidence.Generation
@@ -28,20 +27,19 @@ func ComputeReport(dir string) (*evidence.Report, error) {
 	)
 	for _, in := range []struct {
 		file string
-		step int
 		v    any
-	}{{evidence.BeforeFile, 1, &before}, {evidence.GenerationFile, 2, &gen}, {evidence.DriftFile, 5, &drift}, {evidence.CatchupFile, 7, &catch}} {
-		problems, err := evidence.Read(dir, in.file, in.v)
+	}{{evidence.BeforeFile, &before}, {evidence.GenerationFile, &gen}, {evidence.DriftFile, &drift}, {evidence.CatchupFile, &catch}} {
+		step := StepOf(in.file).Number
+		problems, err := st.Records[in.file].decode(in.v)
 		if err != nil {
-			return nil, fmt.Errorf("step 8 needs %s: run `cnpa step %d` (%v)", in.file, in.step, err)
+			return nil, fmt.Errorf("step %d needs %s: run `cnpa step %d` (%v)", Report.Number, in.file, step, err)
 		}
 		if len(problems) > 0 {
-			return nil, fmt.Errorf("%s is malformed (%v): run `cnpa step %d` again or start over with `cnpa reset --yes`", in.file, problems, in.step)
+			return nil, fmt.Errorf("%s is malformed (%v): run `cnpa step %d` again or start over with `cnpa reset --yes`", in.file, problems, step)
 		}
 	}
-	rec, err := evidence.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
-	if err != nil || rec == nil {
-		return nil, fmt.Errorf("step 8 needs archive/beta.json: run `cnpa step 6` (%v)", err)
+	if st.ArchiveErr != nil || st.Archive == nil {
+		return nil, fmt.Errorf("step %d needs %s: run `cnpa step %d` (%v)", Report.Number, BetaArchive, Cleanup.Number, st.ArchiveErr)
 	}
 	return &evidence.Report{
 		CRDAloneCreatedNamespace: before.NamespaceExists,
@@ -50,7 +48,7 @@ func ComputeReport(dir string) (*evidence.Report, error) {
 		StatusBumpsGeneration:         gen.GenAfterSpec-gen.GenAfterLabel > 1,
 		RestoreSeconds:                drift.RestoreSeconds,
 		Finalizer:                     reportFinalizer,
-		Archived:                      rec.UID,
+		Archived:                      st.Archive.UID,
 		GenerationsBehindWhileStopped: catch.Generation - catch.ObservedWhileStopped,
 		Trigger:                       reportTrigger,
 	}, nil
@@ -73,5 +71,5 @@ const ReportJQ = `{crd_alone_created_namespace: $before[0].namespace_exists, ` +
 // each as, in LAB.md's order.
 var ReportJQInputs = []struct{ Var, File string }{
 	{"before", evidence.BeforeFile}, {"generation", evidence.GenerationFile}, {"drift", evidence.DriftFile},
-	{"catchup", evidence.CatchupFile}, {"archive", filepath.Join(evidence.ArchiveDir, "beta.json")},
+	{"catchup", evidence.CatchupFile}, {"archive", BetaArchive},
 }

@@ -1,4 +1,4 @@
-package expect
+package lab
 
 import (
 	"encoding/json"
@@ -22,7 +22,7 @@ func TestReportJQ(t *testing.T) {
 		t.Skipf("jq is missing: %v", err)
 	}
 	dir := filepath.Join("..", "check", "testdata", "lab")
-	want, err := ComputeReport(dir)
+	want, err := ComputeReport(Read(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

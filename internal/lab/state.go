@@ -1,0 +1,197 @@
+package lab
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/labhub/cnpa/internal/evidence"
+)
+
+// State is the lab's evidence dir as read once: every evidence file, the
+// archive record of beta, and how each deviates from its shape. `cnpa
+// check`, the steps' ✓/✗ lines and `cnpa report` read the dir into one
+// State, and every rule, hint and page reads that value: nothing opens an
+// evidence file a second time, so all of them judge the same moment.
+type State struct {
+	Dir string
+	// Records is every file of evidence.Files, present or not.
+	Records map[string]*Record
+	// Archive is archive/beta.json, nil when missing or unreadable;
+	// ArchiveErr is what evidence.ReadArchive said about it.
+	Archive    *evidence.ArchiveRecord
+	ArchiveErr error
+}
+
+// Record is one evidence file as read. Its problems are sorted by whom
+// they concern: the file as a whole (it is missing, not JSON, has an extra
+// key) or one named key (missing, wrong type). That is what lets a damaged
+// key fail its own check and nothing else.
+type Record struct {
+	File string
+	// Step is the number of the step that writes the file.
+	Step int
+	// Problem makes the whole record unreadable ("missing", "is not a
+	// JSON object", ...); empty when the keys can be read.
+	Problem string
+	// Extra lists whole-file problems that still leave the keys readable:
+	// keys LAB.md does not name, keys written twice.
+	Extra []string
+	// KeyProblems is, per key, why its value cannot be used.
+	KeyProblems map[string]string
+	// Values are the keys that decode, as the rules read them (Decode).
+	Values map[string]any
+	// Kinds are the file's keys and their JSON types (evidence.Shapes).
+	Kinds map[string]evidence.Kind
+
+	// data and err are the read itself: the file's bytes, or why it could
+	// not be read (wrapping fs.ErrNotExist when it is missing).
+	data []byte
+	err  error
+}
+
+// BetaArchive is the archive record the rules compare with, as a path
+// under the evidence dir.
+var BetaArchive = filepath.Join(evidence.ArchiveDir, "beta.json")
+
+// Read reads every evidence file of dir and archive/beta.json, once.
+func Read(dir string) *State {
+	st := &State{Dir: dir, Records: map[string]*Record{}}
+	for _, f := range evidence.Files {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		st.Records[f] = parseRecord(f, data, err)
+	}
+	st.Archive, st.ArchiveErr = evidence.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
+	return st
+}
+
+// parseRecord checks data strictly (evidence.Validate) and decodes every
+// key whose type is right: strings as string, integers as int64, booleans
+// as bool, null-or-object keys as json.RawMessage.
+func parseRecord(file string, data []byte, err error) *Record {
+	r := &Record{File: file, KeyProblems: map[string]string{}, Values: map[string]any{}, Kinds: map[string]evidence.Kind{},
+		data: data, err: err}
+	if s := StepOf(file); s != nil {
+		r.Step = s.Number
+	}
+	for _, k := range evidence.Shapes[file] {
+		r.Kinds[k.Name] = k.Kind
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		r.Problem = "missing"
+		return r
+	}
+	if err != nil {
+		r.Problem = "unreadable: " + err.Error()
+		return r
+	}
+	for _, p := range evidence.Validate(file, data) {
+		switch _, named := r.Kinds[p.Key]; {
+		case p.Key == "":
+			r.Problem = p.Detail
+		case named && !strings.HasPrefix(p.Detail, "appears more than once"):
+			r.KeyProblems[p.Key] = p.Detail
+		default:
+			r.Extra = append(r.Extra, p.String())
+		}
+	}
+	if r.Problem != "" {
+		return r
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		// Validate accepted it, so this is a value Go cannot hold (an
+		// integer beyond int64, say): the whole file is then unusable.
+		r.Problem = "does not decode: " + err.Error()
+		return r
+	}
+	for key, kind := range r.Kinds {
+		if _, bad := r.KeyProblems[key]; bad {
+			continue
+		}
+		v, err := Decode(kind, raw[key])
+		if err != nil {
+			r.KeyProblems[key] = "does not decode: " + err.Error()
+			continue
+		}
+		r.Values[key] = v
+	}
+	return r
+}
+
+// Missing tells whether the file does not exist.
+func (r *Record) Missing() bool { return r.Problem == "missing" }
+
+// Unusable tells why the record cannot be read at all, or "".
+func (r *Record) Unusable() string {
+	if r.Problem == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s is %s (see step%d.file)", r.File, strings.TrimPrefix(r.Problem, "is "), r.Step)
+}
+
+// Get returns key's value, or why it cannot be used (for checks that only
+// read it: they are then skipped, the key's own check fails).
+func (r *Record) Get(key string) (any, string) {
+	if why := r.Unusable(); why != "" {
+		return nil, why
+	}
+	if p, bad := r.KeyProblems[key]; bad {
+		return nil, fmt.Sprintf("%s %s %s", r.File, key, p)
+	}
+	return r.Values[key], ""
+}
+
+// Str is Get of a string key.
+func (r *Record) Str(key string) (string, string) {
+	v, why := r.Get(key)
+	s, _ := v.(string)
+	return s, why
+}
+
+// Int is Get of an integer key.
+func (r *Record) Int(key string) (int64, string) {
+	v, why := r.Get(key)
+	n, _ := v.(int64)
+	return n, why
+}
+
+// Strict is the whole record or nothing: every key decoded as the rules
+// read it, or one error naming the file and every problem.
+func (r *Record) Strict() (map[string]any, error) {
+	switch {
+	case errors.Is(r.err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s is missing", r.File)
+	case r.err != nil:
+		return nil, fmt.Errorf("%s is unreadable: %w", r.File, r.err)
+	}
+	if problems := evidence.Validate(r.File, r.data); len(problems) > 0 {
+		return nil, fmt.Errorf("%s: %v", r.File, problems)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(r.data, &raw); err != nil {
+		return nil, fmt.Errorf("%s does not decode: %w", r.File, err)
+	}
+	values := map[string]any{}
+	for _, k := range evidence.Shapes[r.File] {
+		v, err := Decode(k.Kind, raw[k.Name])
+		if err != nil {
+			return nil, fmt.Errorf("%s %s does not decode: %w", r.File, k.Name, err)
+		}
+		values[k.Name] = v
+	}
+	return values, nil
+}
+
+// decode is evidence.Read on the bytes already read: the read's error, or
+// the shape's problems, or v filled.
+func (r *Record) decode(v any) ([]evidence.Problem, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	return evidence.Parse(r.File, r.data, v), nil
+}

@@ -1,0 +1,75 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"testing"
+
+	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/labenv"
+)
+
+// TestRegistry: the runners are the lab's steps, in its order.
+func TestRegistry(t *testing.T) {
+	if len(All) != len(lab.Steps) {
+		t.Fatalf("%d runners, %d steps", len(All), len(lab.Steps))
+	}
+	for i, s := range All {
+		if s.Step != lab.Steps[i] || s.Run == nil {
+			t.Errorf("All[%d]: got step %d (run %t), want step %d", i, s.Number, s.Run != nil, lab.Steps[i].Number)
+		}
+	}
+}
+
+// TestRunSteps: the run stops at the first step that fails, by error or
+// by verdict; a step that errs is in the results with its error; the
+// hooks see each step start and each finished step's result.
+func TestRunSteps(t *testing.T) {
+	boom := errors.New("boom")
+	fake := func(n int, ok bool, err error) *Step {
+		return &Step{Step: lab.Steps[n-1], Run: func(_ context.Context, _ *labenv.Env, s *Step) (*Result, error) {
+			if err != nil {
+				return nil, err
+			}
+			r := &Result{Step: s.Number, Title: s.Title}
+			r.verdict("v", ok, "got", "want")
+			return r, nil
+		}}
+	}
+	tests := []struct {
+		name        string
+		run         []*Step
+		started     string
+		done        string
+		results     int
+		failed      int
+		err         error
+		errorResult bool
+	}{
+		{"all pass", []*Step{fake(1, true, nil), fake(2, true, nil), fake(3, true, nil)}, "123", "123", 3, 0, nil, false},
+		{"a verdict fails", []*Step{fake(1, true, nil), fake(2, false, nil), fake(3, true, nil)}, "12", "12", 2, 2, nil, false},
+		{"an error", []*Step{fake(1, true, nil), fake(2, true, boom), fake(3, true, nil)}, "12", "1", 2, 2, boom, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var started, done string
+			out := runSteps(context.Background(), nil, tt.run,
+				func(s *Step) { started += strconv.Itoa(s.Number) }, func(r *Result) { done += strconv.Itoa(r.Step) })
+			failed := 0
+			if out.Failed != nil {
+				failed = out.Failed.Number
+			}
+			if started != tt.started || done != tt.done || len(out.Results) != tt.results || failed != tt.failed || out.Err != tt.err {
+				t.Errorf("got started %q done %q, %d results, failed %d, err %v; want %q %q, %d, %d, %v",
+					started, done, len(out.Results), failed, out.Err, tt.started, tt.done, tt.results, tt.failed, tt.err)
+			}
+			if last := out.Results[len(out.Results)-1]; tt.errorResult && (len(last.Notes) != 1 || last.Notes[0] != "error: boom") {
+				t.Errorf("the failed step's result: got notes %q, want [\"error: boom\"]", last.Notes)
+			}
+		})
+	}
+	if out := RunAll(context.Background(), nil, []int{1, len(lab.Steps) + 1}, nil, nil); out.Err == nil || out.Failed != nil || len(out.Results) != 0 {
+		t.Errorf("RunAll with a number that names no step: got %+v, want an error and nothing run", out)
+	}
+}
