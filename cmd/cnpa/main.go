@@ -28,6 +28,7 @@ func run(args []string) int {
 		Commands: []*cli.Command{
 			stepCommand, controllerCommand, withFlagValues(checkCommand), withFlagValues(statusCommand),
 			serviceCommand, withFlagValues(resetCommand), withFlagValues(doctorCommand), versionCommand, completionCommand, explainCommand, scaffoldCommand, reportCommand,
+			withFlagValues(submitCommand), classCommand,
 		},
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // run reports errors itself
