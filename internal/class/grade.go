@@ -193,6 +193,24 @@ func merge(s *submission.Submission, judged *check.Report, asReported func(id st
 	return checks, disagree, nil
 }
 
+// seenOnlyPartly are live checks that judge only part of what the
+// learner's own run judged: the archive record of step6.delete_archives is
+// written on the VM. When the learner's run failed one, that failure
+// stands, as reported.
+var seenOnlyPartly = []string{"step6.delete_archives"}
+
+func reportedFailed(s *submission.Submission, id string) bool {
+	if !slices.Contains(seenOnlyPartly, id) {
+		return false
+	}
+	for _, c := range s.Checks {
+		if c.ID == id {
+			return c.Status == check.Fail
+		}
+	}
+	return false
+}
+
 // score fills the learner's score from its checks.
 func (l *Learner) score() {
 	l.StepPassed = make([]bool, Steps)
@@ -247,7 +265,7 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 		if lr := opts.Live[s.Learner]; lr != nil {
 			l.Graded, l.GradedDetail = lr.Graded, lr.Detail
 			if lr.Report != nil {
-				l.Checks, _, _ = merge(s, lr.Report, func(id string) bool { return slices.Contains(check.VMIDs, id) })
+				l.Checks, _, _ = merge(s, lr.Report, func(id string) bool { return slices.Contains(check.VMIDs, id) || reportedFailed(s, id) })
 			}
 		}
 		if len(disagree) > 0 {

@@ -18,6 +18,9 @@ import (
 func Load(args []string) ([]*submission.Submission, error) {
 	var paths []string
 	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			return nil, fmt.Errorf("%s comes after the submissions: put every flag before them (`cnpa class grade %s … DIR`)", a, a)
+		}
 		fi, err := os.Stat(a)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w (give submission files, or a directory of them)", a, err)
