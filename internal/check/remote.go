@@ -74,13 +74,21 @@ func RunRemote(ctx context.Context, env *labenv.Env, reported *Facts, opts Optio
 }
 
 // remoteProbes are probeChecks' probes of steps 4 and 6, with the drift
-// probe between them. They run whatever the reported service says: the
-// cluster is the judge of whether a controller serves it.
+// probe between them. As in Run, they are skipped without a CRD or a
+// running controller (as the learner's run saw it).
 func remoteProbes(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp *temps, opts Options) {
 	probeHint := "is the controller running and reconciling? on the VM: `cnpa service status`, `cnpa service logs`"
 	finalizerHint := "the controller must add its finalizer keeping the other finalizers and, on delete, archive first and then remove only its own"
-	if f.crd == nil {
-		why := "the CRD is not installed (see step1.crd)"
+	why := ""
+	switch {
+	case f.crd == nil:
+		why = "the CRD is not installed (see step1.crd)"
+	case !f.service.Active:
+		// As Run: waiting for a controller the learner's run saw stopped
+		// only costs time, and step4.service_active already fails.
+		why = "the controller was not running when the learner submitted (see step4.service_active, as reported)"
+	}
+	if why != "" {
 		c.add("step4.new_teamspace_converges", 4, convergesTitle, "", skipped(why))
 		c.add(DriftLiveID, 5, driftTitle, "", skipped(why))
 		c.add("step6.finalizer_added_keeps_foreign", 6, addedTitle, "", skipped(why))
