@@ -28,6 +28,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
 )
@@ -219,19 +220,14 @@ func Parse(path string, data []byte) (*Submission, error) {
 	return s, nil
 }
 
-// Write writes c's document to path atomically enough for a learner's
-// machine: a temp file renamed into place, so a half-written submission
-// is never mailed.
+// Write writes c's document to path atomically (package atomicfile): a
+// half-written submission is never mailed.
 func Write(path string, c *Content) error {
 	data, err := Marshal(c)
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
 }
 
 // ReadFiles fills c's evidence and timelines from the evidence dir dir:

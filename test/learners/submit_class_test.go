@@ -26,6 +26,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/class"
+	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
@@ -182,7 +183,13 @@ func TestClass(t *testing.T) {
 	if dir == "" {
 		t.Fatal("no submissions: TestClass grades what TestCorpus's cases submit; run both (-run 'TestCorpus|TestClass')")
 	}
-	defer os.RemoveAll(dir)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the submissions are kept in %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	for _, l := range room.held {
@@ -336,6 +343,7 @@ func TestClass(t *testing.T) {
 		}
 	}
 	assertNoProbesLeft(t)
+	interruptLive(t, ctx, work, dir)
 
 	// The CSV an LMS imports, from the same submissions offline.
 	out, err := exec.Command(cnpaBin, "--no-color", "-o", "csv", "class", "grade", "--roster", roster, dir).Output()
@@ -383,4 +391,45 @@ func assertNoProbesLeft(t *testing.T) {
 			t.Errorf("%s's cluster still holds probes: %s", name, out)
 		}
 	}
+}
+
+// interruptLive starts live grading of gus alone, Ctrl-C's it once its
+// first probe is on gus's cluster, and holds it to its word: every probe
+// made is gone when cnpa exits.
+func interruptLive(t *testing.T, ctx context.Context, work, subs string) {
+	l := room.held["gus"]
+	classFile := filepath.Join(work, "gus.yaml")
+	if err := os.WriteFile(classFile, []byte("learners:\n- {name: gus, kubeconfig: "+l.cluster.Kubeconfig+"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, cnpaBin, "--no-color", "class", "grade", "--live", classFile, "--probe-timeout", "60s", filepath.Join(subs, "gus.json"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	seen := ""
+	_, _ = poll.Until(ctx, 100*time.Millisecond, 2*time.Minute, func(context.Context) (bool, string, error) {
+		out, _ := exec.Command(l.cluster.Kubectl(), "--kubeconfig", l.cluster.Kubeconfig, "get", "teamspaces", "-o", "name").Output()
+		for _, line := range strings.Fields(string(out)) {
+			if strings.Contains(line, check.TempPrefix) {
+				seen = line
+			}
+		}
+		return seen != "", "", nil
+	})
+	if seen == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("no probe appeared on gus's cluster while grading live\n%s", stderr.String())
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("Ctrl-C during live grading: %v, exit %d, want 2 and \"interrupted\"\n%s", err, code, stderr.String())
+	}
+	t.Logf("interrupted with %s on gus's cluster", seen)
+	assertNoProbesLeft(t)
 }
