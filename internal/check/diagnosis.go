@@ -99,36 +99,55 @@ func quotaIsSpec(a *teamspace.TeamSpace, q *corev1.ResourceQuota) bool {
 	return err != nil || d.QuotaMatches(q.Spec.Hard)
 }
 
-// LabDiagnosis is a whole report's diagnosis: the mistake of its earliest
-// failed check that names one; else what its earliest failed check says
-// is missing ("step 3 not done: reconcile.json missing"); "" when nothing
+// mistakeOrder ranks the mistakes when one step's failed checks point to
+// several: the one that explains the others first (a finalizer list
+// overwritten also loses the archive record's chance; a stale file is
+// what is left when nothing more specific is known).
+var mistakeOrder = []string{MistakeStatusMain, MistakeNoOwner, MistakeQuotaSpec, MistakeWritesEachPass, MistakeFinalizerList,
+	MistakeNoArchive, MistakeEdge, MistakeNotRunning, MistakeCRD, MistakeStale}
+
+// LabDiagnosis is a whole report's diagnosis: the first mistake, by
+// mistakeOrder, that the failed checks of the earliest failing step point
+// to; else the first mistake of a later step; else what the earliest
+// failed check says is missing ("step 3 not done"); "" when nothing
 // failed.
 func LabDiagnosis(checks []Check, facts *Facts) string {
-	var first *Check
-	for i := range checks {
-		c := &checks[i]
-		if c.Status != Fail {
-			continue
-		}
-		if first == nil || c.Step < first.Step {
-			first = c
+	first := 0
+	for _, c := range checks {
+		if c.Status == Fail && (first == 0 || c.Step < first) {
+			first = c.Step
 		}
 	}
-	if first == nil {
+	if first == 0 {
 		return ""
 	}
+	pick := func(inStep bool) string {
+		found := map[string]bool{}
+		for _, c := range checks {
+			if d := Diagnose(c, facts); d != "" && (!inStep || c.Step == first) {
+				found[d] = true
+			}
+		}
+		for _, m := range mistakeOrder {
+			if found[m] {
+				return m
+			}
+		}
+		return ""
+	}
+	if d := pick(true); d != "" {
+		return d
+	}
+	if d := pick(false); d != "" {
+		return d
+	}
 	for _, c := range checks {
-		if d := Diagnose(c, facts); d != "" && c.Step == first.Step {
-			return d
+		if c.Status == Fail && c.Step == first {
+			if strings.HasSuffix(c.ID, ".file") && strings.Contains(c.Actual, "missing") {
+				return fmt.Sprintf("step %d not done", first)
+			}
+			return c.Title
 		}
 	}
-	for _, c := range checks {
-		if d := Diagnose(c, facts); d != "" {
-			return d
-		}
-	}
-	if strings.HasSuffix(first.ID, ".file") && strings.Contains(first.Actual, "missing") {
-		return fmt.Sprintf("step %d not done", first.Step)
-	}
-	return first.Title
+	return ""
 }
