@@ -60,7 +60,10 @@ func Diagnose(c Check, facts *Facts) string {
 	switch {
 	case strings.HasPrefix(c.ID, "step1.crd"):
 		return MistakeCRD
-	case c.ID == "step6.finalizer_added_keeps_foreign" && strings.Contains(c.Actual, "finalizer was dropped"),
+	case c.ID == "step6.finalizer_added_keeps_foreign" && (strings.Contains(c.Actual, "finalizer was dropped") ||
+		// The own identity's admission policy refuses the overwrite; the
+		// controller's log says so.
+		strings.Contains(c.Actual, "may only add or remove the finalizer")),
 		c.ID == "step6.delete_archives" && strings.Contains(c.Actual, "foreign finalizer was removed"):
 		return MistakeFinalizerList
 	case c.ID == "step6.delete_archives" && strings.Contains(c.Actual, "no archive record"):

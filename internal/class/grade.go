@@ -173,6 +173,11 @@ func merge(s *submission.Submission, judged *check.Report, asReported func(id st
 		if asReported(j.ID) && ok {
 			continue
 		}
+		if j.Status == check.Fail && ok && r.Status == check.Fail && check.Diagnose(j, s.Facts) == "" && r.Actual != j.Actual {
+			// Seen from here the failure may not say why (the service's
+			// log is on the VM); the learner's own run may have.
+			j.Actual += "; as the learner's run saw it: " + r.Actual
+		}
 		c := Check{Check: j, Diagnosis: check.Diagnose(j, s.Facts)}
 		switch {
 		case !ok:
