@@ -17,7 +17,7 @@ var globalFlags = []cli.Flag{
 	&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` to use (default: its current-context)"},
 	&cli.StringFlag{Name: "dir", Value: "/root/cnpa-op", EnvVars: []string{"CNPA_DIR"}, Usage: "evidence `DIR`: the lab's JSON files, reconcile.sh, archive/"},
 	&cli.BoolFlag{Name: "no-color", Usage: "plain output (NO_COLOR and a non-terminal also turn colour off)"},
-	&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "`FORMAT` of results: text or json (check also: junit)"},
+	&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "`FORMAT` of results: text or json (check also: junit; class grade: junit, csv)"},
 }
 
 // target resolves the cluster; a kubeconfig problem is exit code 2.

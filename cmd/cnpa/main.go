@@ -67,6 +67,7 @@ func appCommands() []*cli.Command {
 	return []*cli.Command{
 		stepCommand, controllerCommand, withFlagValues(checkCommand), withFlagValues(statusCommand),
 		serviceCommand, withFlagValues(resetCommand), withFlagValues(doctorCommand), versionCommand, completionCommand, explainCommand, scaffoldCommand, reportCommand,
+		withFlagValues(submitCommand), classCommand,
 	}
 }
 

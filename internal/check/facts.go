@@ -44,34 +44,10 @@ type facts struct {
 // cannot be asked, and nothing can be graded.
 func gatherFacts(ctx context.Context, env *labenv.Env) (*facts, error) {
 	f := &facts{dir: env.Dir, engine: env.Engine}
-	crd, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-	case err != nil:
-		return nil, fmt.Errorf("get CRD %s: %w", teamspace.CRDName, err)
-	default:
-		f.crd = crd
-	}
-	if f.alpha, err = teamspace.Get(ctx, env.Clients.Dynamic, "alpha"); err != nil {
+	if err := clusterFacts(ctx, env, f); err != nil {
 		return nil, err
 	}
-	if f.beta, err = teamspace.Get(ctx, env.Clients.Dynamic, "beta"); err != nil {
-		return nil, err
-	}
-	if f.teamAlpha, err = getNamespace(ctx, env, teamspace.NamespaceName("alpha")); err != nil {
-		return nil, err
-	}
-	if f.teamBeta, err = getNamespace(ctx, env, teamspace.NamespaceName("beta")); err != nil {
-		return nil, err
-	}
-	q, err := env.Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName("alpha")).Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-	case err != nil:
-		return nil, fmt.Errorf("get team-alpha/team-quota: %w", err)
-	default:
-		f.quota = q
-	}
+	var err error
 	if f.service, err = env.Service.Status(ctx); err != nil {
 		return nil, fmt.Errorf("status of %s: %w", service.Name, err)
 	}
@@ -81,6 +57,40 @@ func gatherFacts(ctx context.Context, env *labenv.Env) (*facts, error) {
 		f.otherDir = served
 	}
 	return f, nil
+}
+
+// clusterFacts reads the cluster's part of the facts into f: what any
+// machine that reaches the API server can see.
+func clusterFacts(ctx context.Context, env *labenv.Env, f *facts) error {
+	crd, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("get CRD %s: %w", teamspace.CRDName, err)
+	default:
+		f.crd = crd
+	}
+	if f.alpha, err = teamspace.Get(ctx, env.Clients.Dynamic, "alpha"); err != nil {
+		return err
+	}
+	if f.beta, err = teamspace.Get(ctx, env.Clients.Dynamic, "beta"); err != nil {
+		return err
+	}
+	if f.teamAlpha, err = getNamespace(ctx, env, teamspace.NamespaceName("alpha")); err != nil {
+		return err
+	}
+	if f.teamBeta, err = getNamespace(ctx, env, teamspace.NamespaceName("beta")); err != nil {
+		return err
+	}
+	q, err := env.Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName("alpha")).Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("get team-alpha/team-quota: %w", err)
+	default:
+		f.quota = q
+	}
+	return nil
 }
 
 func getNamespace(ctx context.Context, env *labenv.Env, name string) (*corev1.Namespace, error) {

@@ -20,6 +20,9 @@ type Options struct {
 	ProbeTimeout time.Duration
 	// Progress receives notes on what is being done (stderr).
 	Progress *ui.Printer
+	// OnFacts, when set, is given the facts the evidence is judged
+	// against, as read before any probe (`cnpa submit` keeps them).
+	OnFacts func(*Facts)
 }
 
 // UnreachableError says the cluster could not be asked: nothing is graded.
@@ -58,6 +61,9 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *Report, err e
 	if err != nil {
 		return nil, &UnreachableError{err}
 	}
+	if opts.OnFacts != nil {
+		opts.OnFacts(f.export())
+	}
 	c := &checker{checks: evaluate(ev, f)}
 
 	if want(lab.Reconcile.Number) {
@@ -95,9 +101,6 @@ func probeChecks(ctx context.Context, env *labenv.Env, c *checker, f *facts, tmp
 		addedID     = "step6.finalizer_added_keeps_foreign"
 		deletedID   = "step6.delete_archives"
 	)
-	convergesTitle := "a new TeamSpace gets its namespace, quota and status by itself"
-	addedTitle := "a TeamSpace with a foreign finalizer (" + ForeignFinalizer + ") gets ours too and keeps the other"
-	deletedTitle := "deleted, it is archived to archive/<name>.json and loses only our finalizer"
 	probeHint := "is the controller running and reconciling? `cnpa service status`, `cnpa service logs`"
 	finalizerMust := "must " + lab.KeepOtherFinalizers + " and, " + lab.ArchiveThenRelease
 	finalizerHint := "the controller " + finalizerMust + "; run `cnpa step 6` (it turns finalizer handling on)"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/labhub/cnpa/internal/check"
@@ -49,6 +50,21 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	},
 	"add": func(a, b float64) float64 { return a + b },
 }).Parse(pageText))
+
+// WriteBody renders p's body alone, for a page in the same style that
+// embeds it (the class page embeds each learner's).
+func WriteBody(w io.Writer, p *Page) error {
+	return page.ExecuteTemplate(w, "body", p)
+}
+
+// Style is the page's style sheet, for a page in the same style.
+func Style() template.CSS {
+	var b strings.Builder
+	if err := page.ExecuteTemplate(&b, "style", nil); err != nil {
+		panic(err) // the template is embedded and takes no data: it cannot fail
+	}
+	return template.CSS(b.String())
+}
 
 // Write renders p as one self-contained HTML page.
 func Write(w io.Writer, p *Page) error {

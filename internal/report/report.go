@@ -50,7 +50,10 @@ const (
 // Page is everything the page shows.
 type Page struct {
 	Dir, Version, Engine string
-	Generated            time.Time
+	// IDPrefix starts every id on the page, so that a page embedding
+	// several reports (`cnpa class grade --html`) keeps them apart.
+	IDPrefix  string
+	Generated time.Time
 	// Problems are facts about the inputs a reader must see first (a state
 	// file that does not parse, an unreadable check report).
 	Problems []string

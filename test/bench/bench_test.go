@@ -38,6 +38,9 @@ func TestSmoke(t *testing.T) {
 		"-contenders", contenders, "-peer-dir", peerDir,
 		"-n-background", "3", "-bulk", "5", "-samples", "2", "-drift-samples", "2", "-idle", "5s",
 		"-shell-n", "3", "-shell-bulk", "5", "-gap", "0", "-quiet", "1s",
+		// The class phase is measured by make bench; TestClass in
+		// test/learners tests what it runs.
+		"-phases", "steady,bulk",
 		// Timings are not asserted, so the contenders may share the
 		// machine: the run takes as long as the slowest (the shell loop).
 		"-parallel",

@@ -85,12 +85,16 @@ type config struct {
 	settleMax         time.Duration
 	steady, bulkPhase bool
 	scalePhase        bool
-	scaleSizes        []int
-	scaleProfile      time.Duration
-	cpuProfile        string
-	inprocQPS         float64
-	inprocBurst       int
-	pairedFloor       bool
+	// classPhase: `cnpa class grade` live and offline (class.go).
+	classPhase                  bool
+	classLearners, classOffline int
+	classEngine                 string
+	scaleSizes                  []int
+	scaleProfile                time.Duration
+	cpuProfile                  string
+	inprocQPS                   float64
+	inprocBurst                 int
+	pairedFloor                 bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -119,7 +123,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.resultsDir, "results", "", "directory for bench-<date>.json (default test/bench/results in the module; \"-\" for none)")
 	fs.StringVar(&cfg.workDir, "work", "", "directory for logs and binaries (default: a temporary one, kept when something failed)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work directory")
-	fs.StringVar(&phases, "phases", "steady,bulk", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N), bulk, scale (the same at each -scale-sizes, on one growing control plane)")
+	fs.StringVar(&phases, "phases", "steady,bulk,class", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N), bulk, scale (the same at each -scale-sizes, on one growing control plane); and class (`cnpa class grade` live, one learner at a time and all at once, and offline), once")
+	fs.IntVar(&cfg.classLearners, "class-learners", 3, "the class phase's learners, each on a control plane of their own")
+	fs.StringVar(&cfg.classEngine, "class-engine", "go", "the class phase's learners' engine: go or shell")
+	fs.IntVar(&cfg.classOffline, "class-offline", 1000, "synthetic submissions the class phase grades offline")
 	fs.StringVar(&scaleSizes, "scale-sizes", "0,1000,10000,20000", "background populations of the scale phase, ascending")
 	fs.DurationVar(&cfg.scaleProfile, "scale-profile", 0, "at each scale size, a CPU profile of this long during the samples, from contenders that serve pprof (cnpa-min)")
 	fs.BoolVar(&cfg.parallel, "parallel", false, "run the contenders at the same time (smoke runs only: the timings are then not comparable)")
@@ -154,9 +161,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			cfg.bulkPhase = true
 		case "scale":
 			cfg.scalePhase = true
+		case "class":
+			cfg.classPhase = true
 		case "":
 		default:
-			return nil, fmt.Errorf("-phases: unknown %q (known: steady, bulk, scale)", p)
+			return nil, fmt.Errorf("-phases: unknown %q (known: steady, bulk, scale, class)", p)
 		}
 	}
 	for _, f := range strings.Split(scaleSizes, ",") {
@@ -167,8 +176,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		cfg.scaleSizes = append(cfg.scaleSizes, n)
 	}
 	switch {
-	case !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase:
+	case !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase && !cfg.classPhase:
 		return nil, errors.New("-phases is empty")
+	case cfg.classPhase && (cfg.classLearners < 1 || cfg.classOffline < 0 || cfg.classEngine != "go" && cfg.classEngine != "shell"):
+		return nil, errors.New("-class-learners must be at least 1, -class-offline at least 0, -class-engine go or shell")
 	case len(cfg.contenders) == 0:
 		return nil, errors.New("-contenders is empty")
 	case cfg.samples < 1 || cfg.driftSamples < 1:
@@ -248,6 +259,9 @@ func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error)
 			Phases: strings.Join(slices.DeleteFunc([]string{"steady", "bulk", "scale"}, func(p string) bool {
 				return p == "steady" && !cfg.steady || p == "bulk" && !cfg.bulkPhase || p == "scale" && !cfg.scalePhase
 			}), ",")}}
+	if cfg.classPhase {
+		rep.Sizes.Phases = strings.TrimPrefix(rep.Sizes.Phases+",class", ",")
+	}
 	if cfg.scalePhase {
 		rep.Sizes.ScaleSizes = cfg.scaleSizes
 	}
@@ -258,8 +272,17 @@ func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error)
 		return nil, err
 	}
 	b := &bench{cfg: cfg, bin: bin, work: work, logf: logf}
+	if cfg.classPhase {
+		logf("[class] starting")
+		rep.Class = b.runClass(ctx)
+		failed = failed || len(rep.Class.Errors) > 0
+		writeClassMarkdown(out, rep.Class)
+	}
 	var names []string
 	for _, name := range cfg.contenders {
+		if !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase {
+			break // the class phase alone
+		}
 		if reason, ok := rep.Skipped[name]; ok {
 			logf("[%s] skipped: %s", name, reason)
 			continue
@@ -313,7 +336,7 @@ func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error)
 		// A scale run's file is kept in git (see .gitignore): issue 27
 		// wants the numbers behind the README's scale table committed.
 		prefix := "bench-"
-		if !cfg.steady && !cfg.bulkPhase {
+		if !cfg.steady && !cfg.bulkPhase && cfg.scalePhase {
 			prefix = "scale-"
 		}
 		path := filepath.Join(dir, prefix+rep.Date.Format("2006-01-02T150405")+".json")

@@ -23,6 +23,8 @@ type Report struct {
 	Skipped map[string]string `json:"skipped,omitempty"`
 	// Targets are the Go engine's targets, judged on this run.
 	Targets []Target `json:"targets,omitempty"`
+	// Class is the class phase's numbers, when it ran.
+	Class *ClassResult `json:"class,omitempty"`
 }
 
 // Sizes are the run's flags that shape the numbers.

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/atomicfile"
+	"github.com/labhub/cnpa/internal/class"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+var classCommand = &cli.Command{
+	Name:  "class",
+	Usage: "the instructor's side: grade a whole class from the learners' submissions",
+	Subcommands: []*cli.Command{
+		withFlagValues(classGradeCommand),
+	},
+}
+
+var classGradeCommand = &cli.Command{
+	Name:      "grade",
+	Usage:     "one gradebook of every learner's submission, judged again offline or live",
+	ArgsUsage: "SUBMISSION...|DIR",
+	Description: "Reads the learners' submission files (`cnpa submit` writes them), or every\n" +
+		"*.json in DIR, and judges each one's evidence again by the lab's rules: the\n" +
+		"results inside a submission are not trusted. Flags a submission whose recorded\n" +
+		"results disagree with its evidence (tampered) or whose SHA-256 does not match\n" +
+		"(edited), the same object uid in two learners' evidence (copied), two\n" +
+		"learners on one cluster, a submission of another cnpa version, and, with\n" +
+		"--roster, every learner with no submission.\n\n" +
+		"With --live CLASS.yaml, each learner named there is graded again against\n" +
+		"their own cluster, --parallel at a time: the evidence's uids against the live\n" +
+		"objects, and the controller still converging, reverting drift and honouring\n" +
+		"the finalizer, with temporary TeamSpaces (cnpa-check-*, always removed, also\n" +
+		"on Ctrl-C). What only the VM can see (the unit, systemd, reruns of\n" +
+		"reconcile.sh) is taken from the submission, marked \"as reported\".\n\n" +
+		"CLASS.yaml: learners: [{name: alice, kubeconfig: PATH, context: NAME}]\n\n" +
+		"Exit code 0 when the gradebook is made; 2 for bad input (a file that is not\n" +
+		"a submission, a roster with a name twice, a missing kubeconfig).",
+	Flags: []cli.Flag{
+		&cli.StringFlag{Name: "roster", Usage: "`FILE` of the learners expected, one name a line"},
+		&cli.StringFlag{Name: "live", Usage: "grade live: `CLASS.yaml` says how to reach each learner's cluster"},
+		&cli.IntFlag{Name: "parallel", Value: 4, Usage: "grade at most `N` learners live at once", Action: atLeast("parallel", 1)},
+		&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "longest live grading of one learner", Action: positive("timeout")},
+		&cli.DurationFlag{Name: "probe-timeout", Value: 30 * time.Second, Usage: "longest wait for a learner's controller in each live probe", Action: positive("probe-timeout")},
+		&cli.StringFlag{Name: "html", Usage: "also write the class page to `FILE`"},
+	},
+	Action: func(c *cli.Context) error {
+		out, err := output(c, "text", "json", "csv", "junit")
+		if err != nil {
+			return err
+		}
+		if c.NArg() == 0 {
+			return usageError("give the submissions: `cnpa class grade DIR` (every *.json in it) or the files")
+		}
+		subs, err := class.Load(c.Args().Slice())
+		if err != nil {
+			return cli.Exit(err.Error(), 2)
+		}
+		opts := class.Options{Version: version, Now: time.Now()}
+		if r := c.String("roster"); r != "" {
+			if opts.Roster, err = class.ReadRoster(r); err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+		}
+		if html := c.String("html"); html != "" {
+			if fi, err := os.Stat(html); err == nil && fi.IsDir() {
+				return usageError("--html %s is a directory: give a file name, e.g. %s", html, filepath.Join(html, "class.html"))
+			}
+		}
+		if live := c.String("live"); live != "" {
+			cf, err := class.ReadClassFile(live)
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			progress := ui.New(os.Stderr, c.Bool("no-color"))
+			progress.Note("… grading %d learners live, %d at a time", len(cf.Learners), c.Int("parallel"))
+			opts.Live, err = class.GradeLive(c.Context, cf, subs, class.LiveOptions{Parallel: c.Int("parallel"),
+				Timeout: c.Duration("timeout"), ProbeTimeout: c.Duration("probe-timeout"),
+				Progress: func(name string, r *class.LiveResult) {
+					switch {
+					case r.Report != nil:
+						progress.Line("%s: graded live in %s, %d passed, %d failed", name, r.Took.Round(time.Second), r.Report.Passed, r.Report.Failed)
+					default:
+						progress.Warn("%s: %s after %s: %s (graded offline from the submission)", name, r.Graded, r.Took.Round(time.Second), r.Detail)
+					}
+				}})
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+		}
+		gb, err := class.Grade(subs, opts)
+		if err != nil {
+			return cli.Exit(err.Error(), 2)
+		}
+		if html := c.String("html"); html != "" {
+			var buf bytes.Buffer
+			if err := class.WriteHTML(&buf, gb); err != nil {
+				return fmt.Errorf("render the class page: %w", err)
+			}
+			if err := atomicfile.WriteFile(html, buf.Bytes(), 0o644); err != nil {
+				return cli.Exit(fmt.Sprintf("write %s: %v", html, err), 2)
+			}
+			ui.New(os.Stderr, c.Bool("no-color")).Note("wrote the class page %s", html)
+		}
+		switch out {
+		case "json":
+			return class.WriteJSON(os.Stdout, gb)
+		case "csv":
+			return class.WriteCSV(os.Stdout, gb)
+		case "junit":
+			return class.WriteJUnit(os.Stdout, gb)
+		}
+		class.WriteText(printer(c), gb)
+		return nil
+	},
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/class"
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/submission"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+var submitCommand = &cli.Command{
+	Name:  "submit",
+	Usage: "grade the lab as `cnpa check` does and write one submission file for the instructor",
+	Description: "Runs every check of `cnpa check`, then writes one self-contained JSON file\n" +
+		"(default <dir>/" + submission.DefaultName + "): your name, cnpa's version and the time,\n" +
+		"the cluster's identity (kube-system's uid, the server version, the datastore),\n" +
+		"the evidence files and archive/beta.json verbatim, every check with what was\n" +
+		"expected and found, the timelines, and a SHA-256 over it all. Nothing in it is\n" +
+		"secret (no kubeconfig, no token): mail or upload it as it is.\n\n" +
+		"Exit code 0 when the file is written, whatever the checks found; 2 when the\n" +
+		"cluster or the evidence dir cannot be reached.",
+	Flags: append([]cli.Flag{
+		&cli.StringFlag{Name: "learner", EnvVars: []string{"CNPA_LEARNER"}, Usage: "your `NAME` as the instructor's roster has it (default: your user name)"},
+		&cli.StringFlag{Name: "out", Usage: "write the submission to `FILE` (default: <dir>/" + submission.DefaultName + ")"},
+		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
+	}, serviceFlags...),
+	Action: func(c *cli.Context) error {
+		if err := needEvidenceDir(c); err != nil {
+			return err
+		}
+		dir, _ := evidenceDir(c)
+		if !evidence.AnyWritten(dir) {
+			return cli.Exit(fmt.Sprintf("no evidence yet in %s: do the lab first (`cnpa step 1`, or LAB.md by hand), then submit", dir), 1)
+		}
+		learner := c.String("learner")
+		if learner == "" {
+			u, err := user.Current()
+			if err != nil || u.Username == "" {
+				return usageError("give --learner NAME: your name as the instructor's roster has it")
+			}
+			learner = u.Username
+		}
+		out := c.String("out")
+		if out == "" {
+			out = filepath.Join(dir, submission.DefaultName)
+		}
+		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+			return usageError("--out %s is a directory: give a file name, e.g. %s", out, filepath.Join(out, submission.DefaultName))
+		}
+		env, err := labEnv(c)
+		if err != nil {
+			return err
+		}
+		progress := ui.New(os.Stderr, c.Bool("no-color"))
+		content, rep, err := class.Submit(c.Context, env, learner, version, check.Options{ProbeTimeout: c.Duration("timeout"), Progress: progress})
+		var unreachable *check.UnreachableError
+		switch {
+		case errors.As(err, &unreachable):
+			return cli.Exit(err.Error(), 2)
+		case err != nil:
+			return cli.Exit(err.Error(), 2)
+		}
+		if err := check.SaveLast(env.Dir, rep, time.Now()); err != nil {
+			progress.Warn("could not keep this report for `cnpa report`: %v", err)
+		}
+		if err := submission.Write(out, content); err != nil {
+			return cli.Exit(fmt.Sprintf("write %s: %v", out, err), 2)
+		}
+		p := printer(c)
+		p.Line("wrote %s for learner %s: %d passed, %d failed", out, learner, rep.Passed, rep.Failed)
+		if content.Diagnosis != "" {
+			p.Note("diagnosis: %s (`cnpa check` shows every check)", content.Diagnosis)
+		}
+		p.Line("send this one file to your instructor")
+		return nil
+	},
+}

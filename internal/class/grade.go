@@ -1,0 +1,472 @@
+// Package class grades a whole class: every learner's submission (package
+// submission) judged again by the lab's rules, offline or live against the
+// learner's own cluster, with the flags an instructor needs (a record that
+// disagrees with its evidence, evidence copied from another learner, two
+// learners on one cluster, a learner who sent nothing), in one gradebook:
+// text, JSON, CSV, JUnit and a self-contained HTML page.
+package class
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/submission"
+	"github.com/labhub/cnpa/internal/timeline"
+)
+
+// Steps is how many steps the lab has: a score is steps passed of Steps.
+const Steps = 8
+
+// How a learner was graded: the gradebook's graded column.
+const (
+	GradedLive        = "live"
+	GradedOffline     = "offline"
+	GradedUnreachable = "unreachable"
+	GradedMissing     = "missing"
+)
+
+// The flags a learner's row may carry.
+const (
+	// FlagTampered: the results recorded in the submission disagree with
+	// its evidence judged again.
+	FlagTampered = "tampered"
+	// FlagEdited: the content no longer has the SHA-256 it carries.
+	FlagEdited = "edited"
+	// FlagCopiedFrom: the evidence holds uids of objects of another
+	// learner's cluster. FlagCopiedBy: another learner holds this one's.
+	// FlagSharesUIDs: two learners hold one uid, and neither's cluster
+	// shows whose object it was.
+	FlagCopiedFrom = "copied-from"
+	FlagCopiedBy   = "copied-by"
+	FlagSharesUIDs = "shares-uids-with"
+	// FlagSameCluster: another learner's submission is of the same cluster.
+	FlagSameCluster = "same-cluster-as"
+	// FlagVersion: the submission was made by another cnpa version.
+	FlagVersion = "cnpa-version"
+	// FlagNoSubmission: on the roster, but no submission.
+	FlagNoSubmission = "no-submission"
+	// FlagNotOnRoster: a submission from a learner the roster does not name.
+	FlagNotOnRoster = "not-on-roster"
+)
+
+// Flag is one thing the instructor must look at.
+type Flag struct {
+	Kind string `json:"kind"`
+	// With is the other learner(s) or the value, when there is one.
+	With string `json:"with,omitempty"`
+	// Detail says what was found, in words.
+	Detail string `json:"detail"`
+}
+
+// String is the flag as the CSV and the text show it: kind, or kind:with.
+func (f Flag) String() string {
+	if f.With == "" {
+		return f.Kind
+	}
+	return f.Kind + ":" + f.With
+}
+
+// Check is one check of a learner as graded.
+type Check struct {
+	check.Check
+	Diagnosis string `json:"diagnosis,omitempty"`
+	// AsReported: the check is the learner's own run's, taken from the
+	// submission: it looks at what only the VM can see, or needs a probe
+	// that could not be made here.
+	AsReported bool `json:"as_reported,omitempty"`
+	// Recorded is the status the submission recorded, when it differs.
+	Recorded check.Status `json:"recorded,omitempty"`
+}
+
+// Learner is one row of the gradebook.
+type Learner struct {
+	Name string `json:"learner"`
+	// Graded is GradedLive, GradedOffline, GradedUnreachable or
+	// GradedMissing; GradedDetail says why, for the last two.
+	Graded       string `json:"graded"`
+	GradedDetail string `json:"graded_detail,omitempty"`
+	StepsPassed  int    `json:"steps_passed"`
+	ChecksPassed int    `json:"checks_passed"`
+	ChecksTotal  int    `json:"checks_total"`
+	// FirstFailingStep is 0 when every step passes.
+	FirstFailingStep int `json:"first_failing_step,omitempty"`
+	// StepPassed is, per step 1..8, whether all its checks pass.
+	StepPassed  []bool  `json:"step_passed"`
+	Diagnosis   string  `json:"diagnosis,omitempty"`
+	Flags       []Flag  `json:"flags"`
+	Checks      []Check `json:"checks"`
+	CnpaVersion string  `json:"cnpa_version,omitempty"`
+	SubmittedAt string  `json:"submitted_at,omitempty"`
+	Cluster     string  `json:"cluster,omitempty"`
+	File        string  `json:"file,omitempty"`
+
+	sub *submission.Submission
+}
+
+// Gradebook is the whole class.
+type Gradebook struct {
+	GradedAt    time.Time  `json:"graded_at"`
+	CnpaVersion string     `json:"cnpa_version"`
+	Learners    []*Learner `json:"learners"`
+	// StepPassRate is, per step 1..8, the share of learners with a
+	// submission who pass it.
+	StepPassRate []float64 `json:"step_pass_rate"`
+	// Diagnoses counts the learners per diagnosis, most first.
+	Diagnoses []DiagnosisCount `json:"diagnoses"`
+}
+
+// DiagnosisCount is one bar of the histogram of diagnoses.
+type DiagnosisCount struct {
+	Diagnosis string   `json:"diagnosis"`
+	Learners  []string `json:"learners"`
+}
+
+// Options tune Grade.
+type Options struct {
+	// Roster is the learners expected, nil for none.
+	Roster []string
+	// Version is this cnpa's version: another one is flagged.
+	Version string
+	// Now is when the class is graded.
+	Now time.Time
+	// Live, when set, grades the named learners live (see live.go); a
+	// learner it has no result for is graded offline.
+	Live map[string]*LiveResult
+}
+
+// Offline judges one submission again, offline: the evidence against the
+// facts it recorded, every check that can be judged so; the probes' are
+// the recorded ones, as reported. It returns the learner's checks and the
+// ids whose recorded status disagrees.
+func Offline(s *submission.Submission) (checks []Check, disagree []string, err error) {
+	dir, err := os.MkdirTemp("", "cnpa-class-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := s.Materialize(dir, filepath.Join(dir, timeline.OwnDir)); err != nil {
+		return nil, nil, fmt.Errorf("%s: unpack the evidence: %w", s.Path, err)
+	}
+	again := rejudge(dir, s.Facts)
+	return merge(s, again, func(string) bool { return false })
+}
+
+// merge is the learner's checks: judged for every id judged holds, the
+// recorded one as reported for the rest (asReported also forces ids to
+// the record); disagree lists the ids whose recorded status differs from
+// the judged one, or that the record lacks.
+func merge(s *submission.Submission, judged *check.Report, asReported func(id string) bool) (checks []Check, disagree []string, err error) {
+	recorded := map[string]submission.Check{}
+	for _, c := range s.Checks {
+		recorded[c.ID] = c
+	}
+	seen := map[string]bool{}
+	for _, j := range judged.Checks {
+		seen[j.ID] = true
+		r, ok := recorded[j.ID]
+		if asReported(j.ID) && ok {
+			continue
+		}
+		if j.Status == check.Fail && ok && r.Status == check.Fail && check.Diagnose(j, s.Facts) == "" && r.Actual != j.Actual {
+			// Seen from here the failure may not say why (the service's
+			// log is on the VM); the learner's own run may have.
+			j.Actual += "; as the learner's run saw it: " + r.Actual
+		}
+		c := Check{Check: j, Diagnosis: check.Diagnose(j, s.Facts)}
+		switch {
+		case !ok:
+			disagree = append(disagree, j.ID+" (not recorded)")
+		case r.Status != j.Status:
+			c.Recorded = r.Status
+			disagree = append(disagree, fmt.Sprintf("%s (recorded %s, evidence says %s)", j.ID, r.Status, j.Status))
+		}
+		checks = append(checks, c)
+	}
+	for _, r := range s.Checks {
+		if seen[r.ID] && !asReported(r.ID) {
+			continue
+		}
+		checks = append(checks, Check{Check: r.Check, Diagnosis: check.Diagnose(r.Check, s.Facts), AsReported: true})
+	}
+	sort.SliceStable(checks, func(i, j int) bool { return checks[i].Step < checks[j].Step })
+	return checks, disagree, nil
+}
+
+// seenOnlyPartly are live checks that judge only part of what the
+// learner's own run judged: the archive record of step6.delete_archives is
+// written on the VM. When the learner's run failed one, that failure
+// stands, as reported.
+var seenOnlyPartly = []string{"step6.delete_archives"}
+
+func reportedFailed(s *submission.Submission, id string) bool {
+	if !slices.Contains(seenOnlyPartly, id) {
+		return false
+	}
+	for _, c := range s.Checks {
+		if c.ID == id {
+			return c.Status == check.Fail
+		}
+	}
+	return false
+}
+
+// score fills the learner's score from its checks.
+func (l *Learner) score() {
+	l.StepPassed = make([]bool, Steps)
+	has := make([]bool, Steps)
+	for i := range l.StepPassed {
+		l.StepPassed[i] = true
+	}
+	l.ChecksPassed, l.ChecksTotal = 0, len(l.Checks)
+	var plain []check.Check
+	for _, c := range l.Checks {
+		plain = append(plain, c.Check)
+		ok := c.Status == check.Pass || c.Status == check.Note
+		if ok {
+			l.ChecksPassed++
+		}
+		if c.Step >= 1 && c.Step <= Steps {
+			has[c.Step-1] = true
+			l.StepPassed[c.Step-1] = l.StepPassed[c.Step-1] && ok
+		}
+	}
+	l.StepsPassed, l.FirstFailingStep = 0, 0
+	for i := range l.StepPassed {
+		l.StepPassed[i] = l.StepPassed[i] && has[i]
+		if l.StepPassed[i] {
+			l.StepsPassed++
+		} else if l.FirstFailingStep == 0 {
+			l.FirstFailingStep = i + 1
+		}
+	}
+	var facts *check.Facts
+	if l.sub != nil {
+		facts = l.sub.Facts
+	}
+	l.Diagnosis = check.LabDiagnosis(plain, facts)
+}
+
+// Grade makes the gradebook of subs (one per learner; see Load). Phases:
+//  1. each submission judged again offline, or taken from opts.Live;
+//  2. the flags between submissions: copies, shared clusters;
+//  3. the roster: who is missing, who is not on it;
+//  4. the class's pass rate per step and histogram of diagnoses.
+func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
+	gb := &Gradebook{GradedAt: opts.Now.UTC(), CnpaVersion: opts.Version}
+	for _, s := range subs {
+		l := &Learner{Name: s.Learner, sub: s, CnpaVersion: s.CnpaVersion, File: s.Path,
+			SubmittedAt: s.SubmittedAt.UTC().Format(time.RFC3339), Cluster: s.Cluster.KubeSystemUID}
+		checks, disagree, err := Offline(s)
+		if err != nil {
+			return nil, err
+		}
+		l.Checks, l.Graded = checks, GradedOffline
+		if lr := opts.Live[s.Learner]; lr != nil {
+			l.Graded, l.GradedDetail = lr.Graded, lr.Detail
+			if lr.Report != nil {
+				l.Checks, _, _ = merge(s, lr.Report, func(id string) bool { return slices.Contains(check.VMIDs, id) || reportedFailed(s, id) })
+			}
+		}
+		if len(disagree) > 0 {
+			l.Flags = append(l.Flags, Flag{Kind: FlagTampered, Detail: "the recorded results disagree with the evidence: " + strings.Join(disagree, "; ")})
+		}
+		if !s.HashOK {
+			l.Flags = append(l.Flags, Flag{Kind: FlagEdited, Detail: "the content does not have the SHA-256 the file carries: it was changed after `cnpa submit`"})
+		}
+		if opts.Version != "" && s.CnpaVersion != opts.Version {
+			l.Flags = append(l.Flags, Flag{Kind: FlagVersion, With: s.CnpaVersion,
+				Detail: fmt.Sprintf("made by cnpa %s, graded by cnpa %s: the checks may differ between versions", s.CnpaVersion, opts.Version)})
+		}
+		l.score()
+		gb.Learners = append(gb.Learners, l)
+	}
+	flagCopies(gb.Learners)
+	flagSameCluster(gb.Learners)
+	if opts.Roster != nil {
+		on := map[string]bool{}
+		for _, n := range opts.Roster {
+			on[n] = true
+		}
+		have := map[string]bool{}
+		for _, l := range gb.Learners {
+			have[l.Name] = true
+			if !on[l.Name] {
+				l.Flags = append(l.Flags, Flag{Kind: FlagNotOnRoster, Detail: "the roster does not name " + l.Name})
+			}
+		}
+		for _, n := range opts.Roster {
+			if !have[n] {
+				l := &Learner{Name: n, Graded: GradedMissing, GradedDetail: "no submission",
+					Flags: []Flag{{Kind: FlagNoSubmission, Detail: "on the roster, but no submission"}}}
+				l.score()
+				l.FirstFailingStep = 1
+				gb.Learners = append(gb.Learners, l)
+			}
+		}
+	}
+	sort.SliceStable(gb.Learners, func(i, j int) bool { return gb.Learners[i].Name < gb.Learners[j].Name })
+	gb.summarize()
+	return gb, nil
+}
+
+// flagCopies flags every uid two learners' evidence share. The learner
+// whose own cluster held the object is the source.
+func flagCopies(ls []*Learner) {
+	type holder struct {
+		l      *Learner
+		object string
+	}
+	byUID := map[string][]holder{}
+	for _, l := range ls {
+		for uid, obj := range objectUIDs(&l.sub.Content) {
+			byUID[uid] = append(byUID[uid], holder{l, obj})
+		}
+	}
+	type pair struct{ from, to *Learner }
+	objects := map[pair][]string{}
+	var order []pair
+	add := func(p pair, obj string) {
+		if _, ok := objects[p]; !ok {
+			order = append(order, p)
+		}
+		if !slices.Contains(objects[p], obj) {
+			objects[p] = append(objects[p], obj)
+		}
+	}
+	uids := make([]string, 0, len(byUID))
+	for uid := range byUID {
+		uids = append(uids, uid)
+	}
+	sort.Strings(uids)
+	for _, uid := range uids {
+		hs := byUID[uid]
+		if len(hs) < 2 {
+			continue
+		}
+		var source *Learner
+		for _, h := range hs {
+			if ownUIDs(h.l.sub.Facts)[uid] {
+				source = h.l
+			}
+		}
+		for _, h := range hs {
+			for _, o := range hs {
+				if h.l == o.l {
+					continue
+				}
+				switch {
+				case source == o.l:
+					add(pair{o.l, h.l}, h.object) // h copied from o
+				case source == nil && h.l.Name < o.l.Name:
+					add(pair{nil, h.l}, h.object+"\x00"+o.l.Name)
+				}
+			}
+		}
+	}
+	copied := map[[2]string]bool{}
+	for _, p := range order {
+		if p.from != nil {
+			copied[[2]string{p.from.Name, p.to.Name}], copied[[2]string{p.to.Name, p.from.Name}] = true, true
+		}
+	}
+	for _, p := range order {
+		objs := objects[p]
+		if p.from == nil {
+			for _, o := range objs {
+				obj, other, _ := strings.Cut(o, "\x00")
+				if copied[[2]string{p.to.Name, other}] {
+					continue // the copy is flagged with its source
+				}
+				detail := fmt.Sprintf("%s and %s hold the same %s uid, and neither's cluster shows whose it was", p.to.Name, other, obj)
+				addFlag(p.to, Flag{Kind: FlagSharesUIDs, With: other, Detail: detail})
+				for _, l := range ls {
+					if l.Name == other {
+						addFlag(l, Flag{Kind: FlagSharesUIDs, With: p.to.Name, Detail: detail})
+					}
+				}
+			}
+			continue
+		}
+		what := strings.Join(objs, ", ")
+		addFlag(p.to, Flag{Kind: FlagCopiedFrom, With: p.from.Name,
+			Detail: fmt.Sprintf("the evidence holds the uids of %s's %s: objects of %s's cluster, not of this one", p.from.Name, what, p.from.Name)})
+		addFlag(p.from, Flag{Kind: FlagCopiedBy, With: p.to.Name,
+			Detail: fmt.Sprintf("%s's evidence holds the uids of this learner's %s", p.to.Name, what)})
+	}
+}
+
+// addFlag adds f unless the learner has it already.
+func addFlag(l *Learner, f Flag) {
+	for _, g := range l.Flags {
+		if g.Kind == f.Kind && g.With == f.With {
+			return
+		}
+	}
+	l.Flags = append(l.Flags, f)
+}
+
+// flagSameCluster flags learners whose submissions name one cluster.
+func flagSameCluster(ls []*Learner) {
+	by := map[string][]*Learner{}
+	for _, l := range ls {
+		if uid := l.sub.Cluster.KubeSystemUID; uid != "" {
+			by[uid] = append(by[uid], l)
+		}
+	}
+	for uid, group := range by {
+		if len(group) < 2 {
+			continue
+		}
+		for _, l := range group {
+			for _, o := range group {
+				if o != l {
+					addFlag(l, Flag{Kind: FlagSameCluster, With: o.Name,
+						Detail: fmt.Sprintf("%s's submission is of the same cluster (kube-system uid %s)", o.Name, uid)})
+				}
+			}
+		}
+	}
+}
+
+// summarize computes the pass rate per step and the histogram.
+func (gb *Gradebook) summarize() {
+	gb.StepPassRate = make([]float64, Steps)
+	n := 0
+	hist := map[string][]string{}
+	for _, l := range gb.Learners {
+		if l.Graded == GradedMissing {
+			continue
+		}
+		n++
+		for i, ok := range l.StepPassed {
+			if ok {
+				gb.StepPassRate[i]++
+			}
+		}
+		if l.Diagnosis != "" {
+			hist[l.Diagnosis] = append(hist[l.Diagnosis], l.Name)
+		}
+	}
+	for i := range gb.StepPassRate {
+		if n > 0 {
+			gb.StepPassRate[i] /= float64(n)
+		}
+	}
+	gb.Diagnoses = gb.Diagnoses[:0]
+	for d, names := range hist {
+		gb.Diagnoses = append(gb.Diagnoses, DiagnosisCount{Diagnosis: d, Learners: names})
+	}
+	sort.Slice(gb.Diagnoses, func(i, j int) bool {
+		a, b := gb.Diagnoses[i], gb.Diagnoses[j]
+		if len(a.Learners) != len(b.Learners) {
+			return len(a.Learners) > len(b.Learners)
+		}
+		return a.Diagnosis < b.Diagnosis
+	})
+}

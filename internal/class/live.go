@@ -1,0 +1,189 @@
+package class
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/submission"
+	"github.com/labhub/cnpa/internal/timeline"
+)
+
+// ClassFile is CLASS.yaml: how to reach each learner's cluster.
+type ClassFile struct {
+	Learners []Reach `json:"learners"`
+}
+
+// Reach is one learner's cluster: a kubeconfig and, optionally, its context.
+type Reach struct {
+	Name       string `json:"name"`
+	Kubeconfig string `json:"kubeconfig"`
+	Context    string `json:"context,omitempty"`
+}
+
+// ReadClassFile reads CLASS.yaml strictly. Relative kubeconfig paths are
+// relative to the file. Every kubeconfig must exist: a missing one is an
+// error naming the learner, the file and the fix, before anything is
+// graded.
+func ReadClassFile(path string) (*ClassFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--live %s: %w", path, err)
+	}
+	var cf ClassFile
+	if err := yaml.UnmarshalStrict(data, &cf); err != nil {
+		return nil, fmt.Errorf("--live %s is not a class file (%v): write `learners: [{name: alice, kubeconfig: PATH, context: NAME}]`", path, err)
+	}
+	if len(cf.Learners) == 0 {
+		return nil, fmt.Errorf("--live %s names no learner: write `learners: [{name: alice, kubeconfig: PATH, context: NAME}]`", path)
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for i := range cf.Learners {
+		r := &cf.Learners[i]
+		switch {
+		case r.Name == "":
+			errs = append(errs, fmt.Errorf("%s: learner %d has no name", path, i+1))
+			continue
+		case seen[r.Name]:
+			errs = append(errs, fmt.Errorf("%s: learner %q is named twice: give each learner once", path, r.Name))
+			continue
+		case r.Kubeconfig == "":
+			errs = append(errs, fmt.Errorf("%s: learner %q has no kubeconfig: give the path of a kubeconfig that reaches their cluster", path, r.Name))
+			continue
+		}
+		seen[r.Name] = true
+		if !filepath.IsAbs(r.Kubeconfig) {
+			r.Kubeconfig = filepath.Join(filepath.Dir(path), r.Kubeconfig)
+		}
+		if _, err := os.Stat(r.Kubeconfig); err != nil {
+			errs = append(errs, fmt.Errorf("%s: learner %q's kubeconfig %s: %v: copy the learner's kubeconfig there (from their VM, e.g. /etc/rancher/k3s/k3s.yaml with the server address changed to one you reach), or fix the path",
+				path, r.Name, r.Kubeconfig, errors.Unwrap(err)))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return &cf, nil
+}
+
+// LiveResult is one learner graded live.
+type LiveResult struct {
+	// Graded is GradedLive or GradedUnreachable; Detail says why.
+	Graded, Detail string
+	Report         *check.Report
+	Took           time.Duration
+}
+
+// LiveOptions tune GradeLive.
+type LiveOptions struct {
+	Parallel int
+	// Timeout bounds each learner's grading; ProbeTimeout each wait on a
+	// learner's controller.
+	Timeout, ProbeTimeout time.Duration
+	// Progress is told when each learner starts and ends (one line each
+	// at the end); it is called from several goroutines, one at a time.
+	Progress func(name string, r *LiveResult)
+}
+
+// GradeLive grades, against their own clusters, the learners cf names
+// who have a submission, at most Parallel at once. A cluster that cannot
+// be reached, or a learner who takes longer than Timeout, is that
+// learner's result; the others go on. When ctx ends (Ctrl-C), every
+// learner's probes are removed before GradeLive returns, and it returns
+// ctx's error.
+func GradeLive(ctx context.Context, cf *ClassFile, subs []*submission.Submission, opts LiveOptions) (map[string]*LiveResult, error) {
+	if opts.Parallel <= 0 {
+		opts.Parallel = 4
+	}
+	by := map[string]*submission.Submission{}
+	for _, s := range subs {
+		by[s.Learner] = s
+	}
+	out := map[string]*LiveResult{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, opts.Parallel)
+	for _, r := range cf.Learners {
+		s := by[r.Name]
+		if s == nil {
+			continue // no submission: the roster flags it, nothing to grade live
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-slots }()
+			res := gradeOne(ctx, r, s, opts)
+			mu.Lock()
+			defer mu.Unlock()
+			out[r.Name] = res
+			if opts.Progress != nil {
+				opts.Progress(r.Name, res)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted: every probe made is removed: %w", err)
+	}
+	return out, nil
+}
+
+// gradeOne grades one learner live, within opts.Timeout.
+func gradeOne(ctx context.Context, r Reach, s *submission.Submission, opts LiveOptions) *LiveResult {
+	start := time.Now()
+	res := func(graded, detail string, rep *check.Report) *LiveResult {
+		return &LiveResult{Graded: graded, Detail: detail, Report: rep, Took: time.Since(start)}
+	}
+	t, err := kube.Resolve(r.Kubeconfig, r.Context)
+	if err != nil {
+		return res(GradedUnreachable, "kubeconfig "+r.Kubeconfig+": "+err.Error(), nil)
+	}
+	// Short requests: an unreachable cluster must cost seconds, not the
+	// client's default minutes.
+	t.Config.Timeout = 15 * time.Second
+	clients, err := kube.NewClients(t)
+	if err != nil {
+		return res(GradedUnreachable, err.Error(), nil)
+	}
+	dir, err := os.MkdirTemp("", "cnpa-live-")
+	if err != nil {
+		return res(GradedUnreachable, err.Error(), nil)
+	}
+	defer os.RemoveAll(dir)
+	if err := s.Materialize(dir, filepath.Join(dir, timeline.OwnDir)); err != nil {
+		return res(GradedUnreachable, err.Error(), nil)
+	}
+	env := &labenv.Env{Dir: dir, Target: t, Clients: clients, Engine: s.Facts.Engine}
+	lctx := ctx
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	rep, err := check.RunRemote(lctx, env, s.Facts, check.Options{ProbeTimeout: opts.ProbeTimeout})
+	var unreachable *check.UnreachableError
+	switch {
+	case err == nil:
+		return res(GradedLive, "", rep)
+	case ctx.Err() == nil && lctx.Err() != nil:
+		return res(GradedUnreachable, fmt.Sprintf("timed out after %s (--timeout)", opts.Timeout), nil)
+	case errors.As(err, &unreachable):
+		return res(GradedUnreachable, unreachable.Error(), nil)
+	}
+	return res(GradedUnreachable, err.Error(), nil)
+}

@@ -1,0 +1,151 @@
+package class
+
+import (
+	"encoding/csv"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+// CSVHeader is the gradebook's CSV columns. The first eight are the
+// contract an LMS import reads; the ones after may grow.
+var CSVHeader = []string{"learner", "steps_passed", "checks_passed", "checks_total", "first_failing_step", "diagnosis", "flags", "graded",
+	"graded_detail", "cnpa_version", "submitted_at", "cluster", "step1", "step2", "step3", "step4", "step5", "step6", "step7", "step8"}
+
+// FlagList is the learner's flags as the CSV cell holds them: kind or
+// kind:with, separated by "; ".
+func (l *Learner) FlagList() string {
+	var out []string
+	for _, f := range l.Flags {
+		out = append(out, f.String())
+	}
+	return strings.Join(out, "; ")
+}
+
+// WriteCSV writes one row per learner under CSVHeader.
+func WriteCSV(w io.Writer, gb *Gradebook) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	for _, l := range gb.Learners {
+		first := ""
+		if l.FirstFailingStep > 0 {
+			first = strconv.Itoa(l.FirstFailingStep)
+		}
+		row := []string{l.Name, strconv.Itoa(l.StepsPassed), strconv.Itoa(l.ChecksPassed), strconv.Itoa(l.ChecksTotal), first,
+			l.Diagnosis, l.FlagList(), l.Graded, l.GradedDetail, l.CnpaVersion, l.SubmittedAt, l.Cluster}
+		for _, ok := range l.StepPassed {
+			row = append(row, map[bool]string{true: "pass", false: "fail"}[ok])
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteJSON writes the gradebook as indented JSON; its shape is stable.
+func WriteJSON(w io.Writer, gb *Gradebook) error { return ui.WriteJSON(w, gb) }
+
+// WriteJUnit writes one testsuite per learner and one testcase per check;
+// a learner with no submission is a suite with one failing testcase.
+func WriteJUnit(w io.Writer, gb *Gradebook) error {
+	doc := check.JUnitSuites{Name: "cnpa class grade"}
+	for _, l := range gb.Learners {
+		s := check.JUnitSuite{Name: l.Name}
+		if l.Graded == GradedMissing {
+			s.Cases = append(s.Cases, check.JUnitCase{Name: "submission", ClassName: "cnpa.class." + l.Name,
+				Failure: &check.JUnitFailure{Type: "missing", Message: "no submission", Text: "on the roster, but no submission"}})
+		}
+		for _, c := range l.Checks {
+			tc := check.JUnitCase{Name: c.ID, ClassName: fmt.Sprintf("cnpa.class.%s.step%d", l.Name, c.Step), SystemOut: c.Title + ": " + c.Actual}
+			if c.AsReported {
+				tc.SystemOut += " (as reported)"
+			}
+			switch c.Status {
+			case check.Fail:
+				tc.Failure = &check.JUnitFailure{Type: "fail", Message: c.Title,
+					Text: fmt.Sprintf("found:    %s\nexpected: %s\nhint:     %s\ndiagnosis: %s", c.Actual, c.Expected, c.Hint, c.Diagnosis)}
+			case check.Skip:
+				tc.Skipped = &check.JUnitSkipped{Message: c.Actual}
+			case check.Note:
+				tc.SystemOut += "\nnote: " + c.Note
+			}
+			s.Cases = append(s.Cases, tc)
+		}
+		for _, c := range s.Cases {
+			s.Tests++
+			if c.Failure != nil {
+				s.Failures++
+			}
+			if c.Skipped != nil {
+				s.Skipped++
+			}
+		}
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+		doc.Skipped += s.Skipped
+		doc.Suites = append(doc.Suites, s)
+	}
+	data, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", data)
+	return err
+}
+
+// WriteText prints the gradebook for people: one line per learner, then
+// the pass rate per step, the histogram of diagnoses, and every flag.
+func WriteText(p *ui.Printer, gb *Gradebook) {
+	p.Title("%d learners", len(gb.Learners))
+	for _, l := range gb.Learners {
+		first := "all steps pass"
+		if l.FirstFailingStep > 0 {
+			first = fmt.Sprintf("first failing step %d", l.FirstFailingStep)
+		}
+		line := fmt.Sprintf("  %s %-16s %d/%d steps  %3d/%-3d checks  %-11s %s", p.Mark(l.FirstFailingStep == 0 && len(l.Flags) == 0),
+			l.Name, l.StepsPassed, Steps, l.ChecksPassed, l.ChecksTotal, l.Graded, first)
+		if l.Diagnosis != "" {
+			line += ": " + l.Diagnosis
+		}
+		p.Line("%s", line)
+		if l.GradedDetail != "" && l.Graded != GradedMissing {
+			p.Note("      %s", l.GradedDetail)
+		}
+		for _, f := range l.Flags {
+			p.Warn("      ⚑ %s: %s", f.String(), f.Detail)
+		}
+	}
+	p.Line("")
+	p.Title("Pass rate per step")
+	var rates []string
+	for i, r := range gb.StepPassRate {
+		rates = append(rates, fmt.Sprintf("%d: %.0f%%", i+1, 100*r))
+	}
+	p.Line("  %s", strings.Join(rates, "  "))
+	if len(gb.Diagnoses) > 0 {
+		p.Line("")
+		p.Title("Diagnoses")
+		for _, d := range gb.Diagnoses {
+			p.Line("  %s: %s (%s)", plural(len(d.Learners), "learner"), d.Diagnosis, strings.Join(d.Learners, ", "))
+		}
+	}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

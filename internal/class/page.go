@@ -1,0 +1,129 @@
+package class
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/report"
+	"github.com/labhub/cnpa/internal/timeline"
+)
+
+//go:embed page.html.tmpl
+var pageText string
+
+// page escapes every value by its context, as `cnpa report`'s does: a
+// learner's name or evidence cannot break the class page or run in it.
+var page = template.Must(template.New("class").Funcs(template.FuncMap{
+	"pct":  func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) },
+	"w":    func(x float64) template.CSS { return template.CSS(fmt.Sprintf("width: %.1f%%", 100*x)) },
+	"add1": func(i int) int { return i + 1 },
+	"frac": func(a, b int) float64 {
+		if b == 0 {
+			return 0
+		}
+		return float64(a) / float64(b)
+	},
+	"utc": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+}).Parse(pageText))
+
+// classPage is what the class page shows.
+type classPage struct {
+	*Gradebook
+	Style template.CSS
+	Steps []int
+	// Reports are each learner's own report, by learner, rendered.
+	Reports map[string]template.HTML
+	// Anchors are the ids of the learners' reports.
+	Anchors map[string]string
+	// Flagged counts the learners with a flag; AllPass those who pass
+	// all eight steps.
+	Flagged, AllPass, Missing int
+	// MaxDiagnosis is the largest bar of the histogram.
+	MaxDiagnosis int
+}
+
+// WriteHTML writes the class page: one self-contained page with the
+// learner × step matrix, the pass rate per step, the histogram of
+// diagnoses, the flags, and each learner's own report (as `cnpa report
+// --html` makes it from the submission) one click away, in the page.
+func WriteHTML(w io.Writer, gb *Gradebook) error {
+	cp := &classPage{Gradebook: gb, Style: report.Style(), Reports: map[string]template.HTML{}, Anchors: map[string]string{}}
+	for i := 1; i <= Steps; i++ {
+		cp.Steps = append(cp.Steps, i)
+	}
+	for i, l := range gb.Learners {
+		cp.Anchors[l.Name] = fmt.Sprintf("learner-%d", i+1)
+		switch {
+		case len(l.Flags) > 0:
+			cp.Flagged++
+		}
+		if l.Graded == GradedMissing {
+			cp.Missing++
+			continue
+		}
+		if l.FirstFailingStep == 0 {
+			cp.AllPass++
+		}
+		body, err := learnerReport(l, cp.Anchors[l.Name]+"-", gb)
+		if err != nil {
+			return fmt.Errorf("the report of %s: %w", l.Name, err)
+		}
+		cp.Reports[l.Name] = body
+	}
+	for _, d := range gb.Diagnoses {
+		cp.MaxDiagnosis = max(cp.MaxDiagnosis, len(d.Learners))
+	}
+	return page.Execute(w, cp)
+}
+
+// learnerReport is the learner's own report page's body, made by package
+// report from the submission unpacked, with the checks as graded here.
+func learnerReport(l *Learner, prefix string, gb *Gradebook) (template.HTML, error) {
+	dir, err := os.MkdirTemp("", "cnpa-class-report-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	s := l.sub
+	if err := s.Materialize(dir, filepath.Join(dir, timeline.OwnDir)); err != nil {
+		return "", err
+	}
+	rep := &check.Report{Dir: s.Facts.Dir, Server: s.Cluster.Server}
+	for _, c := range l.Checks {
+		cc := c.Check
+		if c.AsReported {
+			cc.Actual += " (as reported)"
+		}
+		rep.Checks = append(rep.Checks, cc)
+		switch c.Status {
+		case check.Pass:
+			rep.Passed++
+		case check.Fail:
+			rep.Failed++
+		case check.Skip:
+			rep.Skipped++
+		case check.Note:
+			rep.Notes++
+		}
+	}
+	// Saved after the evidence is unpacked, so the page does not call it
+	// older than the evidence.
+	if err := check.SaveLast(dir, rep, time.Now()); err != nil {
+		return "", err
+	}
+	p := report.Build(report.Options{Dir: dir, Alpha: s.Facts.Alpha, Now: gb.GradedAt, Version: gb.CnpaVersion})
+	p.Dir, p.Engine, p.IDPrefix = s.Facts.Dir, s.Facts.Engine, prefix
+	var b bytes.Buffer
+	if err := report.WriteBody(&b, p); err != nil {
+		return "", err
+	}
+	// report's template escaped every value it holds.
+	return template.HTML(b.String()), nil
+}

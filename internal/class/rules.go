@@ -1,0 +1,77 @@
+package class
+
+import (
+	"encoding/json"
+
+	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/submission"
+)
+
+// This file is the class's one door to the lab's rules: judging evidence
+// again (check.Rejudge, which applies the rules of the lab), and which
+// evidence keys name which object. When the rules move, only this file
+// follows.
+
+// rejudge judges the evidence materialized in dir again, against the
+// facts the learner's own run recorded.
+func rejudge(dir string, facts *check.Facts) *check.Report { return check.Rejudge(dir, facts) }
+
+// The objects whose uids the evidence records. A uid is made by the API
+// server when the object is created, so two learners' evidence holding
+// one is a copy.
+const (
+	objAlpha = "alpha"
+	objQuota = "quota"
+	objBeta  = "beta"
+)
+
+// uidKeys are the evidence keys that hold an object's uid, by file.
+var uidKeys = []struct{ file, key, object string }{
+	{evidence.BeforeFile, "uid", objAlpha},
+	{evidence.GenerationFile, "uid", objAlpha},
+	{evidence.ReconcileFile, "namespace_owner_uid", objAlpha},
+	{evidence.ReconcileFile, "quota_uid", objQuota},
+	{evidence.DriftFile, "deleted_uid", objQuota},
+	{evidence.DriftFile, "restored_uid", objQuota},
+	{evidence.CleanupFile, "uid", objBeta},
+	{evidence.ArchiveDir + "/beta.json", "uid", objBeta},
+	{evidence.ReportFile, "archived", objBeta},
+}
+
+// objectUIDs are the uids a submission's evidence names, each with the
+// object it names. Files that do not parse name none: their own checks
+// fail.
+func objectUIDs(c *submission.Content) map[string]string {
+	out := map[string]string{}
+	for _, k := range uidKeys {
+		data, ok := c.File(k.file)
+		if !ok {
+			continue
+		}
+		var m map[string]any
+		if json.Unmarshal(data, &m) != nil {
+			continue
+		}
+		if uid, _ := m[k.key].(string); uid != "" {
+			out[uid] = k.object
+		}
+	}
+	return out
+}
+
+// ownUIDs are the uids of the objects the learner's own cluster held when
+// the submission was made: whose evidence a shared uid really is.
+func ownUIDs(f *check.Facts) map[string]bool {
+	out := map[string]bool{}
+	if f == nil {
+		return out
+	}
+	if f.Alpha != nil {
+		out[string(f.Alpha.UID)] = true
+	}
+	if f.Quota != nil {
+		out[string(f.Quota.UID)] = true
+	}
+	return out
+}
