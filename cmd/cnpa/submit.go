@@ -26,14 +26,20 @@ var submitCommand = &cli.Command{
 		"the evidence files and archive/beta.json verbatim, every check with what was\n" +
 		"expected and found, the timelines, and a SHA-256 over it all. Nothing in it is\n" +
 		"secret (no kubeconfig, no token): mail or upload it as it is.\n\n" +
-		"Exit code 0 when the file is written, whatever the checks found; 2 when the\n" +
-		"cluster or the evidence dir cannot be reached.",
+		"-o json or junit prints the check report as `cnpa check` does.\n\n" +
+		"Exit code 0 when every check passes, 1 when one fails (the file is written\n" +
+		"either way: a half-done lab is graded too), 2 when the cluster or the\n" +
+		"evidence dir cannot be reached.",
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "learner", EnvVars: []string{"CNPA_LEARNER"}, Usage: "your `NAME` as the instructor's roster has it (default: your user name)"},
 		&cli.StringFlag{Name: "out", Usage: "write the submission to `FILE` (default: <dir>/" + submission.DefaultName + ")"},
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
 	}, serviceFlags...),
 	Action: func(c *cli.Context) error {
+		format, err := output(c, "text", "json", "junit")
+		if err != nil {
+			return err
+		}
 		if err := needEvidenceDir(c); err != nil {
 			return err
 		}
@@ -76,11 +82,25 @@ var submitCommand = &cli.Command{
 			return cli.Exit(fmt.Sprintf("write %s: %v", out, err), 2)
 		}
 		p := printer(c)
+		switch format {
+		case "json":
+			err = check.WriteJSON(os.Stdout, rep)
+			p = progress
+		case "junit":
+			err = check.WriteJUnit(os.Stdout, rep)
+			p = progress
+		}
+		if err != nil {
+			return err
+		}
 		p.Line("wrote %s for learner %s: %d passed, %d failed", out, learner, rep.Passed, rep.Failed)
 		if content.Diagnosis != "" {
 			p.Note("diagnosis: %s (`cnpa check` shows every check)", content.Diagnosis)
 		}
 		p.Line("send this one file to your instructor")
+		if !rep.OK() {
+			return failed()
+		}
 		return nil
 	},
 }

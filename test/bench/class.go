@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -135,12 +136,13 @@ func (b *bench) runClass(ctx context.Context) *ClassResult {
 	}
 	grade := func(args ...string) (time.Duration, *syscall.Rusage, error) {
 		cmd := exec.CommandContext(ctx, b.bin.cnpa, append([]string{"--no-color", "-o", "csv", "class", "grade"}, args...)...)
-		cmd.Stdout = io.Discard
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 		start := time.Now()
-		out, err := cmd.CombinedOutput()
+		err := cmd.Run()
 		took := time.Since(start)
 		if err != nil {
-			return took, nil, fmt.Errorf("cnpa class grade %v: %v\n%s", args, err, tailString(string(out), 1500))
+			return took, nil, fmt.Errorf("cnpa class grade %v: %v\n%s", args, err, tailString(stderr.String(), 1500))
 		}
 		ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		return took, ru, nil

@@ -125,7 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work directory")
 	fs.StringVar(&phases, "phases", "steady,bulk,class", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N), bulk, scale (the same at each -scale-sizes, on one growing control plane); and class (`cnpa class grade` live, one learner at a time and all at once, and offline), once")
 	fs.IntVar(&cfg.classLearners, "class-learners", 3, "the class phase's learners, each on a control plane of their own")
-	fs.StringVar(&cfg.classEngine, "class-engine", "go", "the class phase's learners' engine: go or shell")
+	fs.StringVar(&cfg.classEngine, "class-engine", "shell", "the class phase's learners' engine: shell (a reconcile.sh loop, as most learners write one: grading waits on it) or go")
 	fs.IntVar(&cfg.classOffline, "class-offline", 1000, "synthetic submissions the class phase grades offline")
 	fs.StringVar(&scaleSizes, "scale-sizes", "0,1000,10000,20000", "background populations of the scale phase, ascending")
 	fs.DurationVar(&cfg.scaleProfile, "scale-profile", 0, "at each scale size, a CPU profile of this long during the samples, from contenders that serve pprof (cnpa-min)")

@@ -316,8 +316,7 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 	if steps.code != 0 && steps.code != 1 {
 		t.Fatalf("cnpa step all: unexpected exit code\n%s", steps)
 	}
-	chk, rep := l.check()
-	room.submit(t, l, filepath.Base(dir)+"/"+identity)
+	chk, rep := room.check(t, l, filepath.Base(dir)+"/"+identity)
 	failed := failedChecks(rep)
 	for _, id := range c.Notes {
 		if ch := findCheck(rep, id); ch == nil || ch.Note == "" {

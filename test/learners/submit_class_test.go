@@ -116,14 +116,35 @@ func (r *classroom) hold(t *testing.T, l *lab) bool {
 	return true
 }
 
-// submit runs `cnpa submit` for the case's learner, at the end of its lab.
-// The copier first puts the copied learner's evidence in her own dir.
-func (r *classroom) submit(t *testing.T, l *lab, caseName string) {
+// check grades the case's lab as l.check does. A class learner's is
+// `cnpa -o json submit`, which grades as `cnpa check` does, prints the same
+// report and exits the same way, and writes the submission too: the class
+// costs the corpus no second grading. The copier is graded on her own
+// evidence first (her case's assertions), then submits another's.
+func (r *classroom) check(t *testing.T, l *lab, caseName string) (result, *check.Report) {
 	t.Helper()
 	name, _, ok := learnerOf(t)
-	if !ok || !classWillRun() {
-		return
+	if !ok || !classWillRun() || name == copier {
+		res, rep := l.check()
+		if ok && classWillRun() {
+			r.submit(t, l, caseName)
+		}
+		return res, rep
 	}
+	res := r.submit(t, l, caseName)
+	var rep check.Report
+	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
+		t.Fatalf("cnpa -o json submit does not parse: %v\n%s", err, res)
+	}
+	return res, &rep
+}
+
+// submit runs `cnpa -o json submit` for the case's learner, at the end of
+// its lab. The copier first puts the copied learner's evidence in her own
+// dir.
+func (r *classroom) submit(t *testing.T, l *lab, caseName string) result {
+	t.Helper()
+	name, _, _ := learnerOf(t)
 	dir := r.submissions(t)
 	if name == copied {
 		if err := os.CopyFS(filepath.Join(dir, "evidence-"+copied), os.DirFS(l.dir)); err != nil {
@@ -148,15 +169,19 @@ func (r *classroom) submit(t *testing.T, l *lab, caseName string) {
 			}
 		}
 	}
-	res := l.cnpa("submit", "--learner", name, "--out", filepath.Join(dir, name+".json"), "--timeout", checkTimeout,
+	res := l.cnpa("-o", "json", "submit", "--learner", name, "--out", filepath.Join(dir, name+".json"), "--timeout", checkTimeout,
 		"--service-manager", "process", "--unit-dir", l.unitDir)
-	if res.code != 0 {
-		t.Errorf("cnpa submit (%s as %s): exit %d, want 0\n%s", caseName, name, res.code, res)
-		return
+	if res.code == 2 {
+		t.Fatalf("cnpa submit (%s as %s): usage or environment error\n%s", caseName, name, res)
+	}
+	if _, err := os.Stat(filepath.Join(dir, name+".json")); err != nil {
+		t.Errorf("cnpa submit (%s as %s) wrote no submission: %v\n%s", caseName, name, err, res)
+		return res
 	}
 	r.mu.Lock()
 	r.made[name] = true
 	r.mu.Unlock()
+	return res
 }
 
 // runGoEngine is the learner who runs the lab with cnpa's Go engine.
@@ -171,7 +196,9 @@ func runGoEngine(t *testing.T) {
 	if steps.code != 0 {
 		t.Fatalf("cnpa step all with the Go engine: exit %d\n%s", steps.code, steps)
 	}
-	room.submit(t, l, goEngineCase)
+	if res, rep := room.check(t, l, goEngineCase); res.code != 0 || !rep.OK() {
+		t.Errorf("the Go engine's lab: cnpa submit exit %d, failed %v, want 0 and none", res.code, failedSummary(rep))
+	}
 }
 
 // TestClass grades the class the corpus submitted: ada (Go engine) and gus
