@@ -147,8 +147,9 @@ func (s *State) choose(opts Options) error {
 		}
 		s.Engine = opts.Engine
 	}
+	serviceLocked := s.ServiceLocked || serviceInstalledBefore(opts.Dir, s)
 	if m := opts.ServiceManager; m != "" && m != "auto" && m != s.ServiceManager {
-		if s.ServiceLocked {
+		if serviceLocked {
 			return fmt.Errorf("--service-manager %s: step 4 installed %s with --service-manager %s; keep it, or start over with `cnpa reset --yes` to switch",
 				m, service.Name, s.ServiceManager)
 		}
@@ -160,7 +161,7 @@ func (s *State) choose(opts Options) error {
 			return fmt.Errorf("--unit-dir %s: %w", opts.UnitDir, err)
 		}
 		if dir != s.UnitDir {
-			if s.ServiceLocked {
+			if serviceLocked {
 				return fmt.Errorf("--unit-dir %s: step 4 installed %s in %s; keep --unit-dir %s, or start over with `cnpa reset --yes` (it removes that unit) to install it elsewhere",
 					opts.UnitDir, service.Name, s.UnitDir, s.UnitDir)
 			}
@@ -168,6 +169,31 @@ func (s *State) choose(opts Options) error {
 		}
 	}
 	return nil
+}
+
+// serviceInstalledBefore tells, for a state written before ServiceLocked
+// existed (which locked every choice at step 1), whether step 4 has
+// installed the service with the remembered manager and unit dir: the
+// unit there serves this evidence dir, process mode's command line is
+// in the dir, or a file of steps 5 to 7, which need the service, exists.
+// Any of them is evidence that depends on the choice; none, and the
+// choice is still open, as a state of today says.
+func serviceInstalledBefore(dir string, s *State) bool {
+	for _, f := range []string{evidence.DriftFile, evidence.CleanupFile, evidence.CatchupFile, service.ArgvFile} {
+		if fileExists(filepath.Join(dir, f)) {
+			return true
+		}
+	}
+	if s.UnitDir == "" {
+		return false
+	}
+	unit, err := os.ReadFile(filepath.Join(s.UnitDir, service.Name))
+	if err != nil {
+		return false
+	}
+	served, ok := service.ServedDir(unit)
+	abs, err := filepath.Abs(dir)
+	return ok && err == nil && filepath.Clean(served) == abs
 }
 
 // fileExists: a state written before EngineLocked existed locked the

@@ -35,7 +35,9 @@ type State struct {
 	EngineLocked bool `json:"engine_locked,omitempty"`
 	// ServiceLocked: step 4 installed cnpa-op.service with ServiceManager
 	// in UnitDir, so another manager or unit dir needs a fresh start (the
-	// running service and reset depend on them).
+	// running service and reset depend on them). A state written before
+	// it existed is locked by what step 4 and later left instead
+	// (serviceInstalledBefore), as EngineLocked is by reconcile.json.
 	ServiceLocked bool `json:"service_locked,omitempty"`
 }
 
