@@ -121,6 +121,8 @@ type evidenceSet struct {
 	// archive is archive/beta.json; archiveProblem says why it is unusable.
 	archive        *evidence.ArchiveRecord
 	archiveProblem string
+	// engine is the lab's, for the hints (set by evaluate).
+	engine string
 }
 
 // stepOfFile maps each evidence file to the step that writes it.

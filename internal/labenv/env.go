@@ -147,7 +147,7 @@ func (s *State) choose(opts Options) error {
 		}
 		s.Engine = opts.Engine
 	}
-	serviceLocked := s.ServiceLocked || serviceInstalledBefore(opts.Dir, s)
+	serviceLocked := s.ServiceLocked || (s.loaded && serviceInstalledBefore(opts.Dir, s))
 	if m := opts.ServiceManager; m != "" && m != "auto" && m != s.ServiceManager {
 		if serviceLocked {
 			return fmt.Errorf("--service-manager %s: step 4 installed %s with --service-manager %s; keep it, or start over with `cnpa reset --yes` to switch",
@@ -174,15 +174,13 @@ func (s *State) choose(opts Options) error {
 // serviceInstalledBefore tells, for a state written before ServiceLocked
 // existed (which locked every choice at step 1), whether step 4 has
 // installed the service with the remembered manager and unit dir: the
-// unit there serves this evidence dir, process mode's command line is
-// in the dir, or a file of steps 5 to 7, which need the service, exists.
-// Any of them is evidence that depends on the choice; none, and the
-// choice is still open, as a state of today says.
+// unit there serves this evidence dir, or process mode's command line is
+// in the dir. Both are cnpa's and go with `cnpa reset`; an evidence file
+// of a later step is no such proof, since reset keeps one the learner
+// edited. None, and the choice is still open, as a state of today says.
 func serviceInstalledBefore(dir string, s *State) bool {
-	for _, f := range []string{evidence.DriftFile, evidence.CleanupFile, evidence.CatchupFile, service.ArgvFile} {
-		if fileExists(filepath.Join(dir, f)) {
-			return true
-		}
+	if fileExists(filepath.Join(dir, service.ArgvFile)) {
+		return true
 	}
 	if s.UnitDir == "" {
 		return false
