@@ -11,13 +11,17 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/ui"
@@ -211,29 +215,69 @@ func (e *Env) SaveState() error {
 
 // RunScriptAsService runs reconcile.sh once the way the installed service
 // runs it, so that the learner's script is graded under the identity it
-// runs under: with the own identity, once step 4 has made it, with the
-// service's kubeconfig (ServiceAccount kube-system/cnpa-controller, its
-// RBAC and the admission policy), as the process-mode service does; else
-// as RunScript does. as says which it was, for the learner. Under systemd
-// the unit also runs it as the Unix user cnpa-op, which this does not: the
-// API server's answers, which are what a pass depends on, are the same.
+// runs under. With the own identity, once step 4 has made it:
+//   - under systemd, as the Unix user cnpa-op with the unit's credential,
+//     environment and sandbox: a transient unit with every directive of
+//     cnpa-op.service's [Service] section (service.TransientRun), so that
+//     it sees the filesystem as the service does (/root is reachable to
+//     it only through the unit's BindPaths);
+//   - in process mode, as process mode starts the service: as the user
+//     running cnpa, with the unit's environment (the ServiceAccount's
+//     kubeconfig, PATH, CNPA_ARCHIVE_DIR), from the evidence dir.
+//
+// Else (no identity yet, or --service-identity admin) as RunScript does.
+// as says whom it ran as, Unix user and Kubernetes user, for the learner.
 func (e *Env) RunScriptAsService(ctx context.Context, extraEnv ...string) (out, as string, err error) {
 	if !e.ScriptRunsAsIdentity() {
 		out, err := e.RunScript(ctx, extraEnv...)
-		return out, "as root with your kubeconfig (the service's identity does not exist yet, or is admin)", err
+		return out, "as Unix user " + unixUser() + " with your kubeconfig (the service's identity does not exist yet, or is admin)", err
 	}
 	for _, p := range []string{e.ScriptPath(), e.CredentialPath()} {
 		if err := safefs.Trusted(p); err != nil {
 			return "", "", err
 		}
 	}
-	cmd := exec.CommandContext(ctx, e.ScriptPath())
-	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+e.CredentialPath(), "CNPA_ARCHIVE_DIR="+e.ArchiveDir()), extraEnv...)
-	cmd.Dir = e.Dir
+	u, err := e.Unit()
+	if err != nil {
+		return "", "", err
+	}
+	k8sUser := "Kubernetes user " + identity.Username + " (" + CredentialFile + ")"
+	var cmd *exec.Cmd
+	if e.SystemUser() {
+		// The Go engine's service runs the cnpa binary, not the script:
+		// the run needs the script's dir too, read-only as for the others.
+		var reads []string
+		if !slices.Contains(u.Reads, e.Dir) {
+			reads = []string{e.Dir}
+		}
+		var maxRuntime time.Duration
+		if deadline, ok := ctx.Deadline(); ok {
+			maxRuntime = time.Until(deadline)
+		}
+		args, err := service.TransientRun(u, lab.TempName("cnpa-op-run-")+".service", []string{e.ScriptPath()}, extraEnv, reads, maxRuntime)
+		if err != nil {
+			return "", "", err
+		}
+		cmd = exec.CommandContext(ctx, "systemd-run", args...)
+		as = "as Unix user " + service.User + " and " + k8sUser + ", in " + service.Name + "'s sandbox (systemd-run with its directives), as the service runs it"
+	} else {
+		cmd = exec.CommandContext(ctx, e.ScriptPath())
+		cmd.Env = append(append(os.Environ(), u.Env()...), extraEnv...)
+		cmd.Dir = e.Dir
+		as = "as Unix user " + unixUser() + " and " + k8sUser + ", as " + service.Name + " runs it in process mode (as the user running cnpa)"
+	}
 	var b bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &b, &b
 	err = cmd.Run()
-	return b.String(), "as the service's identity " + identity.Username + " (" + CredentialFile + "), as " + service.Name + " runs it", err
+	return b.String(), as, err
+}
+
+// unixUser names the user this process runs as.
+func unixUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "uid " + strconv.Itoa(os.Getuid())
 }
 
 // ScriptRunsAsIdentity tells whether RunScriptAsService runs the script

@@ -158,6 +158,18 @@ func TestEveryHintWorks(t *testing.T) {
 				t.Fatalf("broken so: %s does not fail (failed: %v)", tc.id, rep.FailedIDs())
 			}
 			t.Logf("%s: %s → %s", c.ID, c.Actual, c.Hint)
+			if tc.id == "step3.rerun_writes_nothing" {
+				// Issue 24, item 6: a script that works as root but is
+				// refused under the service's identity (the policy allows
+				// it no annotation) is told so, naming whom it ran as and
+				// the refused request.
+				for _, want := range []string{"refused as Unix user root and Kubernetes user system:serviceaccount:kube-system:cnpa-controller (cnpa-op.kubeconfig), as cnpa-op.service runs it in process mode",
+					`namespaces "team-alpha" is forbidden: ValidatingAdmissionPolicy`} {
+					if !strings.Contains(c.Actual, want) {
+						t.Errorf("%s: %q lacks %q", c.ID, c.Actual, want)
+					}
+				}
+			}
 			for _, cmd := range tc.run {
 				l.follow(t, c.Hint, cmd)
 			}
