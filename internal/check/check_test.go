@@ -19,6 +19,9 @@ import (
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
@@ -39,6 +42,17 @@ func labDir(t *testing.T) string {
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("testdata/lab")); err != nil {
 		t.Fatal(err)
+	}
+	// As cnpa's steps leave them: each evidence file in cnpa's manifest,
+	// with what it holds (a file not there is the learner's).
+	for _, f := range evidence.Files {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			continue
+		}
+		if err := manifest.Record(dir, f, data); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
@@ -287,22 +301,40 @@ func TestRedo(t *testing.T) {
 		step    int
 		missing []string
 		want    string
+		edited  string
 	}{
-		{8, nil, "run `cnpa step 8` again"},
-		{2, nil, "cannot be repeated"},
-		{5, nil, "of a later step exists"},
-		{5, []string{"cleanup.json", "catchup.json", "report.json"}, "run `cnpa step 5` again"},
-		{7, []string{"catchup.json", "report.json"}, "run `cnpa step 7`"},
-		{1, []string{"before.json", "generation.json", "reconcile.json", "drift.json", "cleanup.json", "catchup.json", "report.json"}, "run `cnpa step 1`"},
+		{8, nil, "run `cnpa step 8` again", ""},
+		{2, nil, "cannot be repeated", ""},
+		{5, nil, "of a later step exists", ""},
+		{5, []string{"cleanup.json", "catchup.json", "report.json"}, "run `cnpa step 5` again", ""},
+		{7, []string{"catchup.json", "report.json"}, "run `cnpa step 7`", ""},
+		{1, []string{"before.json", "generation.json", "reconcile.json", "drift.json", "cleanup.json", "catchup.json", "report.json"}, "run `cnpa step 1`", ""},
+		// A file edited by hand is the learner's: the step refuses it
+		// unless --force, and reset keeps it, so starting over needs it too.
+		{8, nil, "run `cnpa step 8 --force` again", "report.json"},
+		{5, []string{"cleanup.json", "catchup.json", "report.json"}, "run `cnpa step 5 --force` again", "drift.json"},
+		{2, nil, "then `cnpa step all --force` (reset keeps generation.json", "generation.json"},
+		{6, nil, "start over: `cnpa reset --yes`, then `cnpa step all`", ""},
 	}
 	for _, tt := range tests {
 		dir := labDir(t)
 		for _, m := range tt.missing {
 			os.Remove(filepath.Join(dir, m))
 		}
-		if got := readEvidence(dir).redo(tt.step); !strings.Contains(got, tt.want) {
-			t.Errorf("redo(%d) with %v missing: got %q, want it to contain %q", tt.step, tt.missing, got, tt.want)
+		if tt.edited != "" {
+			if err := os.WriteFile(filepath.Join(dir, tt.edited), []byte("{}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
+		if got := readEvidence(dir).redo(tt.step); !strings.Contains(got, tt.want) {
+			t.Errorf("redo(%d) with %v missing, %q edited: got %q, want it to contain %q", tt.step, tt.missing, tt.edited, got, tt.want)
+		}
+	}
+	// Reset forgets the engine: starting over names it.
+	ev := readEvidence(labDir(t))
+	ev.engine = labenv.EngineShell
+	if got, want := ev.redo(2), "then `cnpa step all --engine shell`"; !strings.Contains(got, want) {
+		t.Errorf("redo(2) of a shell lab: got %q, want it to contain %q", got, want)
 	}
 }
 

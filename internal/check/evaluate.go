@@ -11,11 +11,39 @@ import (
 	"github.com/labhub/cnpa/internal/service"
 )
 
-// Hints that recur.
-const (
-	hintStartOver    = "start over: `cnpa reset --yes`, then `cnpa step all`"
-	hintStartService = "the controller is not running: `cnpa service start` (logs: `cnpa service logs`)"
-)
+// hintStartService is the advice when the controller is not running.
+const hintStartService = "the controller is not running: `cnpa service start` (logs: `cnpa service logs`)"
+
+// startOver is the way back to a lab that passes: reset, then the whole
+// lab again. Reset forgets the engine (it removes the state), so a lab
+// that used another one names it; and it keeps every file of the
+// learner's, an evidence file edited by hand included, which the steps
+// then refuse to overwrite without --force (which keeps it as a backup).
+func (ev *evidenceSet) startOver() string {
+	cmd := "cnpa step all"
+	if ev.engine != "" && ev.engine != labenv.EngineGo {
+		cmd += " --engine " + ev.engine
+	}
+	var theirs []string
+	for _, f := range evidence.Files {
+		if !ev.Records[f].Missing() && ev.theirs(f) {
+			theirs = append(theirs, f)
+		}
+	}
+	if len(theirs) == 0 {
+		return "start over: `cnpa reset --yes`, then `" + cmd + "`"
+	}
+	return fmt.Sprintf("start over: `cnpa reset --yes`, then `%s --force` (reset keeps %s, which cnpa did not write as it is now; --force keeps each as <name>.bak-<time>)",
+		cmd, strings.Join(theirs, ", "))
+}
+
+// theirs tells whether the evidence file is the learner's now: cnpa's
+// manifest does not say cnpa wrote what it holds (edited by hand, say).
+// A step refuses to overwrite such a file unless --force.
+func (ev *evidenceSet) theirs(file string) bool {
+	why, err := evidence.Theirs(ev.Dir, file)
+	return err == nil && why != ""
+}
 
 // controllerHint is the advice when the running controller did not do its
 // part: with the own engine, the learner's script is the controller and
@@ -43,6 +71,9 @@ func (ev *evidenceSet) redo(n int) string {
 		return fmt.Sprintf("run `cnpa step %d`", n)
 	}
 	if s.Computed {
+		if ev.theirs(s.File) {
+			return fmt.Sprintf("run `cnpa step %d --force` again: it recomputes %s from the other files (yours, changed since cnpa wrote it, is kept as %s.bak-<time>)", n, s.File, s.File)
+		}
 		return fmt.Sprintf("run `cnpa step %d` again: it recomputes %s from the other files", n, s.File)
 	}
 	own, later := "", ""
@@ -51,7 +82,9 @@ func (ev *evidenceSet) redo(n int) string {
 		switch w := lab.StepOf(f).Number; {
 		case w == n && present:
 			own = f
-		case w > n && present && later == "":
+		case w > n && present && later == "" && !ev.theirs(f):
+			// The learner's file of a later step holds the step back no
+			// more than a missing one (steps.laterEvidence).
 			later = f
 		}
 	}
@@ -59,9 +92,11 @@ func (ev *evidenceSet) redo(n int) string {
 	case own == "" && later == "":
 		return fmt.Sprintf("run `cnpa step %d`", n)
 	case s.OnceOnly:
-		return fmt.Sprintf("the cluster has moved past step %d, so it cannot be repeated: %s", n, hintStartOver)
+		return fmt.Sprintf("the cluster has moved past step %d, so it cannot be repeated: %s", n, ev.startOver())
 	case later != "":
-		return fmt.Sprintf("%s of a later step exists, so `cnpa step %d` would keep what it wrote: %s", later, n, hintStartOver)
+		return fmt.Sprintf("%s of a later step exists, so `cnpa step %d` would keep what it wrote: %s", later, n, ev.startOver())
+	case ev.theirs(own):
+		return fmt.Sprintf("run `cnpa step %d --force` again (%s changed since cnpa wrote it: --force keeps yours as %s.bak-<time>)", n, own, own)
 	}
 	return fmt.Sprintf("run `cnpa step %d` again", n)
 }
@@ -104,6 +139,7 @@ var allSteps = []*stepChecks{step1Checks, step2Checks, step3Checks, step4Checks,
 // evaluate judges the evidence against itself and against the facts. It
 // reads nothing and writes nothing, so it is tested without a cluster.
 func evaluate(ev *evidenceSet, f *facts) []Check {
+	ev.engine = f.engine // for the hints
 	c := &checker{}
 	in := ev.inputs(f)
 	for _, s := range allSteps {
@@ -133,7 +169,7 @@ func (c *checker) rule(ev *evidenceSet, rec *lab.Record, r lab.Rule, in *lab.Inp
 		case lab.Stale:
 			return ev.stale(r.Step, r.File)
 		case lab.StartOver:
-			return hintStartOver
+			return ev.startOver()
 		}
 		return ev.redo(r.Step)
 	}

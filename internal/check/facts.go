@@ -38,12 +38,15 @@ type facts struct {
 	otherDir string
 	// dir is the evidence dir, and engine the lab's engine, for hints.
 	dir, engine string
+	// finalizerOn: the lab's controller handles the finalizer (step 6
+	// turned it on), for hints.
+	finalizerOn bool
 }
 
 // gatherFacts reads the facts. Any error but NotFound means the cluster
 // cannot be asked, and nothing can be graded.
 func gatherFacts(ctx context.Context, env *labenv.Env) (*facts, error) {
-	f := &facts{dir: env.Dir, engine: env.Engine}
+	f := &facts{dir: env.Dir, engine: env.Engine, finalizerOn: env.State != nil && env.State.Finalizer}
 	if err := clusterFacts(ctx, env, f); err != nil {
 		return nil, err
 	}

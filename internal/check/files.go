@@ -15,6 +15,8 @@ type evidenceSet struct {
 	// archiveProblem says why archive/beta.json is unusable, "" when it is
 	// usable (then State.Archive is it).
 	archiveProblem string
+	// engine is the lab's, for the hints (set by evaluate).
+	engine string
 }
 
 // readEvidence reads the evidence dir once; everything `cnpa check` judges

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -191,6 +192,9 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 	writeTitle := "running " + labenv.ScriptName + " twice more writes nothing (TeamSpaces, their namespaces, quotas)"
 	path := env.ScriptPath()
 	hint := "run `cnpa step 3` again: it installs " + labenv.ScriptName
+	if env.Engine == labenv.EngineOwn {
+		hint = "with --engine own, " + labenv.ScriptName + " is yours: put it back at " + path + " (executable), as LAB.md step 3 asks"
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
@@ -280,7 +284,13 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 	}
 	fix := "a pass must compare desired with actual and write only what differs: make " + labenv.ScriptName + " skip objects that already match"
 	if env.Engine != labenv.EngineOwn {
-		fix += " (`cnpa step 3` installs one that does)"
+		if why, err := evidence.Theirs(env.Dir, labenv.ScriptName); err == nil && why != "" {
+			// Step 3 never overwrites a script of the learner's.
+			fix += fmt.Sprintf(" (%s; cnpa's %s engine has one that does: move yours away, `mv %s %s.mine`, then `cnpa step 3` installs it)",
+				why, env.Engine, labenv.QuoteArg(path), labenv.QuoteArg(path))
+		} else {
+			fix += " (`cnpa step 3` installs one that does)"
+		}
 	}
 	c.add(writeID, lab.Reconcile.Number, writeTitle, fix, holds(false, want, strings.Join(got, "; ")))
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -15,8 +16,8 @@ var step3Checks = &stepChecks{step: lab.Reconcile, live: []liveCheck{
 	{id: "step3.namespace_owned", title: "team-alpha is labelled " + teamspace.OwnerLabel + "=alpha and owned by the live alpha",
 		hint: func(_ *evidenceSet, f *facts) string {
 			return "LAB.md step 3: one pass of reconcile.sh gives team-<name> the label " + teamspace.OwnerLabel +
-				"=<name> and an ownerReference to the TeamSpace (its uid); run " + filepath.Join(f.dir, "reconcile.sh") +
-				" once and compare `kubectl get namespace team-alpha -o yaml`"
+				"=<name> and an ownerReference to the TeamSpace (its uid); run `" + labenv.QuoteArg(filepath.Join(f.dir, labenv.ScriptName)) +
+				"` once and compare `kubectl get namespace team-alpha -o yaml`"
 		},
 		judge: namespaceOwned},
 }}

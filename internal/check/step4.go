@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
 )
 
@@ -56,6 +57,10 @@ var step4Checks = &stepChecks{step: lab.Service, live: []liveCheck{
 		}},
 	{id: "step4.service_active", titleFor: func(f *facts) string { return service.Name + " is running (" + f.service.Manager + ")" },
 		hint: func(_ *evidenceSet, f *facts) string {
+			if f.service.Manager != "systemd" && !f.service.Installed && f.engine != labenv.EngineOwn {
+				// cnpa's engine, its unit gone: step 4 installs and starts it.
+				return "no unit installed: run `cnpa step 4` again: it writes the unit and starts the service"
+			}
 			if f.service.Manager != "systemd" && !f.service.Installed {
 				// A lab done by hand on a machine without systemd: its
 				// loop runs somewhere cnpa cannot see.

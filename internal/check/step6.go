@@ -39,7 +39,14 @@ var step6Checks = &stepChecks{step: lab.Cleanup, live: []liveCheck{
 			if f.engine == labenv.EngineOwn {
 				return controllerAdvice(f, "must "+lab.KeepOtherFinalizers+" (LAB.md step 6)")
 			}
-			return "the controller adds it when finalizer handling is on: run `cnpa step 6` (or `cnpa service start`)"
+			switch {
+			case !f.service.Active:
+				// Step 6 needs the controller running: it would refuse.
+				return "the controller adds it, and it is not running: `cnpa service start`"
+			case !f.finalizerOn:
+				return "the controller adds it when finalizer handling is on: run `cnpa step 6` (it turns it on)"
+			}
+			return "the controller runs with finalizer handling on but has not added it: see what it says, `cnpa service logs`"
 		},
 		judge: func(_ *evidenceSet, f *facts) verdict {
 			if f.alpha == nil {

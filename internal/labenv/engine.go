@@ -141,13 +141,14 @@ func (e *Env) InstallScript() error {
 		// Never --force: the learner's controller is the lab's point.
 		return fmt.Errorf("%s is yours (%s), and the %s engine would replace it with cnpa's. To test yours, run with --engine own "+
 			"(in a fresh dir, or after `cnpa reset --yes`: the engine is remembered); to use cnpa's %s engine, move yours away first: mv %s %s.mine",
-			theirs.Path, theirs.Why, e.Engine, e.Engine, quoteArg(theirs.Path), quoteArg(theirs.Path))
+			theirs.Path, theirs.Why, e.Engine, e.Engine, QuoteArg(theirs.Path), QuoteArg(theirs.Path))
 	}
 	return err
 }
 
-// quoteArg single-quotes s for a shell when it needs it.
-func quoteArg(s string) string {
+// QuoteArg single-quotes s for a shell when it needs it (a path in a
+// command cnpa tells the learner to run).
+func QuoteArg(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") == "" {
 		return s
 	}

@@ -11,13 +11,17 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/ui"
@@ -147,8 +151,9 @@ func (s *State) choose(opts Options) error {
 		}
 		s.Engine = opts.Engine
 	}
+	serviceLocked := s.ServiceLocked || (s.loaded && serviceInstalledBefore(opts.Dir, s))
 	if m := opts.ServiceManager; m != "" && m != "auto" && m != s.ServiceManager {
-		if s.ServiceLocked {
+		if serviceLocked {
 			return fmt.Errorf("--service-manager %s: step 4 installed %s with --service-manager %s; keep it, or start over with `cnpa reset --yes` to switch",
 				m, service.Name, s.ServiceManager)
 		}
@@ -160,7 +165,7 @@ func (s *State) choose(opts Options) error {
 			return fmt.Errorf("--unit-dir %s: %w", opts.UnitDir, err)
 		}
 		if dir != s.UnitDir {
-			if s.ServiceLocked {
+			if serviceLocked {
 				return fmt.Errorf("--unit-dir %s: step 4 installed %s in %s; keep --unit-dir %s, or start over with `cnpa reset --yes` (it removes that unit) to install it elsewhere",
 					opts.UnitDir, service.Name, s.UnitDir, s.UnitDir)
 			}
@@ -168,6 +173,29 @@ func (s *State) choose(opts Options) error {
 		}
 	}
 	return nil
+}
+
+// serviceInstalledBefore tells, for a state written before ServiceLocked
+// existed (which locked every choice at step 1), whether step 4 has
+// installed the service with the remembered manager and unit dir: the
+// unit there serves this evidence dir, or process mode's command line is
+// in the dir. Both are cnpa's and go with `cnpa reset`; an evidence file
+// of a later step is no such proof, since reset keeps one the learner
+// edited. None, and the choice is still open, as a state of today says.
+func serviceInstalledBefore(dir string, s *State) bool {
+	if fileExists(filepath.Join(dir, service.ArgvFile)) {
+		return true
+	}
+	if s.UnitDir == "" {
+		return false
+	}
+	unit, err := os.ReadFile(filepath.Join(s.UnitDir, service.Name))
+	if err != nil {
+		return false
+	}
+	served, ok := service.ServedDir(unit)
+	abs, err := filepath.Abs(dir)
+	return ok && err == nil && filepath.Clean(served) == abs
 }
 
 // fileExists: a state written before EngineLocked existed locked the
@@ -187,29 +215,69 @@ func (e *Env) SaveState() error {
 
 // RunScriptAsService runs reconcile.sh once the way the installed service
 // runs it, so that the learner's script is graded under the identity it
-// runs under: with the own identity, once step 4 has made it, with the
-// service's kubeconfig (ServiceAccount kube-system/cnpa-controller, its
-// RBAC and the admission policy), as the process-mode service does; else
-// as RunScript does. as says which it was, for the learner. Under systemd
-// the unit also runs it as the Unix user cnpa-op, which this does not: the
-// API server's answers, which are what a pass depends on, are the same.
+// runs under. With the own identity, once step 4 has made it:
+//   - under systemd, as the Unix user cnpa-op with the unit's credential,
+//     environment and sandbox: a transient unit with every directive of
+//     cnpa-op.service's [Service] section (service.TransientRun), so that
+//     it sees the filesystem as the service does (/root is reachable to
+//     it only through the unit's BindPaths);
+//   - in process mode, as process mode starts the service: as the user
+//     running cnpa, with the unit's environment (the ServiceAccount's
+//     kubeconfig, PATH, CNPA_ARCHIVE_DIR), from the evidence dir.
+//
+// Else (no identity yet, or --service-identity admin) as RunScript does.
+// as says whom it ran as, Unix user and Kubernetes user, for the learner.
 func (e *Env) RunScriptAsService(ctx context.Context, extraEnv ...string) (out, as string, err error) {
 	if !e.ScriptRunsAsIdentity() {
 		out, err := e.RunScript(ctx, extraEnv...)
-		return out, "as root with your kubeconfig (the service's identity does not exist yet, or is admin)", err
+		return out, "as Unix user " + unixUser() + " with your kubeconfig (the service's identity does not exist yet, or is admin)", err
 	}
 	for _, p := range []string{e.ScriptPath(), e.CredentialPath()} {
 		if err := safefs.Trusted(p); err != nil {
 			return "", "", err
 		}
 	}
-	cmd := exec.CommandContext(ctx, e.ScriptPath())
-	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+e.CredentialPath(), "CNPA_ARCHIVE_DIR="+e.ArchiveDir()), extraEnv...)
-	cmd.Dir = e.Dir
+	u, err := e.Unit()
+	if err != nil {
+		return "", "", err
+	}
+	k8sUser := "Kubernetes user " + identity.Username + " (" + CredentialFile + ")"
+	var cmd *exec.Cmd
+	if e.SystemUser() {
+		// The Go engine's service runs the cnpa binary, not the script:
+		// the run needs the script's dir too, read-only as for the others.
+		var reads []string
+		if !slices.Contains(u.Reads, e.Dir) {
+			reads = []string{e.Dir}
+		}
+		var maxRuntime time.Duration
+		if deadline, ok := ctx.Deadline(); ok {
+			maxRuntime = time.Until(deadline)
+		}
+		args, err := service.TransientRun(u, lab.TempName("cnpa-op-run-")+".service", []string{e.ScriptPath()}, extraEnv, reads, maxRuntime)
+		if err != nil {
+			return "", "", err
+		}
+		cmd = exec.CommandContext(ctx, "systemd-run", args...)
+		as = "as Unix user " + service.User + " and " + k8sUser + ", in " + service.Name + "'s sandbox (systemd-run with its directives), as the service runs it"
+	} else {
+		cmd = exec.CommandContext(ctx, e.ScriptPath())
+		cmd.Env = append(append(os.Environ(), u.Env()...), extraEnv...)
+		cmd.Dir = e.Dir
+		as = "as Unix user " + unixUser() + " and " + k8sUser + ", as " + service.Name + " runs it in process mode (as the user running cnpa)"
+	}
 	var b bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &b, &b
 	err = cmd.Run()
-	return b.String(), "as the service's identity " + identity.Username + " (" + CredentialFile + "), as " + service.Name + " runs it", err
+	return b.String(), as, err
+}
+
+// unixUser names the user this process runs as.
+func unixUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "uid " + strconv.Itoa(os.Getuid())
 }
 
 // ScriptRunsAsIdentity tells whether RunScriptAsService runs the script

@@ -35,8 +35,13 @@ type State struct {
 	EngineLocked bool `json:"engine_locked,omitempty"`
 	// ServiceLocked: step 4 installed cnpa-op.service with ServiceManager
 	// in UnitDir, so another manager or unit dir needs a fresh start (the
-	// running service and reset depend on them).
+	// running service and reset depend on them). A state written before
+	// it existed is locked by what step 4 and later left instead
+	// (serviceInstalledBefore), as EngineLocked is by reconcile.json.
 	ServiceLocked bool `json:"service_locked,omitempty"`
+	// loaded: read from StateFile, not the defaults of a dir without one
+	// (only a state on disk can be an older cnpa's).
+	loaded bool
 }
 
 // Identity is the state's service identity, own when unset.
@@ -60,6 +65,7 @@ func LoadState(dir string) (*State, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("%s: %w (remove it and run `cnpa step 3` again)", filepath.Join(dir, StateFile), err)
 	}
+	s.loaded = true
 	return &s, nil
 }
 

@@ -35,8 +35,9 @@ type process struct {
 const (
 	pidFile = "cnpa-op.pid"
 	logFile = "cnpa-op.log"
-	// argvFile keeps the exact command and environment process mode starts.
-	argvFile = "cnpa-op.argv.json"
+	// ArgvFile keeps the exact command and environment process mode starts;
+	// its presence in an evidence dir says process mode installed the service.
+	ArgvFile = "cnpa-op.argv.json"
 	// identityFile says which process the pid file means (see identity).
 	identityFile = "cnpa-op.identity.json"
 	// markerVar is set in the service's environment to a value of its own.
@@ -61,10 +62,10 @@ func (p *process) Install(_ context.Context, u Unit) error {
 	if err := writeUnit(p.unitPath, u); err != nil {
 		return err
 	}
-	if err := saveArgv(filepath.Join(p.dir, argvFile), u); err != nil {
+	if err := saveArgv(filepath.Join(p.dir, ArgvFile), u); err != nil {
 		return err
 	}
-	return p.record(argvFile)
+	return p.record(ArgvFile)
 }
 
 // record notes in the evidence dir's manifest that a process-mode file is
@@ -85,11 +86,11 @@ func (p *process) Start(_ context.Context) error {
 	if pid := p.running(); pid > 0 {
 		return nil
 	}
-	u, err := loadArgv(filepath.Join(p.dir, argvFile))
+	u, err := loadArgv(filepath.Join(p.dir, ArgvFile))
 	if err != nil {
 		return err
 	}
-	if err := trustedArgv(filepath.Join(p.dir, argvFile), u); err != nil {
+	if err := trustedArgv(filepath.Join(p.dir, ArgvFile), u); err != nil {
 		return fmt.Errorf("start the service: %w", err)
 	}
 	logf, err := os.OpenFile(filepath.Join(p.dir, logFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -190,7 +191,7 @@ func (p *process) Remove(ctx context.Context) error {
 	if err := p.Stop(ctx); err != nil {
 		return err
 	}
-	for _, f := range []string{p.unitPath, filepath.Join(p.dir, argvFile), filepath.Join(p.dir, identityFile)} {
+	for _, f := range []string{p.unitPath, filepath.Join(p.dir, ArgvFile), filepath.Join(p.dir, identityFile)} {
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
 			return err
 		}

@@ -123,13 +123,19 @@ func Get(n int) (*Step, error) {
 }
 
 // laterEvidence returns the first evidence file of a step after s that
-// exists, or "".
+// exists and is cnpa's, or "". A file of the learner's (edited by hand,
+// or never cnpa's) depends on nothing cnpa measured: `cnpa reset` keeps
+// it, and starting over must not stop at it; the step that writes it
+// refuses to overwrite it unless --force.
 func laterEvidence(dir string, s *lab.Step) string {
 	for _, s := range s.Later() {
 		if s.File == "" {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(dir, s.File)); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, s.File)); err != nil {
+			continue
+		}
+		if why, err := evidence.Theirs(dir, s.File); err == nil && why == "" {
 			return s.File
 		}
 	}

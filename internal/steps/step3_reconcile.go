@@ -2,7 +2,10 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +22,18 @@ var step3 = &Step{
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept evidence.Reconcile
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
+			if err == nil {
+				// The evidence stays, but the script is what the service
+				// and `cnpa check` run: a missing one is put back (never
+				// over the learner's, which InstallScript refuses).
+				_, statErr := os.Stat(env.ScriptPath())
+				if err := env.InstallScript(); err != nil {
+					return nil, err
+				}
+				if errors.Is(statErr, fs.ErrNotExist) {
+					r.note("installed %s again (%s engine)", env.ScriptPath(), env.Engine)
+				}
+			}
 			return r, err
 		}
 		alpha, err := needAlpha(ctx, env, s.Number)

@@ -148,6 +148,7 @@ func runLab(t *testing.T, engine, datastore string) {
 	if engine != "own" {
 		outputShape(t, string(stepOut), engine, replayed)
 		timelineRequestsShown(t, dir, string(stepOut))
+		wordingSlips(t, string(stepOut))
 	}
 	if engine == "own" {
 		if cmds := shownCommands(string(stepOut)); len(cmds) > 0 || !bytes.Contains(stepOut, []byte("✓ reverted_to")) {
@@ -311,6 +312,28 @@ func reportPage(ctx context.Context, t *testing.T, cnpa func(...string) ([]byte,
 		t.Fatal(err)
 	}
 	t.Logf("the lab's report and its screenshot: %s, %s", filepath.Join(art, "report-lab-"+name+".html"), png)
+}
+
+// wordingSlips holds `cnpa step all`'s output to the newcomer review's
+// rows 13 and 19 (reviews/2026-12-01-newcomer.md): each slip seen there is
+// absent, in either engine's output.
+func wordingSlips(t *testing.T, out string) {
+	t.Helper()
+	step4, step6 := section(out, 4), section(out, 6)
+	for _, slip := range []struct{ where, text, why string }{
+		{out, "waited after", `"waited after 8s"`},
+		{out, " 1 files", `"removed 1 files"`},
+		{out, "controller  cnpa controller", "a timeline line naming the controller twice"},
+		{step4, "Error from server (NotFound)", "the shell engine's passing step 4 showing NotFound"},
+		{step4, "with the finalizer on", "step 4's wait credits a finalizer the unit turns off (row 13)"},
+	} {
+		if strings.Contains(slip.where, slip.text) {
+			t.Errorf("cnpa step all shows %q again (%s)", slip.text, slip.why)
+		}
+	}
+	if n := strings.Count(step6, "deletionTimestamp 20"); n > 1 {
+		t.Errorf("step 6 tells beta's deletionTimestamp %d times, want once:\n%s", n, step6)
+	}
 }
 
 // outputShape checks what `cnpa step all` shows a learner: by default, step

@@ -216,9 +216,25 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine, script strin
 	// other suites the load reaches 16 on 2 cores, and the shell loop's
 	// pass crawls (a cold CI run timed one out at check's default 30 s).
 	out, errOut, err = c.ExecEnv(ctx, env, optDir+"/cnpa", "check", "-o", "json", "--timeout", "90s")
-	var report struct{ Passed, Failed, Skipped int }
+	var report struct {
+		Passed, Failed, Skipped int
+		Checks                  []struct{ ID, Actual string }
+	}
 	if jerr := json.Unmarshal([]byte(out), &report); err != nil || jerr != nil || report.Failed != 0 || report.Skipped != 0 || report.Passed < 60 {
 		t.Errorf("cnpa check inside the container: err=%v, %+v\n%s\n%s", err, report, out, errOut)
+	}
+	// Its reruns of reconcile.sh ran as the service runs it: as cnpa-op,
+	// in the unit's sandbox, with the ServiceAccount's kubeconfig.
+	ranAs := "no step3.script_runs in the report"
+	for _, c := range report.Checks {
+		if c.ID == "step3.script_runs" {
+			ranAs = c.Actual
+		}
+	}
+	if want := "as Unix user cnpa-op and Kubernetes user system:serviceaccount:kube-system:cnpa-controller"; !strings.Contains(ranAs, want) {
+		t.Errorf("step3.script_runs under systemd: %q, want it to say %q", ranAs, want)
+	} else {
+		t.Logf("step3.script_runs: %s", ranAs)
 	}
 	t.Logf("cnpa check under systemd: %d passed, %d failed", report.Passed, report.Failed)
 
