@@ -6,42 +6,27 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
-)
-
-// The classic mistakes, in few words: what an instructor counts across a
-// class ("7 learners: status sent to the main endpoint"). Each is one of
-// LAB.md's warnings or one of the learner corpus's mistakes.
-const (
-	MistakeStatusMain     = "status sent to the main endpoint"
-	MistakeNoOwner        = "namespace without an ownerReference to its TeamSpace"
-	MistakeQuotaSpec      = "quota not taken from the spec (hard-coded pods or spec.cpu ignored)"
-	MistakeWritesEachPass = "a pass writes although nothing changed"
-	MistakeFinalizerList  = "finalizer list overwritten: other controllers' finalizers lost"
-	MistakeNoArchive      = "finalizer removed without the archive record"
-	MistakeEdge           = "edge-triggered: a deleted quota, or a change made while stopped, is missed"
-	MistakeNotRunning     = "controller not running"
-	MistakeStale          = "evidence does not describe this cluster (edited, copied or left from an earlier run)"
-	MistakeCRD            = "CRD not as LAB.md step 1 asks"
 )
 
 // diagnosisByID is the mistake a failed check points to by itself.
 var diagnosisByID = map[string]string{
-	"step1.uid": MistakeStale, "step2.uid": MistakeStale, "step3.namespace_owner_uid": MistakeStale,
-	"step5.deleted_uid": MistakeStale, "step5.restored_uid_new": MistakeStale, "step5.restored_uid_live": MistakeStale,
-	"step6.uid": MistakeStale, "step7.generation_live": MistakeStale,
-	"step3.namespace_owned":        MistakeNoOwner,
-	"step6.team_beta_gone":         MistakeNoOwner,
-	"step6.namespace_gone":         MistakeNoOwner,
-	"step3.rerun_writes_nothing":   MistakeWritesEachPass,
-	"step3.second_pass_rv_changed": MistakeWritesEachPass,
-	"step5.quota_in_sync":          MistakeQuotaSpec,
-	"step6.archive_record":         MistakeNoArchive,
-	"step4.service_active":         MistakeNotRunning,
-	"step7.observed_after_start":   MistakeEdge,
-	"step7.quota_pods_after_start": MistakeEdge,
-	"step7.alpha_observed":         MistakeEdge,
-	DriftLiveID:                    MistakeEdge,
+	"step1.uid": lab.MistakeStale, "step2.uid": lab.MistakeStale, "step3.namespace_owner_uid": lab.MistakeStale,
+	"step5.deleted_uid": lab.MistakeStale, "step5.restored_uid_new": lab.MistakeStale, "step5.restored_uid_live": lab.MistakeStale,
+	"step6.uid": lab.MistakeStale, "step7.generation_live": lab.MistakeStale,
+	"step3.namespace_owned":        lab.MistakeNoOwner,
+	"step6.team_beta_gone":         lab.MistakeNoOwner,
+	"step6.namespace_gone":         lab.MistakeNoOwner,
+	"step3.rerun_writes_nothing":   lab.MistakeWritesEachPass,
+	"step3.second_pass_rv_changed": lab.MistakeWritesEachPass,
+	"step5.quota_in_sync":          lab.MistakeQuotaSpec,
+	"step6.archive_record":         lab.MistakeNoArchive,
+	"step4.service_active":         lab.MistakeNotRunning,
+	"step7.observed_after_start":   lab.MistakeEdge,
+	"step7.quota_pods_after_start": lab.MistakeEdge,
+	"step7.alpha_observed":         lab.MistakeEdge,
+	DriftLiveID:                    lab.MistakeEdge,
 }
 
 // Diagnose names the classic mistake a failed check points to, "" when it
@@ -59,19 +44,19 @@ func Diagnose(c Check, facts *Facts) string {
 	}
 	switch {
 	case strings.HasPrefix(c.ID, "step1.crd"):
-		return MistakeCRD
+		return lab.MistakeCRD
 	case c.ID == "step6.finalizer_added_keeps_foreign" && (strings.Contains(c.Actual, "finalizer was dropped") ||
 		// The own identity's admission policy refuses the overwrite; the
 		// controller's log says so.
 		strings.Contains(c.Actual, "may only add or remove the finalizer")),
 		c.ID == "step6.delete_archives" && strings.Contains(c.Actual, "foreign finalizer was removed"):
-		return MistakeFinalizerList
+		return lab.MistakeFinalizerList
 	case c.ID == "step6.delete_archives" && strings.Contains(c.Actual, "no archive record"):
-		return MistakeNoArchive
+		return lab.MistakeNoArchive
 	case c.ID == "step5.quota_in_sync" && strings.Contains(c.Actual, "does not exist"):
-		return MistakeEdge
+		return lab.MistakeEdge
 	case c.ID == "step4.new_teamspace_converges" && strings.Contains(c.Actual, "quota"):
-		return MistakeQuotaSpec
+		return lab.MistakeQuotaSpec
 	}
 	return diagnosisByID[c.ID]
 }
@@ -88,11 +73,11 @@ func factsMistake(f *Facts) string {
 	case a.Generation > 0 && a.Status.ObservedGeneration == 0 && f.TeamAlpha != nil:
 		// The pass made the namespace, so it ran; only a status write to
 		// the main endpoint leaves no observedGeneration at all.
-		return MistakeStatusMain
+		return lab.MistakeStatusMain
 	case f.TeamAlpha != nil && !teamspace.HasOwnerReference(f.TeamAlpha.OwnerReferences, a.UID):
-		return MistakeNoOwner
+		return lab.MistakeNoOwner
 	case f.Quota != nil && !quotaIsSpec(a, f.Quota):
-		return MistakeQuotaSpec
+		return lab.MistakeQuotaSpec
 	}
 	return ""
 }
@@ -106,8 +91,8 @@ func quotaIsSpec(a *teamspace.TeamSpace, q *corev1.ResourceQuota) bool {
 // several: the one that explains the others first (a finalizer list
 // overwritten also loses the archive record's chance; a stale file is
 // what is left when nothing more specific is known).
-var mistakeOrder = []string{MistakeStatusMain, MistakeNoOwner, MistakeQuotaSpec, MistakeWritesEachPass, MistakeFinalizerList,
-	MistakeNoArchive, MistakeEdge, MistakeNotRunning, MistakeCRD, MistakeStale}
+var mistakeOrder = []string{lab.MistakeStatusMain, lab.MistakeNoOwner, lab.MistakeQuotaSpec, lab.MistakeWritesEachPass, lab.MistakeFinalizerList,
+	lab.MistakeNoArchive, lab.MistakeEdge, lab.MistakeNotRunning, lab.MistakeCRD, lab.MistakeStale}
 
 // LabDiagnosis is a whole report's diagnosis: the first mistake, by
 // mistakeOrder, that the failed checks of the earliest failing step point

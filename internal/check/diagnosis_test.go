@@ -1,6 +1,8 @@
 package check
 
 import (
+	"github.com/labhub/cnpa/internal/lab"
+
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,11 +27,11 @@ func TestLabDiagnosis(t *testing.T) {
 	}{
 		{"all pass", []Check{pass("step1.uid", 1)}, nil, ""},
 		{"a step not done", []Check{pass("step1.uid", 1), fail("step3.file", 3, "reconcile.json missing")}, nil, "step 3 not done"},
-		{"status never appeared", []Check{fail("step3.file", 3, "reconcile.json missing")}, noStatus, MistakeStatusMain},
+		{"status never appeared", []Check{fail("step3.file", 3, "reconcile.json missing")}, noStatus, lab.MistakeStatusMain},
 		{"the finalizer list before the archive", []Check{fail("step6.archive_record", 6, "archive/beta.json is missing"),
-			fail("step6.finalizer_added_keeps_foreign", 6, "x: another controller's finalizer was dropped. Add ours")}, nil, MistakeFinalizerList},
-		{"the earliest step's mistake", []Check{fail("step1.uid", 1, "x"), fail("step3.rerun_writes_nothing", 3, "x")}, nil, MistakeStale},
-		{"a deleted quota never back", []Check{fail("step5.quota_in_sync", 5, "team-alpha/team-quota does not exist")}, nil, MistakeEdge},
+			fail("step6.finalizer_added_keeps_foreign", 6, "x: another controller's finalizer was dropped. Add ours")}, nil, lab.MistakeFinalizerList},
+		{"the earliest step's mistake", []Check{fail("step1.uid", 1, "x"), fail("step3.rerun_writes_nothing", 3, "x")}, nil, lab.MistakeStale},
+		{"a deleted quota never back", []Check{fail("step5.quota_in_sync", 5, "team-alpha/team-quota does not exist")}, nil, lab.MistakeEdge},
 		{"no mistake known: the check's title", []Check{fail("step5.reverted_to", 5, "7")}, nil, "step5.reverted_to's title"},
 	} {
 		if got := LabDiagnosis(tc.checks, tc.facts); got != tc.want {

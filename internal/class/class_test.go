@@ -1,6 +1,8 @@
 package class_test
 
 import (
+	"github.com/labhub/cnpa/internal/lab"
+
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -109,7 +111,7 @@ func TestGradeClass(t *testing.T) {
 		{"ada", class.GradedOffline, "", "copied-by:dee; same-cluster-as:eli", 8, 0},
 		{"bob", class.GradedOffline, "", "", 7, 5},
 		{"cy", class.GradedOffline, "", "tampered", 7, 5},
-		{"dee", class.GradedOffline, check.MistakeStale, "copied-from:ada", 4, 1},
+		{"dee", class.GradedOffline, lab.MistakeStale, "copied-from:ada", 4, 1},
 		{"eli", class.GradedOffline, "", "cnpa-version:v0.9; same-cluster-as:ada", 8, 0},
 		{"fay", class.GradedMissing, "", "no-submission", 0, 1},
 	} {

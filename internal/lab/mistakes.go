@@ -21,3 +21,20 @@ const (
 	StatusViaSubresource = "status sent to the main endpoint is dropped (`patched (no change)`); write it through the " +
 		"status subresource, `kubectl patch teamspace <name> --subresource=status --type=merge -p '{\"status\":{...}}'`"
 )
+
+// The classic mistakes as names, in few words, for counting them (the
+// constants above are the advice): what an instructor counts across a
+// class ("7 learners: status sent to the main endpoint"). Each is one of
+// LAB.md's warnings or one of the learner corpus's mistakes.
+const (
+	MistakeStatusMain     = "status sent to the main endpoint"
+	MistakeNoOwner        = "namespace without an ownerReference to its TeamSpace"
+	MistakeQuotaSpec      = "quota not taken from the spec (hard-coded pods or spec.cpu ignored)"
+	MistakeWritesEachPass = "a pass writes although nothing changed"
+	MistakeFinalizerList  = "finalizer list overwritten: other controllers' finalizers lost"
+	MistakeNoArchive      = "finalizer removed without the archive record"
+	MistakeEdge           = "edge-triggered: a deleted quota, or a change made while stopped, is missed"
+	MistakeNotRunning     = "controller not running"
+	MistakeStale          = "evidence does not describe this cluster (edited, copied or left from an earlier run)"
+	MistakeCRD            = "CRD not as LAB.md step 1 asks"
+)

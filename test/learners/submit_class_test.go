@@ -9,6 +9,8 @@ package learners
 // runs TestClass after TestCorpus.
 
 import (
+	labdata "github.com/labhub/cnpa/internal/lab"
+
 	"bytes"
 	"context"
 	"encoding/csv"
@@ -318,11 +320,11 @@ func TestClass(t *testing.T) {
 	}{
 		"ada": {class.GradedLive, "", "", 8, 0},
 		"bea": {class.GradedOffline, "", "copied-by:eve", 8, 0},
-		"cid": {class.GradedOffline, check.MistakeStatusMain, "", 2, 3},
-		"dan": {class.GradedOffline, check.MistakeNoArchive, "tampered", 5, 6},
-		"eve": {class.GradedOffline, check.MistakeStale, "copied-from:bea", 0, 1},
-		"gus": {class.GradedLive, check.MistakeFinalizerList, "", 5, 6},
-		"hal": {class.GradedUnreachable, check.MistakeQuotaSpec, "", 2, 3},
+		"cid": {class.GradedOffline, labdata.MistakeStatusMain, "", 2, 3},
+		"dan": {class.GradedOffline, labdata.MistakeNoArchive, "tampered", 5, 6},
+		"eve": {class.GradedOffline, labdata.MistakeStale, "copied-from:bea", 0, 1},
+		"gus": {class.GradedLive, labdata.MistakeFinalizerList, "", 5, 6},
+		"hal": {class.GradedUnreachable, labdata.MistakeQuotaSpec, "", 2, 3},
 		"ivy": {class.GradedMissing, "", "no-submission", 0, 1},
 	}
 	for _, l := range gb.Learners {
@@ -397,7 +399,7 @@ func TestClass(t *testing.T) {
 		t.Errorf("the class page made network requests: %v", load.PageRequests)
 	}
 	for _, s := range []string{`data-learner="eve"`, `data-flag="copied-from"`, `data-flag="tampered"`, `id="pass-rate"`,
-		`data-diagnosis="` + check.MistakeStatusMain + `"`, `class="learner-report"`, `id="learner-2-step-6"`} {
+		`data-diagnosis="` + labdata.MistakeStatusMain + `"`, `class="learner-report"`, `id="learner-2-step-6"`} {
 		if !strings.Contains(load.DOM, s) {
 			t.Errorf("the class page's DOM has no %s", s)
 		}
