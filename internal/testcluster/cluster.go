@@ -144,9 +144,18 @@ func ParseDatastore(s string) (string, error) {
 	return "", fmt.Errorf("unknown datastore %q: want %s or %s", s, DatastoreEtcd, DatastoreKine)
 }
 
+// boots bounds how many control planes one test process boots at once.
+// Booting is the costly part of a cluster's life (etcd, the API server's
+// post-start hooks and RBAC bootstrap, the controller-manager's first
+// syncs) and each boot has 90 s per phase: eight at once on two busy cores
+// missed that, while two at a time, the others waiting their turn, boot
+// the eight about as soon.
+var boots = make(chan struct{}, 2)
+
 // Start boots the datastore, kube-apiserver and kube-controller-manager and
 // returns once /readyz answers and the controller-manager has done real work
 // (the default ServiceAccount exists). On error everything started is stopped.
+// At most two Starts of one process boot at a time; the others wait.
 func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	datastore, err := ParseDatastore(opts.Datastore)
 	if err != nil {
@@ -155,6 +164,12 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	kb, err := KubeboxPath()
 	if err != nil {
 		return nil, err
+	}
+	select {
+	case boots <- struct{}{}:
+		defer func() { <-boots }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for a turn to boot a control plane: %w", ctx.Err())
 	}
 	c := &Cluster{Dir: opts.Dir, Datastore: datastore, kubebox: kb, procs: map[string]*proc{}}
 	if c.Dir == "" {
