@@ -33,6 +33,7 @@ import (
 // controller's own DriftCorrected must still be the controller's. Once
 // per cnpa engine.
 func TestForgedEvents(t *testing.T) {
+	t.Parallel()
 	for _, engine := range []string{"go", "shell"} {
 		t.Run(engine, func(t *testing.T) { forgedEvents(t, engine) })
 	}
