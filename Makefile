@@ -43,8 +43,12 @@ $(BIN)/kubebox: $(KUBEBOX_SRC)
 	cd test/kubebox && $(GO) build -trimpath -ldflags "-s -w $(K8S_LDFLAGS)" -o ../../$(BIN)/kubebox .
 
 ## test: unit tests and every integration test against the real control plane
+# -trimpath as in build (and kubebox): the tests, and the cnpa binaries they
+# build, share build's compiled packages instead of compiling all of
+# client-go again (about 330 CPU s from an empty build cache). GOFLAGS
+# reaches the go builds the tests run too.
 test: kubebox build
-	$(GO) test -count=1 -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) $(TEST_FIRST) ./...
+	GOFLAGS="$$($(GO) env GOFLAGS) -trimpath" $(GO) test -count=1 -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) $(TEST_FIRST) ./...
 
 ## lint: gofmt must change nothing; go vet must pass
 lint:
