@@ -6,6 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 K8S_LDFLAGS := -X k8s.io/component-base/version.gitVersion=v1.37.2 \
 	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37
 KUBEBOX_SRC := $(wildcard test/kubebox/*.go) test/kubebox/go.mod test/kubebox/go.sum
+KUBECTL_SRC := $(wildcard test/kubebox/kubectl/*.go) test/kubebox/go.mod test/kubebox/go.sum
 GO_SRC := $(shell find . -name '*.go' -not -path './test/kubebox/*' -not -path './.cache/*') go.mod go.sum $(wildcard assets/*)
 # Long enough for a cold machine; a single package never needs more.
 TEST_TIMEOUT ?= 20m
@@ -35,12 +36,21 @@ $(BIN)/cnpa: $(GO_SRC)
 
 ## kubebox: the real control plane for tests (etcd, kine over SQLite as in
 ## k3s, kube-apiserver, kube-controller-manager, kubectl v1.37.2) into
-## .bin/kubebox; rebuilt only when test/kubebox changes (cgo, for SQLite).
-kubebox: $(BIN)/kubebox
+## .bin/kubebox, and its kubectl alone into .bin/kubebox-kubectl (the
+## tests' kubectl: it starts without the rest's init); rebuilt only when
+## test/kubebox changes (cgo, for SQLite).
+kubebox: $(BIN)/kubebox $(BIN)/kubebox-kubectl
 
 $(BIN)/kubebox: $(KUBEBOX_SRC)
 	@mkdir -p $(BIN)
 	cd test/kubebox && $(GO) build -trimpath -ldflags "-s -w $(K8S_LDFLAGS)" -o ../../$(BIN)/kubebox .
+
+# After kubebox (order only): its packages are all kubebox's, so with
+# kubebox built it is a link; at the same time, under make -j, both
+# builds would compile the same packages side by side.
+$(BIN)/kubebox-kubectl: $(KUBECTL_SRC) | $(BIN)/kubebox
+	@mkdir -p $(BIN)
+	cd test/kubebox && $(GO) build -trimpath -ldflags "-s -w $(K8S_LDFLAGS)" -o ../../$(BIN)/kubebox-kubectl ./kubectl
 
 ## test: unit tests and every integration test against the real control plane
 # -trimpath as in build (and kubebox): the tests, and the cnpa binaries they
@@ -54,7 +64,7 @@ test: kubebox build
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	cd test/kubebox && $(GO) vet .
+	cd test/kubebox && $(GO) vet ./...
 
 ## lab: the whole lab end to end on the embedded real control plane
 ## (ENGINE=go|shell, DATASTORE=etcd|kine, VERBOSE=1 for every file and
