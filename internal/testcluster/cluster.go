@@ -159,18 +159,43 @@ func ParseDatastore(s string) (string, error) {
 	return "", fmt.Errorf("unknown datastore %q: want %s or %s", s, DatastoreEtcd, DatastoreKine)
 }
 
-// boots bounds how many control planes one test process boots at once.
-// Booting is the costly part of a cluster's life (etcd, the API server's
-// post-start hooks and RBAC bootstrap, the controller-manager's first
-// syncs) and each boot has 90 s per phase: eight at once on two busy cores
+// bootSlots bounds how many control planes boot at once on the machine,
+// across test processes: make test runs four packages side by side, and
+// test/lab, test/learners and test/system each start several clusters at
+// once. Booting is the costly part of a cluster's life (etcd, the API
+// server's post-start hooks and RBAC bootstrap, the controller-manager's
+// first syncs) and each phase has 90 s: eight at once on two busy cores
 // missed that, while two at a time, the others waiting their turn, boot
-// the eight about as soon.
-var boots = make(chan struct{}, 2)
+// them about as soon. A slot is a flock on a file in the temp dir, so a
+// process that dies lets go of its slot.
+const bootSlots = 2
+
+// bootTurn waits for a free boot slot and returns what frees it.
+func bootTurn(ctx context.Context) (release func(), err error) {
+	for {
+		for i := 0; i < bootSlots; i++ {
+			f, err := os.OpenFile(filepath.Join(os.TempDir(), fmt.Sprintf("cnpa-testcluster-boot-%d.lock", i)), os.O_CREATE|os.O_RDWR, 0o666)
+			if err != nil {
+				return nil, fmt.Errorf("boot slot: %w", err)
+			}
+			if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+				return func() { f.Close() }, nil
+			}
+			f.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for a turn to boot a control plane: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
 
 // Start boots the datastore, kube-apiserver and kube-controller-manager and
 // returns once /readyz answers and the controller-manager has done real work
 // (the default ServiceAccount exists). On error everything started is stopped.
-// At most two Starts of one process boot at a time; the others wait.
+// At most bootSlots control planes boot at a time on the machine; the
+// others wait their turn.
 func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	datastore, err := ParseDatastore(opts.Datastore)
 	if err != nil {
@@ -180,12 +205,11 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case boots <- struct{}{}:
-		defer func() { <-boots }()
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for a turn to boot a control plane: %w", ctx.Err())
+	release, err := bootTurn(ctx)
+	if err != nil {
+		return nil, err
 	}
+	defer release()
 	c := &Cluster{Dir: opts.Dir, Datastore: datastore, kubebox: kb, procs: map[string]*proc{}}
 	if c.Dir == "" {
 		if c.Dir, err = os.MkdirTemp("", "cnpa-cluster-"); err != nil {
