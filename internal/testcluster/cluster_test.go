@@ -148,3 +148,30 @@ func TestControlPlaneIsReal(t *testing.T) {
 		t.Fatalf("status.hard not filled within 60s (last %s)", b)
 	})
 }
+
+// TestKubectlBeside: the tests' kubectl is kubebox-kubectl when it sits
+// beside kubebox, else kubebox itself (kubectl by name).
+func TestKubectlBeside(t *testing.T) {
+	dir := t.TempDir()
+	kb := filepath.Join(dir, "kubebox")
+	if err := os.WriteFile(kb, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := testcluster.KubectlBeside(kb); got != kb {
+		t.Errorf("without kubebox-kubectl: got %s, want %s", got, kb)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "kubebox-kubectl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := testcluster.KubectlBeside(kb); got != kb {
+		t.Errorf("with a directory named kubebox-kubectl: got %s, want %s", got, kb)
+	}
+	os.Remove(filepath.Join(dir, "kubebox-kubectl"))
+	want := filepath.Join(dir, "kubebox-kubectl")
+	if err := os.WriteFile(want, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := testcluster.KubectlBeside(kb); got != want {
+		t.Errorf("with kubebox-kubectl: got %s, want %s", got, want)
+	}
+}

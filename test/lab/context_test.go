@@ -34,6 +34,7 @@ const deadServer = "https://127.0.0.1:1"
 // that lost the quoting would fail or run the embedded touch. The engines
 // run one after the other on one control plane, with `cnpa reset` between.
 func TestContextAndOddPaths(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	cluster, err := testcluster.Start(ctx, testcluster.Options{})

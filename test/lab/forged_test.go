@@ -33,6 +33,7 @@ import (
 // controller's own DriftCorrected must still be the controller's. Once
 // per cnpa engine.
 func TestForgedEvents(t *testing.T) {
+	t.Parallel()
 	for _, engine := range []string{"go", "shell"} {
 		t.Run(engine, func(t *testing.T) { forgedEvents(t, engine) })
 	}
@@ -48,7 +49,7 @@ func forgedEvents(t *testing.T, engine string) {
 	t.Cleanup(cluster.Stop)
 	dir := filepath.Join(t.TempDir(), "cnpa-op")
 	unitDir := filepath.Join(t.TempDir(), "systemd")
-	cnpa := func(args ...string) ([]byte, error) {
+	cnpaIn := func(ctx context.Context, args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cluster.Kubeconfig, "--dir", dir}, args...)...)
 		cmd.Env = append(cluster.Env(), "CLICOLOR_FORCE=1")
 		var out bytes.Buffer
@@ -56,7 +57,11 @@ func forgedEvents(t *testing.T, engine string) {
 		err := cmd.Run()
 		return out.Bytes(), err
 	}
-	t.Cleanup(func() { cnpa("service", "stop") })
+	cnpa := func(args ...string) ([]byte, error) { return cnpaIn(ctx, args...) }
+	// The service runs detached: stop it before the cluster goes, with a
+	// context of its own (ctx is cancelled by the time cleanups run, and
+	// a service left running outlives the test, polling a dead cluster).
+	t.Cleanup(func() { cnpaIn(context.Background(), "service", "stop") })
 	for _, step := range []string{"1", "2", "3", "4"} {
 		if out, err := cnpa("step", step, "--engine", engine, "--service-manager", "process", "--unit-dir", unitDir); err != nil {
 			t.Fatalf("cnpa step %s: %v\n%s", step, err, out)

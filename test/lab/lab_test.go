@@ -29,11 +29,22 @@ import (
 // cnpaBin is the cnpa binary built once for the package.
 var cnpaBin string
 
+// labParallel is how many of the package's tests run at once. Each starts
+// control planes of its own and mostly waits on them (the controller's
+// loop, the garbage collector, step 7's 8 s), so its labs overlap instead
+// of running one after the other: TestContextAndOddPaths (three labs in a
+// row, the longest chain with TestStepAll's lab and replay) starts first,
+// and TestStepAll's five take the slots of the short tests as they end.
+// CNPA_LAB_PARALLEL changes it.
+const labParallel = 6
+
 func TestMain(m *testing.M) {
+	kit.DefaultParallel(labParallel, "CNPA_LAB_PARALLEL")
 	kit.RunWithCnpa(m, &cnpaBin)
 }
 
 func TestStepAll(t *testing.T) {
+	t.Parallel()
 	runs := map[string][]string{
 		testcluster.DatastoreEtcd: {"go", "shell", "own"},
 		testcluster.DatastoreKine: {"go", "shell"},
@@ -382,6 +393,7 @@ func section(out string, n int) string {
 // TestMakeLabLines: `make lab` (test/labrun) prints at most 350 lines by
 // default, the steps' teaching and every verdict included.
 func TestMakeLabLines(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "run", "./test/labrun", "-cnpa", cnpaBin)

@@ -29,6 +29,7 @@ import (
 // 7, or one a later file depends on, is kept as it is and the step not
 // run: nothing is written, nothing lost.)
 func TestLearnersFilesKept(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	for _, engine := range []string{"go", "shell"} {

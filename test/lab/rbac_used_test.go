@@ -22,6 +22,7 @@ import (
 // it: a rule granting a verb that no request used fails, and so does a
 // request no rule covers.
 func TestRBACAsUsed(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	cluster, err := testcluster.Start(ctx, testcluster.Options{AuditAllOf: []string{identity.Username}})

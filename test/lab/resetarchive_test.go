@@ -26,6 +26,7 @@ import (
 // runs. Reset archives the newer one beside it, beta.<uid>.json, says so,
 // and step 6's record keeps every byte.
 func TestResetKeepsAnotherUIDsRecord(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cluster, err := testcluster.Start(ctx, testcluster.Options{})

@@ -268,9 +268,11 @@ func hostBinaries(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// kubebox picks its component from its name: as "kubectl" it is kubectl.
-	if err := os.Link(kb, filepath.Join(dir, "kubectl")); err != nil {
-		if out, err := exec.Command("cp", kb, filepath.Join(dir, "kubectl")).CombinedOutput(); err != nil {
+	// kubebox picks its component from its name: as "kubectl" it is
+	// kubectl; kubebox-kubectl beside it is kubectl alone.
+	kubectl := testcluster.KubectlBeside(kb)
+	if err := os.Link(kubectl, filepath.Join(dir, "kubectl")); err != nil {
+		if out, err := exec.Command("cp", kubectl, filepath.Join(dir, "kubectl")).CombinedOutput(); err != nil {
 			t.Fatalf("copy kubectl: %v\n%s", err, out)
 		}
 	}
