@@ -28,6 +28,12 @@ type clusterListing struct {
 	teamSpaces []unstructured.Unstructured
 	// namespaces are those ourNamespaces calls the lab's, by name.
 	namespaces []corev1.Namespace
+	// dependents are team-<name> namespaces that are not ours to delete
+	// but that the garbage collector deletes with their TeamSpace: a
+	// learner's script may set an ownerReference without controller:
+	// true, which LAB.md does not ask for. Reset waits for them, so that
+	// a step 1 right after it does not find team-alpha still there.
+	dependents []string
 }
 
 // listCluster lists what is the lab's in the cluster now.
@@ -49,7 +55,9 @@ func listCluster(ctx context.Context, env *labenv.Env) (*clusterListing, error) 
 	if err != nil {
 		return nil, fmt.Errorf("list namespaces: %w", err)
 	}
-	l.namespaces = ourNamespaces(owners(l.teamSpaces), all.Items)
+	o := owners(l.teamSpaces)
+	l.namespaces = ourNamespaces(o, all.Items)
+	l.dependents = dependentNamespaces(o, all.Items)
 	return l, nil
 }
 
@@ -72,6 +80,31 @@ func ourNamespaces(owners map[string]types.UID, all []corev1.Namespace) []corev1
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// dependentNamespaces are the names of team-<name> namespaces with any
+// ownerReference to the uid of TeamSpace <name> that ourNamespace does not
+// call ours: the garbage collector deletes them after their TeamSpace.
+func dependentNamespaces(owners map[string]types.UID, all []corev1.Namespace) []string {
+	var out []string
+	for _, ns := range all {
+		name, ok := strings.CutPrefix(ns.Name, teamspace.NamespacePrefix)
+		if !ok || ourNamespace(owners, &ns) {
+			continue
+		}
+		uid, ok := owners[name]
+		if !ok {
+			continue
+		}
+		for _, ref := range ns.OwnerReferences {
+			if ref.UID == uid && ref.Kind == teamspace.Kind {
+				out = append(out, ns.Name)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 

@@ -15,11 +15,18 @@ import (
 // deleteNamespaces is phase 4: it deletes the namespaces listed as the
 // lab's and waits until they are gone. The UID precondition makes sure the
 // namespace deleted is the one judged ours.
-func deleteNamespaces(ctx context.Context, env *labenv.Env, nss []corev1.Namespace, r *Result, log func(string, ...any)) error {
-	if len(nss) == 0 {
+//
+// dependents are namespaces the garbage collector deletes with their
+// TeamSpace (clusterListing.dependents): reset deletes none of them, but
+// waits until they are gone too.
+func deleteNamespaces(ctx context.Context, env *labenv.Env, nss []corev1.Namespace, dependents []string, r *Result, log func(string, ...any)) error {
+	if len(nss) == 0 && len(dependents) == 0 {
 		return nil
 	}
 	names := map[string]bool{}
+	for _, n := range dependents {
+		names[n] = true
+	}
 	for _, ns := range nss {
 		names[ns.Name] = true
 		r.Namespaces = append(r.Namespaces, ns.Name)
@@ -32,7 +39,12 @@ func deleteNamespaces(ctx context.Context, env *labenv.Env, nss []corev1.Namespa
 			return fmt.Errorf("delete namespace %s: %w", ns.Name, err)
 		}
 	}
-	log("deleting namespaces %v", r.Namespaces)
+	if len(dependents) > 0 {
+		log("waiting for the garbage collector to delete %v (their ownerReference is not a controller's)", dependents)
+	}
+	if len(nss) > 0 {
+		log("deleting namespaces %v", r.Namespaces)
+	}
 	var left []string
 	err := wait(ctx, env.Timeout, func(ctx context.Context) (bool, error) {
 		left = left[:0]

@@ -160,7 +160,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 			failures = append(failures, err)
 		}
 	}
-	if err := deleteNamespaces(ctx, env, l.namespaces, r, log); err != nil {
+	if err := deleteNamespaces(ctx, env, l.namespaces, l.dependents, r, log); err != nil {
 		failures = append(failures, err)
 	}
 	if l.crd {
