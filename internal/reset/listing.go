@@ -93,15 +93,8 @@ func dependentNamespaces(owners map[string]types.UID, all []corev1.Namespace) []
 		if !ok || ourNamespace(owners, &ns) {
 			continue
 		}
-		uid, ok := owners[name]
-		if !ok {
-			continue
-		}
-		for _, ref := range ns.OwnerReferences {
-			if ref.UID == uid && ref.Kind == teamspace.Kind {
-				out = append(out, ns.Name)
-				break
-			}
+		if uid, ok := owners[name]; ok && teamspace.HasOwnerReference(ns.OwnerReferences, uid) {
+			out = append(out, ns.Name)
 		}
 	}
 	sort.Strings(out)
