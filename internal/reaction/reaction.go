@@ -16,11 +16,6 @@ import (
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
-
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
@@ -280,63 +275,6 @@ func datedByEffect(tl *timeline.Timeline) {
 			cause.Values["seen_at_ns"] = fmt.Sprint(int64(seen))
 		}
 	}
-}
-
-// followWatch lists (for the state before the action and the
-// resourceVersion to watch from), then watches until ctx ends, reopening
-// a watch the server closes from the last version seen. seed gets each
-// listed object, on each change.
-func (rx *Recorder) followWatch(ctx context.Context, list func(context.Context) (string, []runtime.Object, error),
-	open func(ctx context.Context, rv string) (watch.Interface, error),
-	seed func(runtime.Object), on func(t time.Time, typ watch.EventType, obj runtime.Object)) error {
-	rv, items, err := list(ctx)
-	if err != nil {
-		return err
-	}
-	for _, o := range items {
-		seed(o)
-	}
-	w, err := open(ctx, rv)
-	if err != nil {
-		return err
-	}
-	rx.wg.Add(1)
-	go func() {
-		defer rx.wg.Done()
-		for {
-			for ev := range w.ResultChan() {
-				t := time.Now()
-				if ev.Type == watch.Error || ev.Type == watch.Bookmark {
-					continue
-				}
-				if m, err := metaOf(ev.Object); err == nil {
-					rv = m.GetResourceVersion()
-				}
-				on(t, ev.Type, ev.Object)
-			}
-			w.Stop()
-			if ctx.Err() != nil {
-				return
-			}
-			// The server ended the watch (its timeout): go on from where
-			// it stopped. A version too old to resume from (410) ends the
-			// timeline's view of this object; the step itself goes on.
-			if w, err = open(ctx, rv); err != nil {
-				return
-			}
-		}
-	}()
-	return nil
-}
-
-func metaOf(o runtime.Object) (metav1.Object, error) {
-	if u, ok := o.(*unstructured.Unstructured); ok {
-		return u, nil
-	}
-	if m, ok := o.(metav1.Object); ok {
-		return m, nil
-	}
-	return nil, fmt.Errorf("%T has no metadata", o)
 }
 
 // UnitName is the service as systemctl and journalctl take it, and as a

@@ -24,62 +24,24 @@ import (
 	"github.com/labhub/cnpa/internal/timeline"
 )
 
-// objects are a list's items as the runtime.Objects a watch delivers.
-func objects[T any, P interface {
-	*T
-	runtime.Object
-}](items []T) []runtime.Object {
-	out := make([]runtime.Object, len(items))
-	for i := range items {
-		out[i] = P(&items[i])
-	}
-	return out
-}
-
 // TeamSpaces watches the TeamSpaces m matches: deletion requested,
 // finalizers added and released, generation against observedGeneration.
 func TeamSpaces(m Match) Watcher {
 	return func(ctx context.Context, rx *Recorder) error {
-		res := rx.env.Clients.Dynamic.Resource(teamspace.GVR)
-		prev := map[string]*teamspace.TeamSpace{}
-		decode := func(o runtime.Object) *teamspace.TeamSpace {
-			u, ok := o.(*unstructured.Unstructured)
-			if !ok || !m(u.GetName()) {
-				return nil
-			}
-			ts, err := teamspace.FromUnstructured(u)
-			if err != nil {
-				return nil // a spec cnpa cannot read is the step's to report
-			}
-			return ts
-		}
-		return rx.followWatch(ctx,
-			func(ctx context.Context) (string, []runtime.Object, error) {
-				l, err := res.List(ctx, metav1.ListOptions{})
+		api := rx.env.Clients.Dynamic.Resource(teamspace.GVR)
+		return followChanges[*unstructured.UnstructuredList](ctx, rx, api, metav1.ListOptions{},
+			func(o runtime.Object) (string, *teamspace.TeamSpace) {
+				u, ok := o.(*unstructured.Unstructured)
+				if !ok || !m(u.GetName()) {
+					return "", nil
+				}
+				ts, err := teamspace.FromUnstructured(u)
 				if err != nil {
-					return "", nil, err
+					return "", nil // a spec cnpa cannot read is the step's to report
 				}
-				return l.GetResourceVersion(), objects(l.Items), nil
+				return ts.Name, ts
 			},
-			func(ctx context.Context, rv string) (watch.Interface, error) {
-				return res.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
-			},
-			func(o runtime.Object) {
-				if ts := decode(o); ts != nil {
-					prev[ts.Name] = ts
-				}
-			},
-			func(t time.Time, typ watch.EventType, o runtime.Object) {
-				ts := decode(o)
-				if ts == nil {
-					return
-				}
-				rx.teamSpaceChanged(t, typ, prev[ts.Name], ts)
-				prev[ts.Name] = ts
-				if typ == watch.Deleted {
-					delete(prev, ts.Name)
-				}
-			})
+			rx.teamSpaceChanged)
 	}
 }
 
@@ -160,17 +122,7 @@ func Namespaces(m Match) Watcher {
 			return ns
 		}
 		deleting := map[string]bool{}
-		return rx.followWatch(ctx,
-			func(ctx context.Context) (string, []runtime.Object, error) {
-				l, err := api.List(ctx, metav1.ListOptions{})
-				if err != nil {
-					return "", nil, err
-				}
-				return l.ResourceVersion, objects(l.Items), nil
-			},
-			func(ctx context.Context, rv string) (watch.Interface, error) {
-				return api.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
-			},
+		return follow[*corev1.NamespaceList](ctx, rx, api, metav1.ListOptions{},
 			func(o runtime.Object) {
 				if ns := ours(o); ns != nil {
 					deleting[ns.Name] = ns.DeletionTimestamp != nil
@@ -212,34 +164,14 @@ func Quotas(m Match) Watcher {
 			}
 			return q
 		}
-		prev := map[string]*corev1.ResourceQuota{}
-		return rx.followWatch(ctx,
-			func(ctx context.Context) (string, []runtime.Object, error) {
-				l, err := api.List(ctx, metav1.ListOptions{})
-				if err != nil {
-					return "", nil, err
-				}
-				return l.ResourceVersion, objects(l.Items), nil
-			},
-			func(ctx context.Context, rv string) (watch.Interface, error) {
-				return api.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
-			},
-			func(o runtime.Object) {
+		return followChanges[*corev1.ResourceQuotaList](ctx, rx, api, metav1.ListOptions{},
+			func(o runtime.Object) (string, *corev1.ResourceQuota) {
 				if q := ours(o); q != nil {
-					prev[q.Namespace] = q
+					return q.Namespace, q
 				}
+				return "", nil
 			},
-			func(t time.Time, typ watch.EventType, o runtime.Object) {
-				q := ours(o)
-				if q == nil {
-					return
-				}
-				rx.quotaChanged(t, typ, prev[q.Namespace], q)
-				prev[q.Namespace] = q
-				if typ == watch.Deleted {
-					delete(prev, q.Namespace)
-				}
-			})
+			rx.quotaChanged)
 	}
 }
 
@@ -291,19 +223,7 @@ func Events(m Match) Watcher {
 		opts := metav1.ListOptions{FieldSelector: "involvedObject.kind=" + teamspace.Kind}
 		counts := map[string]int32{}
 		uids := teamSpaceUIDs(ctx, rx, m)
-		return rx.followWatch(ctx,
-			func(ctx context.Context) (string, []runtime.Object, error) {
-				l, err := api.List(ctx, opts)
-				if err != nil {
-					return "", nil, err
-				}
-				return l.ResourceVersion, objects(l.Items), nil
-			},
-			func(ctx context.Context, rv string) (watch.Interface, error) {
-				o := opts
-				o.ResourceVersion = rv
-				return api.Watch(ctx, o)
-			},
+		return follow[*corev1.EventList](ctx, rx, api, opts,
 			func(o runtime.Object) {
 				if e, ok := o.(*corev1.Event); ok {
 					counts[e.Name] = e.Count
