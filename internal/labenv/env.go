@@ -94,11 +94,18 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st == nil {
-		st = &State{Engine: EngineGo, ServiceManager: "auto", UnitDir: DefaultUnitDir}
+	recovered := st == nil
+	if recovered {
+		st = recoveredState(opts.Dir)
 	}
 	if err := st.choose(opts); err != nil {
 		return nil, err
+	}
+	if recovered {
+		// Locked as the lab's files say, as a state of today would be
+		// once written again (the unit dir is the one chosen now).
+		st.EngineLocked = fileExists(filepath.Join(opts.Dir, evidence.ReconcileFile))
+		st.ServiceLocked = serviceInstalledBefore(opts.Dir, st)
 	}
 	// Unlike the engine, the identity may change between steps: step 4
 	// installs the unit again with whatever was asked last.
