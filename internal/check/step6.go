@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -30,7 +32,15 @@ var step6Checks = &stepChecks{step: lab.Cleanup, live: []liveCheck{
 			})
 		}},
 	{id: "step6.team_beta_gone", title: "namespace team-beta is gone",
-		hint: hintText("team-beta goes by garbage collection once beta is gone; wait a minute and check again"),
+		hint: func(_ *evidenceSet, f *facts) string {
+			if f.teamBeta != nil && !ownedByATeamSpace(f.teamBeta.OwnerReferences) {
+				// Nothing will delete it: waiting is no advice.
+				return "team-beta has no ownerReference to a TeamSpace, so the garbage collector never deletes it: the controller must set one when it creates " +
+					"a namespace (LAB.md step 3); delete this one: `kubectl delete namespace team-beta`"
+			}
+			return "team-beta goes by garbage collection once beta is gone (up to a minute): " +
+				"`kubectl wait --for=delete namespace/team-beta --timeout=2m`, then `cnpa check` again"
+		},
 		judge: func(_ *evidenceSet, f *facts) verdict {
 			return gone(f.teamBeta != nil, func() string { return "team-beta exists, phase " + string(f.teamBeta.Status.Phase) })
 		}},
@@ -70,4 +80,14 @@ func gone(exists bool, describe func() string) verdict {
 		return holds(false, "gone", describe())
 	}
 	return holds(true, "gone", "gone")
+}
+
+// ownedByATeamSpace: one of refs is to a TeamSpace, whichever.
+func ownedByATeamSpace(refs []metav1.OwnerReference) bool {
+	for _, r := range refs {
+		if r.Kind == teamspace.Kind {
+			return true
+		}
+	}
+	return false
 }

@@ -56,6 +56,13 @@ type Script struct {
 	Finalizer bool
 }
 
+// goScriptMark and shellScriptMark mark the reconcile.sh of each engine
+// cnpa renders, for recoveredState.
+const (
+	goScriptMark    = "reconcile.sh (cnpa Go engine)"
+	shellScriptMark = "Pinned by cnpa for this machine"
+)
+
 // ScriptFor renders reconcile.sh for an engine. The Go engine's script runs
 // one pass of `cnpa controller --once`; the shell engine's is the asset
 // with this machine's defaults pinned at the top. Every value is
@@ -72,13 +79,13 @@ func ScriptFor(s Script) ([]byte, error) {
 			context = " --context " + shellQuote(s.Context)
 		}
 		return []byte(fmt.Sprintf(`#!/usr/bin/env bash
-# reconcile.sh (cnpa Go engine): one level-triggered pass over every
+# %s: one level-triggered pass over every
 # TeamSpace. For each one it makes sure namespace team-<name> (owned by the
 # TeamSpace), ResourceQuota team-quota and status.observedGeneration match
 # the spec, and writes nothing when they already do. Installed by cnpa.
 %s
 exec %s controller --once --kubeconfig "$KUBECONFIG"%s --archive-dir %s --finalizer=%t
-`, kubeconfig, shellQuote(s.CnpaPath), context, shellQuote(archive), s.Finalizer)), nil
+`, goScriptMark, kubeconfig, shellQuote(s.CnpaPath), context, shellQuote(archive), s.Finalizer)), nil
 	case EngineShell:
 		lines := strings.SplitN(string(assets.ReconcileScript), "\n", 2)
 		if len(lines) != 2 || !strings.HasPrefix(lines[0], "#!") {
@@ -90,12 +97,12 @@ exec %s controller --once --kubeconfig "$KUBECONFIG"%s --archive-dir %s --finali
 			context = fmt.Sprintf("# --context %q: the first file of KUBECONFIG names it as current-context\n# (kubectl has no environment variable for a context).\n", s.Context)
 		}
 		pinned := fmt.Sprintf(`%s
-# Pinned by cnpa for this machine (the environment still wins):
+# %s (the environment still wins):
 %s%s
 [ -n "${CNPA_ARCHIVE_DIR:-}" ] || CNPA_ARCHIVE_DIR=%s
 [ -n "${CNPA_FINALIZER:-}" ] || CNPA_FINALIZER=%t
 export KUBECONFIG CNPA_ARCHIVE_DIR CNPA_FINALIZER
-%s`, lines[0], context, kubeconfig, shellQuote(archive), s.Finalizer, lines[1])
+%s`, lines[0], shellScriptMark, context, kubeconfig, shellQuote(archive), s.Finalizer, lines[1])
 		return []byte(pinned), nil
 	case EngineOwn:
 		return nil, fmt.Errorf("the own engine's reconcile.sh is the learner's: cnpa does not write it")

@@ -3,7 +3,9 @@ package labenv
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,6 +62,63 @@ func TestScriptRunsAsTheService(t *testing.T) {
 		// As the process-mode service: with the unit's PATH too.
 		if tc.identity == "own" && tc.credential && !strings.Contains(out, "PATH="+toolPath()) {
 			t.Errorf("own identity: ran with %q, want the unit's PATH=%s", out, toolPath())
+		}
+	}
+}
+
+// Step 3 shows the command it runs, so that a learner can replay it: under
+// systemd with the own identity that is the systemd-run of the service's
+// sandbox, not `KUBECONFIG=… reconcile.sh` (which runs as root, outside
+// it). The shown line, read back by bash, is word for word the argv run.
+// (Running it needs systemd: test/system's lab does, in nspawn.)
+func TestShownScriptRunIsTheRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lab dir") // a space: the line must quote it
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	kc := filepath.Join(t.TempDir(), "admin.kubeconfig")
+	for path, data := range map[string]string{
+		kc:                                 "admin",
+		filepath.Join(dir, ScriptName):     "#!/bin/sh\necho ran\n",
+		filepath.Join(dir, CredentialFile): "identity",
+	} {
+		if err := os.WriteFile(path, []byte(data), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		manager, identity, prefix string
+	}{
+		{"systemd", "own", "systemd-run --quiet --wait --pipe --collect --service-type=exec --unit=cnpa-op-run-"},
+		{"process", "own", "KUBECONFIG='" + filepath.Join(dir, CredentialFile) + "' CNPA_LOG_REQUESTS=1 '" + filepath.Join(dir, ScriptName) + "'"},
+		{"systemd", "admin", "CNPA_LOG_REQUESTS=1 '" + filepath.Join(dir, ScriptName) + "'"},
+	} {
+		mgr, err := service.New(tc.manager, t.TempDir(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &Env{Dir: dir, Target: &kube.Target{Path: kc}, State: &State{ServiceIdentity: tc.identity}, Engine: EngineShell, Service: mgr, CnpaPath: "/usr/local/bin/cnpa"}
+		run, err := e.PrepareScriptRun(context.Background(), "CNPA_LOG_REQUESTS=1")
+		if err != nil {
+			t.Fatalf("%s, %s identity: %v", tc.manager, tc.identity, err)
+		}
+		if !strings.HasPrefix(run.Shown, tc.prefix) {
+			t.Errorf("%s, %s identity: shown %q, want it to start with %q", tc.manager, tc.identity, run.Shown, tc.prefix)
+		}
+		if tc.manager != "systemd" || tc.identity != "own" {
+			continue
+		}
+		// bash reads the shown line back into the very argv that runs.
+		out, err := exec.Command("bash", "-c", `for w in `+run.Shown+`; do printf '%s\0' "$w"; done`).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+		if want := append([]string{"systemd-run"}, run.cmd.Args[1:]...); !slices.Equal(got, want) {
+			t.Errorf("shown %q\nreads as %q\nwant the argv run %q", run.Shown, got, want)
+		}
+		if !strings.Contains(run.Shown, "--setenv=CNPA_LOG_REQUESTS=1") || !strings.HasSuffix(run.Shown, "-- '"+filepath.Join(dir, ScriptName)+"'") {
+			t.Errorf("shown %q lacks the extra environment or the script", run.Shown)
 		}
 	}
 }

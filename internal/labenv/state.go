@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/identity"
+	"github.com/labhub/cnpa/internal/service"
 )
 
 // StateFile remembers the lab's choices in the evidence dir, so later steps,
@@ -63,14 +65,53 @@ func LoadState(dir string) (*State, error) {
 	}
 	var s State
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("%s: %w (remove it and run `cnpa step 3` again)", filepath.Join(dir, StateFile), err)
+		// What a rerun does without it: recoveredState, and the step
+		// writes it again (steps.runSteps, also for a step it keeps).
+		p := filepath.Join(dir, StateFile)
+		return nil, fmt.Errorf("%s is damaged (%v): it remembers the lab's choices; remove it and run a step again, "+
+			"with the --unit-dir and --service-identity step 4 was given, if any: `rm %s && cnpa step 1`; cnpa reads the engine and the finalizer switch back from "+
+			"the reconcile.sh it installed, and writes the file again", p, err, QuoteArg(p))
 	}
 	s.loaded = true
 	return &s, nil
 }
 
+// OnDisk tells whether the state was read from StateFile or written there.
+func (s *State) OnDisk() bool { return s != nil && s.loaded }
+
+// recoveredState is the state of a dir without StateFile (never written,
+// removed, or damaged and removed): the defaults, except for what the
+// lab's files say. The engine and the finalizer switch are what the
+// reconcile.sh cnpa installed says (ScriptFor marks each engine's; a
+// script of neither is the learner's: own, once step 3 graded it), and
+// process mode's command line in the dir says the manager. Without this,
+// a state written again after step 6 would say finalizer off, and the
+// next step would install a script and unit without it.
+func recoveredState(dir string) *State {
+	s := &State{Engine: EngineGo, ServiceManager: "auto", UnitDir: DefaultUnitDir}
+	script, err := os.ReadFile(filepath.Join(dir, ScriptName))
+	switch text := string(script); {
+	case err != nil:
+	case strings.Contains(text, goScriptMark):
+		s.Engine, s.Finalizer = EngineGo, strings.Contains(text, " --finalizer=true\n")
+	case strings.Contains(text, shellScriptMark):
+		s.Engine, s.Finalizer = EngineShell, strings.Contains(text, `[ -n "${CNPA_FINALIZER:-}" ] || CNPA_FINALIZER=true`)
+	case fileExists(filepath.Join(dir, evidence.ReconcileFile)):
+		// The learner's script does its own finalizer handling; step 6
+		// turned it on once cleanup.json is there.
+		s.Engine, s.Finalizer = EngineOwn, fileExists(filepath.Join(dir, evidence.CleanupFile))
+	}
+	if fileExists(filepath.Join(dir, service.ArgvFile)) {
+		s.ServiceManager = "process"
+	}
+	return s
+}
+
 // SaveState writes the state atomically.
 func SaveState(dir string, s *State) error {
-	_, err := evidence.Write(dir, StateFile, s)
-	return err
+	if _, err := evidence.Write(dir, StateFile, s); err != nil {
+		return err
+	}
+	s.loaded = true
+	return nil
 }

@@ -104,3 +104,53 @@ func TestOldStateLockedByItsEvidence(t *testing.T) {
 		})
 	}
 }
+
+// A dir whose state file is gone (the fix for a damaged one) gets its
+// engine and finalizer switch back from the reconcile.sh cnpa installed,
+// and process mode from its command line, so that the state written again
+// is the lab's, not the defaults (finalizer off after step 6 would make the
+// next step install a script and unit without it).
+func TestRecoveredState(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		engine    string // rendered by ScriptFor; "own": a script of the learner's
+		finalizer bool
+		files     []string
+		want      State
+	}{
+		{"nothing yet", "", false, nil, State{Engine: EngineGo, ServiceManager: "auto", UnitDir: DefaultUnitDir}},
+		{"go engine after step 6", EngineGo, true, []string{service.ArgvFile}, State{Engine: EngineGo, Finalizer: true, ServiceManager: "process", UnitDir: DefaultUnitDir}},
+		{"go engine before step 6", EngineGo, false, nil, State{Engine: EngineGo, ServiceManager: "auto", UnitDir: DefaultUnitDir}},
+		{"shell engine after step 6", EngineShell, true, nil, State{Engine: EngineShell, Finalizer: true, ServiceManager: "auto", UnitDir: DefaultUnitDir}},
+		{"shell engine before step 6", EngineShell, false, nil, State{Engine: EngineShell, ServiceManager: "auto", UnitDir: DefaultUnitDir}},
+		{"own engine after step 6", EngineOwn, false, []string{evidence.ReconcileFile, evidence.CleanupFile}, State{Engine: EngineOwn, Finalizer: true, ServiceManager: "auto", UnitDir: DefaultUnitDir}},
+		{"own engine before step 3", EngineOwn, false, nil, State{Engine: EngineGo, ServiceManager: "auto", UnitDir: DefaultUnitDir}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var script []byte
+			switch tc.engine {
+			case EngineGo, EngineShell:
+				var err error
+				if script, err = ScriptFor(Script{Engine: tc.engine, CnpaPath: "/usr/local/bin/cnpa", Kubeconfig: "/k.yaml", Dir: dir, Finalizer: tc.finalizer}); err != nil {
+					t.Fatal(err)
+				}
+			case EngineOwn:
+				script = []byte("#!/bin/sh\n# mine, with --finalizer=true and CNPA_FINALIZER=true in a comment\n")
+			}
+			if script != nil {
+				if err := os.WriteFile(filepath.Join(dir, ScriptName), script, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, f := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, f), []byte("{}\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := recoveredState(dir); *got != tc.want {
+				t.Errorf("got %+v, want %+v", *got, tc.want)
+			}
+		})
+	}
+}

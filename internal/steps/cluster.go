@@ -136,21 +136,18 @@ func orNothing(last string) string {
 // runScript runs the installed reconcile.sh once as the service runs it
 // (under its own identity once step 4 has made it); a failure carries what
 // the script printed and whom it ran as.
-func runScript(ctx context.Context, env *labenv.Env, extraEnv ...string) (string, error) {
-	out, as, err := env.RunScriptAsService(ctx, extraEnv...)
+func runScript(ctx context.Context, env *labenv.Env, sh shell, extraEnv ...string) (string, error) {
+	run, err := env.PrepareScriptRun(ctx, extraEnv...)
 	if err != nil {
-		return out, fmt.Errorf("%s failed, run %s: %v\n%s", env.ScriptPath(), as, err, strings.TrimSpace(out))
+		return "", err
+	}
+	// The command shown is the command run: a learner replays it.
+	sh.cmd(run.Shown)
+	out, err := run.Run()
+	if err != nil {
+		return out, fmt.Errorf("%s failed, run %s: %v\n%s", env.ScriptPath(), run.As, err, strings.TrimSpace(out))
 	}
 	return out, nil
-}
-
-// scriptCmd is the command line step 3 shows for one run of reconcile.sh:
-// with the service's kubeconfig when it runs under the service's identity.
-func scriptCmd(env *labenv.Env, extraEnv ...string) string {
-	if env.ScriptRunsAsIdentity() {
-		extraEnv = append([]string{"KUBECONFIG=" + quote(env.CredentialPath())}, extraEnv...)
-	}
-	return strings.Join(append(extraEnv, quote(env.ScriptPath())), " ")
 }
 
 var getOpts = metav1.GetOptions{}

@@ -51,6 +51,15 @@ func runSteps(ctx context.Context, env *labenv.Env, run []*Step, started func(*S
 			out.Failed, out.Err = s, err
 			return out
 		}
+		if r.Kept && !env.State.OnDisk() {
+			// The state file was removed (the fix for a damaged one): a
+			// step that keeps its evidence writes it again all the same.
+			if err := env.SaveState(); err != nil {
+				out.Results = append(out.Results, &Result{Step: s.Number, Title: s.Title, Notes: []string{"error: " + err.Error()}})
+				out.Failed, out.Err = s, err
+				return out
+			}
+		}
 		out.Results = append(out.Results, r)
 		if done != nil {
 			done(r)

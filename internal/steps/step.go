@@ -142,6 +142,17 @@ func laterEvidence(dir string, s *lab.Step) string {
 	return ""
 }
 
+// startOver is the way back when the cluster has moved past what a step
+// needs: reset, then the whole lab. Reset forgets the engine (it removes
+// the state file), so another than the default is named.
+func startOver(env *labenv.Env) string {
+	cmd := "cnpa step all"
+	if env.Engine != labenv.EngineGo {
+		cmd += " --engine " + env.Engine
+	}
+	return "start over: `cnpa reset --yes`, then `" + cmd + "`"
+}
+
 // keep re-reads the step's evidence when a later step already depends on
 // it: re-running would rewrite values later files are checked against.
 //

@@ -70,8 +70,7 @@ var step3 = &Step{
 		if env.Engine == labenv.EngineGo {
 			extraEnv = []string{kube.RequestLogEnv + "=1"}
 		}
-		sh.cmd(scriptCmd(env, extraEnv...))
-		out, err := runScript(ctx, env, extraEnv...)
+		out, err := runScript(ctx, env, sh, extraEnv...)
 		if err != nil {
 			return nil, err
 		}
@@ -132,8 +131,7 @@ var step3 = &Step{
 			return nil, fmt.Errorf("team-alpha/team-quota is gone before the second pass")
 		}
 		sh.readBack("rv_before", quotaObj(ns), "{.metadata.resourceVersion}", before)
-		sh.cmd(scriptCmd(env))
-		out, err = runScript(ctx, env)
+		out, err = runScript(ctx, env, sh)
 		if err != nil {
 			return nil, err
 		}

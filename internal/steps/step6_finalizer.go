@@ -83,10 +83,8 @@ var step6 = &Step{
 		}); err != nil {
 			return nil, diagnosis(err.Error(), []string{mistakeFor(teamspace.Gap{Kind: teamspace.GapFinalizer}, nil)}, serviceTail(ctx, env))
 		}
-		if old, err := teamspace.Get(ctx, env.Clients.Dynamic, "beta"); err != nil {
+		if err := earlierBeta(ctx, env, sh, r); err != nil {
 			return nil, err
-		} else if old != nil {
-			return nil, fmt.Errorf("TeamSpace beta exists already (uid %s): wait for it to go or start over with `cnpa reset --yes`", old.UID)
 		}
 		betaPath, err := sh.writeFile(env, "beta.yaml", []byte(BetaYAML))
 		if err != nil {
@@ -151,6 +149,11 @@ var step6 = &Step{
 		for !gone {
 			select {
 			case e, ok := <-w.ResultChan():
+				if !ok && ctx.Err() != nil {
+					// Ctrl-C closes the watch: say so, as waitFor does.
+					betaWait.Done("interrupted")
+					return nil, fmt.Errorf("while waiting for beta to be gone: %w", ctx.Err())
+				}
 				if !ok {
 					betaWait.Done("gave up")
 					return nil, fmt.Errorf("watch on beta closed before it was deleted")
@@ -221,4 +224,50 @@ var step6 = &Step{
 		r.finishTimeline(ctx, rx)
 		return r, nil
 	},
+}
+
+// earlierBeta deals with the beta an earlier step 6 left when it was cut
+// short (Ctrl-C, a timeout), so that the rerun needs nothing done by hand:
+//   - being deleted, or gone with its team-beta still there (the garbage
+//     collector deletes it next): wait until both are gone, as that try
+//     would have; this run then deletes a beta of its own;
+//   - not deleted yet (the try stopped before its delete): it is the beta
+//     of beta.yaml, which this run applies again and goes on with.
+func earlierBeta(ctx context.Context, env *labenv.Env, sh shell, r *Result) error {
+	old, err := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
+	if err != nil {
+		return err
+	}
+	ns, err := getNamespace(ctx, env, "team-beta")
+	if err != nil {
+		return err
+	}
+	switch {
+	case old != nil && old.DeletionTimestamp == nil:
+		r.note("TeamSpace beta exists already (uid %s), as an earlier step 6 left it before its delete: this run goes on with it", old.UID)
+		return nil
+	case old == nil && ns == nil:
+		return nil
+	}
+	r.note("an earlier step 6 deleted beta and was cut short: waiting for beta and team-beta to be gone before this run creates beta again")
+	sh.waitCmd(kubectlWait(env, teamspaceObj("beta"), "delete"))
+	sh.waitCmd(kubectlWait(env, namespaceObj("team-beta"), "delete"))
+	_, err = waitFor(ctx, env, "the beta of an earlier step 6 and its team-beta to be gone", whyEarlierBetaGone, func(ctx context.Context) (bool, string, error) {
+		b, err := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
+		if err != nil {
+			return false, "", err
+		}
+		ns, err := getNamespace(ctx, env, "team-beta")
+		if err != nil {
+			return false, "", err
+		}
+		switch {
+		case b != nil:
+			return false, fmt.Sprintf("beta uid %s, deletionTimestamp %v, finalizers %v", b.UID, b.DeletionTimestamp, b.Finalizers), nil
+		case ns != nil:
+			return false, "beta gone, team-beta phase " + string(ns.Status.Phase), nil
+		}
+		return true, "", nil
+	})
+	return err
 }

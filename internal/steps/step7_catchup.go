@@ -50,8 +50,12 @@ var step7 = &Step{
 				"(an earlier step 7 was killed before it could take one): the change step 7 measures happens once on a cluster, "+
 				"so start over with `cnpa reset --yes`", alpha.Generation)
 		case alpha.Spec.Pods != 6 || alpha.Status.ObservedGeneration != alpha.Generation:
-			return nil, fmt.Errorf("step 7 needs alpha at pods=6 and in sync (now pods=%d, generation %d, observed %d): run steps 2-4 first or start over with `cnpa reset --yes`",
-				alpha.Spec.Pods, alpha.Generation, alpha.Status.ObservedGeneration)
+			// Not "run steps 2-4 again": with their evidence written they
+			// keep it and change nothing, and an alpha put back by hand
+			// has a generation past the 2 that catchup.json must start from.
+			return nil, fmt.Errorf("step 7 needs alpha as step 2 left it and the controller caught up, pods=6 and in sync (now pods=%d, generation %d, observed %d): "+
+				"the change step 7 measures starts from there, so %s",
+				alpha.Spec.Pods, alpha.Generation, alpha.Status.ObservedGeneration, startOver(env))
 		}
 		alphaOnly := reaction.Only("alpha")
 		rx, err := reaction.Start(ctx, env, s.Number, s.Title, reaction.TeamSpaces(alphaOnly), reaction.Quotas(alphaOnly),

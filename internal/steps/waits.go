@@ -14,6 +14,7 @@ const (
 	whyFinalizerAdded   = "the controller adds it on its next pass over alpha (the loop passes every 3 s)"
 	whyBetaConverged    = "the controller creates team-beta and adds the finalizer on its next pass"
 	whyBetaGone         = "the controller writes archive/beta.json, then removes its finalizer; the API server deletes beta when no finalizer is left"
+	whyEarlierBetaGone  = "the controller releases a deleted beta once it has archived it, and the garbage collector then deletes team-beta"
 	whyGarbageCollected = "the garbage collector, not the controller, deletes team-beta when it sees its owner gone: up to a minute"
 	whyStopped          = "nobody acts on alpha's new spec meanwhile: generation moves, observedGeneration and the quota stay"
 	whyCaughtUp         = "started again, the controller's first pass reads the current state: it need not know what changed"

@@ -9,6 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 // TestRerunAfterFailureOrInterrupt is a learner's first hour off the happy
@@ -70,6 +73,44 @@ func TestRerunAfterFailureOrInterrupt(t *testing.T) {
 			t.Errorf("step 6 after SIGINT: exit %d, stderr:\n%s\nwant exit 1 and \"interrupted\", never \"gave up\"", code, errOut)
 		}
 		l.must("step", "6")
+	})
+
+	// What an earlier step 6 cut short leaves: beta before its delete, or
+	// beta deleted and not gone yet (here held by another controller's
+	// finalizer). The rerun goes on with the first and waits for the
+	// second; before, it refused both with "wait for it to go", which the
+	// first never does.
+	t.Run("step6/beta-left-before-its-delete", func(t *testing.T) {
+		l.For(t).Create("beta", 2, "500m")
+		out := l.must("step", "6")
+		if !strings.Contains(out, "as an earlier step 6 left it before its delete: this run goes on with it") {
+			t.Errorf("step 6 over a beta left before its delete does not say it goes on with it:\n%s", out)
+		}
+	})
+
+	t.Run("step6/beta-deleted-not-gone", func(t *testing.T) {
+		e := l.For(t)
+		e.Create("beta", 2, "500m", check.ForeignFinalizer)
+		e.WaitFor("the controller's finalizer on beta", time.Minute, func() error {
+			b, err := e.GetTeamSpace("beta")
+			if err != nil || !teamspace.HasFinalizer(b.Finalizers, teamspace.Finalizer) {
+				return fmt.Errorf("beta: %v, %v", b, err)
+			}
+			return nil
+		})
+		e.Delete("beta")
+		r := l.start("step", "6")
+		l.waitStderr(t, r, "the beta of an earlier step 6 and its team-beta to be gone")
+		// The other controller lets it go.
+		l.Kubectl(nil, "patch", "teamspace", "beta", "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
+		select {
+		case <-r.done:
+		case <-time.After(5 * time.Minute):
+			t.Fatalf("step 6 still runs 5m after the earlier beta could go\nstdout:\n%s\nstderr:\n%s", r.out, r.errOut)
+		}
+		if code := r.cmd.ProcessState.ExitCode(); code != 0 || !strings.Contains(r.out.String(), "an earlier step 6 deleted beta and was cut short") {
+			t.Errorf("step 6 over a deleted beta: exit %d, want 0 and a note that it waited\nstdout:\n%s\nstderr:\n%s", code, r.out, r.errOut)
+		}
 	})
 
 	t.Run("step7/interrupted", func(t *testing.T) {

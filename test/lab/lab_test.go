@@ -402,6 +402,11 @@ func TestMakeLabLines(t *testing.T) {
 	if err != nil {
 		t.Fatalf("labrun: %v\n%s", err, out)
 	}
+	// Newcomer review row 19: the command was shown as Go prints a slice,
+	// `$ cnpa [step all --engine go …]`; it is a line to paste.
+	if strings.Contains(string(out), "$ cnpa [") || !strings.Contains(string(out), "\n$ cnpa step all --engine go --service-manager process --unit-dir ") {
+		t.Errorf("make lab does not show `$ cnpa step all --engine go --service-manager process --unit-dir …` as a command line:\n%s", out)
+	}
 	if n := strings.Count(string(out), "\n"); n > 350 {
 		t.Errorf("make lab printed %d lines, want at most 350:\n%s", n, out)
 	} else {

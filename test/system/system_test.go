@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -239,6 +240,8 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine, script strin
 	t.Logf("cnpa check under systemd: %d passed, %d failed", report.Passed, report.Failed)
 
 	if engine == "go" {
+		followEnableHint(ctx, t, c, env)
+		replayStep3(ctx, t, c, env)
 		// --service-identity admin keeps the old behaviour: step 4 again
 		// puts the unit on root and the admin kubeconfig, and its probe
 		// TeamSpace is still served.
@@ -277,4 +280,97 @@ func hostBinaries(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// followEnableHint disables the unit, and follows the hint `cnpa check`
+// gives for step4.service_enabled exactly as printed, in bash inside the
+// container: then the check passes again. Process mode has no such hint;
+// this is the one place its `systemctl enable` can be followed.
+func followEnableHint(ctx context.Context, t *testing.T, c *nspawn.Container, env []string) {
+	t.Helper()
+	check4 := func() map[string]struct{ Status, Hint string } {
+		out, errOut, _ := c.ExecEnv(ctx, env, optDir+"/cnpa", "check", "--step", "4", "-o", "json", "--timeout", "90s")
+		var rep struct {
+			Checks []struct{ ID, Status, Hint string }
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("cnpa check --step 4 -o json: %v\n%s\n%s", err, out, errOut)
+		}
+		m := map[string]struct{ Status, Hint string }{}
+		for _, x := range rep.Checks {
+			m[x.ID] = struct{ Status, Hint string }{x.Status, x.Hint}
+		}
+		return m
+	}
+	if out, errOut, err := c.ExecEnv(ctx, env, "systemctl", "disable", "cnpa-op"); err != nil {
+		t.Fatalf("systemctl disable cnpa-op: %v\n%s%s", err, out, errOut)
+	}
+	got := check4()["step4.service_enabled"]
+	if got.Status != "fail" {
+		t.Fatalf("step4.service_enabled with the unit disabled: %q, want fail", got.Status)
+	}
+	cmd := ""
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(got.Hint, -1) {
+		if strings.HasPrefix(m[1], "systemctl enable") {
+			cmd = m[1]
+			break
+		}
+	}
+	if cmd == "" {
+		t.Fatalf("the hint for step4.service_enabled names no `systemctl enable`: %s", got.Hint)
+	}
+	if out, errOut, err := c.ExecEnv(ctx, env, "bash", "-c", cmd); err != nil {
+		t.Fatalf("the hint's `%s`: %v\n%s%s", cmd, err, out, errOut)
+	}
+	for id, x := range check4() {
+		if x.Status != "pass" {
+			t.Errorf("after following `%s`: %s is %s (%s)", cmd, id, x.Status, x.Hint)
+		}
+	}
+	t.Logf("followed step4.service_enabled's `%s`: step 4's checks pass again", cmd)
+}
+
+// replayStep3 runs step 3 again once step 4 has made the service's
+// identity (its evidence and the later steps' moved aside, then put
+// back), and replays the command it shows for the script's run: under
+// systemd, the systemd-run of the service's sandbox, which must run as
+// shown, as cnpa-op.
+func replayStep3(ctx context.Context, t *testing.T, c *nspawn.Container, env []string) {
+	t.Helper()
+	files := []string{"reconcile.json", "drift.json", "cleanup.json", "catchup.json", "report.json"}
+	for _, f := range files {
+		if out, errOut, err := c.ExecEnv(ctx, env, "mv", evidenceDir+"/"+f, evidenceDir+"/"+f+".aside"); err != nil {
+			t.Fatalf("mv %s: %v\n%s%s", f, err, out, errOut)
+		}
+	}
+	defer func() {
+		for _, f := range files {
+			if out, errOut, err := c.ExecEnv(context.WithoutCancel(ctx), env, "mv", "-f", evidenceDir+"/"+f+".aside", evidenceDir+"/"+f); err != nil {
+				t.Errorf("put %s back: %v\n%s%s", f, err, out, errOut)
+			}
+		}
+	}()
+	out, errOut, err := c.ExecEnv(ctx, env, optDir+"/cnpa", "step", "3")
+	if err != nil {
+		t.Fatalf("cnpa step 3 again: %v\n%s%s", err, out, errOut)
+	}
+	var shown []string
+	for _, l := range strings.Split(out, "\n") {
+		if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "$ "); ok && strings.HasSuffix(strings.Trim(cmd, "'"), "/reconcile.sh") && !strings.HasPrefix(cmd, "chmod ") {
+			shown = append(shown, cmd)
+		}
+	}
+	if len(shown) == 0 {
+		t.Fatalf("step 3 shows no run of reconcile.sh:\n%s", out)
+	}
+	for _, cmd := range shown {
+		if !strings.HasPrefix(cmd, "systemd-run ") || !strings.Contains(cmd, "--property=User=cnpa-op") {
+			t.Errorf("step 3 under systemd shows %q, want the systemd-run it runs, as User=cnpa-op", cmd)
+			continue
+		}
+		if rout, rerr, err := c.ExecEnv(ctx, env, "bash", "-c", cmd); err != nil {
+			t.Errorf("replaying step 3's `%s`: %v\n%s%s", cmd, err, rout, rerr)
+		}
+	}
+	t.Logf("step 3 under systemd shows (and a replay ran): %s", shown[0])
 }
