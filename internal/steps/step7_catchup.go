@@ -49,6 +49,13 @@ var step7 = &Step{
 			return nil, fmt.Errorf("alpha is at pods=8 already (generation %d), but no reading with the controller stopped was saved "+
 				"(an earlier step 7 was killed before it could take one): the change step 7 measures happens once on a cluster, "+
 				"so start over with `cnpa reset --yes`", alpha.Generation)
+		case alpha.Spec.Pods == 6 && alpha.Generation == 2 && alpha.Status.ObservedGeneration < alpha.Generation:
+			// alpha is as step 2 left it; only the controller is behind
+			// (stopped, or not caught up yet): nothing to start over.
+			return nil, fmt.Errorf("step 7 starts from alpha in sync, and the controller has not caught up with it (pods=6, generation 2, observed %d): "+
+				"is it running? `cnpa service status`; start it with `cnpa service start`, wait for observed 2 "+
+				"(`kubectl get teamspace alpha -o jsonpath='{.status.observedGeneration}'`), then run `cnpa step 7` again",
+				alpha.Status.ObservedGeneration)
 		case alpha.Spec.Pods != 6 || alpha.Status.ObservedGeneration != alpha.Generation:
 			// Not "run steps 2-4 again": with their evidence written they
 			// keep it and change nothing, and an alpha put back by hand

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"os"
@@ -339,6 +340,27 @@ func TestEveryHintWorks(t *testing.T) {
 			t.Errorf("step 7 still says \"run steps 2-4\":\n%s", errOut)
 		}
 		l.follow(t, errOut, "cnpa reset --yes")
+
+		// On the fresh lab, before step 7: alpha as step 2 left it, but
+		// its controller stopped and behind it (a status written by hand,
+		// as a learner trying step 2's lesson might). Starting over would
+		// change nothing here; the hint is to start the controller.
+		l.bash(t, "for n in 1 2 3 4 5 6; do cnpa step $n || exit; done")
+		l.bash(t, "cnpa service stop")
+		l.For(t).Kubectl(nil, "patch", "teamspace", "alpha", "--subresource=status", "--type=merge", "-p", `{"status":{"observedGeneration":1}}`)
+		code, behind := l.bashCode(t, "cnpa step 7")
+		if code == 0 || !strings.Contains(behind, "has not caught up") || strings.Contains(behind, "cnpa reset") {
+			t.Fatalf("step 7 with the controller behind alpha: exit %d, want a failure naming the controller, not a reset:\n%s", code, behind)
+		}
+		l.follow(t, behind, "cnpa service start")
+		l.For(t).WaitFor("alpha observed 2 after the hint", 2*time.Minute, func() error {
+			if ts := l.For(t).TeamSpace("alpha"); ts.Status.ObservedGeneration != 2 {
+				return fmt.Errorf("alpha observedGeneration %d, want 2", ts.Status.ObservedGeneration)
+			}
+			return nil
+		})
+		l.follow(t, behind, "cnpa step 7")
+		// The first hint's step all then does what is left (step 8).
 		l.follow(t, errOut, "cnpa step all")
 		l.passesAfter(t, "step7.generation")
 	})
@@ -373,6 +395,18 @@ func (l *labCLI) follow(t *testing.T, hint, want string) {
 	if cmd == "" {
 		t.Fatalf("the hint names no command %q:\n%s", want, hint)
 	}
+	start := time.Now()
+	if code, out := l.bashCode(t, cmd); code != 0 {
+		t.Fatalf("the hint's command `%s`: exit %d\n%s\n(the hint: %s)", cmd, code, out, hint)
+	}
+	t.Logf("followed `%s` (%s)", cmd, time.Since(start).Round(time.Millisecond))
+}
+
+// bashCode runs cmd in bash as a learner in the evidence dir would, with
+// cnpa and kubectl on PATH and the lab's dirs in CNPA_DIR and
+// CNPA_UNIT_DIR; it returns the exit code and the output, both streams.
+func (l *labCLI) bashCode(t *testing.T, cmd string) (int, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	sh := exec.CommandContext(ctx, "bash", "-c", cmd)
@@ -381,11 +415,24 @@ func (l *labCLI) follow(t *testing.T, hint, want string) {
 		"CNPA_DIR="+l.dir, "CNPA_UNIT_DIR="+l.unitDir, "NO_COLOR=1")
 	var out bytes.Buffer
 	sh.Stdout, sh.Stderr = &out, &out
-	start := time.Now()
-	if err := sh.Run(); err != nil {
-		t.Fatalf("the hint's command `%s`: %v\n%s\n(the hint: %s)", cmd, err, out.String(), hint)
+	err := sh.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String()
 	}
-	t.Logf("followed `%s` (%s)", cmd, time.Since(start).Round(time.Millisecond))
+	t.Fatalf("bash -c %q: %v", cmd, err)
+	return 0, ""
+}
+
+// bash runs cmd as bashCode does, and fails the test unless it exits 0.
+func (l *labCLI) bash(t *testing.T, cmd string) {
+	t.Helper()
+	if code, out := l.bashCode(t, cmd); code != 0 {
+		t.Fatalf("%s: exit %d\n%s", cmd, code, out)
+	}
 }
 
 // followStep runs a step too early and follows the command its error names.
