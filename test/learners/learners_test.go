@@ -70,7 +70,7 @@ func TestMain(m *testing.M) {
 	if !explicit {
 		flag.Set("test.parallel", strconv.Itoa(n))
 	}
-	kit.RunWithCnpa(m, &cnpaBin, pool.drain)
+	kit.RunWithCnpa(m, &cnpaBin, pool.Drain)
 }
 
 // learnerCase is a case.json: what cnpa must make of the script beside it.
@@ -176,7 +176,7 @@ type lab struct {
 	t       *testing.T
 	ctx     context.Context
 	cluster *testcluster.Cluster
-	pooled  *pooled
+	pooled  *kit.Pooled
 	dir     string
 	unitDir string
 	// valid: the case's controller meets LAB.md, so that reset must
@@ -197,12 +197,12 @@ func newLab(t *testing.T, valid bool) *lab {
 		t.Fatal("no free slot for a control plane before the case's deadline")
 	}
 	t.Cleanup(func() { <-slots })
-	c := pool.take(ctx, t)
-	l := &lab{t: t, ctx: ctx, cluster: c.cluster, pooled: c, valid: valid,
+	c := pool.Take(ctx, t)
+	l := &lab{t: t, ctx: ctx, cluster: c.Cluster, pooled: c, valid: valid,
 		dir: filepath.Join(t.TempDir(), "cnpa-op"), unitDir: filepath.Join(t.TempDir(), "systemd")}
 	// A lab the class test grades live outlives its case (room.hold).
 	if !room.hold(t, l) {
-		t.Cleanup(func() { pool.giveBack(l) })
+		t.Cleanup(l.giveBack)
 	}
 	return l
 }

@@ -1,4 +1,4 @@
-package learners
+package kit
 
 import (
 	"slices"
