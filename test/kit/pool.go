@@ -91,6 +91,9 @@ func (p *Pool) GiveBack(t testing.TB, c *Pooled, reset func(context.Context) err
 	var left []string
 	err := reset(ctx)
 	if err == nil {
+		err = c.deleteEvents(ctx)
+	}
+	if err == nil {
 		left, err = c.leftovers(ctx)
 	}
 	if err == nil && len(left) > 0 && !mustBeClean {
@@ -166,6 +169,18 @@ func strayNamespaces(left []string) []string {
 	return ns
 }
 
+// deleteEvents deletes every Event: they are history, not state (ObjectSet
+// leaves them out), and a fresh cluster holds none of the last case's,
+// about TeamSpaces of the same names (step 5 watches alpha's).
+func (c *Pooled) deleteEvents(ctx context.Context) error {
+	out, err := exec.CommandContext(ctx, c.Cluster.Kubectl(), "--kubeconfig", c.Cluster.Kubeconfig,
+		"delete", "events", "--all", "--all-namespaces", "--wait").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("kubectl delete events --all --all-namespaces: %v\n%s", err, out)
+	}
+	return nil
+}
+
 // deleteNamespaces deletes the namespaces and waits until they are gone.
 func (c *Pooled) deleteNamespaces(ctx context.Context, ns []string) error {
 	args := append([]string{"--kubeconfig", c.Cluster.Kubeconfig, "delete", "namespace", "--wait", "--timeout", "2m"}, ns...)
@@ -175,8 +190,8 @@ func (c *Pooled) deleteNamespaces(ctx context.Context, ns []string) error {
 	return nil
 }
 
-// notState are kinds whose objects come and go with no one's doing, or
-// hold nothing: they are not compared.
+// notState are kinds whose objects are not compared: Events (history,
+// which GiveBack deletes) and what holds nothing.
 var notState = map[string]bool{
 	"events":               true,
 	"events.events.k8s.io": true,

@@ -40,7 +40,7 @@ const labParallel = 6
 
 func TestMain(m *testing.M) {
 	kit.DefaultParallel(labParallel, "CNPA_LAB_PARALLEL")
-	kit.RunWithCnpa(m, &cnpaBin)
+	kit.RunWithCnpa(m, &cnpaBin, pool.Drain)
 }
 
 func TestStepAll(t *testing.T) {
