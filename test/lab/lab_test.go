@@ -1,7 +1,9 @@
 // Package lab runs `cnpa step all` end to end, for both engines on both
-// datastores (etcd, and kine over SQLite as in k3s), each on a fresh real
-// control plane, checks every evidence value and the live state the lab
-// leaves behind, and grades the run with `cnpa check`.
+// datastores (etcd, and kine over SQLite as in k3s), each on a real
+// control plane with nothing of the lab on it (a fresh one, or one from the
+// package's pool that `cnpa reset` left as it booted: pool.go), checks
+// every evidence value and the live state the lab leaves behind, and
+// grades the run with `cnpa check`.
 package lab
 
 import (
