@@ -51,15 +51,22 @@ type Pooled struct {
 	clean map[string]bool
 	// cases counts the cases it has run, for the logs.
 	cases int
+	// Mark is the caller's to set: what Take's accept may refuse a
+	// cluster for (it ran a case whose cluster must not be another's).
+	Mark string
 }
 
-// Take is an idle clean control plane, or a new one.
-func (p *Pool) Take(ctx context.Context, t testing.TB) *Pooled {
+// Take is an idle clean control plane that accept (nil: any) accepts, or a
+// new one.
+func (p *Pool) Take(ctx context.Context, t testing.TB, accept func(*Pooled) bool) *Pooled {
 	t.Helper()
 	p.mu.Lock()
-	if n := len(p.idle); n > 0 {
-		c := p.idle[n-1]
-		p.idle = p.idle[:n-1]
+	for i := len(p.idle) - 1; i >= 0; i-- {
+		c := p.idle[i]
+		if accept != nil && !accept(c) {
+			continue
+		}
+		p.idle = slices.Delete(p.idle, i, i+1)
 		p.mu.Unlock()
 		t.Logf("control plane reused (case %d on it, reset to clean after the last)", c.cases+1)
 		return c

@@ -22,7 +22,7 @@ var pool = &kit.Pool{}
 // reset leaves fails t.
 func pooledCluster(ctx context.Context, t *testing.T, dir, unitDir string) *testcluster.Cluster {
 	t.Helper()
-	c := pool.Take(ctx, t)
+	c := pool.Take(ctx, t, nil)
 	t.Cleanup(func() {
 		pool.GiveBack(t, c, func(ctx context.Context) error {
 			cmd := exec.CommandContext(ctx, cnpaBin, "--kubeconfig", c.Cluster.Kubeconfig, "--dir", dir, "--no-color",

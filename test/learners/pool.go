@@ -15,6 +15,10 @@ import (
 // must hold nothing the fresh one did not.
 var pool = &kit.Pool{}
 
+// classMark marks a pooled cluster that a class learner's lab ran on
+// (kit.Pooled.Mark).
+const classMark = "class learner"
+
 // giveBack resets the case's cluster and gives it back to the pool.
 func (l *lab) giveBack() {
 	pool.GiveBack(l.t, l.pooled, l.reset, l.valid)
