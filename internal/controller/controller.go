@@ -84,6 +84,10 @@ type Controller struct {
 	// delivered yet (nil in Once, which has no informers).
 	written *written
 
+	// inOrder remembers the TeamSpaces whose last sync found nothing to
+	// do, and from which cached objects (inorder.go).
+	inOrder inOrder
+
 	// warned remembers warnings already given for one generation of a
 	// TeamSpace, so a bad spec is reported once, not on every resync.
 	warned sync.Map

@@ -23,6 +23,11 @@ type metrics struct {
 	// pass is how long the last periodic full pass took, wall clock:
 	// how late a lost event can be caught at this size.
 	pass prometheus.Gauge
+	// passSynced is how many names the last pass handed to the workers;
+	// the others were in order from the very objects it found cached
+	// (inorder.go). passes counts the passes that ended.
+	passSynced prometheus.Gauge
+	passes     prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -45,7 +50,13 @@ func newMetrics() *metrics {
 	m.pass = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "cnpa_resync_pass_seconds", Help: "Wall-clock time of the last periodic full pass (it yields to events and takes at most a tenth of the time).",
 	})
-	m.registry.MustRegister(m.reconciles, m.duration, m.drift, m.archived, m.pass,
+	m.passSynced = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "cnpa_resync_pass_synced", Help: "TeamSpaces the last periodic full pass handed to the workers; it leaves out those a sync found in order from the same cached objects.",
+	})
+	m.passes = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "cnpa_resync_passes_total", Help: "Periodic full passes that ended.",
+	})
+	m.registry.MustRegister(m.reconciles, m.duration, m.drift, m.archived, m.pass, m.passSynced, m.passes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.queue = newQueueMetrics(m.registry)
 	return m

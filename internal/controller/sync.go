@@ -76,6 +76,8 @@ func isSkip(err error) bool {
 // comparison is against the listers, and c.written covers the moments
 // when the listers lag behind this controller's own writes.
 func (c *Controller) sync(ctx context.Context, name string) error {
+	// Known in order only if this sync finds it so, below.
+	c.inOrder.forget(name)
 	obj, err := c.teamSpaces.Get(name)
 	if apierrors.IsNotFound(err) {
 		return nil // deleted; the namespace goes by garbage collection
@@ -179,6 +181,11 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 			return fmt.Errorf("write status: %w", err)
 		}
 		changed = true
+	}
+	if len(gaps) == 0 {
+		// Nothing was written, nothing failed: the periodic pass need not
+		// look again until one of these three objects changes (inorder.go).
+		c.inOrder.found(name, inputsOf(u, ns, quota))
 	}
 	if changed {
 		c.event(u, corev1.EventTypeNormal, ReasonSynced, "namespace %s and quota pods=%s cpu=%s in place for generation %d",

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,6 +56,10 @@ type ScaleStep struct {
 	// long cnpa's last periodic full pass took at this size, so how late a
 	// lost event can be caught.
 	PassSeconds float64 `json:"passSeconds,omitempty"`
+	// PassSynced is cnpa_resync_pass_synced at the same moment: how many
+	// names that pass handed to the workers (the others were in order
+	// from the same cached objects); nil for contenders without it.
+	PassSynced *float64 `json:"passSynced,omitempty"`
 }
 
 // Histogram is a Prometheus histogram's increase over a window:
@@ -136,6 +141,14 @@ func (b *bench) scale(ctx context.Context, name string, c contender, e *env, wra
 		}
 		b.settle(ctx, e, name)
 		step.Others = e.obs.count()
+		// The harness's own collection, now rather than during the
+		// samples: its observer caches every TeamSpace, namespace and
+		// quota (69 MB live at 10,000), and a forced GC of it (the runtime
+		// forces one every 2 minutes) once took 259 ms of a core in the
+		// middle of the reverts, the two slowest of them 52 and 42 ms
+		// against 10-15. The samples allocate little, so none starts in
+		// the ~10 s they take. The same for every contender.
+		runtime.GC()
 
 		before := scrapeHistograms(obs, "workqueue_queue_duration_seconds")
 		profile := b.startProfile(ctx, obs, filepath.Join(e.dir, fmt.Sprintf("cpu-%d.pprof", n)))
@@ -163,6 +176,10 @@ func (b *bench) scale(ctx context.Context, name string, c contender, e *env, wra
 			return wrap(fmt.Sprintf("idle at %d", n), err)
 		}
 		step.PassSeconds = scrapeGauge(obs, "cnpa_resync_pass_seconds")
+		if step.PassSeconds > 0 {
+			synced := scrapeGauge(obs, "cnpa_resync_pass_synced")
+			step.PassSynced = &synced
+		}
 		if obs != nil {
 			if st := obs.StatusNow(); st != nil {
 				step.RSSMiB, step.PeakRSSMiB = mib(st["VmRSS"]), mib(st["VmHWM"])
@@ -174,11 +191,19 @@ func (b *bench) scale(ctx context.Context, name string, c contender, e *env, wra
 				}
 			}
 		}
-		b.logf("[%s] scale N=%d: idle own requests/min %v; RSS %.1f MiB (peak %.1f); last full pass %.1fs", name, step.Others,
-			step.Idle.ContenderPerMinute, step.RSSMiB, step.PeakRSSMiB, step.PassSeconds)
+		b.logf("[%s] scale N=%d: idle own requests/min %v; RSS %.1f MiB (peak %.1f, anon %.1f, file %.1f); last full pass %.3fs, handed over %v",
+			name, step.Others, step.Idle.ContenderPerMinute, step.RSSMiB, step.PeakRSSMiB, step.RSSAnonMiB, step.RSSFileMiB,
+			step.PassSeconds, fmtPtr(step.PassSynced))
 		res.Scale = append(res.Scale, step)
 	}
 	return nil
+}
+
+func fmtPtr(f *float64) string {
+	if f == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*f, 'f', -1, 64)
 }
 
 func mib(b int64) float64 { return math.Round(float64(b)/(1<<20)*10) / 10 }
@@ -444,6 +469,12 @@ func writeScaleMarkdown(w io.Writer, r *Report) {
 		{"last periodic full pass (cnpa_resync_pass_seconds)", func(s *ScaleStep) (float64, bool) {
 			return s.PassSeconds * 1000, s.PassSeconds > 0
 		}, unitMS, 0, false},
+		{"TeamSpaces the last pass handed over (cnpa_resync_pass_synced)", func(s *ScaleStep) (float64, bool) {
+			if s.PassSynced == nil {
+				return 0, false
+			}
+			return *s.PassSynced, true
+		}, unitCount, 0, false},
 		{"idle writes/min, own (audit)", func(s *ScaleStep) (float64, bool) {
 			if s.Idle == nil {
 				return 0, false

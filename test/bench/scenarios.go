@@ -232,7 +232,15 @@ func (b *bench) converge(ctx context.Context, e *env, c contender, name string, 
 	if err != nil {
 		return 0, fmt.Errorf("teamspace %s: %w", name, err)
 	}
+	b.logSample("convergence", name, t0, t1)
 	return t1.Sub(t0), nil
+}
+
+// logSample logs one sample with its wall-clock start, so that a slow one
+// can be lined up with what the contender logged meanwhile (a GC cycle in
+// its gctrace, a periodic pass, a relist).
+func (b *bench) logSample(kind, name string, t0, t1 time.Time) {
+	b.logf("sample %s %s at %s: %.1f ms", kind, name, t0.Format("15:04:05.000"), float64(t1.Sub(t0).Microseconds())/1000)
 }
 
 // convergence takes -samples convergence samples, TeamSpaces <g>-0...
@@ -341,6 +349,7 @@ func (b *bench) drift(ctx context.Context, e *env, c contender, name string) (re
 		if err != nil {
 			return nil, nil, fmt.Errorf("restore of deleted quota %s/%s: %w", ns, teamspace.QuotaName, err)
 		}
+		b.logSample("restore", name, t0, t1)
 		rs = append(rs, t1.Sub(t0))
 		if err := pace(ctx, b.cfg.gap); err != nil {
 			return nil, nil, err
@@ -371,6 +380,7 @@ func (b *bench) drift(ctx context.Context, e *env, c contender, name string) (re
 		if err != nil {
 			return nil, nil, fmt.Errorf("revert of edited quota %s/%s: %w", ns, teamspace.QuotaName, err)
 		}
+		b.logSample("revert", name, t0, t1)
 		rv = append(rv, t1.Sub(t0))
 		if err := pace(ctx, b.cfg.gap); err != nil {
 			return nil, nil, err

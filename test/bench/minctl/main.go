@@ -40,7 +40,9 @@ func run(kubeconfig, archive string, workers int, pprofAddr, metricsAddr string)
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	// Debug: the periodic pass logs when it ends, which the scale phase
+	// lines up with slow samples.
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctrl, err := controller.New(t.Config, controller.Config{ArchiveDir: archive, Finalizer: true, Workers: workers, Logger: log})
 	if err != nil {
 		return err
