@@ -131,7 +131,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&cfg.scaleProfile, "scale-profile", 0, "at each scale size, a CPU profile of this long during the samples, from contenders that serve pprof (cnpa-min)")
 	fs.BoolVar(&cfg.parallel, "parallel", false, "run the contenders at the same time (smoke runs only: the timings are then not comparable)")
 	fs.DurationVar(&cfg.quiet, "quiet", 3*time.Second, "before the samples, the idle window and the last RSS read, wait for this long without a write by the contender or a watch event")
-	fs.DurationVar(&cfg.settleMax, "settle-max", 2*time.Minute, "measure anyway when the contender is still busy after this long (cnpa's Synced events of a large background trail for minutes)")
+	fs.DurationVar(&cfg.settleMax, "settle-max", 2*time.Minute, "measure anyway when the contender is still busy after this long (after a large background, kube-controller-manager's quota status updates trail for minutes)")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of cnpa-inproc's bulk to this file")
 	fs.BoolVar(&cfg.pairedFloor, "paired-floor", true, "after each convergence sample of a controller, take one of the raw floor on the same control plane with the controller frozen (SIGSTOP)")
 	fs.Float64Var(&cfg.inprocQPS, "inproc-qps", 0, "cnpa-inproc client QPS (0: as cnpa, 100; negative: unlimited)")
