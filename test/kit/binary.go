@@ -12,10 +12,8 @@ import (
 // temporary directory, sets *bin to it, runs the package's tests and exits
 // with their code: the TestMain of every package that runs cnpa as a
 // learner would, from the binary, not in-process. A build failure exits 2
-// with the compiler's output. after runs once the tests are done, before
-// the exit: what the package keeps across tests (its pool of control
-// planes) is stopped there.
-func RunWithCnpa(m *testing.M, bin *string, after ...func()) {
+// with the compiler's output.
+func RunWithCnpa(m *testing.M, bin *string) {
 	dir, err := os.MkdirTemp("", "cnpa-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -28,9 +26,6 @@ func RunWithCnpa(m *testing.M, bin *string, after ...func()) {
 		os.Exit(2)
 	}
 	code := m.Run()
-	for _, f := range after {
-		f()
-	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

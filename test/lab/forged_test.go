@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/timeline"
 )
 
@@ -41,9 +42,13 @@ func TestForgedEvents(t *testing.T) {
 func forgedEvents(t *testing.T, engine string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	cluster, err := testcluster.Start(ctx, testcluster.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Stop)
 	dir := filepath.Join(t.TempDir(), "cnpa-op")
 	unitDir := filepath.Join(t.TempDir(), "systemd")
-	cluster := pooledCluster(ctx, t, dir, unitDir)
 	cnpaIn := func(ctx context.Context, args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cluster.Kubeconfig, "--dir", dir}, args...)...)
 		cmd.Env = append(cluster.Env(), "CLICOLOR_FORCE=1")

@@ -1,9 +1,7 @@
 // Package lab runs `cnpa step all` end to end, for both engines on both
-// datastores (etcd, and kine over SQLite as in k3s), each on a real
-// control plane with nothing of the lab on it (a fresh one, or one from the
-// package's pool that `cnpa reset` left as it booted: pool.go), checks
-// every evidence value and the live state the lab leaves behind, and
-// grades the run with `cnpa check`.
+// datastores (etcd, and kine over SQLite as in k3s), each on a fresh real
+// control plane, checks every evidence value and the live state the lab
+// leaves behind, and grades the run with `cnpa check`.
 package lab
 
 import (
@@ -42,7 +40,7 @@ const labParallel = 6
 
 func TestMain(m *testing.M) {
 	kit.DefaultParallel(labParallel, "CNPA_LAB_PARALLEL")
-	kit.RunWithCnpa(m, &cnpaBin, pool.Drain)
+	kit.RunWithCnpa(m, &cnpaBin)
 }
 
 func TestStepAll(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/testcluster"
 )
 
 // TestLearnersFilesKept is the review's M3 on a real control plane, for the
@@ -33,17 +34,20 @@ func TestLearnersFilesKept(t *testing.T) {
 	defer cancel()
 	for _, engine := range []string{"go", "shell"} {
 		t.Run(engine, func(t *testing.T) {
-			// A clean cluster each (step 1 refuses a cluster past it): the
-			// second is the first's, reset.
-			learnersFiles(ctx, t, engine)
+			// A cluster each: step 1 refuses a cluster past it.
+			cluster, err := testcluster.Start(ctx, testcluster.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(cluster.Stop)
+			learnersFiles(ctx, t, cluster, engine)
 		})
 	}
 }
 
-func learnersFiles(ctx context.Context, t *testing.T, engine string) {
+func learnersFiles(ctx context.Context, t *testing.T, cluster *testcluster.Cluster, engine string) {
 	dir := filepath.Join(t.TempDir(), "cnpa-op")
 	unitDir := filepath.Join(t.TempDir(), "systemd")
-	cluster := pooledCluster(ctx, t, dir, unitDir)
 	cnpa := func(args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cluster.Kubeconfig, "--dir", dir, "--no-color"}, args...)...)
 		cmd.Env = cluster.Env()

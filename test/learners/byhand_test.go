@@ -30,7 +30,7 @@ func TestByHand(t *testing.T) {
 }
 
 func byHand(t *testing.T, controller string) {
-	l := newLab(t, true)
+	l := newLab(t)
 	script, err := filepath.Abs("byhand/lab.sh")
 	if err != nil {
 		t.Fatal(err)

@@ -2,10 +2,8 @@
 // corpus of reconcile.sh scripts (cases/<name>/, kubectl and jq only, each
 // with a case.json saying what is expected) run with `cnpa step all
 // --engine own` and graded with `cnpa check`, and the whole lab done by
-// hand (byhand/lab.sh) with no cnpa step at all. Every case starts on a
-// real control plane with nothing of the lab on it, taken from a small
-// pool that `cnpa reset` puts back to clean between cases (pool.go); a
-// few run at once.
+// hand (byhand/lab.sh) with no cnpa step at all. Every case has a real
+// control plane of its own; a few run at once.
 package learners
 
 import (
@@ -70,7 +68,7 @@ func TestMain(m *testing.M) {
 	if !explicit {
 		flag.Set("test.parallel", strconv.Itoa(n))
 	}
-	kit.RunWithCnpa(m, &cnpaBin, pool.Drain)
+	kit.RunWithCnpa(m, &cnpaBin)
 }
 
 // learnerCase is a case.json: what cnpa must make of the script beside it.
@@ -176,18 +174,13 @@ type lab struct {
 	t       *testing.T
 	ctx     context.Context
 	cluster *testcluster.Cluster
-	pooled  *kit.Pooled
 	dir     string
 	unitDir string
-	// valid: the case's controller meets LAB.md, so that reset must
-	// leave its cluster as it booted (clusterPool.giveBack).
-	valid bool
 }
 
-// newLab waits for a slot, then takes a clean control plane from the pool
-// (or starts one) for the test. After the case, the cluster is reset and
-// given back, then the slot. valid is lab.valid.
-func newLab(t *testing.T, valid bool) *lab {
+// newLab waits for a slot, then starts a control plane for the test. The
+// slot is given back after the cluster has stopped.
+func newLab(t *testing.T) *lab {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), caseDeadline)
 	t.Cleanup(cancel)
@@ -197,19 +190,17 @@ func newLab(t *testing.T, valid bool) *lab {
 		t.Fatal("no free slot for a control plane before the case's deadline")
 	}
 	t.Cleanup(func() { <-slots })
-	// The class grader flags learners whose labs ran on one cluster
-	// (same-cluster-as): no two class learners' labs share one.
-	_, _, learner := learnerOf(t)
-	learner = learner && classWillRun()
-	c := pool.Take(ctx, t, func(c *kit.Pooled) bool { return !learner || c.Mark != classMark })
-	if learner {
-		c.Mark = classMark
+	start := time.Now()
+	cluster, err := testcluster.Start(ctx, testcluster.Options{})
+	if err != nil {
+		t.Fatalf("start control plane: %v", err)
 	}
-	l := &lab{t: t, ctx: ctx, cluster: c.Cluster, pooled: c, valid: valid,
+	t.Logf("control plane up in %s", time.Since(start).Round(time.Millisecond))
+	l := &lab{t: t, ctx: ctx, cluster: cluster,
 		dir: filepath.Join(t.TempDir(), "cnpa-op"), unitDir: filepath.Join(t.TempDir(), "systemd")}
 	// A lab the class test grades live outlives its case (room.hold).
 	if !room.hold(t, l) {
-		t.Cleanup(l.giveBack)
+		t.Cleanup(cluster.Stop)
 	}
 	return l
 }
@@ -298,7 +289,7 @@ func (l *lab) check() (result, *check.Report) {
 // the lab with the own engine, checks it, and holds the outcome to
 // case.json.
 func runCase(t *testing.T, dir string, c learnerCase, identity string) {
-	l := newLab(t, c.Valid)
+	l := newLab(t)
 	if err := os.MkdirAll(l.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

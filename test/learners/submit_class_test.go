@@ -192,7 +192,7 @@ func runGoEngine(t *testing.T) {
 		t.Log("TestClass does not run: nothing to submit")
 		return
 	}
-	l := newLab(t, true)
+	l := newLab(t)
 	t.Cleanup(func() { l.stopService() })
 	steps := l.cnpa("step", "all", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout, "--quiet")
 	if steps.code != 0 {
