@@ -46,23 +46,27 @@ func (o *inOrder) still(name string, in inputs) bool {
 // pass sees them now; ok is false when a lister fails, and the pass then
 // syncs the TeamSpace rather than guess.
 func (c *Controller) cachedInputs(u *unstructured.Unstructured) (in inputs, ok bool) {
-	in.teamSpace = u.GetResourceVersion()
-	nsName := teamspace.NamespaceName(u.GetName())
+	ns, quota, err := c.cachedObjects(u.GetName())
+	if err != nil {
+		return in, false
+	}
+	return inputsOf(u, ns, quota), true
+}
+
+// cachedObjects are the namespace and quota of TeamSpace name as the
+// listers hold them, nil for one they do not; the sync and the pass read
+// them so.
+func (c *Controller) cachedObjects(name string) (*corev1.Namespace, *corev1.ResourceQuota, error) {
+	nsName := teamspace.NamespaceName(name)
 	ns, err := c.namespaces.Get(nsName)
-	switch {
-	case err == nil:
-		in.namespace = ns.ResourceVersion
-	case !apierrors.IsNotFound(err):
-		return in, false
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, nil, err
 	}
-	q, err := c.quotas.ResourceQuotas(nsName).Get(teamspace.QuotaName)
-	switch {
-	case err == nil:
-		in.quota = q.ResourceVersion
-	case !apierrors.IsNotFound(err):
-		return in, false
+	quota, err := c.quotas.ResourceQuotas(nsName).Get(teamspace.QuotaName)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, nil, err
 	}
-	return in, true
+	return ns, quota, nil
 }
 
 // inputsOf are the inputs of a sync that read u, ns and quota.

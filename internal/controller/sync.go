@@ -107,12 +107,8 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 		return skip(err)
 	}
 	nsName := teamspace.NamespaceName(name)
-	ns, err := c.namespaces.Get(nsName)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return err
-	}
-	quota, err := c.quotas.ResourceQuotas(nsName).Get(teamspace.QuotaName)
-	if err != nil && !apierrors.IsNotFound(err) {
+	ns, quota, err := c.cachedObjects(name)
+	if err != nil {
 		return err
 	}
 	// The listers hold only labelled namespaces: one that exists without
