@@ -11,6 +11,10 @@ package main
 import (
 	"os"
 
+	// Before kubectl's own init; see each package for why and how.
+	_ "github.com/labhub/cnpa/test/kubebox/kubectl/defaultlang"
+	_ "github.com/labhub/cnpa/test/kubebox/kubectl/gcpercent"
+
 	"k8s.io/component-base/cli"
 	kubectlcmd "k8s.io/kubectl/pkg/cmd"
 )
