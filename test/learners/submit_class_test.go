@@ -160,16 +160,10 @@ func (r *classroom) submit(t *testing.T, l *lab, caseName string) result {
 		case <-l.ctx.Done():
 			t.Fatalf("%s's case (%s) never saved its evidence for %s to copy: run it too", copied, "valid-create-patch/own", copier)
 		}
-		src := filepath.Join(dir, "evidence-"+copied)
-		for _, f := range submission.Files {
-			data, err := os.ReadFile(filepath.Join(src, f))
-			if err != nil {
-				continue
-			}
-			if err := os.WriteFile(filepath.Join(l.dir, f), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		// Her own files come back once she has submitted: the rest of her
+		// case (the switch to admin) grades her own lab, whose UIDs the
+		// copied files do not hold.
+		defer swapFiles(t, filepath.Join(dir, "evidence-"+copied), l.dir)()
 	}
 	res := l.cnpa("-o", "json", "submit", "--learner", name, "--out", filepath.Join(dir, name+".json"), "--timeout", checkTimeout,
 		"--service-manager", "process", "--unit-dir", l.unitDir)
@@ -184,6 +178,42 @@ func (r *classroom) submit(t *testing.T, l *lab, caseName string) result {
 	r.made[name] = true
 	r.mu.Unlock()
 	return res
+}
+
+// swapFiles writes every file of submission.Files that src holds into
+// dst, and returns what puts dst's own files back as they were (a file
+// dst did not have is removed).
+func swapFiles(t *testing.T, src, dst string) (restore func()) {
+	t.Helper()
+	saved := map[string][]byte{}
+	for _, f := range submission.Files {
+		data, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			continue
+		}
+		if own, err := os.ReadFile(filepath.Join(dst, f)); err == nil {
+			saved[f] = own
+		} else {
+			saved[f] = nil
+		}
+		if err := os.WriteFile(filepath.Join(dst, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() {
+		for f, own := range saved {
+			path := filepath.Join(dst, f)
+			var err error
+			if own == nil {
+				err = os.Remove(path)
+			} else {
+				err = os.WriteFile(path, own, 0o644)
+			}
+			if err != nil {
+				t.Errorf("put back %s: %v", path, err)
+			}
+		}
+	}
 }
 
 // runGoEngine is the learner who runs the lab with cnpa's Go engine.
