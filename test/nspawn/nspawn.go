@@ -10,7 +10,7 @@
 // Typical use:
 //
 //	nspawn.Require(t)
-//	cache, _ := nspawn.RepoCacheDir()
+//	cache, _ := nspawn.CacheDir()
 //	rootfs, err := nspawn.EnsureRootFS(ctx, cache, logFile)
 //	c, err := nspawn.Boot(ctx, rootfs, nspawn.Options{Logf: t.Logf})
 //	t.Cleanup(c.Stop)
@@ -133,6 +133,20 @@ func Require(t TB) {
 		t.Fatal("CI=true but " + reason)
 	}
 	t.Skip(reason)
+}
+
+// CacheEnv names the environment variable that moves the root filesystem's
+// cache out of the repo: CI sets it to a place of the machine's, so that a
+// fresh clone does not debootstrap again (.ci/run).
+const CacheEnv = "CNPA_NSPAWN_CACHE"
+
+// CacheDir is where the root filesystem is cached: $CNPA_NSPAWN_CACHE when
+// set, else RepoCacheDir.
+func CacheDir() (string, error) {
+	if d := os.Getenv(CacheEnv); d != "" {
+		return filepath.Abs(d)
+	}
+	return RepoCacheDir()
 }
 
 // RepoCacheDir returns <repo>/.cache/nspawn, the git-ignored place for the

@@ -20,7 +20,7 @@ func TestSystemdInContainer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
-	cache, err := RepoCacheDir()
+	cache, err := CacheDir()
 	if err != nil {
 		t.Fatal(err)
 	}

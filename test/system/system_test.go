@@ -38,7 +38,7 @@ func TestStepAllUnderSystemd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	// Cleanup, not defer: the parallel subtests run after this function returns.
 	t.Cleanup(cancel)
-	cache, err := nspawn.RepoCacheDir()
+	cache, err := nspawn.CacheDir()
 	if err != nil {
 		t.Fatal(err)
 	}
