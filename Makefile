@@ -11,7 +11,7 @@ GO_SRC := $(shell find . -name '*.go' -not -path './test/kubebox/*' -not -path '
 # Long enough for a cold machine, where the test binaries compile beside
 # the first packages' control planes; test/learners, the longest, takes
 # about 13 min warm. A case that hangs is ended by its own deadline first.
-TEST_TIMEOUT ?= 30m
+TEST_TIMEOUT ?= 45m
 # Test packages mostly wait on the cluster (GC, resyncs, the lab's 8 s),
 # so more of them run at once than there are cores.
 TEST_PARALLEL ?= 4

@@ -74,7 +74,7 @@ func (b *bench) runClass(ctx context.Context) *ClassResult {
 			l := &learner{name: fmt.Sprintf("learner%02d", i+1)}
 			base := filepath.Join(work, l.name)
 			l.dir, l.unitDir = filepath.Join(base, "cnpa-op"), filepath.Join(base, "systemd")
-			c, err := testcluster.Start(ctx, testcluster.Options{})
+			c, err := testcluster.Start(ctx, testcluster.Options{Durable: true})
 			if err != nil {
 				mu.Lock()
 				fail("%s: start control plane: %v", l.name, err)

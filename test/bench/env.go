@@ -48,7 +48,7 @@ func newEnv(ctx context.Context, dir string) (_ *env, err error) {
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	c, err := testcluster.Start(startCtx, testcluster.Options{ExtraAPIServerFlags: id.apiServerFlags()})
+	c, err := testcluster.Start(startCtx, testcluster.Options{ExtraAPIServerFlags: id.apiServerFlags(), Durable: true})
 	if err != nil {
 		return nil, fmt.Errorf("start control plane: %w", err)
 	}

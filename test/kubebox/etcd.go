@@ -18,6 +18,7 @@ func runEtcd(args []string) int {
 	dataDir := fs.String("data-dir", "", "etcd data directory")
 	clientURL := fs.String("client-url", "http://127.0.0.1:2379", "URL clients connect to")
 	peerURL := fs.String("peer-url", "http://127.0.0.1:2380", "URL peers connect to")
+	noFsync := fs.Bool("unsafe-no-fsync", false, "never fsync (etcd's own --unsafe-no-fsync): for throwaway test clusters, whose data need not outlive a crash of the machine")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -43,6 +44,7 @@ func runEtcd(args []string) int {
 	cfg.AdvertisePeerUrls = []url.URL{*pu}
 	cfg.InitialCluster = cfg.Name + "=" + pu.String()
 	cfg.LogLevel = "error"
+	cfg.UnsafeNoFsync = *noFsync
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "etcd: start: %v\n", err)
