@@ -15,8 +15,10 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,11 +193,12 @@ func swapFiles(t *testing.T, src, dst string) (restore func()) {
 		if err != nil {
 			continue
 		}
-		if own, err := os.ReadFile(filepath.Join(dst, f)); err == nil {
-			saved[f] = own
-		} else {
-			saved[f] = nil
+		// nil: dst had no such file, and restore removes it.
+		own, err := os.ReadFile(filepath.Join(dst, f))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
 		}
+		saved[f] = own
 		if err := os.WriteFile(filepath.Join(dst, f), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
