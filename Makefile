@@ -104,7 +104,7 @@ bench: kubebox build
 SCALE_SIZES ?= 0,1000,10000,20000
 bench-scale: kubebox build
 	$(GO) run ./test/bench -cnpa $(BIN)/cnpa -phases scale -scale-sizes $(SCALE_SIZES) -contenders cnpa,peer \
-		-samples 20 -drift-samples 10 -idle 20s -settle-max 5m
+		-samples 20 -drift-samples 20 -idle 20s -settle-max 8m
 
 ## soak: 1,000 TeamSpaces under random changes, restarts included
 soak: kubebox build
