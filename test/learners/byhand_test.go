@@ -6,25 +6,29 @@ import (
 	"testing"
 )
 
-// byHandControllers are the corpus's valid controllers that TestCorpus
-// runs the whole lab by hand with (byHand): the one by default is written
-// with `set -euo pipefail`, as most bash is: its pass ends at the first
-// failed command, and check's probes must not make it fail for that.
-// CNPA_BYHAND_ALL=1 takes each valid controller of the corpus, not only
-// the first.
-func byHandControllers() []string {
+// TestByHand does the whole lab as LAB.md tells a learner to, with kubectl
+// and jq (byhand/lab.sh) and one of the corpus's valid controllers, with no
+// `cnpa step` at all; then `cnpa check` must pass everything. The one by
+// default is written with `set -euo pipefail`, as most bash is: its pass
+// ends at the first failed command, and check's probes must not make it
+// fail for that. The loop runs
+// as LAB.md's unit would, as a process of its own (there is no systemd
+// here). CNPA_BYHAND_ALL=1 does it once with each valid controller of
+// the corpus, not only the first.
+func TestByHand(t *testing.T) {
 	controllers := []string{"valid-set-e-ssa"}
 	if os.Getenv("CNPA_BYHAND_ALL") == "1" {
 		controllers = append(controllers, "valid-create-patch", "valid-server-side-apply", "valid-jsonpatch-finalizer",
 			"valid-set-e-apply", "valid-python", "foreign-namespace-adopted")
 	}
-	return controllers
+	for _, name := range controllers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			byHand(t, filepath.Join("cases", name, "reconcile.sh"))
+		})
+	}
 }
 
-// byHand does the whole lab as LAB.md tells a learner to, with kubectl and
-// jq (byhand/lab.sh) and controller, with no `cnpa step` at all; then
-// `cnpa check` must pass everything. The loop runs as LAB.md's unit would,
-// as a process of its own (there is no systemd here).
 func byHand(t *testing.T, controller string) {
 	l := newLab(t)
 	script, err := filepath.Abs("byhand/lab.sh")

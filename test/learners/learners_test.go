@@ -64,12 +64,14 @@ func TestMain(m *testing.M) {
 		}
 	}
 	slots = make(chan struct{}, n)
-	// slots, taken in TestCorpus's order (startOrder), are the only limit:
-	// go test's own, -parallel, would let in whichever subtests it wakes
-	// first, and one let in out of turn would hold go test's slot while it
-	// waits for its own turn behind one that is kept out. So -parallel is
-	// set above the number of runs, whatever was given.
-	flag.Set("test.parallel", "1000")
+	// go test runs at most GOMAXPROCS parallel tests (2 here) unless told
+	// otherwise; the cases mostly wait on their clusters, so let slots be
+	// the limit unless -parallel was given.
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
 	kit.RunWithCnpa(m, &cnpaBin)
 }
 
@@ -140,22 +142,12 @@ func loadCase(t *testing.T, dir string) learnerCase {
 	return c
 }
 
-// TestCorpus runs every case under cases/, the lab by hand (byHand) and
-// the class's Go engine learner, CNPA_LEARNERS_PARALLEL at a time, the
-// longest first: the package is make test's longest, and started in
-// name order it began the valid cases, each several times as long as a
-// mistake caught at step 3, last, with the by-hand lab alone before them.
+// TestCorpus runs every case under cases/.
 func TestCorpus(t *testing.T) {
 	entries, err := os.ReadDir("cases")
 	if err != nil {
 		t.Fatal(err)
 	}
-	type job struct {
-		name string
-		cost int // the order to start in, longest first
-		run  func(t *testing.T)
-	}
-	var jobs []job
 	valid, mistakes := 0, 0
 	for _, e := range entries {
 		if !e.IsDir() {
@@ -169,52 +161,21 @@ func TestCorpus(t *testing.T) {
 			mistakes++
 		}
 		for _, identity := range c.identities() {
-			jobs = append(jobs, job{e.Name() + "/" + identity, c.cost(), func(t *testing.T) { runCase(t, dir, c, identity) }})
+			t.Run(e.Name()+"/"+identity, func(t *testing.T) {
+				t.Parallel()
+				runCase(t, dir, c, identity)
+			})
 		}
 	}
-	for _, name := range byHandControllers() {
-		jobs = append(jobs, job{"by-hand/" + name, costWholeLab, func(t *testing.T) {
-			byHand(t, filepath.Join("cases", name, "reconcile.sh"))
-		}})
-	}
-	// The class test's learner who runs cnpa's Go engine: a whole lab, but
-	// the Go engine acts in milliseconds where a script's loop takes
-	// seconds (about 75 s loaded). Late is better too: its control plane
-	// is kept up, idle, for TestClass.
-	jobs = append(jobs, job{goEngineCase, costCaughtEarly, runGoEngine})
-	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].cost > jobs[j].cost })
-	for _, j := range jobs {
-		t.Run(j.name, func(t *testing.T) {
-			order.take(t) // before t.Parallel: in this loop's order
-			t.Parallel()
-			j.run(t)
-		})
-	}
+	// The class test's learner who runs cnpa's own Go engine.
+	t.Run(goEngineCase, func(t *testing.T) {
+		t.Parallel()
+		runGoEngine(t)
+	})
 	// The corpus itself is part of the contract of issues 14 and 22.
 	if valid < 7 || mistakes < 8 {
 		t.Errorf("corpus: got %d valid and %d mistakes, want at least 7 and 8", valid, mistakes)
 	}
-}
-
-// The relative costs of a corpus run, by what it does, as measured in one
-// make test on the 2-core machine (2026-12-03): a valid case (the whole
-// lab, two checks, step 4 again) and the lab by hand 5-10 min, a mistake
-// that breaks step 5 or 6 3.5-5.5 min, one that breaks step 3 about 35 s.
-const (
-	costCaughtEarly   = 1 // step all stops at step 3 or 4, check has little to probe
-	costStepThenCheck = 2 // step all stops at step 5 or later, then a whole check
-	costWholeLab      = 3 // every step and at least one whole check
-)
-
-// cost is how long the case's run is, to start the longest first.
-func (c learnerCase) cost() int {
-	switch {
-	case c.Valid || c.CaughtBy == "check":
-		return costWholeLab
-	case c.Step >= 5:
-		return costStepThenCheck
-	}
-	return costCaughtEarly
 }
 
 // lab is one case's world: a control plane, an evidence dir, a unit dir.
@@ -226,19 +187,18 @@ type lab struct {
 	unitDir string
 }
 
-// newLab waits for its turn and a slot, then starts a control plane for
-// the test. The slot is given back after the cluster has stopped. The
-// case's deadline starts with its control plane: the wait before it is as
-// long as the runs sorted before it, and a run that hangs in a slot is
-// ended by its own deadline, which frees the slot.
+// newLab waits for a slot, then starts a control plane for the test. The
+// slot is given back after the cluster has stopped.
 func newLab(t *testing.T) *lab {
 	t.Helper()
-	ticket, _ := order.await(context.Background(), t)
-	slots <- struct{}{}
-	order.pass(ticket)
-	t.Cleanup(func() { <-slots })
 	ctx, cancel := context.WithTimeout(context.Background(), caseDeadline)
 	t.Cleanup(cancel)
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		t.Fatal("no free slot for a control plane before the case's deadline")
+	}
+	t.Cleanup(func() { <-slots })
 	start := time.Now()
 	cluster, err := testcluster.Start(ctx, testcluster.Options{})
 	if err != nil {
