@@ -11,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/check"
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -47,7 +46,7 @@ var checkCommand = &cli.Command{
 		if err := needEvidenceDir(c); err != nil {
 			return err
 		}
-		if dir, _ := evidenceDir(c); !evidence.AnyWritten(dir) {
+		if dir, _ := evidenceDir(c); !lab.AnyWritten(dir) {
 			// Seventy lines of "missing" would bury the one thing to do.
 			return cli.Exit(fmt.Sprintf("no evidence yet in %s: run `cnpa step 1` (by hand, LAB.md step 1 writes before.json)", dir), 1)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/class"
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -44,7 +44,7 @@ var submitCommand = &cli.Command{
 			return err
 		}
 		dir, _ := evidenceDir(c)
-		if !evidence.AnyWritten(dir) {
+		if !lab.AnyWritten(dir) {
 			return cli.Exit(fmt.Sprintf("no evidence yet in %s: do the lab first (`cnpa step 1`, or LAB.md by hand), then submit", dir), 1)
 		}
 		learner := c.String("learner")

@@ -18,7 +18,6 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/labhub/cnpa/assets"
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/manifest"
@@ -45,7 +44,7 @@ func labDir(t *testing.T) string {
 	}
 	// As cnpa's steps leave them: each evidence file in cnpa's manifest,
 	// with what it holds (a file not there is the learner's).
-	for _, f := range evidence.Files {
+	for _, f := range lab.Files {
 		data, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			continue
@@ -358,15 +357,21 @@ func TestDiff(t *testing.T) {
 	}
 }
 
-// TestAllSteps: one set of checks per step of the lab, in its order.
-func TestAllSteps(t *testing.T) {
-	if len(allSteps) != len(lab.Steps) {
-		t.Fatalf("%d step checks, %d steps", len(allSteps), len(lab.Steps))
-	}
-	for i, s := range allSteps {
-		if s.step != lab.Steps[i] {
-			t.Errorf("allSteps[%d]: got step %d, want %d", i, s.step.Number, lab.Steps[i].Number)
+// TestWithLive: each step has at most one set of live checks, and the
+// sets are in lab order.
+func TestWithLive(t *testing.T) {
+	last := 0
+	for _, s := range withLive {
+		if got, err := lab.Get(s.step.Number); err != nil || got != s.step {
+			t.Errorf("live checks of step %d: not a step of lab.Steps", s.step.Number)
 		}
+		if s.step.Number <= last {
+			t.Errorf("live checks of step %d after step %d's: want each step once, in lab order", s.step.Number, last)
+		}
+		if len(s.live) == 0 {
+			t.Errorf("step %d is in withLive with no live checks", s.step.Number)
+		}
+		last = s.step.Number
 	}
 }
 

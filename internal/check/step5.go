@@ -5,7 +5,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -14,9 +13,9 @@ import (
 // live team-alpha/team-quota: the restored one, holding alpha's spec.
 var step5Checks = &stepChecks{step: lab.Drift, live: []liveCheck{
 	{id: "step5.restored_uid_live", title: "drift.json restored_uid is the uid of the live team-alpha/team-quota",
-		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(lab.Drift.Number, evidence.DriftFile) },
+		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(lab.Drift.Number, lab.DriftFile) },
 		judge: func(ev *evidenceSet, f *facts) verdict {
-			r, why := ev.Records[evidence.DriftFile].Str("restored_uid")
+			r, why := ev.Records[lab.DriftFile].Str("restored_uid")
 			switch {
 			case why != "":
 				return skipped(why)

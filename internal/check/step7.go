@@ -3,7 +3,6 @@ package check
 import (
 	"fmt"
 
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -11,9 +10,9 @@ import (
 // its generation is the one recorded, and the controller acted on it.
 var step7Checks = &stepChecks{step: lab.Catchup, live: []liveCheck{
 	{id: "step7.generation_live", title: "alpha's live metadata.generation is catchup.json generation",
-		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(lab.Catchup.Number, evidence.CatchupFile) },
+		hint: func(ev *evidenceSet, _ *facts) string { return ev.stale(lab.Catchup.Number, lab.CatchupFile) },
 		judge: func(ev *evidenceSet, f *facts) verdict {
-			g, why := ev.Records[evidence.CatchupFile].Int("generation")
+			g, why := ev.Records[lab.CatchupFile].Int("generation")
 			switch {
 			case why != "":
 				return skipped(why)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/submission"
 )
 
@@ -28,15 +29,15 @@ const (
 
 // uidKeys are the evidence keys that hold an object's uid, by file.
 var uidKeys = []struct{ file, key, object string }{
-	{evidence.BeforeFile, "uid", objAlpha},
-	{evidence.GenerationFile, "uid", objAlpha},
-	{evidence.ReconcileFile, "namespace_owner_uid", objAlpha},
-	{evidence.ReconcileFile, "quota_uid", objQuota},
-	{evidence.DriftFile, "deleted_uid", objQuota},
-	{evidence.DriftFile, "restored_uid", objQuota},
-	{evidence.CleanupFile, "uid", objBeta},
+	{lab.BeforeFile, "uid", objAlpha},
+	{lab.GenerationFile, "uid", objAlpha},
+	{lab.ReconcileFile, "namespace_owner_uid", objAlpha},
+	{lab.ReconcileFile, "quota_uid", objQuota},
+	{lab.DriftFile, "deleted_uid", objQuota},
+	{lab.DriftFile, "restored_uid", objQuota},
+	{lab.CleanupFile, "uid", objBeta},
 	{evidence.ArchiveDir + "/beta.json", "uid", objBeta},
-	{evidence.ReportFile, "archived", objBeta},
+	{lab.ReportFile, "archived", objBeta},
 }
 
 // objectUIDs are the uids a submission's evidence names, each with the

@@ -13,9 +13,14 @@ import (
 	"github.com/labhub/cnpa/internal/manifest"
 )
 
-// ArchiveFile stands for every archive record, <ArchiveDir>/<name>.json, in
-// Shapes: the records are named after their TeamSpace, their shape is one.
+// ArchiveFile stands for every archive record, <ArchiveDir>/<name>.json:
+// the records are named after their TeamSpace, their shape is one.
 const ArchiveFile = ArchiveDir + "/<name>.json"
+
+// ArchiveShape is every archive record's keys, as LAB.md names them. The
+// record is the controller's, not a step's, so its shape lives here with
+// its reading and writing, not in package lab.
+var ArchiveShape = []Key{{"name", String}, {"uid", String}, {"pods", Integer}}
 
 // ArchiveRecord is what stays of a TeamSpace after it is deleted:
 // <archive-dir>/<name>.json, written by the controller (or by reset, when no
@@ -50,8 +55,7 @@ func WriteArchiveAs(dir, file string, rec ArchiveRecord) error {
 	return manifest.Record(dir, file, data)
 }
 
-// ReadArchive reads dir/<name>.json strictly, with the shape of
-// ArchiveFile; a missing file is (nil, nil). A record of another shape is
+// ReadArchive reads dir/<name>.json strictly, with ArchiveShape; a missing file is (nil, nil). A record of another shape is
 // an *ArchiveError listing every problem.
 func ReadArchive(dir, name string) (*ArchiveRecord, error) {
 	path := filepath.Join(dir, name+".json")
@@ -62,7 +66,7 @@ func ReadArchive(dir, name string) (*ArchiveRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	if problems := Validate(ArchiveFile, data); len(problems) > 0 {
+	if problems := Validate(ArchiveShape, data); len(problems) > 0 {
 		return nil, &ArchiveError{Path: path, Problems: problems}
 	}
 	var rec ArchiveRecord

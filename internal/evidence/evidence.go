@@ -1,6 +1,9 @@
-// Package evidence owns the lab's JSON records under the evidence dir
-// (default /root/cnpa-op): their exact shapes as LAB.md names them, atomic
-// writing, and strict reading that reports every deviation in key or type.
+// Package evidence reads and writes the lab's JSON records under the
+// evidence dir (default /root/cnpa-op): atomic writing that never takes a
+// learner's file, and strict reading against a shape that reports every
+// deviation in key or type. Which files the lab has, and their shapes, are
+// package lab's (one file per step); the archive records are the
+// controller's, and live here (archive.go).
 package evidence
 
 import (
@@ -17,80 +20,9 @@ import (
 	"github.com/labhub/cnpa/internal/manifest"
 )
 
-// File names, as LAB.md gives them.
-const (
-	BeforeFile     = "before.json"
-	GenerationFile = "generation.json"
-	ReconcileFile  = "reconcile.json"
-	DriftFile      = "drift.json"
-	CleanupFile    = "cleanup.json"
-	CatchupFile    = "catchup.json"
-	ReportFile     = "report.json"
-	// ArchiveDir is the subdirectory the controller writes <name>.json into.
-	ArchiveDir = "archive"
-)
-
-// Before is step 1's before.json.
-type Before struct {
-	UID             string `json:"uid"`
-	NamespaceExists bool   `json:"namespace_exists"`
-}
-
-// Generation is step 2's generation.json. StatusViaMain is alpha's .status
-// right after the main-endpoint patch: JSON null when absent.
-type Generation struct {
-	UID           string          `json:"uid"`
-	GenInitial    int64           `json:"gen_initial"`
-	GenAfterLabel int64           `json:"gen_after_label"`
-	GenAfterSpec  int64           `json:"gen_after_spec"`
-	StatusViaMain json.RawMessage `json:"status_via_main"`
-}
-
-// Reconcile is step 3's reconcile.json.
-type Reconcile struct {
-	QuotaUID            string `json:"quota_uid"`
-	NamespaceOwnerUID   string `json:"namespace_owner_uid"`
-	SecondPassRVChanged bool   `json:"second_pass_rv_changed"`
-}
-
-// Drift is step 5's drift.json.
-type Drift struct {
-	DeletedUID     string `json:"deleted_uid"`
-	RestoredUID    string `json:"restored_uid"`
-	RestoreSeconds int64  `json:"restore_seconds"`
-	// EditedTo is the value the hand edit set. LAB.md gives it as 99
-	// without a type, so a learner's "99" is as good as cnpa's 99.
-	EditedTo   json.Number `json:"edited_to"`
-	RevertedTo int64       `json:"reverted_to"`
-}
-
-// Cleanup is step 6's cleanup.json.
-type Cleanup struct {
-	UID           string `json:"uid"`
-	BlockedSeen   bool   `json:"blocked_seen"`
-	NamespaceGone bool   `json:"namespace_gone"`
-}
-
-// Catchup is step 7's catchup.json; quota values stay strings, as the API
-// returns them.
-type Catchup struct {
-	Generation            int64  `json:"generation"`
-	ObservedWhileStopped  int64  `json:"observed_while_stopped"`
-	QuotaPodsWhileStopped string `json:"quota_pods_while_stopped"`
-	ObservedAfterStart    int64  `json:"observed_after_start"`
-	QuotaPodsAfterStart   string `json:"quota_pods_after_start"`
-}
-
-// Report is step 8's report.json.
-type Report struct {
-	CRDAloneCreatedNamespace      bool   `json:"crd_alone_created_namespace"`
-	StatusBumpsGeneration         bool   `json:"status_bumps_generation"`
-	RestoreSeconds                int64  `json:"restore_seconds"`
-	Finalizer                     string `json:"finalizer"`
-	Archived                      string `json:"archived"`
-	GenerationsBehindWhileStopped int64  `json:"generations_behind_while_stopped"`
-	Trigger                       string `json:"trigger"`
-}
+// ArchiveDir is the subdirectory of the evidence dir the controller
+// writes its archive records, <name>.json, into.
+const ArchiveDir = "archive"
 
 // Kind is the JSON type a key must hold.
 type Kind int
@@ -115,27 +47,10 @@ type Key struct {
 	Kind Kind
 }
 
-// Shapes lists, per file, exactly the keys LAB.md names, in its order;
-// ArchiveFile stands for every archive record.
-var Shapes = map[string][]Key{
-	BeforeFile:     {{"uid", String}, {"namespace_exists", Bool}},
-	GenerationFile: {{"uid", String}, {"gen_initial", Integer}, {"gen_after_label", Integer}, {"gen_after_spec", Integer}, {"status_via_main", NullOrObject}},
-	ReconcileFile:  {{"quota_uid", String}, {"namespace_owner_uid", String}, {"second_pass_rv_changed", Bool}},
-	DriftFile:      {{"deleted_uid", String}, {"restored_uid", String}, {"restore_seconds", Integer}, {"edited_to", IntegerOrString}, {"reverted_to", Integer}},
-	CleanupFile:    {{"uid", String}, {"blocked_seen", Bool}, {"namespace_gone", Bool}},
-	CatchupFile:    {{"generation", Integer}, {"observed_while_stopped", Integer}, {"quota_pods_while_stopped", String}, {"observed_after_start", Integer}, {"quota_pods_after_start", String}},
-	ReportFile:     {{"crd_alone_created_namespace", Bool}, {"status_bumps_generation", Bool}, {"restore_seconds", Integer}, {"finalizer", String}, {"archived", String}, {"generations_behind_while_stopped", Integer}, {"trigger", String}},
-	ArchiveFile:    {{"name", String}, {"uid", String}, {"pods", Integer}},
-}
-
-// Files is every evidence file the steps write, in lab order (the archive
-// records are the controller's).
-var Files = []string{BeforeFile, GenerationFile, ReconcileFile, DriftFile, CleanupFile, CatchupFile, ReportFile}
-
-// AnyWritten tells whether dir holds any evidence file, or an archive
-// record: whether the lab has started there, by cnpa or by hand.
-func AnyWritten(dir string) bool {
-	for _, f := range Files {
+// AnyWritten tells whether dir holds any of files, or an archive record:
+// whether the lab has started there, by cnpa or by hand.
+func AnyWritten(dir string, files []string) bool {
+	for _, f := range files {
 		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
 			return true
 		}
@@ -198,14 +113,10 @@ func (p Problem) String() string {
 	return p.Key + ": " + p.Detail
 }
 
-// Validate checks data against the shape of file name: it is one JSON
-// object with exactly the named keys, each of its type. Every problem is
-// reported, not just the first.
-func Validate(name string, data []byte) []Problem {
-	shape, ok := Shapes[name]
-	if !ok {
-		return []Problem{{Detail: "not an evidence file of the lab"}}
-	}
+// Validate checks data against a shape: it is one JSON object with
+// exactly the shape's keys, each of its type. Every problem is reported,
+// not just the first.
+func Validate(shape []Key, data []byte) []Problem {
 	if !gjson.ValidBytes(data) {
 		return []Problem{{Detail: "is not valid JSON"}}
 	}
@@ -304,20 +215,20 @@ func clip(s string) string {
 	return s
 }
 
-// Read reads dir/name, checks its shape, and decodes it into v when the
-// shape holds. A missing file is reported as os.ErrNotExist (wrapped).
-func Read(dir, name string, v any) ([]Problem, error) {
+// Read reads dir/name, checks it against shape, and decodes it into v when
+// the shape holds. A missing file is reported as os.ErrNotExist (wrapped).
+func Read(dir, name string, shape []Key, v any) ([]Problem, error) {
 	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return nil, err
 	}
-	return Parse(name, data, v), nil
+	return Parse(shape, data, v), nil
 }
 
-// Parse is Read on bytes already read: it checks data's shape as file
-// name and decodes it into v (when v is not nil) when the shape holds.
-func Parse(name string, data []byte, v any) []Problem {
-	problems := Validate(name, data)
+// Parse is Read on bytes already read: it checks data against shape and
+// decodes it into v (when v is not nil) when the shape holds.
+func Parse(shape []Key, data []byte, v any) []Problem {
+	problems := Validate(shape, data)
 	if len(problems) > 0 || v == nil {
 		return problems
 	}

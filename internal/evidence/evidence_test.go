@@ -9,25 +9,38 @@ import (
 	"testing"
 )
 
+// Shapes like the lab's (package lab has the real ones, one per step).
+var (
+	beforeShape     = []Key{{"uid", String}, {"namespace_exists", Bool}}
+	generationShape = []Key{{"uid", String}, {"gen_initial", Integer}, {"gen_after_label", Integer}, {"gen_after_spec", Integer}, {"status_via_main", NullOrObject}}
+	catchupShape    = []Key{{"generation", Integer}, {"observed_while_stopped", Integer}, {"quota_pods_while_stopped", String}, {"observed_after_start", Integer}, {"quota_pods_after_start", String}}
+	editedShape     = []Key{{"edited_to", IntegerOrString}}
+)
+
 func TestValidate(t *testing.T) {
 	tests := []struct {
-		name, file, data string
-		want             []string // substrings of problems, in order; empty = valid
+		name  string
+		shape []Key
+		data  string
+		want  []string // substrings of problems, in order; empty = valid
 	}{
-		{"valid before", BeforeFile, `{"uid":"u","namespace_exists":false}`, nil},
-		{"bool as string", BeforeFile, `{"uid":"u","namespace_exists":"false"}`, []string{"namespace_exists: is a string"}},
-		{"extra key", BeforeFile, `{"uid":"u","namespace_exists":false,"x":1}`, []string{"x: extra key"}},
-		{"missing key", BeforeFile, `{"uid":"u"}`, []string{"namespace_exists: missing"}},
-		{"status null", GenerationFile, `{"uid":"u","gen_initial":1,"gen_after_label":1,"gen_after_spec":2,"status_via_main":null}`, nil},
-		{"float", GenerationFile, `{"uid":"u","gen_initial":1.0,"gen_after_label":1,"gen_after_spec":2,"status_via_main":null}`, []string{"gen_initial: is a non-integer number"}},
-		{"quota pods int", CatchupFile, `{"generation":3,"observed_while_stopped":2,"quota_pods_while_stopped":6,"observed_after_start":3,"quota_pods_after_start":"8"}`, []string{"quota_pods_while_stopped: is an integer"}},
-		{"not json", DriftFile, `{`, []string{"not valid JSON"}},
-		{"array", DriftFile, `[]`, []string{"not a JSON object"}},
-		{"duplicate", CleanupFile, `{"uid":"a","uid":"b","blocked_seen":true,"namespace_gone":true}`, []string{"uid: appears more than once"}},
+		{"valid before", beforeShape, `{"uid":"u","namespace_exists":false}`, nil},
+		{"bool as string", beforeShape, `{"uid":"u","namespace_exists":"false"}`, []string{"namespace_exists: is a string"}},
+		{"extra key", beforeShape, `{"uid":"u","namespace_exists":false,"x":1}`, []string{"x: extra key"}},
+		{"missing key", beforeShape, `{"uid":"u"}`, []string{"namespace_exists: missing"}},
+		{"status null", generationShape, `{"uid":"u","gen_initial":1,"gen_after_label":1,"gen_after_spec":2,"status_via_main":null}`, nil},
+		{"float", generationShape, `{"uid":"u","gen_initial":1.0,"gen_after_label":1,"gen_after_spec":2,"status_via_main":null}`, []string{"gen_initial: is a non-integer number"}},
+		{"quota pods int", catchupShape, `{"generation":3,"observed_while_stopped":2,"quota_pods_while_stopped":6,"observed_after_start":3,"quota_pods_after_start":"8"}`, []string{"quota_pods_while_stopped: is an integer"}},
+		{"integer or string: 99", editedShape, `{"edited_to":99}`, nil},
+		{"integer or string: \"99\"", editedShape, `{"edited_to":"99"}`, nil},
+		{"integer or string: 9.9", editedShape, `{"edited_to":9.9}`, []string{"edited_to: is a non-integer number"}},
+		{"not json", beforeShape, `{`, []string{"not valid JSON"}},
+		{"array", beforeShape, `[]`, []string{"not a JSON object"}},
+		{"duplicate", beforeShape, `{"uid":"a","uid":"b","namespace_exists":true}`, []string{"uid: appears more than once"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Validate(tt.file, []byte(tt.data))
+			got := Validate(tt.shape, []byte(tt.data))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %v, want %d problems %v", got, len(tt.want), tt.want)
 			}
@@ -40,26 +53,28 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestWriteKeepsShapes(t *testing.T) {
+// TestWriteThenRead: what Write writes, Read reads back whole, and no
+// temporary file is left behind.
+func TestWriteThenRead(t *testing.T) {
 	dir := t.TempDir()
-	records := map[string]any{
-		BeforeFile:     Before{UID: "u"},
-		GenerationFile: Generation{UID: "u", GenInitial: 1, GenAfterLabel: 1, GenAfterSpec: 2, StatusViaMain: json.RawMessage("null")},
-		ReconcileFile:  Reconcile{QuotaUID: "q", NamespaceOwnerUID: "u"},
-		DriftFile:      Drift{DeletedUID: "a", RestoredUID: "b", RestoreSeconds: 1, EditedTo: "99", RevertedTo: 6},
-		CleanupFile:    Cleanup{UID: "b", BlockedSeen: true, NamespaceGone: true},
-		CatchupFile:    Catchup{Generation: 3, ObservedWhileStopped: 2, QuotaPodsWhileStopped: "6", ObservedAfterStart: 3, QuotaPodsAfterStart: "8"},
-		ReportFile:     Report{RestoreSeconds: 1, Finalizer: "f", Archived: "b", GenerationsBehindWhileStopped: 1, Trigger: "level"},
+	type generation struct {
+		UID           string          `json:"uid"`
+		GenInitial    int64           `json:"gen_initial"`
+		GenAfterLabel int64           `json:"gen_after_label"`
+		GenAfterSpec  int64           `json:"gen_after_spec"`
+		StatusViaMain json.RawMessage `json:"status_via_main"`
 	}
-	for _, name := range Files {
-		path, err := Write(dir, name, records[name])
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, _ := os.ReadFile(path)
-		if p := Validate(name, data); len(p) > 0 {
-			t.Errorf("%s as written: %v", name, p)
-		}
+	want := generation{UID: "u", GenInitial: 1, GenAfterLabel: 1, GenAfterSpec: 2, StatusViaMain: json.RawMessage("null")}
+	if _, err := Write(dir, "generation.json", want); err != nil {
+		t.Fatal(err)
+	}
+	var got generation
+	problems, err := Read(dir, "generation.json", generationShape, &got)
+	if err != nil || len(problems) > 0 || got.UID != want.UID || got.GenAfterSpec != want.GenAfterSpec || string(got.StatusViaMain) != "null" {
+		t.Errorf("read back: got %+v (problems %v, err %v), want %+v", got, problems, err, want)
+	}
+	if _, err := Read(dir, "absent.json", generationShape, &got); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: got %v, want os.ErrNotExist", err)
 	}
 	left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*"))
 	if len(left) > 0 {
@@ -72,8 +87,8 @@ func FuzzValidate(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
-		for _, name := range Files {
-			Validate(name, []byte(data))
+		for _, shape := range [][]Key{beforeShape, generationShape, catchupShape, editedShape, ArchiveShape} {
+			Validate(shape, []byte(data))
 		}
 	})
 }

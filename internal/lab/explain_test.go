@@ -14,10 +14,10 @@ func TestExplainCommandsParse(t *testing.T) {
 		"describe": true, "edit": true, "create": true, "replace": true, "annotate": true, "auth": true}
 	for _, s := range Steps {
 		n := s.Number
-		if len(explanations[n].Commands) == 0 {
+		if len(s.Explanation.Commands) == 0 {
 			t.Errorf("step %d has no commands to type by hand", n)
 		}
-		for _, c := range explanations[n].Commands {
+		for _, c := range s.Explanation.Commands {
 			if strings.HasPrefix(c, "#") {
 				continue
 			}

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -38,7 +37,7 @@ func (st *State) Inputs(alpha *teamspace.TeamSpace) *Inputs {
 	}
 	report, err := ComputeReport(st)
 	if err == nil {
-		in.Report, err = Values(evidence.ReportFile, report)
+		in.Report, err = Values(ReportFile, report)
 	}
 	if err != nil {
 		in.ReportProblem = err.Error()

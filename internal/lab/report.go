@@ -3,7 +3,6 @@ package lab
 import (
 	"fmt"
 
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -18,17 +17,17 @@ const (
 // archive record in st: the one computation step 8, check and the tests
 // use. Every input is read strictly; a missing or malformed one names the
 // step that writes it.
-func ComputeReport(st *State) (*evidence.Report, error) {
+func ComputeReport(st *State) (*ReportRecord, error) {
 	var (
-		before evidence.Before
-		gen    evidence.Generation
-		drift  evidence.Drift
-		catch  evidence.Catchup
+		before BeforeRecord
+		gen    GenerationRecord
+		drift  DriftRecord
+		catch  CatchupRecord
 	)
 	for _, in := range []struct {
 		file string
 		v    any
-	}{{evidence.BeforeFile, &before}, {evidence.GenerationFile, &gen}, {evidence.DriftFile, &drift}, {evidence.CatchupFile, &catch}} {
+	}{{BeforeFile, &before}, {GenerationFile, &gen}, {DriftFile, &drift}, {CatchupFile, &catch}} {
 		step := StepOf(in.file).Number
 		problems, err := st.Records[in.file].decode(in.v)
 		if err != nil {
@@ -41,7 +40,7 @@ func ComputeReport(st *State) (*evidence.Report, error) {
 	if st.ArchiveErr != nil || st.Archive == nil {
 		return nil, fmt.Errorf("step %d needs %s: run `cnpa step %d` (%v)", Report.Number, BetaArchive, Cleanup.Number, st.ArchiveErr)
 	}
-	return &evidence.Report{
+	return &ReportRecord{
 		CRDAloneCreatedNamespace: before.NamespaceExists,
 		// The status patch came between the label and the spec change; the
 		// spec change adds exactly one, so anything more came from status.
@@ -70,6 +69,6 @@ const ReportJQ = `{crd_alone_created_namespace: $before[0].namespace_exists, ` +
 // ReportJQInputs are the files ReportJQ reads, by the variable it reads
 // each as, in LAB.md's order.
 var ReportJQInputs = []struct{ Var, File string }{
-	{"before", evidence.BeforeFile}, {"generation", evidence.GenerationFile}, {"drift", evidence.DriftFile},
-	{"catchup", evidence.CatchupFile}, {"archive", BetaArchive},
+	{"before", BeforeFile}, {"generation", GenerationFile}, {"drift", DriftFile},
+	{"catchup", CatchupFile}, {"archive", BetaArchive},
 }

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/labhub/cnpa/internal/evidence"
 )
 
 // ReportJQ, run by jq on the files of a correct run, gives what
@@ -34,7 +32,7 @@ func TestReportJQ(t *testing.T) {
 	if err != nil {
 		t.Fatalf("jq %s: %v", ReportJQ, err)
 	}
-	var got evidence.Report
+	var got ReportRecord
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("jq's report does not parse: %v\n%s", err, out)
 	}

@@ -7,7 +7,7 @@ package lab
 // judge evidence through this one table (Rules), and report.json has its
 // one computation here (ComputeReport).
 //
-// The keys and JSON types of each file are evidence.Shapes; the rules add
+// The keys and JSON types of each file are its step's Shape; the rules add
 // the values, and TestRulesCoverShapes holds the two to the same keys.
 
 import (
@@ -108,7 +108,7 @@ func Values(file string, v any) (map[string]any, error) {
 		return nil, err
 	}
 	out := map[string]any{}
-	for _, k := range evidence.Shapes[file] {
+	for _, k := range ShapeOf(file) {
 		val, err := Decode(k.Kind, raw[k.Name])
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", file, k.Name, err)

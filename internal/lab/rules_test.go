@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -17,9 +16,9 @@ import (
 // LAB.md's order, and no rule for a key LAB.md does not name.
 func TestRulesCoverShapes(t *testing.T) {
 	ids := map[string]bool{}
-	for _, file := range evidence.Files {
+	for _, file := range lab.Files {
 		var keys, ruled []string
-		for _, k := range evidence.Shapes[file] {
+		for _, k := range lab.ShapeOf(file) {
 			keys = append(keys, k.Name)
 		}
 		for _, r := range lab.For(file) {
@@ -46,8 +45,8 @@ const goldenDir = "../check/testdata/lab"
 
 func alpha(t *testing.T) *teamspace.TeamSpace {
 	t.Helper()
-	var before evidence.Before
-	if problems, err := evidence.Read(goldenDir, evidence.BeforeFile, &before); err != nil || len(problems) > 0 {
+	var before lab.BeforeRecord
+	if problems, err := lab.ReadFile(goldenDir, lab.BeforeFile, &before); err != nil || len(problems) > 0 {
 		t.Fatal(err, problems)
 	}
 	return &teamspace.TeamSpace{ObjectMeta: metav1.ObjectMeta{Name: "alpha", UID: types.UID(before.UID)}}
@@ -60,7 +59,7 @@ func TestCorrectRunPasses(t *testing.T) {
 	if in.ReportProblem != "" || in.ArchiveProblem != "" {
 		t.Fatalf("inputs: report %q archive %q", in.ReportProblem, in.ArchiveProblem)
 	}
-	for _, file := range evidence.Files {
+	for _, file := range lab.Files {
 		values, err := st.Records[file].Strict()
 		if err != nil {
 			t.Fatal(err)
@@ -94,7 +93,7 @@ func TestWrongValuesFail(t *testing.T) {
 		v, ok := wrong[r.ID]
 		if !ok {
 			// restored_uid_new: a uid equal to deleted_uid.
-			d, _ := in.Value(evidence.DriftFile, "deleted_uid")
+			d, _ := in.Value(lab.DriftFile, "deleted_uid")
 			v = d
 		}
 		if got := r.Judge(v, in); got.OK || got.Want == "" {
@@ -109,7 +108,7 @@ func TestWrongValuesFail(t *testing.T) {
 func TestAlphaUnknown(t *testing.T) {
 	in := &lab.Inputs{AlphaUnknown: "no cluster when the report was made",
 		Value: func(string, string) (any, string) { return nil, "unused" }}
-	for _, j := range lab.Judge(evidence.BeforeFile, map[string]any{"uid": "u", "namespace_exists": false}, in) {
+	for _, j := range lab.Judge(lab.BeforeFile, map[string]any{"uid": "u", "namespace_exists": false}, in) {
 		switch j.Key {
 		case "uid":
 			if j.Skip != in.AlphaUnknown || j.OK {

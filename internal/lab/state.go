@@ -19,7 +19,7 @@ import (
 // evidence file a second time, so all of them judge the same moment.
 type State struct {
 	Dir string
-	// Records is every file of evidence.Files, present or not.
+	// Records is every file of Files, present or not.
 	Records map[string]*Record
 	// Archive is archive/beta.json, nil when missing or unreadable;
 	// ArchiveErr is what evidence.ReadArchive said about it.
@@ -45,7 +45,7 @@ type Record struct {
 	KeyProblems map[string]string
 	// Values are the keys that decode, as the rules read them (Decode).
 	Values map[string]any
-	// Kinds are the file's keys and their JSON types (evidence.Shapes).
+	// Kinds are the file's keys and their JSON types (the step's Shape).
 	Kinds map[string]evidence.Kind
 
 	// data and err are the read itself: the file's bytes, or why it could
@@ -61,7 +61,7 @@ var BetaArchive = filepath.Join(evidence.ArchiveDir, "beta.json")
 // Read reads every evidence file of dir and archive/beta.json, once.
 func Read(dir string) *State {
 	st := &State{Dir: dir, Records: map[string]*Record{}}
-	for _, f := range evidence.Files {
+	for _, f := range Files {
 		data, err := os.ReadFile(filepath.Join(dir, f))
 		st.Records[f] = parseRecord(f, data, err)
 	}
@@ -78,7 +78,7 @@ func parseRecord(file string, data []byte, err error) *Record {
 	if s := StepOf(file); s != nil {
 		r.Step = s.Number
 	}
-	for _, k := range evidence.Shapes[file] {
+	for _, k := range ShapeOf(file) {
 		r.Kinds[k.Name] = k.Kind
 	}
 	if errors.Is(err, fs.ErrNotExist) {
@@ -89,7 +89,7 @@ func parseRecord(file string, data []byte, err error) *Record {
 		r.Problem = "unreadable: " + err.Error()
 		return r
 	}
-	for _, p := range evidence.Validate(file, data) {
+	for _, p := range evidence.Validate(ShapeOf(file), data) {
 		switch _, named := r.Kinds[p.Key]; {
 		case p.Key == "":
 			r.Problem = p.Detail
@@ -169,7 +169,7 @@ func (r *Record) Strict() (map[string]any, error) {
 	case r.err != nil:
 		return nil, fmt.Errorf("%s is unreadable: %w", r.File, r.err)
 	}
-	if problems := evidence.Validate(r.File, r.data); len(problems) > 0 {
+	if problems := evidence.Validate(ShapeOf(r.File), r.data); len(problems) > 0 {
 		return nil, fmt.Errorf("%s: %v", r.File, problems)
 	}
 	var raw map[string]json.RawMessage
@@ -177,7 +177,7 @@ func (r *Record) Strict() (map[string]any, error) {
 		return nil, fmt.Errorf("%s does not decode: %w", r.File, err)
 	}
 	values := map[string]any{}
-	for _, k := range evidence.Shapes[r.File] {
+	for _, k := range ShapeOf(r.File) {
 		v, err := Decode(k.Kind, raw[k.Name])
 		if err != nil {
 			return nil, fmt.Errorf("%s %s does not decode: %w", r.File, k.Name, err)
@@ -193,5 +193,5 @@ func (r *Record) decode(v any) ([]evidence.Problem, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	return evidence.Parse(r.File, r.data, v), nil
+	return evidence.Parse(ShapeOf(r.File), r.data, v), nil
 }

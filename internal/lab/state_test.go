@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -15,7 +14,7 @@ import (
 // and report.json not computable, naming the step to run.
 func TestStateEmptyDir(t *testing.T) {
 	st := lab.Read(t.TempDir())
-	for _, f := range evidence.Files {
+	for _, f := range lab.Files {
 		r := st.Records[f]
 		if !r.Missing() || r.Step != lab.StepOf(f).Number {
 			t.Errorf("%s: got missing %t step %d, want missing, step %d", f, r.Missing(), r.Step, lab.StepOf(f).Number)
@@ -41,10 +40,10 @@ func TestStateEmptyDir(t *testing.T) {
 // every problem.
 func TestStateKeyProblems(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, evidence.BeforeFile), []byte(`{"uid": 7, "namespace_exists": false, "extra": 1}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, lab.BeforeFile), []byte(`{"uid": 7, "namespace_exists": false, "extra": 1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := lab.Read(dir).Records[evidence.BeforeFile]
+	r := lab.Read(dir).Records[lab.BeforeFile]
 	if v, why := r.Get("namespace_exists"); why != "" || v != false {
 		t.Errorf("namespace_exists: got %v (%q), want false", v, why)
 	}

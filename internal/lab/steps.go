@@ -25,40 +25,59 @@ type Step struct {
 	// Computed: the step's file is computed from the other files, so a
 	// rerun recomputes it and nothing depends on it.
 	Computed bool
+	// Shape is File's keys, in LAB.md's order, and their JSON types.
+	Shape []evidence.Key
+	// Rules are what each key of File must hold, one per key of Shape in
+	// its order (TestRulesCoverShapes); their File and Step are the
+	// step's (Rules, the lab's whole list, fills them in).
+	Rules []Rule
+	// Explanation is what `cnpa explain N` adds to Teaches.
+	Explanation Explanation
 }
 
-// The steps, in LAB.md's words.
-var (
-	CRD = &Step{Number: 1, Title: "Registering a type does nothing by itself", File: evidence.BeforeFile, OnceOnly: true,
-		Teaches: "A CRD only registers a new noun with the API server. Creating a TeamSpace stores it,\n" +
-			"but nobody acts on it yet: namespace team-alpha does not exist until a controller runs."}
-	Generation = &Step{Number: 2, Title: "What bumps metadata.generation", File: evidence.GenerationFile, OnceOnly: true,
-		Teaches: "Only a spec change bumps generation; a label moves resourceVersion only. With the\n" +
-			"status subresource on, status sent to the main endpoint is dropped without an error."}
-	Reconcile = &Step{Number: 3, Title: "The same result however often it runs", File: evidence.ReconcileFile,
-		Teaches: "reconcile.sh asks \"is desired equal to actual now?\", never \"what changed?\". Its first run\n" +
-			"creates team-alpha and team-quota; a second run finds nothing to do and writes nothing."}
-	Service = &Step{Number: 4, Title: "Not once, but continuously", Timeline: true,
-		Teaches: "cnpa-op.service runs the reconcile loop forever (Restart=always). A new TeamSpace gets\n" +
-			"its namespace and quota within seconds with nobody acting, as the lab's grader checks."}
-	Drift = &Step{Number: 5, Title: "The deleted quota is back seconds later", File: evidence.DriftFile, Timeline: true,
-		Teaches: "The controller does not know who deleted the quota; its next pass finds desired ≠ actual\n" +
-			"and creates it again: same name, new uid. A hand edit is undone the same way."}
-	Cleanup = &Step{Number: 6, Title: "Cleanup before deletion", File: evidence.CleanupFile, Timeline: true,
-		Teaches: "Deleting an object with finalizers only sets deletionTimestamp; it goes when the list is\n" +
-			"empty. The controller archives beta, then removes only its finalizer; team-beta goes by\n" +
-			"garbage collection through its ownerReference, not by the controller."}
-	Catchup = &Step{Number: 7, Title: "No change missed while stopped", File: evidence.CatchupFile, OnceOnly: true, Timeline: true,
-		Teaches: "While the controller is down, observedGeneration < generation says \"not acted on yet\".\n" +
-			"Started again, one pass reads the current state and catches up; it need not know what\n" +
-			"changed, or how often, while it was down."}
-	Report = &Step{Number: 8, Title: "Leave what the controller did as values", File: evidence.ReportFile, Computed: true,
-		Teaches: "report.json condenses the lab into values computed from the files above: the controller\n" +
-			"is level-triggered, so it converges from the current state whatever happened in between."}
-)
-
 // Steps is every step in lab order: Steps[i].Number is i+1 (TestSteps).
+// Each is in a file of its own (step5_drift.go): what it teaches, the file
+// it writes and that file's shape and record, the rule for every key, and
+// its explanation.
 var Steps = []*Step{CRD, Generation, Reconcile, Service, Drift, Cleanup, Catchup, Report}
+
+// Files is every evidence file the steps write, in lab order (the archive
+// records are the controller's).
+var Files = files()
+
+func files() []string {
+	var out []string
+	for _, s := range Steps {
+		if s.File != "" {
+			out = append(out, s.File)
+		}
+	}
+	return out
+}
+
+// ShapeOf is the shape of the evidence file a step writes; nil for any
+// other name.
+func ShapeOf(file string) []evidence.Key {
+	if s := StepOf(file); s != nil {
+		return s.Shape
+	}
+	return nil
+}
+
+// ReadFile reads dir/file, one of Files, checks it against its step's
+// Shape, and decodes it into v when the shape holds. A missing file is
+// reported as os.ErrNotExist (wrapped).
+func ReadFile(dir, file string, v any) ([]evidence.Problem, error) {
+	shape := ShapeOf(file)
+	if shape == nil {
+		return nil, fmt.Errorf("%s is not an evidence file of the lab", file)
+	}
+	return evidence.Read(dir, file, shape, v)
+}
+
+// AnyWritten tells whether dir holds any evidence file, or an archive
+// record: whether the lab has started there, by cnpa or by hand.
+func AnyWritten(dir string) bool { return evidence.AnyWritten(dir, Files) }
 
 // Get returns step n, or an error naming the valid range.
 func Get(n int) (*Step, error) {

@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/labhub/cnpa/internal/evidence"
@@ -27,10 +29,10 @@ func TestSteps(t *testing.T) {
 			}
 		}
 	}
-	if files != len(evidence.Files) {
-		t.Errorf("%d steps write a file, evidence.Files has %d", files, len(evidence.Files))
+	if files != len(Files) {
+		t.Errorf("%d steps write a file, Files has %d", files, len(Files))
 	}
-	for _, f := range evidence.Files {
+	for _, f := range Files {
 		if StepOf(f) == nil {
 			t.Errorf("StepOf(%s): got nil, want the step that writes it", f)
 		}
@@ -42,5 +44,38 @@ func TestSteps(t *testing.T) {
 		if _, err := Get(n); err == nil {
 			t.Errorf("Get(%d): got no error, want one naming the range", n)
 		}
+	}
+}
+
+// TestRecordsMatchShapes: each step's record, as the step writes it
+// (evidence.Write), has exactly its Shape's keys and types, and reads back
+// with ReadFile.
+func TestRecordsMatchShapes(t *testing.T) {
+	dir := t.TempDir()
+	records := map[string]any{
+		BeforeFile:     BeforeRecord{UID: "u"},
+		GenerationFile: GenerationRecord{UID: "u", GenInitial: 1, GenAfterLabel: 1, GenAfterSpec: 2, StatusViaMain: json.RawMessage("null")},
+		ReconcileFile:  ReconcileRecord{QuotaUID: "q", NamespaceOwnerUID: "u"},
+		DriftFile:      DriftRecord{DeletedUID: "a", RestoredUID: "b", RestoreSeconds: 1, EditedTo: "99", RevertedTo: 6},
+		CleanupFile:    CleanupRecord{UID: "b", BlockedSeen: true, NamespaceGone: true},
+		CatchupFile:    CatchupRecord{Generation: 3, ObservedWhileStopped: 2, QuotaPodsWhileStopped: "6", ObservedAfterStart: 3, QuotaPodsAfterStart: "8"},
+		ReportFile:     ReportRecord{RestoreSeconds: 1, Finalizer: "f", Archived: "b", GenerationsBehindWhileStopped: 1, Trigger: "level"},
+	}
+	for _, file := range Files {
+		rec, ok := records[file]
+		if !ok {
+			t.Errorf("%s: no record in this test: add the step's record type", file)
+			continue
+		}
+		if _, err := evidence.Write(dir, file, rec); err != nil {
+			t.Fatal(err)
+		}
+		back := reflect.New(reflect.TypeOf(rec)).Interface()
+		if problems, err := ReadFile(dir, file, back); err != nil || len(problems) > 0 {
+			t.Errorf("%s as written: %v %v", file, problems, err)
+		}
+	}
+	if _, err := ReadFile(dir, "notes.json", nil); err == nil {
+		t.Errorf("ReadFile of a file no step writes: got no error")
 	}
 }

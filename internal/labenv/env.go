@@ -104,7 +104,7 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 	if recovered {
 		// Locked as the lab's files say, as a state of today would be
 		// once written again (the unit dir is the one chosen now).
-		st.EngineLocked = fileExists(filepath.Join(opts.Dir, evidence.ReconcileFile))
+		st.EngineLocked = fileExists(filepath.Join(opts.Dir, lab.ReconcileFile))
 		st.ServiceLocked = serviceInstalledBefore(opts.Dir, st)
 	}
 	// Unlike the engine, the identity may change between steps: step 4
@@ -152,9 +152,9 @@ const DefaultUnitDir = "/etc/systemd/system"
 // to the state, refusing one that differs from a locked choice.
 func (s *State) choose(opts Options) error {
 	if opts.Engine != "" && opts.Engine != s.Engine {
-		if s.EngineLocked || fileExists(filepath.Join(opts.Dir, evidence.ReconcileFile)) {
+		if s.EngineLocked || fileExists(filepath.Join(opts.Dir, lab.ReconcileFile)) {
 			return fmt.Errorf("--engine %s: step 3 wrote %s with --engine %s, and the later steps depend on it; keep --engine %s, or start over with `cnpa reset --yes` to switch",
-				opts.Engine, evidence.ReconcileFile, s.Engine, s.Engine)
+				opts.Engine, lab.ReconcileFile, s.Engine, s.Engine)
 		}
 		s.Engine = opts.Engine
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/identity"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/service"
 )
 
@@ -96,10 +97,10 @@ func recoveredState(dir string) *State {
 		s.Engine, s.Finalizer = EngineGo, strings.Contains(text, " --finalizer=true\n")
 	case strings.Contains(text, shellScriptMark):
 		s.Engine, s.Finalizer = EngineShell, strings.Contains(text, `[ -n "${CNPA_FINALIZER:-}" ] || CNPA_FINALIZER=true`)
-	case fileExists(filepath.Join(dir, evidence.ReconcileFile)):
+	case fileExists(filepath.Join(dir, lab.ReconcileFile)):
 		// The learner's script does its own finalizer handling; step 6
 		// turned it on once cleanup.json is there.
-		s.Engine, s.Finalizer = EngineOwn, fileExists(filepath.Join(dir, evidence.CleanupFile))
+		s.Engine, s.Finalizer = EngineOwn, fileExists(filepath.Join(dir, lab.CleanupFile))
 	}
 	if fileExists(filepath.Join(dir, service.ArgvFile)) {
 		s.ServiceManager = "process"

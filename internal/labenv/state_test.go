@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/service"
 )
 
@@ -48,22 +49,22 @@ func TestOldStateLockedByItsEvidence(t *testing.T) {
 		engineRefused, serviceRefused bool
 	}{
 		{"step 1 only", func(*testing.T, string, string) {}, false, false},
-		{"step 3", func(t *testing.T, dir, _ string) { touch(t, dir, evidence.ReconcileFile) }, true, false},
+		{"step 3", func(t *testing.T, dir, _ string) { touch(t, dir, lab.ReconcileFile) }, true, false},
 		{"step 4 under systemd", func(t *testing.T, dir, unitDir string) {
-			touch(t, dir, evidence.ReconcileFile)
+			touch(t, dir, lab.ReconcileFile)
 			unitFor(t, unitDir, dir)
 		}, true, true},
 		{"another dir's unit at the path", func(t *testing.T, dir, unitDir string) {
-			touch(t, dir, evidence.ReconcileFile)
+			touch(t, dir, lab.ReconcileFile)
 			unitFor(t, unitDir, filepath.Join(filepath.Dir(dir), "another-lab"))
 		}, true, false},
 		{"step 4 in process mode", func(t *testing.T, dir, _ string) {
-			touch(t, dir, evidence.ReconcileFile)
+			touch(t, dir, lab.ReconcileFile)
 			touch(t, dir, service.ArgvFile)
 		}, true, true},
 		// A file of a later step the learner edited outlives reset: no
 		// proof of a service installed for the state of now.
-		{"step 5's file only", func(t *testing.T, dir, _ string) { touch(t, dir, evidence.DriftFile) }, false, false},
+		{"step 5's file only", func(t *testing.T, dir, _ string) { touch(t, dir, lab.DriftFile) }, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, unitDir := t.TempDir(), filepath.Join(t.TempDir(), "systemd")
@@ -123,7 +124,7 @@ func TestRecoveredState(t *testing.T) {
 		{"go engine before step 6", EngineGo, false, nil, State{Engine: EngineGo, ServiceManager: "auto", UnitDir: DefaultUnitDir}},
 		{"shell engine after step 6", EngineShell, true, nil, State{Engine: EngineShell, Finalizer: true, ServiceManager: "auto", UnitDir: DefaultUnitDir}},
 		{"shell engine before step 6", EngineShell, false, nil, State{Engine: EngineShell, ServiceManager: "auto", UnitDir: DefaultUnitDir}},
-		{"own engine after step 6", EngineOwn, false, []string{evidence.ReconcileFile, evidence.CleanupFile}, State{Engine: EngineOwn, Finalizer: true, ServiceManager: "auto", UnitDir: DefaultUnitDir}},
+		{"own engine after step 6", EngineOwn, false, []string{lab.ReconcileFile, lab.CleanupFile}, State{Engine: EngineOwn, Finalizer: true, ServiceManager: "auto", UnitDir: DefaultUnitDir}},
 		{"own engine before step 3", EngineOwn, false, nil, State{Engine: EngineGo, ServiceManager: "auto", UnitDir: DefaultUnitDir}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

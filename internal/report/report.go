@@ -275,7 +275,7 @@ func newestEvidence(dir string) (string, time.Time) {
 		name  string
 		newst time.Time
 	)
-	candidates := append([]string{}, evidence.Files...)
+	candidates := append([]string{}, lab.Files...)
 	candidates = append(candidates, filepath.Join(evidence.ArchiveDir, "beta.json"))
 	for _, f := range candidates {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil && fi.ModTime().After(newst) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/timeline"
 )
 
@@ -119,7 +120,7 @@ func TestBuildTellsWhatIsMissingOrStale(t *testing.T) {
 	if err := check.SaveLast(dir, &check.Report{Dir: dir, Passed: 1}, time.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := evidence.Write(dir, evidence.BeforeFile, evidence.Before{UID: "u", NamespaceExists: true}); err != nil {
+	if _, err := evidence.Write(dir, lab.BeforeFile, lab.BeforeRecord{UID: "u", NamespaceExists: true}); err != nil {
 		t.Fatal(err)
 	}
 	p, html = page()
@@ -133,7 +134,7 @@ func TestBuildTellsWhatIsMissingOrStale(t *testing.T) {
 
 	// A malformed file and a broken timeline are named, not fatal.
 	for _, err := range []error{
-		os.WriteFile(filepath.Join(dir, evidence.GenerationFile), []byte(`{"uid": 1}`), 0o644),
+		os.WriteFile(filepath.Join(dir, lab.GenerationFile), []byte(`{"uid": 1}`), 0o644),
 		os.MkdirAll(filepath.Join(dir, timeline.OwnDir), 0o755),
 		os.WriteFile(timeline.Path(dir, 5), []byte(`{`), 0o644),
 	} {

@@ -319,12 +319,12 @@ func kept(env *labenv.Env, path, backup string) {
 }
 
 // evidenceCmd is the jq command that writes an evidence file from shell
-// variables named after its keys, typed as evidence.Shapes says (strings
+// variables named after its keys, typed as its step's Shape says (strings
 // with --arg, the rest as JSON with --argjson): LAB.md's way to write each
 // record.
 func evidenceCmd(path, file string) string {
 	var args, fields []string
-	for _, k := range evidence.Shapes[file] {
+	for _, k := range lab.ShapeOf(file) {
 		flag := "--argjson"
 		if k.Kind == evidence.String {
 			flag = "--arg"

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -55,7 +55,7 @@ func TestJSONPath(t *testing.T) {
 }
 
 // The jq command shown for an evidence file writes that file, with the
-// keys and JSON types evidence.Shapes gives, from shell variables.
+// keys and JSON types its step's Shape gives, from shell variables.
 func TestEvidenceCmd(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -63,18 +63,18 @@ func TestEvidenceCmd(t *testing.T) {
 		}
 		t.Skipf("jq is missing: %v", err)
 	}
-	path := filepath.Join(t.TempDir(), evidence.CatchupFile)
+	path := filepath.Join(t.TempDir(), lab.CatchupFile)
 	script := "generation=3 observed_while_stopped=2 quota_pods_while_stopped=6 observed_after_start=3 quota_pods_after_start=8\n" +
-		evidenceCmd(path, evidence.CatchupFile)
+		evidenceCmd(path, lab.CatchupFile)
 	if out, err := exec.Command("bash", "-c", script).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", script, err, out)
 	}
-	var got evidence.Catchup
-	problems, err := evidence.Read(filepath.Dir(path), evidence.CatchupFile, &got)
+	var got lab.CatchupRecord
+	problems, err := lab.ReadFile(filepath.Dir(path), lab.CatchupFile, &got)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("catchup.json from the shown jq: %v %v", err, problems)
 	}
-	want := evidence.Catchup{Generation: 3, ObservedWhileStopped: 2, QuotaPodsWhileStopped: "6", ObservedAfterStart: 3, QuotaPodsAfterStart: "8"}
+	want := lab.CatchupRecord{Generation: 3, ObservedWhileStopped: 2, QuotaPodsWhileStopped: "6", ObservedAfterStart: 3, QuotaPodsAfterStart: "8"}
 	if got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}

@@ -163,7 +163,7 @@ func startOver(env *labenv.Env) string {
 func keep(env *labenv.Env, s *Step, v any) (*Result, bool, error) {
 	later := laterEvidence(env.Dir, s.Step)
 	if later == "" && s.OnceOnly {
-		if problems, err := evidence.Read(env.Dir, s.File, v); err == nil && len(problems) == 0 {
+		if problems, err := lab.ReadFile(env.Dir, s.File, v); err == nil && len(problems) == 0 {
 			r := &Result{Step: s.Number, Title: s.Title, File: filepath.Join(env.Dir, s.File), Evidence: v, Kept: true}
 			r.note("%s already written, and step %d cannot run twice on one cluster: kept as it is (start over with `cnpa reset --yes`)", s.File, s.Number)
 			return r, true, nil
@@ -172,7 +172,7 @@ func keep(env *labenv.Env, s *Step, v any) (*Result, bool, error) {
 	if later == "" {
 		return nil, false, nil
 	}
-	problems, err := evidence.Read(env.Dir, s.File, v)
+	problems, err := lab.ReadFile(env.Dir, s.File, v)
 	if err != nil || len(problems) > 0 {
 		return nil, false, fmt.Errorf("%s is missing or damaged but %s of a later step exists: start over with `cnpa reset --yes`", s.File, later)
 	}

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/labhub/cnpa/assets"
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -26,7 +25,7 @@ spec:
 var step1 = &Step{
 	Step: lab.CRD,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
-		var kept evidence.Before
+		var kept lab.BeforeRecord
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
@@ -83,7 +82,7 @@ var step1 = &Step{
 		if err := env.SaveState(); err != nil {
 			return nil, err
 		}
-		ev := evidence.Before{UID: string(alpha.UID), NamespaceExists: exists}
+		ev := lab.BeforeRecord{UID: string(alpha.UID), NamespaceExists: exists}
 		if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
 			return nil, err
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 )
@@ -13,7 +12,7 @@ import (
 var step2 = &Step{
 	Step: lab.Generation,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
-		var kept evidence.Generation
+		var kept lab.GenerationRecord
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
@@ -29,7 +28,7 @@ var step2 = &Step{
 		alphaObj := teamspaceObj("alpha")
 		sh.readBack("uid", alphaObj, "{.metadata.uid}", alpha)
 		sh.readBack("gen_initial", alphaObj, "{.metadata.generation}", alpha)
-		ev := evidence.Generation{UID: string(alpha.UID), GenInitial: alpha.Generation}
+		ev := lab.GenerationRecord{UID: string(alpha.UID), GenInitial: alpha.Generation}
 		labeled, err := sh.label(ctx, env, alphaObj, "owner", "platform")
 		if err != nil {
 			return nil, err

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
@@ -20,7 +19,7 @@ import (
 var step3 = &Step{
 	Step: lab.Reconcile,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
-		var kept evidence.Reconcile
+		var kept lab.ReconcileRecord
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			if err == nil {
 				// The evidence stays, but the script is what the service
@@ -145,7 +144,7 @@ var step3 = &Step{
 		if after == nil || nsObj == nil {
 			return nil, fmt.Errorf("the second pass of %s removed team-alpha or its quota", env.ScriptPath())
 		}
-		ev := evidence.Reconcile{QuotaUID: string(after.UID), SecondPassRVChanged: before.ResourceVersion != after.ResourceVersion}
+		ev := lab.ReconcileRecord{QuotaUID: string(after.UID), SecondPassRVChanged: before.ResourceVersion != after.ResourceVersion}
 		for _, ref := range nsObj.OwnerReferences {
 			if ref.Kind == teamspace.Kind {
 				ev.NamespaceOwnerUID = string(ref.UID)

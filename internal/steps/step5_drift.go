@@ -21,7 +21,7 @@ import (
 var step5 = &Step{
 	Step: lab.Drift,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
-		var kept evidence.Drift
+		var kept lab.DriftRecord
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
@@ -83,7 +83,7 @@ var step5 = &Step{
 		}
 		took := time.Since(start)
 		rx.SawNow(reaction.VersionKey(restored.ResourceVersion))
-		ev := evidence.Drift{DeletedUID: string(old.UID), RestoredUID: string(restored.UID), EditedTo: "99",
+		ev := lab.DriftRecord{DeletedUID: string(old.UID), RestoredUID: string(restored.UID), EditedTo: "99",
 			RestoreSeconds: int64(math.Ceil(took.Seconds()))}
 		r.note("restored in %d ms (restore_seconds rounds up to %d)", took.Milliseconds(), ev.RestoreSeconds)
 		sh.value(restored.UID)
@@ -190,14 +190,14 @@ func watchQuota(ctx context.Context, env *labenv.Env, w watch.Interface, what, w
 // quota_uid). LAB.md's quota_uid is "the uid of team-alpha/team-quota",
 // which the live one now is.
 func freshBaseline(env *labenv.Env, r *Result, live *corev1.ResourceQuota) error {
-	var rec evidence.Reconcile
-	problems, err := evidence.Read(env.Dir, evidence.ReconcileFile, &rec)
+	var rec lab.ReconcileRecord
+	problems, err := lab.ReadFile(env.Dir, lab.ReconcileFile, &rec)
 	if err != nil || len(problems) > 0 || rec.QuotaUID == string(live.UID) {
 		return nil // missing or damaged: its own checks say so
 	}
 	was := rec.QuotaUID
 	rec.QuotaUID = string(live.UID)
-	path, err := evidence.Write(env.Dir, evidence.ReconcileFile, rec)
+	path, err := evidence.Write(env.Dir, lab.ReconcileFile, rec)
 	if err != nil {
 		return err
 	}

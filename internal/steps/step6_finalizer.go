@@ -33,7 +33,7 @@ spec:
 var step6 = &Step{
 	Step: lab.Cleanup,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
-		var kept evidence.Cleanup
+		var kept lab.CleanupRecord
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
@@ -128,7 +128,7 @@ var step6 = &Step{
 		// The timeline is "since" the command shown for the delete, as typed.
 		betaAPI := "/apis/" + teamspace.APIVersion + "/" + teamspace.Resource + "/beta"
 		rx.Action(deleteRawCmd(betaAPI), fmt.Sprintf("deleted TeamSpace beta (uid %s)", beta.UID), "teamspace beta")
-		ev := evidence.Cleanup{UID: string(beta.UID)}
+		ev := lab.CleanupRecord{UID: string(beta.UID)}
 		// The DELETE's own answer is beta as the server left it: with a
 		// finalizer, still there with a deletionTimestamp. Read from the
 		// answer, blocked_seen does not race the controller's release.

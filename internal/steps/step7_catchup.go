@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/reaction"
@@ -26,7 +25,7 @@ import (
 var step7 = &Step{
 	Step: lab.Catchup,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (r *Result, err error) {
-		var kept evidence.Catchup
+		var kept lab.CatchupRecord
 		if r, ok, err := keep(env, s, &kept); ok || err != nil {
 			return r, err
 		}
@@ -83,9 +82,9 @@ var step7 = &Step{
 				}
 			}
 		}()
-		var ev evidence.Catchup
+		var ev lab.CatchupRecord
 		if resume {
-			ev = evidence.Catchup{Generation: saved.Generation, ObservedWhileStopped: saved.ObservedWhileStopped, QuotaPodsWhileStopped: saved.QuotaPodsWhileStopped}
+			ev = lab.CatchupRecord{Generation: saved.Generation, ObservedWhileStopped: saved.ObservedWhileStopped, QuotaPodsWhileStopped: saved.QuotaPodsWhileStopped}
 			r.note("resumed: an interrupted step 7 read alpha with the controller stopped at %s (generation %d, observed %d, quota pods %s); "+
 				"what is left is the catch-up", saved.At.Format(time.TimeOnly), ev.Generation, ev.ObservedWhileStopped, ev.QuotaPodsWhileStopped)
 		} else {
@@ -122,7 +121,7 @@ var step7 = &Step{
 			if err != nil {
 				return nil, err
 			}
-			ev = evidence.Catchup{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: teamspace.QuotaPods(q)}
+			ev = lab.CatchupRecord{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: teamspace.QuotaPods(q)}
 			if err := saveStoppedReading(env.Dir, ev); err != nil {
 				return nil, err
 			}
@@ -181,7 +180,7 @@ var step7 = &Step{
 // measures happens once on a cluster, so an interrupted step 7 must not
 // lose it.
 type stoppedReading struct {
-	evidence.Catchup
+	lab.CatchupRecord
 	At time.Time `json:"at"`
 }
 
@@ -191,8 +190,8 @@ func stoppedReadingPath(dir string) string {
 	return filepath.Join(dir, timeline.OwnDir, stoppedReadingFile)
 }
 
-func saveStoppedReading(dir string, ev evidence.Catchup) error {
-	return atomicfile.WriteJSON(stoppedReadingPath(dir), stoppedReading{Catchup: ev, At: time.Now()})
+func saveStoppedReading(dir string, ev lab.CatchupRecord) error {
+	return atomicfile.WriteJSON(stoppedReadingPath(dir), stoppedReading{CatchupRecord: ev, At: time.Now()})
 }
 
 // loadStoppedReading is the saved reading, nil when there is none.
@@ -242,5 +241,5 @@ func saveReadingWhenDue(env *labenv.Env, ns string, patched time.Time) error {
 	if err != nil {
 		return err
 	}
-	return saveStoppedReading(env.Dir, evidence.Catchup{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: teamspace.QuotaPods(q)})
+	return saveStoppedReading(env.Dir, lab.CatchupRecord{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: teamspace.QuotaPods(q)})
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 )
 
 // Kind marks a submission; Format is the version of its content this cnpa
@@ -47,7 +48,7 @@ const DefaultName = "submission.json"
 // JSON records, the CRD and alpha as the learner applied them, and the
 // controller's archive record of beta. Nothing else of the evidence dir:
 // reconcile.sh and the service's kubeconfig stay on the VM.
-var Files = append(append([]string{}, evidence.Files...), "crd.yaml", "alpha.yaml", filepath.Join(evidence.ArchiveDir, "beta.json"))
+var Files = append(append([]string{}, lab.Files...), "crd.yaml", "alpha.yaml", filepath.Join(evidence.ArchiveDir, "beta.json"))
 
 // Cluster is which cluster the learner's run graded: two learners on one
 // cluster share its kube-system uid.

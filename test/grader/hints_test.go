@@ -21,7 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/check"
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -123,14 +123,14 @@ func TestEveryHintWorks(t *testing.T) {
 	})
 	t.Run("evidence written after the last check", func(t *testing.T) {
 		now := time.Now()
-		if err := os.Chtimes(filepath.Join(l.dir, evidence.ReportFile), now, now); err != nil {
+		if err := os.Chtimes(filepath.Join(l.dir, lab.ReportFile), now, now); err != nil {
 			t.Fatal(err)
 		}
 		const stale = "after this check: run `cnpa check` again"
 		page := l.reportPage(t)
 		i := strings.Index(page, stale)
 		if i < 0 {
-			t.Fatalf("the report with %s written after the last check does not say %q", evidence.ReportFile, stale)
+			t.Fatalf("the report with %s written after the last check does not say %q", lab.ReportFile, stale)
 		}
 		l.follow(t, page[i:], "cnpa check")
 		if page := l.reportPage(t); strings.Contains(page, stale) {
@@ -326,7 +326,7 @@ func TestEveryHintWorks(t *testing.T) {
 	// run at all): its hint was "run steps 2-4 first", which keep their
 	// evidence and change nothing. The one that works is a fresh lab.
 	t.Run("alpha changed before step 7", func(t *testing.T) {
-		for _, f := range []string{evidence.CatchupFile, evidence.ReportFile} {
+		for _, f := range []string{lab.CatchupFile, lab.ReportFile} {
 			if err := os.Remove(filepath.Join(l.dir, f)); err != nil {
 				t.Fatal(err)
 			}

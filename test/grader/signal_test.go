@@ -17,7 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/check"
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -108,7 +108,7 @@ func testSignals(t *testing.T, l *labCLI) {
 // catch-up wait and interrupts it during that wait.
 func interruptStep7(t *testing.T, l *labCLI, sig syscall.Signal) {
 	saved := map[string][]byte{}
-	for _, f := range []string{evidence.CatchupFile, evidence.ReportFile} {
+	for _, f := range []string{lab.CatchupFile, lab.ReportFile} {
 		p := filepath.Join(l.dir, f)
 		data, err := os.ReadFile(p)
 		if err != nil {

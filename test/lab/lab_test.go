@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/doctor"
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	cnpalab "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/timeline"
@@ -192,11 +192,11 @@ func runLab(t *testing.T, engine, datastore string) {
 		t.Errorf("service not active after step all: %v\n%s", err, out)
 	}
 	// Re-running a finished step keeps its evidence.
-	beforeData, _ := os.ReadFile(filepath.Join(dir, evidence.ReconcileFile))
+	beforeData, _ := os.ReadFile(filepath.Join(dir, lab.ReconcileFile))
 	if out, err := cnpa("step", "3"); err != nil {
 		t.Errorf("re-running step 3: %v\n%s", err, out)
 	}
-	afterData, _ := os.ReadFile(filepath.Join(dir, evidence.ReconcileFile))
+	afterData, _ := os.ReadFile(filepath.Join(dir, lab.ReconcileFile))
 	if string(afterData) != string(beforeData) {
 		t.Errorf("reconcile.json after re-running step 3: got %s, want %s", afterData, beforeData)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/testcluster"
 )
 
@@ -130,19 +130,19 @@ func learnersFiles(ctx context.Context, t *testing.T, cluster *testcluster.Clust
 	}
 	// The learner edits step 3's evidence: it is theirs now.
 	edited := []byte(`{"quota_uid": "mine", "namespace_owner_uid": "mine", "second_pass_rv_changed": false}` + "\n")
-	if err := os.WriteFile(filepath.Join(dir, evidence.ReconcileFile), edited, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, lab.ReconcileFile), edited, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sums[evidence.ReconcileFile] = sum(edited)
+	sums[lab.ReconcileFile] = sum(edited)
 	out, err = cnpa("step", "3")
-	if err == nil || !strings.Contains(string(out), filepath.Join(dir, evidence.ReconcileFile)+" is yours") {
+	if err == nil || !strings.Contains(string(out), filepath.Join(dir, lab.ReconcileFile)+" is yours") {
 		t.Fatalf("cnpa step 3 over your reconcile.json: err %v, want a refusal naming it:\n%s", err, out)
 	}
 	unchanged("after step 3 refused reconcile.json")
 	if out, err = cnpa("step", "3", "--force"); err != nil {
 		t.Fatalf("cnpa step 3 --force with reconcile.sh moved away: %v\n%s", err, out)
 	}
-	backups(evidence.ReconcileFile)
+	backups(lab.ReconcileFile)
 	// And cnpa's own files stay cnpa's: step 3 again rewrites its script
 	// and its evidence.
 	if out, err := cnpa("step", "3"); err != nil {

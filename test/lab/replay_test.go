@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	cnpalab "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/labassert"
@@ -165,7 +165,7 @@ func replayLab(ctx context.Context, t *testing.T, out []byte, a *testcluster.Clu
 
 	labassert.Lab(ctx, t, b.Kubeconfig, dirB)
 	stA, stB := cnpalab.Read(dirA), cnpalab.Read(dirB)
-	for _, file := range evidence.Files {
+	for _, file := range lab.Files {
 		va, errA := stA.Records[file].Strict()
 		vb, errB := stB.Records[file].Strict()
 		if errA != nil || errB != nil {

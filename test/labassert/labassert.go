@@ -42,7 +42,7 @@ func Lab(ctx context.Context, t *testing.T, kubeconfig, dir string) {
 	// same table the steps and `cnpa check` read.
 	st := lab.Read(dir)
 	in := st.Inputs(alpha)
-	for _, file := range evidence.Files {
+	for _, file := range lab.Files {
 		values, err := st.Records[file].Strict()
 		if err != nil {
 			t.Error(err)
@@ -60,7 +60,7 @@ func Lab(ctx context.Context, t *testing.T, kubeconfig, dir string) {
 			t.Errorf("%s: got %s, want %s", what, g, w)
 		}
 	}
-	cleanupUID, why := st.Records[evidence.CleanupFile].Str("uid")
+	cleanupUID, why := st.Records[lab.CleanupFile].Str("uid")
 	if why != "" {
 		t.Fatal(why)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/timeline"
@@ -107,8 +107,8 @@ func timelineStep4(t *testing.T, tl *timeline.Timeline) {
 // Step 5: your delete at +0; the controller re-creates team-quota with the
 // new uid step 5 recorded; your edit to 99, then the controller's revert.
 func timelineStep5(t *testing.T, dir, engine string, tl *timeline.Timeline) {
-	var drift evidence.Drift
-	if _, err := evidence.Read(dir, evidence.DriftFile, &drift); err != nil {
+	var drift lab.DriftRecord
+	if _, err := lab.ReadFile(dir, lab.DriftFile, &drift); err != nil {
 		t.Fatal(err)
 	}
 	v := tlView{t, tl}
@@ -148,8 +148,8 @@ func timelineStep5(t *testing.T, dir, engine string, tl *timeline.Timeline) {
 // Step 6: your delete at +0, then in that order: deletionTimestamp, the
 // archive record, the finalizer released, team-beta garbage-collected.
 func timelineStep6(t *testing.T, dir, engine string, tl *timeline.Timeline) {
-	var cleanup evidence.Cleanup
-	if _, err := evidence.Read(dir, evidence.CleanupFile, &cleanup); err != nil {
+	var cleanup lab.CleanupRecord
+	if _, err := lab.ReadFile(dir, lab.CleanupFile, &cleanup); err != nil {
 		t.Fatal(err)
 	}
 	v := tlView{t, tl}

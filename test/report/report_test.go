@@ -45,12 +45,12 @@ func writeRun(t *testing.T, dir string) map[int]*timeline.Timeline {
 		}
 	}
 	const alpha, beta, q1, q2 = "11111111-aaaa", "22222222-bbbb", "33333333-cccc", "44444444-dddd"
-	write(evidence.BeforeFile, evidence.Before{UID: alpha})
-	write(evidence.GenerationFile, evidence.Generation{UID: alpha, GenInitial: 1, GenAfterLabel: 1, GenAfterSpec: 2, StatusViaMain: json.RawMessage("null")})
-	write(evidence.ReconcileFile, evidence.Reconcile{QuotaUID: q1, NamespaceOwnerUID: alpha})
-	write(evidence.DriftFile, evidence.Drift{DeletedUID: q1, RestoredUID: q2, RestoreSeconds: 1, EditedTo: "99", RevertedTo: 6})
-	write(evidence.CleanupFile, evidence.Cleanup{UID: beta, BlockedSeen: true, NamespaceGone: true})
-	write(evidence.CatchupFile, evidence.Catchup{Generation: 3, ObservedWhileStopped: 2, QuotaPodsWhileStopped: "6", ObservedAfterStart: 3, QuotaPodsAfterStart: "8"})
+	write(lab.BeforeFile, lab.BeforeRecord{UID: alpha})
+	write(lab.GenerationFile, lab.GenerationRecord{UID: alpha, GenInitial: 1, GenAfterLabel: 1, GenAfterSpec: 2, StatusViaMain: json.RawMessage("null")})
+	write(lab.ReconcileFile, lab.ReconcileRecord{QuotaUID: q1, NamespaceOwnerUID: alpha})
+	write(lab.DriftFile, lab.DriftRecord{DeletedUID: q1, RestoredUID: q2, RestoreSeconds: 1, EditedTo: "99", RevertedTo: 6})
+	write(lab.CleanupFile, lab.CleanupRecord{UID: beta, BlockedSeen: true, NamespaceGone: true})
+	write(lab.CatchupFile, lab.CatchupRecord{Generation: 3, ObservedWhileStopped: 2, QuotaPodsWhileStopped: "6", ObservedAfterStart: 3, QuotaPodsAfterStart: "8"})
 	if err := evidence.WriteArchive(filepath.Join(dir, evidence.ArchiveDir), evidence.ArchiveRecord{Name: "beta", UID: beta, Pods: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func writeRun(t *testing.T, dir string) map[int]*timeline.Timeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(evidence.ReportFile, rep)
+	write(lab.ReportFile, rep)
 
 	start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	ms := func(n float64) time.Time { return start.Add(time.Duration(n * float64(time.Millisecond))) }

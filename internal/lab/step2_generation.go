@@ -1,0 +1,67 @@
+package lab
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/labhub/cnpa/internal/evidence"
+)
+
+// GenerationFile is the evidence file step 2 writes, as LAB.md names it.
+const GenerationFile = "generation.json"
+
+// GenerationRecord is step 2's generation.json. StatusViaMain is alpha's
+// .status right after the main-endpoint patch: JSON null when absent.
+type GenerationRecord struct {
+	UID           string          `json:"uid"`
+	GenInitial    int64           `json:"gen_initial"`
+	GenAfterLabel int64           `json:"gen_after_label"`
+	GenAfterSpec  int64           `json:"gen_after_spec"`
+	StatusViaMain json.RawMessage `json:"status_via_main"`
+}
+
+// Generation is step 2.
+var Generation = &Step{Number: 2, Title: "What bumps metadata.generation", File: GenerationFile, OnceOnly: true,
+	Teaches: "Only a spec change bumps generation; a label moves resourceVersion only. With the\n" +
+		"status subresource on, status sent to the main endpoint is dropped without an error.",
+	// Its keys as LAB.md names them, in its order, and their JSON types.
+	Shape: []evidence.Key{
+		{Name: "uid", Kind: evidence.String},
+		{Name: "gen_initial", Kind: evidence.Integer},
+		{Name: "gen_after_label", Kind: evidence.Integer},
+		{Name: "gen_after_spec", Kind: evidence.Integer},
+		{Name: "status_via_main", Kind: evidence.NullOrObject},
+	},
+	Explanation: Explanation{
+		Commands: []string{
+			"kubectl get teamspace alpha -o jsonpath='{.metadata.generation}'   # 1",
+			"kubectl label teamspace alpha owner=platform",
+			"kubectl patch teamspace alpha --type=merge -p '{\"status\":{\"observedGeneration\":7}}'",
+			"kubectl get teamspace alpha -o jsonpath='{.status}'                # empty",
+			"kubectl patch teamspace alpha --type=merge -p '{\"spec\":{\"pods\":6}}'",
+			"kubectl get teamspace alpha -o jsonpath='{.metadata.generation}'   # 2",
+		},
+		LookAt: "The status patch answers `teamspace.platform.labhub.io/alpha patched (no change)`:\n" +
+			"with the status subresource on, the main endpoint drops .status. Only the spec\n" +
+			"patch moves metadata.generation; every write moves metadata.resourceVersion.",
+	},
+	Rules: []Rule{
+		{Key: "uid", ID: "step2.uid",
+			Title: "generation.json uid is the live alpha's uid", Expected: "the live alpha's uid", Judge: alphaUID},
+		{Key: "gen_initial", ID: "step2.gen_initial",
+			Title: "generation.json gen_initial is 1", Expected: "1", Judge: is(1)},
+		{Key: "gen_after_label", ID: "step2.gen_after_label",
+			Title: "generation.json gen_after_label is 1: a label does not bump generation", Expected: "1", Judge: is(1)},
+		{Key: "gen_after_spec", ID: "step2.gen_after_spec",
+			Title: "generation.json gen_after_spec is 2: a spec change does", Expected: "2", Judge: is(2)},
+		{Key: "status_via_main", ID: "step2.status_via_main",
+			Title: "generation.json status_via_main is null: status sent to the main endpoint is dropped", Expected: "null",
+			Judge: func(v any, _ *Inputs) Verdict {
+				var b bytes.Buffer
+				if err := json.Compact(&b, v.(json.RawMessage)); err != nil {
+					return Holds(false, "null", string(v.(json.RawMessage)))
+				}
+				return Same(json.RawMessage("null"), json.RawMessage(b.String()))
+			}},
+	},
+}

@@ -1,0 +1,50 @@
+package lab
+
+import (
+	"github.com/labhub/cnpa/internal/evidence"
+)
+
+// ReportFile is the evidence file step 8 writes, as LAB.md names it.
+const ReportFile = "report.json"
+
+// ReportRecord is step 8's report.json.
+type ReportRecord struct {
+	CRDAloneCreatedNamespace      bool   `json:"crd_alone_created_namespace"`
+	StatusBumpsGeneration         bool   `json:"status_bumps_generation"`
+	RestoreSeconds                int64  `json:"restore_seconds"`
+	Finalizer                     string `json:"finalizer"`
+	Archived                      string `json:"archived"`
+	GenerationsBehindWhileStopped int64  `json:"generations_behind_while_stopped"`
+	Trigger                       string `json:"trigger"`
+}
+
+// reportShape is report.json's keys as LAB.md names them, in its order,
+// and their JSON types: a variable of its own, since step 8's rules are
+// made from it.
+var reportShape = []evidence.Key{
+	{Name: "crd_alone_created_namespace", Kind: evidence.Bool},
+	{Name: "status_bumps_generation", Kind: evidence.Bool},
+	{Name: "restore_seconds", Kind: evidence.Integer},
+	{Name: "finalizer", Kind: evidence.String},
+	{Name: "archived", Kind: evidence.String},
+	{Name: "generations_behind_while_stopped", Kind: evidence.Integer},
+	{Name: "trigger", Kind: evidence.String},
+}
+
+// Report is step 8.
+var Report = &Step{Number: 8, Title: "Leave what the controller did as values", File: ReportFile, Computed: true,
+	Teaches: "report.json condenses the lab into values computed from the files above: the controller\n" +
+		"is level-triggered, so it converges from the current state whatever happened in between.",
+	Shape: reportShape,
+	Explanation: Explanation{
+		Commands: []string{
+			"jq -n --slurpfile b /root/cnpa-op/before.json --slurpfile c /root/cnpa-op/catchup.json \\\n" +
+				"   '{crd_alone_created_namespace: $b[0].namespace_exists, generations_behind_while_stopped: ($c[0].generation - $c[0].observed_while_stopped)}'",
+			"cnpa check",
+		},
+		LookAt: "Every value of report.json comes from the files of steps 1-7 and archive/beta.json;\n" +
+			"`cnpa check` recomputes it and grades every file against the live cluster.",
+	},
+	// Every key of report.json is what the other files give.
+	Rules: reportRules(),
+}
