@@ -37,7 +37,10 @@ var cnpaBin string
 
 // slots bounds the control planes running at once: the machine has two
 // cores, and each case is an etcd, an API server, a controller-manager
-// and a reconcile loop. CNPA_LEARNERS_PARALLEL changes it.
+// and a learner's loop, which together fill about a core while they run
+// beside make test's other packages. Two at a time: three made every
+// lab's waits, and so its CPU, longer (docs/development.md).
+// CNPA_LEARNERS_PARALLEL changes it.
 var slots chan struct{}
 
 const (
@@ -57,7 +60,7 @@ const (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	n := 3
+	n := 2
 	if v := os.Getenv("CNPA_LEARNERS_PARALLEL"); v != "" {
 		if p, err := strconv.Atoi(v); err == nil && p > 0 {
 			n = p
