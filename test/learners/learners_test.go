@@ -37,10 +37,11 @@ var cnpaBin string
 
 // slots bounds the control planes running at once: the machine has two
 // cores, and each case is an etcd, an API server, a controller-manager
-// and a learner's loop, which together fill about a core while they run
-// beside make test's other packages. Two at a time: three made every
-// lab's waits, and so its CPU, longer (docs/development.md).
-// CNPA_LEARNERS_PARALLEL changes it.
+// and a learner's loop: a valid case alone keeps 0.6 of a core busy (71
+// CPU s in 115 s). Two at a time, with make test's TEST_PARALLEL at 3:
+// together they made make test cheaper and shorter than three with 4, as
+// a busier machine lengthens every lab's waits, and so its CPU
+// (docs/development.md). CNPA_LEARNERS_PARALLEL changes it.
 var slots chan struct{}
 
 const (
