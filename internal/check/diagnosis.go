@@ -37,7 +37,7 @@ func Diagnose(c Check, facts *Facts) string {
 	if c.Status != Fail {
 		return ""
 	}
-	if facts != nil && c.Step >= 3 {
+	if facts != nil && c.Step >= lab.Reconcile.Number { // the controller runs from step 3 on
 		if m := factsMistake(facts); m != "" {
 			return m
 		}

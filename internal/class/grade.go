@@ -16,12 +16,13 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/internal/timeline"
 )
 
 // Steps is how many steps the lab has: a score is steps passed of Steps.
-const Steps = 8
+var Steps = len(lab.Steps)
 
 // How a learner was graded: the gradebook's graded column.
 const (
@@ -96,7 +97,7 @@ type Learner struct {
 	ChecksTotal  int    `json:"checks_total"`
 	// FirstFailingStep is 0 when every step passes.
 	FirstFailingStep int `json:"first_failing_step,omitempty"`
-	// StepPassed is, per step 1..8, whether all its checks pass.
+	// StepPassed is, per lab step in order, whether all its checks pass.
 	StepPassed  []bool  `json:"step_passed"`
 	Diagnosis   string  `json:"diagnosis,omitempty"`
 	Flags       []Flag  `json:"flags"`
@@ -114,7 +115,7 @@ type Gradebook struct {
 	GradedAt    time.Time  `json:"graded_at"`
 	CnpaVersion string     `json:"cnpa_version"`
 	Learners    []*Learner `json:"learners"`
-	// StepPassRate is, per step 1..8, the share of learners with a
+	// StepPassRate is, per lab step in order, the share of learners with a
 	// submission who pass it.
 	StepPassRate []float64 `json:"step_pass_rate"`
 	// Diagnoses counts the learners per diagnosis, most first.
