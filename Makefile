@@ -16,9 +16,9 @@ TEST_TIMEOUT ?= 70m
 # Test packages mostly wait on the cluster (GC, resyncs, the lab's 8 s),
 # so more of them run at once than there are cores, but not many more: a
 # lab burns CPU for every second it waits, and its waits grow with the
-# load. 3 packages (learners with 2 cases at a time) took 22-24 min and
-# 2,118-2,409 CPU s in two fresh-clone runs, 4 (with 3) 25 min and 2,568
-# (docs/development.md, "Where the CPU goes").
+# load. On one machine from fresh clones, 3 packages (learners with 2
+# cases at a time) took 18-19 min and 1,782 CPU s, 4 (with 3) 23.5 min
+# and 2,473 (docs/development.md, "Before and after, on one machine").
 TEST_PARALLEL ?= 3
 # go test starts packages in the order it is given them, TEST_PARALLEL at a
 # time; ./... alone sorts them by name and starts the longest (learners,

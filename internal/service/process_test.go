@@ -114,7 +114,7 @@ func TestProcessKnownAsSoonAsStarted(t *testing.T) {
 		var seen string
 		if !known {
 			// Seen once in 2026-12-04's cold CI run (start 109 of 300),
-			// not again in 66,000 starts under load: say what the miss
+			// not again in 80,000 starts, most under load: say what the miss
 			// looked like, so that the next one tells its cause.
 			env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 			time.Sleep(100 * time.Millisecond)
