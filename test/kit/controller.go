@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,9 +31,9 @@ var (
 	builds  = map[string]string{} // build tags → binary path
 )
 
-// CnpaBinary builds cmd/cnpa (with the given build tags) once per test
-// binary; $CNPA_BIN overrides a build without tags. It goes to one fixed
-// path per user, checkout and tag set, written through a rename, so
+// CnpaBinary places cmd/cnpa (with the given build tags) once per test
+// binary (PlaceCnpa: a copy of $CNPA_BIN, or a build). It goes to one
+// fixed path per user, checkout and tag set, written through a rename, so
 // repeated runs reuse the space and a concurrent run never sees half a
 // binary, nor another checkout's (worktrees share the temp dir).
 func CnpaBinary(t testing.TB, tags ...string) string {
@@ -45,10 +44,6 @@ func CnpaBinary(t testing.TB, tags ...string) string {
 	if p, ok := builds[key]; ok {
 		return p
 	}
-	if p := os.Getenv("CNPA_BIN"); p != "" && key == "" {
-		builds[key] = p
-		return p
-	}
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -57,18 +52,14 @@ func CnpaBinary(t testing.TB, tags ...string) string {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
 	name := "cnpa"
 	if key != "" {
 		name += "-" + strings.Join(tags, "-")
 	}
 	tmp := filepath.Join(dir, fmt.Sprintf("%s.tmp-%d", name, os.Getpid()))
-	out, err := exec.Command(goTool, "build", "-tags", key, "-o", tmp, "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build cmd/cnpa: %v\n%s", err, out)
+	os.Remove(tmp) // a leftover of an earlier process with this pid
+	if err := PlaceCnpa(tmp, tags...); err != nil {
+		t.Fatal(err)
 	}
 	p := filepath.Join(dir, name)
 	if err := os.Rename(tmp, p); err != nil {

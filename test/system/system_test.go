@@ -20,6 +20,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/ui"
+	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/labassert"
 	"github.com/labhub/cnpa/test/nspawn"
 )
@@ -257,15 +258,15 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine, script strin
 	}
 }
 
-// hostBinaries puts cnpa (built for this test) and the kubebox kubectl in
+// hostBinaries puts cnpa (kit.PlaceCnpa's) and the kubebox kubectl in
 // one directory, bound read-only into the container at /opt/cnpa.
 func hostBinaries(t *testing.T) string {
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "cnpa"), "github.com/labhub/cnpa/cmd/cnpa").CombinedOutput(); err != nil {
-		t.Fatalf("build cnpa: %v\n%s", err, out)
+	if err := kit.PlaceCnpa(filepath.Join(dir, "cnpa")); err != nil {
+		t.Fatalf("cnpa binary: %v", err)
 	}
 	kb, err := testcluster.KubeboxPath()
 	if err != nil {
