@@ -13,7 +13,7 @@ import (
 
 // PrebuiltEnv names a cnpa binary already built from this checkout: `make
 // test` sets it to .bin/cnpa, which its build target has just brought up
-// to date, so that the nine test packages that run cnpa copy one binary
+// to date, so that the test packages that run cnpa copy one binary
 // instead of each linking its own (a link of cnpa is 2-3 CPU s, and a
 // package waits for it before its first test starts). Unset, as under a
 // bare `go test`, each package builds cnpa from the source it was
@@ -22,8 +22,10 @@ const PrebuiltEnv = "CNPA_BIN"
 
 // PlaceCnpa puts a cnpa binary (cmd/cnpa, with the given build tags) at
 // path: a copy of $CNPA_BIN when it is set and no tags are asked for,
-// else `go build`. Either way the file at path is the test's own, in a
-// directory of the test's, as the binary a learner installs is theirs.
+// else `go build`. A copy, not the path itself: the binary stays where
+// the tests have always run it from (their own temporary directories, as
+// the units they write name it), and nothing a test does to its binary
+// reaches .bin/cnpa.
 func PlaceCnpa(path string, tags ...string) error {
 	if p := os.Getenv(PrebuiltEnv); p != "" && len(tags) == 0 {
 		if err := copyFile(p, path); err != nil {

@@ -34,8 +34,10 @@ func TestPlaceCnpaCopiesThePrebuiltBinary(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("placed binary holds %q, want the prebuilt one's %q", got, want)
 	}
-	if fi, err := os.Stat(placed); err != nil || fi.Mode().Perm() != 0o755 {
-		t.Errorf("placed binary: mode %v (%v), want 0755", fi.Mode().Perm(), err)
+	if fi, err := os.Stat(placed); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o755 {
+		t.Errorf("placed binary: mode %v, want 0755", fi.Mode().Perm())
 	}
 
 	// A file already at the path is not written through: its content stays.
