@@ -1,16 +1,16 @@
 package main
 
 import (
-	"time"
-
 	"errors"
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -55,23 +55,23 @@ var checkCommand = &cli.Command{
 			return err
 		}
 		ctx := c.Context // cancelled by Ctrl-C, SIGTERM or SIGHUP (see run)
-		rep, err := check.Run(ctx, env, check.Options{Step: step, ProbeTimeout: c.Duration("timeout"),
+		rep, _, err := check.Run(ctx, env, check.Options{Step: step, ProbeTimeout: c.Duration("timeout"),
 			Progress: ui.New(os.Stderr, c.Bool("no-color"))})
 		if err != nil {
 			return cli.Exit(err.Error(), 2)
 		}
 		// Kept for `cnpa report --html`; failing to keep it costs the
 		// report its check results, not the grading, so it only warns.
-		if err := check.SaveLast(env.Dir, rep, time.Now()); err != nil {
+		if err := judge.SaveLast(env.Dir, rep, time.Now()); err != nil {
 			ui.New(os.Stderr, c.Bool("no-color")).Warn("could not keep this report for `cnpa report`: %v", err)
 		}
 		switch out {
 		case "json":
-			err = check.WriteJSON(os.Stdout, rep)
+			err = judge.WriteJSON(os.Stdout, rep)
 		case "junit":
-			err = check.WriteJUnit(os.Stdout, rep)
+			err = judge.WriteJUnit(os.Stdout, rep)
 		default:
-			check.WriteText(printer(c), rep)
+			judge.WriteText(printer(c), rep)
 		}
 		if err != nil {
 			return err

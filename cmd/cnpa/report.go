@@ -13,6 +13,7 @@ import (
 	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/report"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -49,7 +50,13 @@ var reportCommand = &cli.Command{
 			return err
 		}
 		alpha, unknown := liveAlpha(c)
-		p := report.Build(report.Options{Dir: dir, Alpha: alpha, AlphaUnknown: unknown, Now: time.Now(), Version: version})
+		o := report.Options{Dir: dir, Alpha: alpha, AlphaUnknown: unknown, Now: time.Now(), Version: version}
+		if st, err := labenv.LoadState(dir); err != nil {
+			o.StateProblem = err.Error()
+		} else if st != nil {
+			o.Engine = st.Engine
+		}
+		p := report.Build(o)
 		var buf bytes.Buffer
 		if err := report.Write(&buf, p); err != nil {
 			return fmt.Errorf("render the report: %w", err)

@@ -11,9 +11,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/check"
-	"github.com/labhub/cnpa/internal/class"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/submission"
+	"github.com/labhub/cnpa/internal/submit"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -67,7 +68,7 @@ var submitCommand = &cli.Command{
 			return err
 		}
 		progress := ui.New(os.Stderr, c.Bool("no-color"))
-		content, rep, err := class.Submit(c.Context, env, learner, version, check.Options{ProbeTimeout: c.Duration("timeout"), Progress: progress})
+		content, rep, err := submit.Submit(c.Context, env, learner, version, check.Options{ProbeTimeout: c.Duration("timeout"), Progress: progress})
 		var unreachable *check.UnreachableError
 		switch {
 		case errors.As(err, &unreachable):
@@ -75,7 +76,7 @@ var submitCommand = &cli.Command{
 		case err != nil:
 			return cli.Exit(err.Error(), 2)
 		}
-		if err := check.SaveLast(env.Dir, rep, time.Now()); err != nil {
+		if err := judge.SaveLast(env.Dir, rep, time.Now()); err != nil {
 			progress.Warn("could not keep this report for `cnpa report`: %v", err)
 		}
 		if err := submission.Write(out, content); err != nil {
@@ -84,10 +85,10 @@ var submitCommand = &cli.Command{
 		p := printer(c)
 		switch format {
 		case "json":
-			err = check.WriteJSON(os.Stdout, rep)
+			err = judge.WriteJSON(os.Stdout, rep)
 			p = progress
 		case "junit":
-			err = check.WriteJUnit(os.Stdout, rep)
+			err = judge.WriteJUnit(os.Stdout, rep)
 			p = progress
 		}
 		if err != nil {

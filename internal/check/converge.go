@@ -12,11 +12,20 @@ import (
 // learner's controller may leave it out. A spec no controller can serve,
 // or a namespace it must not adopt, leaves nothing owed but the finalizer.
 func pending(ts *teamspace.TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, finalizerOn bool) string {
-	gaps, _ := teamspace.FindGaps(ts, ns, q, finalizerOn)
-	if lab := gaps.Lab(); len(lab) > 0 {
-		return lab[0].String()
+	if g := firstGap(ts, ns, q, finalizerOn); g != nil {
+		return g.String()
 	}
 	return ""
+}
+
+// firstGap is the first thing a TeamSpace still lacks by LAB.md (see
+// pending), nil when it is converged.
+func firstGap(ts *teamspace.TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, finalizerOn bool) *teamspace.Gap {
+	gaps, _ := teamspace.FindGaps(ts, ns, q, finalizerOn)
+	if lab := gaps.Lab(); len(lab) > 0 {
+		return &lab[0]
+	}
+	return nil
 }
 
 // quotaSettled tells whether the quota controller has caught up with a

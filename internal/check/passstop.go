@@ -10,7 +10,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
@@ -43,10 +42,11 @@ func (s *stoppedPass) String() string {
 const logLines = 300
 
 // serviceLog is the end of the running controller's log: the service's
-// journal, or process mode's log file ("" when there is none).
-func serviceLog(ctx context.Context, env *labenv.Env) string {
+// journal, or process mode's log file ("" when there is none, and from
+// another machine than the learner's).
+func (r *run) serviceLog(ctx context.Context) string {
 	var b bytes.Buffer
-	if err := env.Service.Logs(ctx, logLines, &b); err != nil {
+	if err := r.svc.Logs(ctx, logLines, &b); err != nil {
 		return ""
 	}
 	return b.String()
@@ -69,8 +69,8 @@ func lastErrorAbout(log, name string) string {
 // stoppedPassAt says whether the controller's pass stops at TeamSpace name,
 // given that witness, listed right after it, was not served: the log holds
 // an error about name. nil when it does not.
-func stoppedPassAt(ctx context.Context, env *labenv.Env, name, witness string) *stoppedPass {
-	if line := lastErrorAbout(serviceLog(ctx, env), name); line != "" {
+func (r *run) stoppedPassAt(ctx context.Context, name, witness string) *stoppedPass {
+	if line := lastErrorAbout(r.serviceLog(ctx), name); line != "" {
 		return &stoppedPass{at: name, err: line, after: []string{witness}}
 	}
 	return nil
@@ -80,12 +80,12 @@ func stoppedPassAt(ctx context.Context, env *labenv.Env, name, witness string) *
 // waited: a TeamSpace listed before it ends every pass (with the error the
 // log shows), or the log's last error about the probe itself. "" when the
 // log shows neither.
-func stopsBefore(ctx context.Context, env *labenv.Env, probe string) string {
-	log := serviceLog(ctx, env)
+func (r *run) stopsBefore(ctx context.Context, probe string) string {
+	log := r.serviceLog(ctx)
 	if log == "" {
 		return ""
 	}
-	list, err := env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
+	list, err := r.env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return ""
 	}

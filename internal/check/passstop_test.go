@@ -1,13 +1,10 @@
 package check
 
 import (
-	"bytes"
-	"encoding/xml"
+	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/labhub/cnpa/internal/ui"
 )
 
 // The log lines that name a TeamSpace's failure, as kubectl, the admission
@@ -62,35 +59,22 @@ func TestWitnessWait(t *testing.T) {
 	}
 }
 
-// A note keeps its id everywhere, is counted apart, and fails nothing: not
-// the report, not its JUnit testcase.
-func TestNoteIsNotAFailure(t *testing.T) {
-	c := &checker{}
-	c.add("step3.foreign_namespace_left_alone", 3, "not adopted", "leave it alone",
-		verdict{want: "no ownerReference", got: "adopted", note: "hands a stranger's namespace to the garbage collector", optional: true})
-	c.add("step4.service_active", 4, "running", "", holds(true, "active", "active"))
-	r := &Report{}
-	r.finish(0, c.checks)
-	if !r.OK() || r.Notes != 1 || r.Passed != 1 || r.Failed != 0 || r.Checks[0].Status != Note {
-		t.Fatalf("report %+v: want OK, 1 note, 1 passed", r)
+func TestDiff(t *testing.T) {
+	a := &snapshot{rv: map[string]string{"teamspace/a": "1", "namespace/team-a": "2", "teamspace/b": "3"},
+		owner: map[string]string{"teamspace/a": "a", "namespace/team-a": "a", "teamspace/b": "b"}}
+	b := &snapshot{rv: map[string]string{"teamspace/a": "1", "namespace/team-a": "5", "teamspace/b": "4", "resourcequota/team-b/team-quota": "6"},
+		owner: map[string]string{"teamspace/a": "a", "namespace/team-a": "a", "teamspace/b": "b", "resourcequota/team-b/team-quota": "b"}}
+	tests := []struct {
+		name    string
+		excused map[string]string
+		want    []string
+	}{
+		{"nothing excused", nil, []string{"namespace/team-a written (resourceVersion 2→5)", "resourcequota/team-b/team-quota created", "teamspace/b written (resourceVersion 3→4)"}},
+		{"b was behind", map[string]string{"b": "quota missing"}, []string{"namespace/team-a written (resourceVersion 2→5)"}},
 	}
-	var text bytes.Buffer
-	WriteText(ui.New(&text, true), r)
-	for _, want := range []string{"i step3.foreign_namespace_left_alone", "note: hands a stranger's namespace", "1 passed, 0 failed, 1 note"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("text output lacks %q:\n%s", want, text.String())
+	for _, tt := range tests {
+		if got := diff(a, b, tt.excused); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
 		}
-	}
-	var junit bytes.Buffer
-	if err := WriteJUnit(&junit, r); err != nil {
-		t.Fatal(err)
-	}
-	var doc JUnitSuites
-	if err := xml.Unmarshal(junit.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	tc := doc.Suites[0].Cases[0]
-	if doc.Failures != 0 || tc.Name != "step3.foreign_namespace_left_alone" || tc.Failure != nil || !strings.Contains(tc.SystemOut, "note: hands") {
-		t.Errorf("JUnit: %d failures, case %+v: want the note as a passing testcase with its id", doc.Failures, tc)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
@@ -174,8 +174,10 @@ func diff(a, b *snapshot, excused map[string]string) []string {
 // scriptRun is how long one run of reconcile.sh may take.
 const scriptRun = 2 * time.Minute
 
-// rerunChecks run <dir>/reconcile.sh twice more, as the lab's grader does,
-// and prove it wrote nothing. Phases:
+var _ = fills(probeRerun, judge.ProbeScriptRuns, judge.ProbeRerunWritesNothing)
+
+// probeRerun runs <dir>/reconcile.sh twice more, as the lab's grader
+// does, and proves it wrote nothing. Phases:
 //  1. the script exists and is executable (step3.script_runs);
 //  2. snapshot, run, snapshot, run, snapshot (each snapshot after the quota
 //     controller caught up);
@@ -183,28 +185,25 @@ const scriptRun = 2 * time.Minute
 //     a TeamSpace that was not converged before the first run may change in
 //     that run: the script then did its job, and the drift itself fails the
 //     check that looks at it (step5.quota_in_sync, say).
-func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
-	const (
-		runsID  = "step3.script_runs"
-		writeID = "step3.rerun_writes_nothing"
-	)
-	runsTitle := labenv.ScriptName + " runs to its end, twice"
-	writeTitle := "running " + labenv.ScriptName + " twice more writes nothing (TeamSpaces, their namespaces, quotas)"
+func probeRerun(ctx context.Context, r *run) []judge.Verdict {
+	r.opts.Progress.Note("… running %s twice more to see that it writes nothing", lab.ScriptName)
+	runs, writes := rerun(ctx, r.env, judge.ProbeScriptRuns.Hint(r.facts))
+	return []judge.Verdict{runs, writes}
+}
+
+// rerun is probeRerun's two verdicts; hint is the advice when the script
+// is not there to run.
+func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes judge.Verdict) {
+	runsID := judge.ProbeScriptRuns.ID
 	path := env.ScriptPath()
-	hint := "run `cnpa step 3` again: it installs " + labenv.ScriptName
-	if env.Engine == labenv.EngineOwn {
-		hint = "with --engine own, " + labenv.ScriptName + " is yours: put it back at " + path + " (executable), as LAB.md step 3 asks"
-	}
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
-		c.add(runsID, lab.Reconcile.Number, runsTitle, hint, holds(false, "an executable "+path, "missing"))
-		c.add(writeID, lab.Reconcile.Number, writeTitle, "", skipped("no script to run (see "+runsID+")"))
-		return
+		return judge.Holds(false, "an executable "+path, "missing"), judge.Skipped("no script to run (see " + runsID + ")")
 	case fi.Mode()&0o111 == 0:
-		c.add(runsID, lab.Reconcile.Number, runsTitle, "make it executable: `chmod +x "+path+"`", holds(false, "an executable "+path, "not executable, mode "+fi.Mode().String()))
-		c.add(writeID, lab.Reconcile.Number, writeTitle, "", skipped("no script to run (see "+runsID+")"))
-		return
+		v := judge.Holds(false, "an executable "+path, "not executable, mode "+fi.Mode().String())
+		v.Hint = "make it executable: `chmod +x " + path + "`"
+		return v, judge.Skipped("no script to run (see " + runsID + ")")
 	}
 	finalizerOn := env.State != nil && env.State.Finalizer
 	var (
@@ -220,9 +219,7 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 	for i := 0; i <= 2; i++ {
 		s, err := takeSnapshot(ctx, env, finalizerOn)
 		if err != nil {
-			c.add(runsID, lab.Reconcile.Number, runsTitle, hint, skipped("cannot read the cluster: "+err.Error()))
-			c.add(writeID, lab.Reconcile.Number, writeTitle, "", skipped("cannot read the cluster: "+err.Error()))
-			return
+			return judge.Skipped("cannot read the cluster: " + err.Error()), judge.Skipped("cannot read the cluster: " + err.Error())
 		}
 		snaps = append(snaps, s)
 		if i == 2 {
@@ -237,23 +234,22 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 		case errors.As(err, &exit) && exit.Exited() && ctx.Err() == nil:
 			exits = append(exits, fmt.Sprintf("run %d: %v: %s", i+1, err, ui.Clean(lastChars(out, 400))))
 		default:
-			c.add(runsID, lab.Reconcile.Number, runsTitle, "run it by hand to see why: `"+path+"`; "+hint,
-				holds(false, "it runs to its end", fmt.Sprintf("run %d %s: %v: %s", i+1, as, err, ui.Clean(lastChars(out, 400)))))
-			c.add(writeID, lab.Reconcile.Number, writeTitle, "", skipped("the script did not run (see "+runsID+")"))
-			return
+			v := judge.Holds(false, "it runs to its end", fmt.Sprintf("run %d %s: %v: %s", i+1, as, err, ui.Clean(lastChars(out, 400))))
+			v.Hint = "run it by hand to see why: `" + path + "`; " + hint
+			return v, judge.Skipped("the script did not run (see " + runsID + ")")
 		}
 	}
-	runs := holds(true, "it runs to its end, twice", "exit status 0, twice, "+as)
+	runs = judge.Holds(true, "it runs to its end, twice", "exit status 0, twice, "+as)
 	if len(exits) > 0 {
-		runs = verdict{want: "exit status 0", got: strings.Join(exits, "; ") + " (" + as + ")", optional: true,
-			note: "LAB.md does not ask for exit status 0, so this is no failure; but a loop or a person reading the status " +
+		runs = judge.Verdict{Want: "exit status 0", Got: strings.Join(exits, "; ") + " (" + as + ")", Optional: true,
+			Note: "LAB.md does not ask for exit status 0, so this is no failure; but a loop or a person reading the status " +
 				"takes a non-zero exit for a failed pass"}
 		if len(refused) > 0 {
-			runs.note += ". The API server refused it " + as + ": " + strings.Join(refused, "; ") +
+			runs.Note += ". The API server refused it " + as + ": " + strings.Join(refused, "; ") +
 				" (the service runs it so too: what root may do, the service's identity may not)"
 		}
 	}
-	c.add(runsID, lab.Reconcile.Number, runsTitle, "run it by hand to see why: `"+path+"`", runs)
+	runs.Hint = "run it by hand to see why: `" + path + "`"
 
 	first := diff(snaps[0], snaps[1], snaps[0].pending)
 	second := diff(snaps[1], snaps[2], nil)
@@ -276,23 +272,12 @@ func rerunChecks(ctx context.Context, env *labenv.Env, c *checker) {
 		if len(snaps[0].pending) > 0 {
 			actual += fmt.Sprintf(" (the first run converged %s, which were behind)", keys(snaps[0].pending))
 		}
-		c.add(writeID, lab.Reconcile.Number, writeTitle, "", holds(true, want, actual))
-		return
+		return runs, judge.Holds(true, want, actual)
 	}
 	if u := snaps[2].unsettled; len(u) > 0 {
 		got = append(got, fmt.Sprintf("the quota controller had not caught up with %v after %s", u, settleWait))
 	}
-	fix := "a pass must compare desired with actual and write only what differs: make " + labenv.ScriptName + " skip objects that already match"
-	if env.Engine != labenv.EngineOwn {
-		if why, err := evidence.Theirs(env.Dir, labenv.ScriptName); err == nil && why != "" {
-			// Step 3 never overwrites a script of the learner's.
-			fix += fmt.Sprintf(" (%s; cnpa's %s engine has one that does: move yours away, `mv %s %s.mine`, then `cnpa step 3` installs it)",
-				why, env.Engine, labenv.QuoteArg(path), labenv.QuoteArg(path))
-		} else {
-			fix += " (`cnpa step 3` installs one that does)"
-		}
-	}
-	c.add(writeID, lab.Reconcile.Number, writeTitle, fix, holds(false, want, strings.Join(got, "; ")))
+	return runs, judge.Holds(false, want, strings.Join(got, "; "))
 }
 
 // runScript runs reconcile.sh as the service runs it (under its identity

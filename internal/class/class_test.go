@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/class"
 	"github.com/labhub/cnpa/internal/class/classtest"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/submission"
 )
 
@@ -63,7 +63,7 @@ func learner(t *testing.T, gb *class.Gradebook, name string) *class.Learner {
 
 // setStatus sets one recorded check's status, as a learner editing the
 // file would.
-func setStatus(t *testing.T, c *submission.Content, id string, st check.Status) {
+func setStatus(t *testing.T, c *submission.Content, id string, st judge.Status) {
 	t.Helper()
 	for i := range c.Checks {
 		if c.Checks[i].ID == id {
@@ -90,7 +90,7 @@ func TestGradeClass(t *testing.T) {
 	if err := classtest.Record(cy); err != nil {
 		t.Fatal(err)
 	}
-	setStatus(t, cy, "step5.reverted_to", check.Pass)
+	setStatus(t, cy, "step5.reverted_to", judge.Pass)
 	// dee copied ada's evidence files into her own lab and submitted.
 	dee := good(t, "dee", 4)
 	dee.Evidence = ada.Evidence
@@ -111,7 +111,7 @@ func TestGradeClass(t *testing.T) {
 		{"ada", class.GradedOffline, "", "copied-by:dee; same-cluster-as:eli", 8, 0},
 		{"bob", class.GradedOffline, "", "", 7, 5},
 		{"cy", class.GradedOffline, "", "tampered", 7, 5},
-		{"dee", class.GradedOffline, lab.MistakeStale, "copied-from:ada", 4, 1},
+		{"dee", class.GradedOffline, lab.MistakeStale.Name, "copied-from:ada", 4, 1},
 		{"eli", class.GradedOffline, "", "cnpa-version:v0.9; same-cluster-as:ada", 8, 0},
 		{"fay", class.GradedMissing, "", "no-submission", 0, 1},
 	} {
@@ -132,7 +132,7 @@ func TestGradeClass(t *testing.T) {
 	}
 	// The probes cannot be judged offline: they are the record's, as reported.
 	for _, c := range learner(t, gb, "ada").Checks {
-		if want := contains(check.ProbeIDs, c.ID); c.AsReported != want {
+		if want := contains(judge.ProbeIDs, c.ID); c.AsReported != want {
 			t.Errorf("ada %s: as reported %v, want %v", c.ID, c.AsReported, want)
 		}
 	}

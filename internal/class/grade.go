@@ -15,10 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/submission"
-	"github.com/labhub/cnpa/internal/timeline"
 )
 
 // Steps is how many steps the lab has: a score is steps passed of Steps.
@@ -73,18 +72,6 @@ func (f Flag) String() string {
 	return f.Kind + ":" + f.With
 }
 
-// Check is one check of a learner as graded.
-type Check struct {
-	check.Check
-	Diagnosis string `json:"diagnosis,omitempty"`
-	// AsReported: the check is the learner's own run's, taken from the
-	// submission: it looks at what only the VM can see, or needs a probe
-	// that could not be made here.
-	AsReported bool `json:"as_reported,omitempty"`
-	// Recorded is the status the submission recorded, when it differs.
-	Recorded check.Status `json:"recorded,omitempty"`
-}
-
 // Learner is one row of the gradebook.
 type Learner struct {
 	Name string `json:"learner"`
@@ -98,14 +85,14 @@ type Learner struct {
 	// FirstFailingStep is 0 when every step passes.
 	FirstFailingStep int `json:"first_failing_step,omitempty"`
 	// StepPassed is, per lab step in order, whether all its checks pass.
-	StepPassed  []bool  `json:"step_passed"`
-	Diagnosis   string  `json:"diagnosis,omitempty"`
-	Flags       []Flag  `json:"flags"`
-	Checks      []Check `json:"checks"`
-	CnpaVersion string  `json:"cnpa_version,omitempty"`
-	SubmittedAt string  `json:"submitted_at,omitempty"`
-	Cluster     string  `json:"cluster,omitempty"`
-	File        string  `json:"file,omitempty"`
+	StepPassed  []bool        `json:"step_passed"`
+	Diagnosis   string        `json:"diagnosis,omitempty"`
+	Flags       []Flag        `json:"flags"`
+	Checks      []judge.Check `json:"checks"`
+	CnpaVersion string        `json:"cnpa_version,omitempty"`
+	SubmittedAt string        `json:"submitted_at,omitempty"`
+	Cluster     string        `json:"cluster,omitempty"`
+	File        string        `json:"file,omitempty"`
 
 	sub *submission.Submission
 }
@@ -145,13 +132,13 @@ type Options struct {
 // facts it recorded, every check that can be judged so; the probes' are
 // the recorded ones, as reported. It returns the learner's checks and the
 // ids whose recorded status disagrees.
-func Offline(s *submission.Submission) (checks []Check, disagree []string, err error) {
+func Offline(s *submission.Submission) (checks []judge.Check, disagree []string, err error) {
 	dir, err := os.MkdirTemp("", "cnpa-class-")
 	if err != nil {
 		return nil, nil, err
 	}
 	defer os.RemoveAll(dir)
-	if err := s.Materialize(dir, filepath.Join(dir, timeline.OwnDir)); err != nil {
+	if err := s.Materialize(dir, filepath.Join(dir, lab.OwnDir)); err != nil {
 		return nil, nil, fmt.Errorf("%s: unpack the evidence: %w", s.Path, err)
 	}
 	again := rejudge(dir, s.Facts)
@@ -162,8 +149,8 @@ func Offline(s *submission.Submission) (checks []Check, disagree []string, err e
 // recorded one as reported for the rest (asReported also forces ids to
 // the record); disagree lists the ids whose recorded status differs from
 // the judged one, or that the record lacks.
-func merge(s *submission.Submission, judged *check.Report, asReported func(id string) bool) (checks []Check, disagree []string, err error) {
-	recorded := map[string]submission.Check{}
+func merge(s *submission.Submission, judged *judge.Report, asReported func(id string) bool) (checks []judge.Check, disagree []string, err error) {
+	recorded := map[string]judge.Check{}
 	for _, c := range s.Checks {
 		recorded[c.ID] = c
 	}
@@ -174,12 +161,16 @@ func merge(s *submission.Submission, judged *check.Report, asReported func(id st
 		if asReported(j.ID) && ok {
 			continue
 		}
-		if j.Status == check.Fail && ok && r.Status == check.Fail && check.Diagnose(j, s.Facts) == "" && r.Actual != j.Actual {
+		// Diagnosed against the facts the learner's run recorded, as the
+		// record was.
+		c := judge.Rediagnose(j, s.Facts)
+		if c.Status == judge.Fail && ok && r.Status == judge.Fail && c.Diagnosis.IsZero() && r.Actual != c.Actual {
 			// Seen from here the failure may not say why (the service's
-			// log is on the VM); the learner's own run may have.
-			j.Actual += "; as the learner's run saw it: " + r.Actual
+			// log is on the VM); the learner's own run may have, and its
+			// diagnosis with it.
+			c.Actual += "; as the learner's run saw it: " + r.Actual
+			c.Diagnosis = judge.Diagnose(r, s.Facts)
 		}
-		c := Check{Check: j, Diagnosis: check.Diagnose(j, s.Facts)}
 		switch {
 		case !ok:
 			disagree = append(disagree, j.ID+" (not recorded)")
@@ -193,7 +184,9 @@ func merge(s *submission.Submission, judged *check.Report, asReported func(id st
 		if seen[r.ID] && !asReported(r.ID) {
 			continue
 		}
-		checks = append(checks, Check{Check: r.Check, Diagnosis: check.Diagnose(r.Check, s.Facts), AsReported: true})
+		r = judge.Rediagnose(r, s.Facts)
+		r.AsReported = true
+		checks = append(checks, r)
 	}
 	sort.SliceStable(checks, func(i, j int) bool { return checks[i].Step < checks[j].Step })
 	return checks, disagree, nil
@@ -211,7 +204,7 @@ func reportedFailed(s *submission.Submission, id string) bool {
 	}
 	for _, c := range s.Checks {
 		if c.ID == id {
-			return c.Status == check.Fail
+			return c.Status == judge.Fail
 		}
 	}
 	return false
@@ -225,10 +218,8 @@ func (l *Learner) score() {
 		l.StepPassed[i] = true
 	}
 	l.ChecksPassed, l.ChecksTotal = 0, len(l.Checks)
-	var plain []check.Check
 	for _, c := range l.Checks {
-		plain = append(plain, c.Check)
-		ok := c.Status == check.Pass || c.Status == check.Note
+		ok := c.Status == judge.Pass || c.Status == judge.Note
 		if ok {
 			l.ChecksPassed++
 		}
@@ -246,11 +237,11 @@ func (l *Learner) score() {
 			l.FirstFailingStep = i + 1
 		}
 	}
-	var facts *check.Facts
+	var facts *judge.Facts
 	if l.sub != nil {
 		facts = l.sub.Facts
 	}
-	l.Diagnosis = check.LabDiagnosis(plain, facts)
+	l.Diagnosis = judge.LabDiagnosis(l.Checks, facts)
 }
 
 // Grade makes the gradebook of subs (one per learner; see Load). Phases:
@@ -271,7 +262,7 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 		if lr := opts.Live[s.Learner]; lr != nil {
 			l.Graded, l.GradedDetail = lr.Graded, lr.Detail
 			if lr.Report != nil {
-				l.Checks, _, _ = merge(s, lr.Report, func(id string) bool { return slices.Contains(check.VMIDs, id) || reportedFailed(s, id) })
+				l.Checks, _, _ = merge(s, lr.Report, func(id string) bool { return slices.Contains(judge.VMIDs, id) || reportedFailed(s, id) })
 			}
 		}
 		if len(disagree) > 0 {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/submission"
-	"github.com/labhub/cnpa/internal/timeline"
 )
 
 // ClassFile is CLASS.yaml: how to reach each learner's cluster.
@@ -165,7 +165,7 @@ func gradeOne(ctx context.Context, r Reach, s *submission.Submission, opts LiveO
 		return res(GradedUnreachable, err.Error(), nil)
 	}
 	defer os.RemoveAll(dir)
-	if err := s.Materialize(dir, filepath.Join(dir, timeline.OwnDir)); err != nil {
+	if err := s.Materialize(dir, filepath.Join(dir, lab.OwnDir)); err != nil {
 		return res(GradedUnreachable, err.Error(), nil)
 	}
 	env := &labenv.Env{Dir: dir, Target: t, Clients: clients, Engine: s.Facts.Engine}
@@ -175,7 +175,7 @@ func gradeOne(ctx context.Context, r Reach, s *submission.Submission, opts LiveO
 		lctx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		defer cancel()
 	}
-	rep, err := check.RunRemote(lctx, env, s.Facts, check.Options{ProbeTimeout: opts.ProbeTimeout})
+	rep, _, err := check.Run(lctx, env, check.Options{ProbeTimeout: opts.ProbeTimeout, Reported: s.Facts})
 	var unreachable *check.UnreachableError
 	switch {
 	case err == nil:

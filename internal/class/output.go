@@ -2,13 +2,12 @@ package class
 
 import (
 	"encoding/csv"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
-	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -57,52 +56,19 @@ func WriteJSON(w io.Writer, gb *Gradebook) error { return ui.WriteJSON(w, gb) }
 // WriteJUnit writes one testsuite per learner and one testcase per check;
 // a learner with no submission is a suite with one failing testcase.
 func WriteJUnit(w io.Writer, gb *Gradebook) error {
-	doc := check.JUnitSuites{Name: "cnpa class grade"}
+	doc := judge.JUnitSuites{Name: "cnpa class grade"}
 	for _, l := range gb.Learners {
-		s := check.JUnitSuite{Name: l.Name}
+		var cases []judge.JUnitCase
 		if l.Graded == GradedMissing {
-			s.Cases = append(s.Cases, check.JUnitCase{Name: "submission", ClassName: "cnpa.class." + l.Name,
-				Failure: &check.JUnitFailure{Type: "missing", Message: "no submission", Text: "on the roster, but no submission"}})
+			cases = append(cases, judge.JUnitCase{Name: "submission", ClassName: "cnpa.class." + l.Name,
+				Failure: &judge.JUnitFailure{Type: "missing", Message: "no submission", Text: "on the roster, but no submission"}})
 		}
 		for _, c := range l.Checks {
-			tc := check.JUnitCase{Name: c.ID, ClassName: fmt.Sprintf("cnpa.class.%s.step%d", l.Name, c.Step), SystemOut: c.Title + ": " + c.Actual}
-			if c.AsReported {
-				tc.SystemOut += " (as reported)"
-			}
-			switch c.Status {
-			case check.Fail:
-				tc.Failure = &check.JUnitFailure{Type: "fail", Message: c.Title,
-					Text: fmt.Sprintf("found:    %s\nexpected: %s\nhint:     %s\ndiagnosis: %s", c.Actual, c.Expected, c.Hint, c.Diagnosis)}
-			case check.Skip:
-				tc.Skipped = &check.JUnitSkipped{Message: c.Actual}
-			case check.Note:
-				tc.SystemOut += "\nnote: " + c.Note
-			}
-			s.Cases = append(s.Cases, tc)
+			cases = append(cases, judge.JUnitOf(c, fmt.Sprintf("cnpa.class.%s.step%d", l.Name, c.Step), true))
 		}
-		for _, c := range s.Cases {
-			s.Tests++
-			if c.Failure != nil {
-				s.Failures++
-			}
-			if c.Skipped != nil {
-				s.Skipped++
-			}
-		}
-		doc.Tests += s.Tests
-		doc.Failures += s.Failures
-		doc.Skipped += s.Skipped
-		doc.Suites = append(doc.Suites, s)
+		doc.Add(l.Name, cases)
 	}
-	data, err := xml.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", data)
-	return err
+	return judge.WriteJUnitDoc(w, doc)
 }
 
 // WriteText prints the gradebook for people: one line per learner, then
@@ -138,14 +104,7 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 		p.Line("")
 		p.Title("Diagnoses")
 		for _, d := range gb.Diagnoses {
-			p.Line("  %s: %s (%s)", plural(len(d.Learners), "learner"), d.Diagnosis, strings.Join(d.Learners, ", "))
+			p.Line("  %s: %s (%s)", judge.Plural(len(d.Learners), "learner"), d.Diagnosis, strings.Join(d.Learners, ", "))
 		}
 	}
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/report"
-	"github.com/labhub/cnpa/internal/timeline"
 )
 
 //go:embed page.html.tmpl
@@ -92,30 +92,20 @@ func learnerReport(l *Learner, prefix string, gb *Gradebook) (template.HTML, err
 	}
 	defer os.RemoveAll(dir)
 	s := l.sub
-	if err := s.Materialize(dir, filepath.Join(dir, timeline.OwnDir)); err != nil {
+	if err := s.Materialize(dir, filepath.Join(dir, lab.OwnDir)); err != nil {
 		return "", err
 	}
-	rep := &check.Report{Dir: s.Facts.Dir, Server: s.Cluster.Server}
+	rep := &judge.Report{Dir: s.Facts.Dir, Server: s.Cluster.Server}
 	for _, c := range l.Checks {
-		cc := c.Check
 		if c.AsReported {
-			cc.Actual += " (as reported)"
+			c.Actual += " (as reported)"
 		}
-		rep.Checks = append(rep.Checks, cc)
-		switch c.Status {
-		case check.Pass:
-			rep.Passed++
-		case check.Fail:
-			rep.Failed++
-		case check.Skip:
-			rep.Skipped++
-		case check.Note:
-			rep.Notes++
-		}
+		rep.Checks = append(rep.Checks, c)
 	}
+	rep.Finish(0)
 	// Saved after the evidence is unpacked, so the page does not call it
 	// older than the evidence.
-	if err := check.SaveLast(dir, rep, time.Now()); err != nil {
+	if err := judge.SaveLast(dir, rep, time.Now()); err != nil {
 		return "", err
 	}
 	p := report.Build(report.Options{Dir: dir, Alpha: s.Facts.Alpha, Now: gb.GradedAt, Version: gb.CnpaVersion})

@@ -3,20 +3,21 @@ package class
 import (
 	"encoding/json"
 
-	"github.com/labhub/cnpa/internal/check"
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/submission"
 )
 
 // This file is the class's one door to the lab's rules: judging evidence
-// again (check.Rejudge, which applies the rules of the lab), and which
+// again (judge.Judge, which applies the rules of the lab), and which
 // evidence keys name which object. When the rules move, only this file
 // follows.
 
 // rejudge judges the evidence materialized in dir again, against the
-// facts the learner's own run recorded.
-func rejudge(dir string, facts *check.Facts) *check.Report { return check.Rejudge(dir, facts) }
+// facts the learner's own run recorded: every check of the files and of
+// the cluster as it was then. The probes are not in it: they need the
+// cluster and the VM, and only their recorded result is known.
+func rejudge(dir string, facts *judge.Facts) *judge.Report { return judge.Judge(lab.Read(dir), facts) }
 
 // The objects whose uids the evidence records. A uid is made by the API
 // server when the object is created, so two learners' evidence holding
@@ -36,7 +37,7 @@ var uidKeys = []struct{ file, key, object string }{
 	{lab.DriftFile, "deleted_uid", objQuota},
 	{lab.DriftFile, "restored_uid", objQuota},
 	{lab.CleanupFile, "uid", objBeta},
-	{evidence.ArchiveDir + "/beta.json", "uid", objBeta},
+	{lab.BetaArchive, "uid", objBeta},
 	{lab.ReportFile, "archived", objBeta},
 }
 
@@ -63,7 +64,7 @@ func objectUIDs(c *submission.Content) map[string]string {
 
 // ownUIDs are the uids of the objects the learner's own cluster held when
 // the submission was made: whose evidence a shared uid really is.
-func ownUIDs(f *check.Facts) map[string]bool {
+func ownUIDs(f *judge.Facts) map[string]bool {
 	out := map[string]bool{}
 	if f == nil {
 		return out

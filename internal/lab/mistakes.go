@@ -1,40 +1,104 @@
 package lab
 
-import "github.com/labhub/cnpa/internal/teamspace"
+import (
+	"encoding/json"
 
-// The mistakes LAB.md warns about, each worded once: the steps' diagnosis
-// (package steps) and the grader's hints (package check) put these words
-// around what they observed, so that a learner reads the same advice for
-// the same mistake wherever it is caught.
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+// Mistake is one classic mistake of a learner's controller, as a value: a
+// verdict carries it (judge.Check.Diagnosis, the steps' diagnosis), so that
+// telling which mistake a failure points to is a lookup, never a match on
+// the words of a message. Name is a few words for counting it across a
+// class ("7 learners: status sent to the main endpoint"); Advice, when it
+// has one of its own, is what to do instead, worded once: the steps'
+// diagnosis and the grader's hints put these words around what they
+// observed, so that a learner reads the same advice for the same mistake
+// wherever it is caught.
+type Mistake struct {
+	Name   string
+	Advice string
+}
+
+// String is the mistake's name.
+func (m Mistake) String() string { return m.Name }
+
+// IsZero tells whether m names no mistake.
+func (m Mistake) IsZero() bool { return m.Name == "" }
+
+// MarshalJSON writes a mistake as its name: the form a submission and a
+// report keep (the advice is this cnpa's, looked up again when read).
+func (m Mistake) MarshalJSON() ([]byte, error) { return json.Marshal(m.Name) }
+
+// UnmarshalJSON reads a mistake's name back into the mistake; a name this
+// cnpa does not know (another version's) is kept as a name alone.
+func (m *Mistake) UnmarshalJSON(data []byte) error {
+	var name string
+	if err := json.Unmarshal(data, &name); err != nil {
+		return err
+	}
+	*m = MistakeNamed(name)
+	return nil
+}
+
+// MistakeNamed is the mistake of that name; a name none has gives a
+// mistake with that name and no advice.
+func MistakeNamed(name string) Mistake {
+	for _, m := range Mistakes {
+		if m.Name == name {
+			return m
+		}
+	}
+	return Mistake{Name: name}
+}
+
+// The advice for the mistakes LAB.md warns about, each worded once.
 const (
-	// KeepOtherFinalizers is the finalizer patch that overwrites the whole
-	// list, deleting other controllers' finalizers.
+	// KeepOtherFinalizers is the advice against the finalizer patch that
+	// overwrites the whole list, deleting other controllers' finalizers.
 	KeepOtherFinalizers = "add " + teamspace.Finalizer + " to every TeamSpace without a deletionTimestamp, " +
 		"keeping the other finalizers (merge it into the list; never overwrite the list)"
-	// ArchiveThenRelease is letting a TeamSpace go before its record is
-	// written, or taking other controllers' finalizers with ours.
+	// ArchiveThenRelease is the advice against letting a TeamSpace go
+	// before its record is written, or taking other controllers'
+	// finalizers with ours.
 	ArchiveThenRelease = "for a TeamSpace with a deletionTimestamp, write archive/<name>.json first and then remove only " +
 		teamspace.Finalizer
-	// StatusViaSubresource is status patched to the main endpoint: with a
-	// status subresource the server drops it and prints only `patched (no
-	// change)`.
+	// StatusViaSubresource is the advice against status patched to the
+	// main endpoint: with a status subresource the server drops it and
+	// prints only `patched (no change)`.
 	StatusViaSubresource = "status sent to the main endpoint is dropped (`patched (no change)`); write it through the " +
 		"status subresource, `kubectl patch teamspace <name> --subresource=status --type=merge -p '{\"status\":{...}}'`"
 )
 
-// The classic mistakes as names, in few words, for counting them (the
-// constants above are the advice): what an instructor counts across a
-// class ("7 learners: status sent to the main endpoint"). Each is one of
-// LAB.md's warnings or one of the learner corpus's mistakes.
-const (
-	MistakeStatusMain     = "status sent to the main endpoint"
-	MistakeNoOwner        = "namespace without an ownerReference to its TeamSpace"
-	MistakeQuotaSpec      = "quota not taken from the spec (hard-coded pods or spec.cpu ignored)"
-	MistakeWritesEachPass = "a pass writes although nothing changed"
-	MistakeFinalizerList  = "finalizer list overwritten: other controllers' finalizers lost"
-	MistakeNoArchive      = "finalizer removed without the archive record"
-	MistakeEdge           = "edge-triggered: a deleted quota, or a change made while stopped, is missed"
-	MistakeNotRunning     = "controller not running"
-	MistakeStale          = "evidence does not describe this cluster (edited, copied or left from an earlier run)"
-	MistakeCRD            = "CRD not as LAB.md step 1 asks"
+// The classic mistakes: LAB.md's warnings and the learner corpus's
+// mistakes, then what one pass of a controller can leave out (the steps'
+// diagnosis of a TeamSpace's gaps, teamspace.FindGaps).
+var (
+	MistakeStatusMain = Mistake{Name: "status sent to the main endpoint", Advice: StatusViaSubresource}
+	MistakeNoOwner    = Mistake{Name: "namespace without an ownerReference to its TeamSpace"}
+	MistakeQuotaSpec  = Mistake{Name: "quota not taken from the spec (hard-coded pods or spec.cpu ignored)",
+		Advice: "hard.pods must be the TeamSpace's spec.pods and hard.requests.cpu its spec.cpu (default \"1\"), " +
+			"nothing else: is one of them hard-coded, or spec.cpu ignored?"}
+	MistakeWritesEachPass = Mistake{Name: "a pass writes although nothing changed"}
+	MistakeFinalizerList  = Mistake{Name: "finalizer list overwritten: other controllers' finalizers lost", Advice: KeepOtherFinalizers}
+	MistakeNoArchive      = Mistake{Name: "finalizer removed without the archive record", Advice: ArchiveThenRelease}
+	MistakeEdge           = Mistake{Name: "edge-triggered: a deleted quota, or a change made while stopped, is missed"}
+	MistakeNotRunning     = Mistake{Name: "controller not running"}
+	MistakeStale          = Mistake{Name: "evidence does not describe this cluster (edited, copied or left from an earlier run)"}
+	MistakeCRD            = Mistake{Name: "CRD not as LAB.md step 1 asks"}
+
+	MistakeNoNamespace = Mistake{Name: "namespace not created",
+		Advice: "reconcile.sh must create namespace team-<name> for every TeamSpace"}
+	MistakeNoNamespaceLabel = Mistake{Name: "namespace not labelled",
+		Advice: "the namespace needs the label " + teamspace.OwnerLabel + "=<name>"}
+	MistakeNoQuota = Mistake{Name: "quota not created",
+		Advice: "reconcile.sh must create ResourceQuota " + teamspace.QuotaName + " in team-<name>"}
+	MistakeStaleStatus = Mistake{Name: "status not kept current",
+		Advice: "status.observedGeneration must be the TeamSpace's current metadata.generation and status.namespace team-<name>"}
+	MistakeNoFinalizer = Mistake{Name: "finalizer not added", Advice: "LAB.md step 6: " + KeepOtherFinalizers}
 )
+
+// Mistakes lists every mistake, for reading one back by name.
+var Mistakes = []Mistake{MistakeStatusMain, MistakeNoOwner, MistakeQuotaSpec, MistakeWritesEachPass, MistakeFinalizerList,
+	MistakeNoArchive, MistakeEdge, MistakeNotRunning, MistakeStale, MistakeCRD,
+	MistakeNoNamespace, MistakeNoNamespaceLabel, MistakeNoQuota, MistakeStaleStatus, MistakeNoFinalizer}

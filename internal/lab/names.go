@@ -3,6 +3,9 @@ package lab
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"strings"
+
+	"github.com/labhub/cnpa/internal/manifest"
 )
 
 // The names cnpa stamps on the objects it makes for a moment. Reset, the
@@ -26,4 +29,48 @@ func TempName(prefix string) string {
 	b := make([]byte, 3)
 	_, _ = rand.Read(b)
 	return prefix + hex.EncodeToString(b)
+}
+
+// Engines: cnpa's Go controller, cnpa's kubectl+jq script, or the
+// learner's own reconcile.sh. Package labenv runs them; the grader's
+// hints name them.
+const (
+	EngineGo    = "go"
+	EngineShell = "shell"
+	// EngineOwn runs the learner's <dir>/reconcile.sh: cnpa never writes,
+	// rewrites or moves it, and the service loops it as LAB.md step 4 says.
+	EngineOwn = "own"
+)
+
+// ScriptName is the lab's reconcile script in the evidence dir.
+const ScriptName = "reconcile.sh"
+
+// ServiceName is the unit name the lab and its grader use.
+const ServiceName = "cnpa-op.service"
+
+// OwnDir is the directory under the evidence dir that holds the files cnpa
+// writes for itself (the timelines, the last check, the manifest).
+const OwnDir = manifest.OwnDir
+
+// QuoteArg single-quotes s for a shell when it needs it (a path in a
+// command cnpa tells the learner to run).
+func QuoteArg(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ServiceStatus is what a service manager knows of cnpa-op.service (package
+// service asks; the grader judges it and a submission keeps it).
+type ServiceStatus struct {
+	Manager  string `json:"manager"`
+	UnitPath string `json:"unit_path"`
+	// Installed: the unit file exists.
+	Installed bool `json:"installed"`
+	// Enabled: starts on boot (systemd only; process mode reports Installed).
+	Enabled bool `json:"enabled"`
+	// Active: the controller process runs now.
+	Active  bool `json:"active"`
+	MainPID int  `json:"main_pid"`
 }

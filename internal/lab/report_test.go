@@ -19,7 +19,7 @@ func TestReportJQ(t *testing.T) {
 		}
 		t.Skipf("jq is missing: %v", err)
 	}
-	dir := filepath.Join("..", "check", "testdata", "lab")
+	dir := filepath.Join("..", "judge", "testdata", "lab")
 	want, err := ComputeReport(Read(dir))
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ func TestRulesCoverShapes(t *testing.T) {
 }
 
 // goldenDir is a correct run's evidence (check's golden input).
-const goldenDir = "../check/testdata/lab"
+const goldenDir = "../judge/testdata/lab"
 
 func alpha(t *testing.T) *teamspace.TeamSpace {
 	t.Helper()

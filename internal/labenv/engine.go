@@ -12,17 +12,16 @@ import (
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/service"
 )
 
 // Engines: cnpa's Go controller, cnpa's kubectl+jq script, or the
-// learner's own reconcile.sh.
+// learner's own reconcile.sh; their one home is package lab.
 const (
-	EngineGo    = "go"
-	EngineShell = "shell"
-	// EngineOwn runs the learner's <dir>/reconcile.sh: cnpa never writes,
-	// rewrites or moves it, and the service loops it as LAB.md step 4 says.
-	EngineOwn = "own"
+	EngineGo    = lab.EngineGo
+	EngineShell = lab.EngineShell
+	EngineOwn   = lab.EngineOwn
 )
 
 func validEngine(e string) bool { return e == EngineGo || e == EngineShell || e == EngineOwn }
@@ -35,8 +34,8 @@ const OwnScriptAsk = "LAB.md step 3: one run must, for every TeamSpace <name>, c
 	"(observedGeneration = metadata.generation, namespace = team-<name>); step 6 adds the finalizer " +
 	"platform.labhub.io/cleanup. A reference to read: `cnpa scaffold reconcile.sh --engine shell`"
 
-// ScriptName is the lab's reconcile script in the evidence dir.
-const ScriptName = "reconcile.sh"
+// ScriptName is the lab's reconcile script in the evidence dir (lab.ScriptName).
+const ScriptName = lab.ScriptName
 
 // ScriptPath is <dir>/reconcile.sh.
 func (e *Env) ScriptPath() string { return filepath.Join(e.Dir, ScriptName) }
@@ -153,14 +152,8 @@ func (e *Env) InstallScript() error {
 	return err
 }
 
-// QuoteArg single-quotes s for a shell when it needs it (a path in a
-// command cnpa tells the learner to run).
-func QuoteArg(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// QuoteArg single-quotes s for a shell when it needs it (lab.QuoteArg).
+func QuoteArg(s string) string { return lab.QuoteArg(s) }
 
 // checkOwnScript says exactly what is wrong with the learner's
 // reconcile.sh, if anything keeps it from running.

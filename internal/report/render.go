@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/judge"
 )
 
 //go:embed page.html.tmpl
@@ -34,13 +34,13 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 		}
 		return "–"
 	},
-	"checkMark": func(s check.Status) string {
+	"checkMark": func(s judge.Status) string {
 		switch s {
-		case check.Pass:
+		case judge.Pass:
 			return "✓"
-		case check.Fail:
+		case judge.Fail:
 			return "✗"
-		case check.Note:
+		case judge.Note:
 			return "i"
 		}
 		return "–"

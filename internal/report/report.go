@@ -2,7 +2,7 @@
 // of a lab run, to open offline or mail to an instructor. It shows the
 // lab's steps, every evidence value against what a correct run holds (as
 // package lab judges it), the timelines of the steps that record one drawn as
-// charts (package timeline), and the last `cnpa check` (check.LoadLast).
+// charts (package timeline), and the last `cnpa check` (judge.LoadLast).
 //
 // It only reads: the evidence dir, and the live alpha when a cluster is
 // there to ask. Nothing on the page refers to anything outside it.
@@ -14,10 +14,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/labhub/cnpa/internal/check"
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/timeline"
 )
@@ -33,6 +31,10 @@ type Options struct {
 	// Now is when the page is made; Version is cnpa's.
 	Now     time.Time
 	Version string
+	// Engine is the lab's engine as its state remembers it ("" unknown);
+	// StateProblem why the state could not be read, shown on the page.
+	// The caller reads the state (package labenv): the page only shows.
+	Engine, StateProblem string
 }
 
 // Status is a value's, a step's or a check's outcome as the page colours it.
@@ -81,7 +83,7 @@ type Step struct {
 	// Checks are the last `cnpa check`'s checks of this step; Open are
 	// those that did not pass (shown first, open), Passed the others
 	// (folded: most repeat the values above).
-	Checks, Open, Passed []check.Check
+	Checks, Open, Passed []judge.Check
 }
 
 // Value is one evidence key against its expectation.
@@ -118,20 +120,18 @@ type Check struct {
 
 // Build gathers the page from the evidence dir. Phases:
 //  1. the lab's state (engine) and the last check report;
-//  2. for each step, its evidence judged by expect's rules, its timeline
+//  2. for each step, its evidence judged by the lab's rules, its timeline
 //     laid out as a chart, its checks;
 //  3. the totals and each step's status.
 //
 // A missing or broken input is shown on the page, never an error: the page
 // of a half-done lab is still worth reading.
 func Build(o Options) *Page {
-	p := &Page{Dir: o.Dir, Version: o.Version, Generated: o.Now}
-	if st, err := labenv.LoadState(o.Dir); err != nil {
-		p.Problems = append(p.Problems, err.Error())
-	} else if st != nil {
-		p.Engine = st.Engine
+	p := &Page{Dir: o.Dir, Version: o.Version, Generated: o.Now, Engine: o.Engine}
+	if o.StateProblem != "" {
+		p.Problems = append(p.Problems, o.StateProblem)
 	}
-	last, err := check.LoadLast(o.Dir)
+	last, err := judge.LoadLast(o.Dir)
 	if err != nil {
 		p.Problems = append(p.Problems, err.Error())
 	}
@@ -155,7 +155,7 @@ func Build(o Options) *Page {
 				}
 				st.Checks = append(st.Checks, c)
 				// A note is not open work: LAB.md does not ask for it.
-				if c.Status == check.Pass || c.Status == check.Note {
+				if c.Status == judge.Pass || c.Status == judge.Note {
 					st.Passed = append(st.Passed, c)
 				} else {
 					st.Open = append(st.Open, c)
@@ -238,7 +238,7 @@ func stepStatus(st *Step) Status {
 		}
 	}
 	for _, c := range st.Checks {
-		if c.Status == check.Fail {
+		if c.Status == judge.Fail {
 			return Bad
 		}
 	}
@@ -256,7 +256,7 @@ func stepStatus(st *Step) Status {
 
 // summarizeCheck tells the last check's counts, and whether evidence was
 // written after it (then its verdicts may no longer hold).
-func summarizeCheck(dir string, last *check.Last) *Check {
+func summarizeCheck(dir string, last *judge.Last) *Check {
 	if last == nil {
 		return &Check{Missing: "`cnpa check` has not been run on this evidence dir: run it, then `cnpa report --html` again"}
 	}
@@ -276,7 +276,7 @@ func newestEvidence(dir string) (string, time.Time) {
 		newst time.Time
 	)
 	candidates := append([]string{}, lab.Files...)
-	candidates = append(candidates, filepath.Join(evidence.ArchiveDir, "beta.json"))
+	candidates = append(candidates, lab.BetaArchive)
 	for _, f := range candidates {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil && fi.ModTime().After(newst) {
 			name, newst = f, fi.ModTime()

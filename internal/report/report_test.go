@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/timeline"
 )
@@ -117,7 +117,7 @@ func TestBuildTellsWhatIsMissingOrStale(t *testing.T) {
 	}
 
 	// A check saved before the evidence was written is stale.
-	if err := check.SaveLast(dir, &check.Report{Dir: dir, Passed: 1}, time.Now().Add(-time.Hour)); err != nil {
+	if err := judge.SaveLast(dir, &judge.Report{Dir: dir, Passed: 1}, time.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := evidence.Write(dir, lab.BeforeFile, lab.BeforeRecord{UID: "u", NamespaceExists: true}); err != nil {

@@ -6,20 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/labhub/cnpa/internal/lab"
 )
 
-// Status is what a manager knows about the service.
-type Status struct {
-	Manager  string `json:"manager"`
-	UnitPath string `json:"unit_path"`
-	// Installed: the unit file exists.
-	Installed bool `json:"installed"`
-	// Enabled: starts on boot (systemd only; process mode reports Installed).
-	Enabled bool `json:"enabled"`
-	// Active: the controller process runs now.
-	Active  bool `json:"active"`
-	MainPID int  `json:"main_pid"`
-}
+// Status is what a manager knows about the service; its home is package
+// lab, so that the grader's verdicts and a submission read it without
+// linking the managers.
+type Status = lab.ServiceStatus
 
 // Manager runs cnpa-op.service one way or another.
 type Manager interface {

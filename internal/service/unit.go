@@ -12,10 +12,11 @@ import (
 	"unicode"
 
 	"github.com/labhub/cnpa/assets"
+	"github.com/labhub/cnpa/internal/lab"
 )
 
-// Name is the unit name the lab and its grader use.
-const Name = "cnpa-op.service"
+// Name is the unit name the lab and its grader use (lab.ServiceName).
+const Name = lab.ServiceName
 
 // Unit is what the unit file says and what process mode runs.
 type Unit struct {

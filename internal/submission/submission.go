@@ -29,8 +29,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
-	"github.com/labhub/cnpa/internal/check"
-	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -48,7 +47,7 @@ const DefaultName = "submission.json"
 // JSON records, the CRD and alpha as the learner applied them, and the
 // controller's archive record of beta. Nothing else of the evidence dir:
 // reconcile.sh and the service's kubeconfig stay on the VM.
-var Files = append(append([]string{}, lab.Files...), "crd.yaml", "alpha.yaml", filepath.Join(evidence.ArchiveDir, "beta.json"))
+var Files = append(append([]string{}, lab.Files...), "crd.yaml", "alpha.yaml", lab.BetaArchive)
 
 // Cluster is which cluster the learner's run graded: two learners on one
 // cluster share its kube-system uid.
@@ -62,13 +61,6 @@ type Cluster struct {
 	// Server is the API server's address as the learner's kubeconfig
 	// names it.
 	Server string `json:"server"`
-}
-
-// Check is one check as the learner's run judged it, with the classic
-// mistake it points to.
-type Check struct {
-	check.Check
-	Diagnosis string `json:"diagnosis,omitempty"`
 }
 
 // Content is everything the hash covers.
@@ -85,17 +77,18 @@ type Content struct {
 	// Timelines maps timeline-step<N>.json to its content, verbatim.
 	Timelines map[string]string `json:"timelines"`
 	// Checks are every check of the learner's `cnpa check`-run, in report
-	// order; the counts are that report's.
-	Checks  []Check `json:"checks"`
-	Passed  int     `json:"passed"`
-	Failed  int     `json:"failed"`
-	Skipped int     `json:"skipped"`
-	Notes   int     `json:"notes"`
-	// Diagnosis is the run's classic mistake (check.LabDiagnosis), "" when
+	// order, each with the classic mistake it points to; the counts are
+	// that report's.
+	Checks  []judge.Check `json:"checks"`
+	Passed  int           `json:"passed"`
+	Failed  int           `json:"failed"`
+	Skipped int           `json:"skipped"`
+	Notes   int           `json:"notes"`
+	// Diagnosis is the run's classic mistake (judge.LabDiagnosis), "" when
 	// every check passed.
 	Diagnosis string `json:"diagnosis,omitempty"`
 	// Facts is what the run saw of the cluster and the VM before judging.
-	Facts *check.Facts `json:"facts"`
+	Facts *judge.Facts `json:"facts"`
 }
 
 // envelope is the document on disk.
@@ -117,16 +110,14 @@ type Submission struct {
 	HashOK bool   `json:"-"`
 }
 
-// Report is the content's checks as a check.Report, for the outputs and
+// Report is the content's checks as a judge.Report, for the outputs and
 // the page that read one.
-func (c *Content) Report() *check.Report {
-	rep := &check.Report{Server: c.Cluster.Server, Passed: c.Passed, Failed: c.Failed, Skipped: c.Skipped, Notes: c.Notes}
+func (c *Content) Report() *judge.Report {
+	rep := &judge.Report{Server: c.Cluster.Server, Passed: c.Passed, Failed: c.Failed, Skipped: c.Skipped, Notes: c.Notes}
 	if c.Facts != nil {
 		rep.Dir = c.Facts.Dir
 	}
-	for _, ch := range c.Checks {
-		rep.Checks = append(rep.Checks, ch.Check)
-	}
+	rep.Checks = append(rep.Checks, c.Checks...)
 	return rep
 }
 

@@ -20,7 +20,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/labhub/cnpa/assets"
-	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -67,36 +68,32 @@ func Record(c *submission.Content) error {
 	if err := c.Materialize(dir, filepath.Join(dir, ".cnpa")); err != nil {
 		return err
 	}
-	rep := check.Rejudge(dir, c.Facts)
-	for _, id := range check.ProbeIDs {
-		rep.Checks = append(rep.Checks, check.Check{ID: id, Step: int(id[4] - '0'), Title: id, Status: check.Pass, Expected: "as the lab asks", Actual: "as the lab asks"})
+	rep := judge.Judge(lab.Read(dir), c.Facts)
+	for _, id := range judge.ProbeIDs {
+		rep.Checks = append(rep.Checks, judge.Check{ID: id, Step: int(id[4] - '0'), Title: id, Status: judge.Pass, Expected: "as the lab asks", Actual: "as the lab asks"})
 	}
 	c.Checks = nil
 	c.Passed, c.Failed, c.Skipped, c.Notes = 0, 0, 0, 0
 	for _, ch := range rep.Checks {
-		c.Checks = append(c.Checks, submission.Check{Check: ch, Diagnosis: check.Diagnose(ch, c.Facts)})
+		c.Checks = append(c.Checks, ch)
 		switch ch.Status {
-		case check.Pass:
+		case judge.Pass:
 			c.Passed++
-		case check.Fail:
+		case judge.Fail:
 			c.Failed++
-		case check.Skip:
+		case judge.Skip:
 			c.Skipped++
-		case check.Note:
+		case judge.Note:
 			c.Notes++
 		}
 	}
-	var plain []check.Check
-	for _, ch := range c.Checks {
-		plain = append(plain, ch.Check)
-	}
-	c.Diagnosis = check.LabDiagnosis(plain, c.Facts)
+	c.Diagnosis = judge.LabDiagnosis(c.Checks, c.Facts)
 	return nil
 }
 
 // goodFacts is the cluster a correct run leaves: the shipped CRD, alpha at
 // generation 3 in sync with its quota, beta gone, the service running.
-func goodFacts(alphaUID, quotaUID string) (*check.Facts, error) {
+func goodFacts(alphaUID, quotaUID string) (*judge.Facts, error) {
 	var crd map[string]any
 	if err := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(assets.CRD), 4096).Decode(&crd); err != nil {
 		return nil, err
@@ -116,7 +113,7 @@ func goodFacts(alphaUID, quotaUID string) (*check.Facts, error) {
 		Labels: map[string]string{teamspace.OwnerLabel: "alpha"}, OwnerReferences: []metav1.OwnerReference{alpha.OwnerReference()}}}
 	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: teamspace.QuotaName, Namespace: "team-alpha", UID: types.UID(quotaUID)},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("8"), corev1.ResourceRequestsCPU: resource.MustParse("1")}}}
-	return &check.Facts{CRD: u, Alpha: alpha, TeamAlpha: ns, Quota: q, Dir: "/root/cnpa-op", Engine: "go",
+	return &judge.Facts{CRD: u, Alpha: alpha, TeamAlpha: ns, Quota: q, Dir: "/root/cnpa-op", Engine: "go",
 		Service: service.Status{Manager: "systemd", UnitPath: "/etc/systemd/system/cnpa-op.service", Installed: true, Enabled: true, Active: true, MainPID: 42},
 		Unit:    "[Service]\nExecStart=/bin/bash -c 'while true; do /root/cnpa-op/reconcile.sh; sleep 3; done'\nRestart=always\n"}, nil
 }

@@ -1,4 +1,10 @@
-package class
+// Package submit is `cnpa submit`, the learner's command: it grades the
+// lab as `cnpa check` does (package check) and makes the submission of it
+// (package submission) with the cluster's identity. It lives apart from
+// the instructor's package class, and apart from check, which stays the
+// grader's hands and never links the file format or the cluster's
+// identity (package doctor).
+package submit
 
 import (
 	"context"
@@ -10,36 +16,32 @@ import (
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/doctor"
+	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/submission"
-	"github.com/labhub/cnpa/internal/timeline"
 )
 
 // Submit grades the lab in env as `cnpa check` does and makes the
 // learner's submission of it. Phases:
 //  1. the cluster's identity: kube-system's uid, the server's version, its
 //     datastore;
-//  2. check.Run, keeping the facts the evidence was judged against;
+//  2. check.Run, which returns the facts the evidence was judged against;
 //  3. the evidence files and timelines, read verbatim after the run, and
-//     every check with its diagnosis.
-func Submit(ctx context.Context, env *labenv.Env, learner, version string, opts check.Options) (*submission.Content, *check.Report, error) {
+//     every check with its diagnosis (judged so by check.Run).
+func Submit(ctx context.Context, env *labenv.Env, learner, version string, opts check.Options) (*submission.Content, *judge.Report, error) {
 	cl, err := Identity(ctx, env)
 	if err != nil {
 		return nil, nil, err
 	}
-	var facts *check.Facts
-	opts.OnFacts = func(f *check.Facts) { facts = f }
-	rep, err := check.Run(ctx, env, opts)
+	rep, facts, err := check.Run(ctx, env, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	c := &submission.Content{Learner: learner, CnpaVersion: version, SubmittedAt: time.Now().UTC(), Cluster: cl,
 		Passed: rep.Passed, Failed: rep.Failed, Skipped: rep.Skipped, Notes: rep.Notes, Facts: facts,
-		Diagnosis: check.LabDiagnosis(rep.Checks, facts)}
-	for _, ch := range rep.Checks {
-		c.Checks = append(c.Checks, submission.Check{Check: ch, Diagnosis: check.Diagnose(ch, facts)})
-	}
-	if err := c.ReadFiles(env.Dir, filepath.Join(env.Dir, timeline.OwnDir)); err != nil {
+		Diagnosis: judge.LabDiagnosis(rep.Checks, facts), Checks: rep.Checks}
+	if err := c.ReadFiles(env.Dir, filepath.Join(env.Dir, lab.OwnDir)); err != nil {
 		return nil, nil, err
 	}
 	return c, rep, nil

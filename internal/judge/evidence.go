@@ -1,4 +1,4 @@
-package check
+package judge
 
 import (
 	"errors"
@@ -15,19 +15,13 @@ type evidenceSet struct {
 	// archiveProblem says why archive/beta.json is unusable, "" when it is
 	// usable (then State.Archive is it).
 	archiveProblem string
-	// engine is the lab's, for the hints (set by evaluate).
+	// engine is the lab's, for the hints.
 	engine string
 }
 
-// readEvidence reads the evidence dir once; everything `cnpa check` judges
-// reads the value it returns.
-func readEvidence(dir string) *evidenceSet {
-	return gradeState(lab.Read(dir))
-}
-
 // gradeState is the grader's view of a state read once.
-func gradeState(st *lab.State) *evidenceSet {
-	return &evidenceSet{State: st, archiveProblem: betaArchiveProblem(st.Archive, st.ArchiveErr)}
+func gradeState(st *lab.State, engine string) *evidenceSet {
+	return &evidenceSet{State: st, archiveProblem: betaArchiveProblem(st.Archive, st.ArchiveErr), engine: engine}
 }
 
 // betaArchiveProblem says in the grader's words what is wrong with

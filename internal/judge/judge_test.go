@@ -1,4 +1,4 @@
-package check
+package judge
 
 import (
 	"bytes"
@@ -19,9 +19,7 @@ import (
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/manifest"
-	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -59,7 +57,7 @@ func labDir(t *testing.T) string {
 // goodFacts is the cluster a correct run leaves behind testdata/lab: the
 // shipped CRD, alpha at generation 3 in sync with its quota, beta gone, the
 // service running.
-func goodFacts(t *testing.T, dir string) *facts {
+func goodFacts(t *testing.T, dir string) *Facts {
 	t.Helper()
 	var crd map[string]any
 	if err := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(assets.CRD), 4096).Decode(&crd); err != nil {
@@ -81,9 +79,9 @@ func goodFacts(t *testing.T, dir string) *facts {
 		Labels: map[string]string{teamspace.OwnerLabel: "alpha"}, OwnerReferences: []metav1.OwnerReference{alpha.OwnerReference()}}}
 	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: teamspace.QuotaName, Namespace: "team-alpha", UID: restoredUID},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("8"), corev1.ResourceRequestsCPU: resource.MustParse("1")}}}
-	return &facts{crd: u, alpha: alpha, teamAlpha: ns, quota: q, dir: dir,
-		service: service.Status{Manager: "process", UnitPath: "/etc/systemd/system/cnpa-op.service", Installed: true, Enabled: true, Active: true, MainPID: 42},
-		unit:    []byte("[Service]\nExecStart=/bin/true\nRestart=always\n")}
+	return &Facts{CRD: u, Alpha: alpha, TeamAlpha: ns, Quota: q, Dir: dir,
+		Service: lab.ServiceStatus{Manager: "process", UnitPath: "/etc/systemd/system/cnpa-op.service", Installed: true, Enabled: true, Active: true, MainPID: 42},
+		Unit:    "[Service]\nExecStart=/bin/true\nRestart=always\n"}
 }
 
 func writeFile(t *testing.T, dir, name, data string) {
@@ -126,57 +124,57 @@ func failed(checks []Check) []string {
 func TestEvaluate(t *testing.T) {
 	tests := []struct {
 		name   string
-		tamper func(t *testing.T, dir string, f *facts)
+		tamper func(t *testing.T, dir string, f *Facts)
 		want   []string // failing ids, in report order
 	}{
-		{"correct run", func(*testing.T, string, *facts) {}, nil},
-		{"changed uid", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "before.json", "uid", "x") }, []string{"step1.uid"}},
-		{"bool as string", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "before.json", "namespace_exists", "false") }, []string{"step1.namespace_exists"}},
-		{"flipped bool", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "cleanup.json", "blocked_seen", false) }, []string{"step6.blocked_seen"}},
-		{"flipped bool feeds the report", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "before.json", "namespace_exists", true) },
+		{"correct run", func(*testing.T, string, *Facts) {}, nil},
+		{"changed uid", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "before.json", "uid", "x") }, []string{"step1.uid"}},
+		{"bool as string", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "before.json", "namespace_exists", "false") }, []string{"step1.namespace_exists"}},
+		{"flipped bool", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "cleanup.json", "blocked_seen", false) }, []string{"step6.blocked_seen"}},
+		{"flipped bool feeds the report", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "before.json", "namespace_exists", true) },
 			[]string{"step1.namespace_exists", "step8.crd_alone_created_namespace"}},
-		{"integer as string", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "drift.json", "restore_seconds", "1") }, []string{"step5.restore_seconds"}},
-		{"quota pods as integer", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "catchup.json", "quota_pods_while_stopped", 6) }, []string{"step7.quota_pods_while_stopped"}},
-		{"float", func(t *testing.T, d string, _ *facts) {
+		{"integer as string", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "drift.json", "restore_seconds", "1") }, []string{"step5.restore_seconds"}},
+		{"quota pods as integer", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "catchup.json", "quota_pods_while_stopped", 6) }, []string{"step7.quota_pods_while_stopped"}},
+		{"float", func(t *testing.T, d string, _ *Facts) {
 			writeFile(t, d, "generation.json", strings.Replace(readFile(t, d, "generation.json"), `"gen_initial": 1`, `"gen_initial": 1.0`, 1))
 		},
 			[]string{"step2.gen_initial"}},
-		{"extra key", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "drift.json", "note", "hi") }, []string{"step5.file"}},
-		{"missing key", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "cleanup.json", "namespace_gone", nil) }, []string{"step6.namespace_gone"}},
-		{"not JSON", func(t *testing.T, d string, _ *facts) { writeFile(t, d, "reconcile.json", "{") }, []string{"step3.file"}},
-		{"missing file", func(t *testing.T, d string, _ *facts) { os.Remove(filepath.Join(d, "catchup.json")) }, []string{"step7.file"}},
-		{"status via main", func(t *testing.T, d string, _ *facts) {
+		{"extra key", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "drift.json", "note", "hi") }, []string{"step5.file"}},
+		{"missing key", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "cleanup.json", "namespace_gone", nil) }, []string{"step6.namespace_gone"}},
+		{"not JSON", func(t *testing.T, d string, _ *Facts) { writeFile(t, d, "reconcile.json", "{") }, []string{"step3.file"}},
+		{"missing file", func(t *testing.T, d string, _ *Facts) { os.Remove(filepath.Join(d, "catchup.json")) }, []string{"step7.file"}},
+		{"status via main", func(t *testing.T, d string, _ *Facts) {
 			editJSON(t, d, "generation.json", "status_via_main", map[string]any{"observedGeneration": 7})
 		}, []string{"step2.status_via_main"}},
-		{"restored uid not new", func(t *testing.T, d string, _ *facts) {
+		{"restored uid not new", func(t *testing.T, d string, _ *Facts) {
 			editJSON(t, d, "drift.json", "restored_uid", "22222222-2222-2222-2222-222222222222")
 		}, []string{"step5.restored_uid_new", "step5.restored_uid_live"}},
-		{"deleted uid not step 3's", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "drift.json", "deleted_uid", "x") }, []string{"step5.deleted_uid"}},
-		{"report restore_seconds", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "report.json", "restore_seconds", 2) }, []string{"step8.restore_seconds"}},
-		{"report trigger", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "report.json", "trigger", "edge") }, []string{"step8.trigger"}},
-		{"archive removed", func(t *testing.T, d string, _ *facts) { os.Remove(filepath.Join(d, "archive", "beta.json")) }, []string{"step6.archive_record"}},
-		{"archive pods as string", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "archive/beta.json", "pods", "2") }, []string{"step6.archive_record"}},
-		{"cleanup uid not archived", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "cleanup.json", "uid", alphaUID) }, []string{"step6.uid"}},
-		{"CRD maximum", func(_ *testing.T, _ string, f *facts) { setSchema(f, int64(60), "pods", "maximum") }, []string{"step1.crd.pods_maximum"}},
-		{"CRD default", func(_ *testing.T, _ string, f *facts) { setSchema(f, int64(1), "cpu", "default") }, []string{"step1.crd.cpu_default"}},
-		{"CRD not installed", func(_ *testing.T, _ string, f *facts) { f.crd = nil }, []string{"step1.crd"}},
-		{"service stopped", func(_ *testing.T, _ string, f *facts) { f.service.Active = false }, []string{"step4.service_active"}},
-		{"no Restart=always", func(_ *testing.T, _ string, f *facts) { f.unit = append(f.unit, "Restart=on-failure\n"...) }, []string{"step4.restart_always"}},
+		{"deleted uid not step 3's", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "drift.json", "deleted_uid", "x") }, []string{"step5.deleted_uid"}},
+		{"report restore_seconds", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "report.json", "restore_seconds", 2) }, []string{"step8.restore_seconds"}},
+		{"report trigger", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "report.json", "trigger", "edge") }, []string{"step8.trigger"}},
+		{"archive removed", func(t *testing.T, d string, _ *Facts) { os.Remove(filepath.Join(d, "archive", "beta.json")) }, []string{"step6.archive_record"}},
+		{"archive pods as string", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "archive/beta.json", "pods", "2") }, []string{"step6.archive_record"}},
+		{"cleanup uid not archived", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "cleanup.json", "uid", alphaUID) }, []string{"step6.uid"}},
+		{"CRD maximum", func(_ *testing.T, _ string, f *Facts) { setSchema(f, int64(60), "pods", "maximum") }, []string{"step1.crd.pods_maximum"}},
+		{"CRD default", func(_ *testing.T, _ string, f *Facts) { setSchema(f, int64(1), "cpu", "default") }, []string{"step1.crd.cpu_default"}},
+		{"CRD not installed", func(_ *testing.T, _ string, f *Facts) { f.CRD = nil }, []string{"step1.crd"}},
+		{"service stopped", func(_ *testing.T, _ string, f *Facts) { f.Service.Active = false }, []string{"step4.service_active"}},
+		{"no Restart=always", func(_ *testing.T, _ string, f *Facts) { f.Unit += "Restart=on-failure\n" }, []string{"step4.restart_always"}},
 		// Another dir's unit at the one unit path is not this lab's service.
-		{"another dir's unit", func(_ *testing.T, _ string, f *facts) { f.otherDir = "/root/other-lab" }, []string{"step4.unit_file"}},
-		{"quota edited", func(_ *testing.T, _ string, f *facts) {
-			f.quota.Spec.Hard[corev1.ResourcePods] = resource.MustParse("99")
+		{"another dir's unit", func(_ *testing.T, _ string, f *Facts) { f.OtherDir = "/root/other-lab" }, []string{"step4.unit_file"}},
+		{"quota edited", func(_ *testing.T, _ string, f *Facts) {
+			f.Quota.Spec.Hard[corev1.ResourcePods] = resource.MustParse("99")
 		}, []string{"step5.quota_in_sync"}},
-		{"beta back", func(_ *testing.T, _ string, f *facts) {
-			f.beta = &teamspace.TeamSpace{ObjectMeta: metav1.ObjectMeta{Name: "beta"}}
+		{"beta back", func(_ *testing.T, _ string, f *Facts) {
+			f.Beta = &teamspace.TeamSpace{ObjectMeta: metav1.ObjectMeta{Name: "beta"}}
 		}, []string{"step6.beta_gone"}},
-		{"finalizer dropped", func(_ *testing.T, _ string, f *facts) { f.alpha.Finalizers = nil }, []string{"step6.alpha_finalizer"}},
-		{"alpha changed later", func(_ *testing.T, _ string, f *facts) { f.alpha.Generation = 4 }, []string{"step7.generation_live", "step7.alpha_observed"}},
-		{"team-alpha not alpha's", func(_ *testing.T, _ string, f *facts) { f.teamAlpha.OwnerReferences[0].UID = "x" }, []string{"step3.namespace_owned"}},
+		{"finalizer dropped", func(_ *testing.T, _ string, f *Facts) { f.Alpha.Finalizers = nil }, []string{"step6.alpha_finalizer"}},
+		{"alpha changed later", func(_ *testing.T, _ string, f *Facts) { f.Alpha.Generation = 4 }, []string{"step7.generation_live", "step7.alpha_observed"}},
+		{"team-alpha not alpha's", func(_ *testing.T, _ string, f *Facts) { f.TeamAlpha.OwnerReferences[0].UID = "x" }, []string{"step3.namespace_owned"}},
 		// What LAB.md does not ask for is never a failure.
-		{"ownerReference not marked controller", func(_ *testing.T, _ string, f *facts) { f.teamAlpha.OwnerReferences[0].Controller = nil }, nil},
-		{"edited_to as a string", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "drift.json", "edited_to", "99") }, nil},
-		{"edited_to wrong as a string", func(t *testing.T, d string, _ *facts) { editJSON(t, d, "drift.json", "edited_to", "98") }, []string{"step5.edited_to"}},
+		{"ownerReference not marked controller", func(_ *testing.T, _ string, f *Facts) { f.TeamAlpha.OwnerReferences[0].Controller = nil }, nil},
+		{"edited_to as a string", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "drift.json", "edited_to", "99") }, nil},
+		{"edited_to wrong as a string", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "drift.json", "edited_to", "98") }, []string{"step5.edited_to"}},
 	}
 	var ids []string
 	for _, tt := range tests {
@@ -184,7 +182,7 @@ func TestEvaluate(t *testing.T) {
 			dir := labDir(t)
 			f := goodFacts(t, dir)
 			tt.tamper(t, dir, f)
-			checks := evaluate(readEvidence(dir), f)
+			checks := Judge(lab.Read(dir), f).Checks
 			if got := failed(checks); !slices.Equal(got, tt.want) {
 				t.Errorf("failed checks: got %v, want %v", got, tt.want)
 			}
@@ -232,11 +230,11 @@ func readFile(t *testing.T, dir, name string) string {
 }
 
 // setSchema sets spec.<prop>.<field> in the CRD's v1alpha1 schema.
-func setSchema(f *facts, v any, prop, field string) {
-	versions, _, _ := unstructured.NestedSlice(f.crd.Object, "spec", "versions")
+func setSchema(f *Facts, v any, prop, field string) {
+	versions, _, _ := unstructured.NestedSlice(f.CRD.Object, "spec", "versions")
 	m := versions[0].(map[string]any)
 	unstructured.SetNestedField(m, v, "schema", "openAPIV3Schema", "properties", "spec", "properties", prop, field)
-	unstructured.SetNestedSlice(f.crd.Object, versions, "spec", "versions")
+	unstructured.SetNestedSlice(f.CRD.Object, versions, "spec", "versions")
 }
 
 // TestOutputGolden pins the three renderings of one report with a pass, a
@@ -245,10 +243,10 @@ func TestOutputGolden(t *testing.T) {
 	dir := labDir(t)
 	f := goodFacts(t, dir)
 	os.Remove(filepath.Join(dir, "archive", "beta.json"))
-	f.service.Active = false
-	rep := &Report{Dir: "/root/cnpa-op", Server: "https://127.0.0.1:6443"}
-	c := &checker{checks: evaluate(readEvidence(dir), f)}
-	rep.finish(6, c.checks)
+	f.Service.Active = false
+	rep := Judge(lab.Read(dir), f)
+	rep.Dir, rep.Server = "/root/cnpa-op", "https://127.0.0.1:6443"
+	rep.Finish(6)
 	// The temp dir appears in hints; pin it.
 	for i := range rep.Checks {
 		rep.Checks[i].Hint = strings.ReplaceAll(rep.Checks[i].Hint, dir, "/root/cnpa-op")
@@ -325,68 +323,47 @@ func TestRedo(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got := readEvidence(dir).redo(tt.step); !strings.Contains(got, tt.want) {
+		if got := gradeState(lab.Read(dir), "").redo(tt.step); !strings.Contains(got, tt.want) {
 			t.Errorf("redo(%d) with %v missing, %q edited: got %q, want it to contain %q", tt.step, tt.missing, tt.edited, got, tt.want)
 		}
 	}
 	// Reset forgets the engine: starting over names it.
-	ev := readEvidence(labDir(t))
-	ev.engine = labenv.EngineShell
+	ev := gradeState(lab.Read(labDir(t)), lab.EngineShell)
 	if got, want := ev.redo(2), "then `cnpa step all --engine shell`"; !strings.Contains(got, want) {
 		t.Errorf("redo(2) of a shell lab: got %q, want it to contain %q", got, want)
 	}
 }
 
-func TestDiff(t *testing.T) {
-	a := &snapshot{rv: map[string]string{"teamspace/a": "1", "namespace/team-a": "2", "teamspace/b": "3"},
-		owner: map[string]string{"teamspace/a": "a", "namespace/team-a": "a", "teamspace/b": "b"}}
-	b := &snapshot{rv: map[string]string{"teamspace/a": "1", "namespace/team-a": "5", "teamspace/b": "4", "resourcequota/team-b/team-quota": "6"},
-		owner: map[string]string{"teamspace/a": "a", "namespace/team-a": "a", "teamspace/b": "b", "resourcequota/team-b/team-quota": "b"}}
-	tests := []struct {
-		name    string
-		excused map[string]string
-		want    []string
-	}{
-		{"nothing excused", nil, []string{"namespace/team-a written (resourceVersion 2→5)", "resourcequota/team-b/team-quota created", "teamspace/b written (resourceVersion 3→4)"}},
-		{"b was behind", map[string]string{"b": "quota missing"}, []string{"namespace/team-a written (resourceVersion 2→5)"}},
-	}
-	for _, tt := range tests {
-		if got := diff(a, b, tt.excused); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
-
-// TestWithLive: each step has at most one set of live checks, and the
-// sets are in lab order.
-func TestWithLive(t *testing.T) {
+// TestWithFacts: each step has at most one table of fact checks, and the
+// tables are in lab order.
+func TestWithFacts(t *testing.T) {
 	last := 0
-	for _, s := range withLive {
+	for _, s := range withFacts {
 		if got, err := lab.Get(s.step.Number); err != nil || got != s.step {
-			t.Errorf("live checks of step %d: not a step of lab.Steps", s.step.Number)
+			t.Errorf("fact checks of step %d: not a step of lab.Steps", s.step.Number)
 		}
 		if s.step.Number <= last {
-			t.Errorf("live checks of step %d after step %d's: want each step once, in lab order", s.step.Number, last)
+			t.Errorf("fact checks of step %d after step %d's: want each step once, in lab order", s.step.Number, last)
 		}
-		if len(s.live) == 0 {
-			t.Errorf("step %d is in withLive with no live checks", s.step.Number)
+		if len(s.facts) == 0 {
+			t.Errorf("step %d is in withFacts with no fact checks", s.step.Number)
 		}
 		last = s.step.Number
 	}
 }
 
-// TestOneRead: evaluate judges the state as read once and opens nothing
+// TestOneRead: Judge judges the state as read once and opens nothing
 // again: with the evidence dir gone after the read, every check comes out
 // as it does with the dir in place.
 func TestOneRead(t *testing.T) {
 	dir := labDir(t)
 	f := goodFacts(t, dir)
-	want := evaluate(readEvidence(dir), f)
-	ev := readEvidence(dir)
+	want := Judge(lab.Read(dir), f).Checks
+	st := lab.Read(dir)
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	got := evaluate(ev, f)
+	got := Judge(st, f).Checks
 	if !slices.EqualFunc(got, want, func(a, b Check) bool { return a == b }) {
 		t.Errorf("with the dir removed after the read: got %+v, want %+v", got, want)
 	}

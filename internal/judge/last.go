@@ -1,16 +1,13 @@
-package check
+package judge
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
-	"github.com/labhub/cnpa/internal/timeline"
+	"github.com/labhub/cnpa/internal/lab"
 )
 
 // LastFile is where `cnpa check` keeps its last report, in the directory
@@ -20,7 +17,7 @@ import (
 const LastFile = "check.json"
 
 // LastPath is LastFile's path under dir.
-func LastPath(dir string) string { return filepath.Join(dir, timeline.OwnDir, LastFile) }
+func LastPath(dir string) string { return filepath.Join(dir, lab.OwnDir, LastFile) }
 
 // Last is a saved report and when it was made, so a reader can tell it
 // from evidence written after it.
@@ -37,20 +34,18 @@ func SaveLast(dir string, rep *Report, at time.Time) error {
 // LoadLast reads the last saved report; (nil, nil) when check never saved
 // one here.
 func LoadLast(dir string) (*Last, error) {
-	p := LastPath(dir)
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	var l Last
-	if err := json.Unmarshal(data, &l); err != nil || l.Report == nil {
-		if err == nil {
-			err = errors.New("no report in it")
-		}
-		return nil, fmt.Errorf("%s: %v (run `cnpa check` again to rewrite it)", p, err)
+	found, err := atomicfile.ReadJSON(LastPath(dir), &l)
+	var bad *atomicfile.DecodeError
+	switch {
+	case !found && err == nil:
+		return nil, nil
+	case errors.As(err, &bad):
+		return nil, fmt.Errorf("%s: %v (run `cnpa check` again to rewrite it)", bad.Path, bad.Err)
+	case err != nil:
+		return nil, err
+	case l.Report == nil:
+		return nil, fmt.Errorf("%s: no report in it (run `cnpa check` again to rewrite it)", LastPath(dir))
 	}
 	return &l, nil
 }

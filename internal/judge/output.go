@@ -1,4 +1,4 @@
-package check
+package judge
 
 import (
 	"encoding/xml"
@@ -55,7 +55,7 @@ func WriteText(p *ui.Printer, r *Report) {
 		summary += fmt.Sprintf(", %d not checked", r.Skipped)
 	}
 	if r.Notes > 0 {
-		summary += fmt.Sprintf(", %s (not failures: LAB.md does not ask for them)", plural(r.Notes, "note"))
+		summary += fmt.Sprintf(", %s (not failures: LAB.md does not ask for them)", Plural(r.Notes, "note"))
 	}
 	p.Title("%s", summary)
 }
@@ -76,7 +76,8 @@ type (
 		Skipped  int          `xml:"skipped,attr"`
 		Suites   []JUnitSuite `xml:"testsuite"`
 	}
-	// JUnitSuite is one lab step.
+	// JUnitSuite is one lab step (`cnpa check`) or one learner (`cnpa
+	// class grade`).
 	JUnitSuite struct {
 		Name     string      `xml:"name,attr"`
 		Tests    int         `xml:"tests,attr"`
@@ -104,41 +105,74 @@ type (
 	}
 )
 
+// JUnitOf is one check as a testcase of class className. withDiagnosis
+// adds the check's diagnosis to a failure's text, and says when the check
+// is as the learner's run reported it (`cnpa class grade`).
+func JUnitOf(c Check, className string, withDiagnosis bool) JUnitCase {
+	tc := JUnitCase{Name: c.ID, ClassName: className, SystemOut: c.Title + ": " + c.Actual}
+	if withDiagnosis && c.AsReported {
+		tc.SystemOut += " (as reported)"
+	}
+	switch c.Status {
+	case Fail:
+		text := fmt.Sprintf("found:    %s\nexpected: %s\nhint:     %s", c.Actual, c.Expected, c.Hint)
+		if withDiagnosis {
+			text += "\ndiagnosis: " + c.Diagnosis.Name
+		}
+		tc.Failure = &JUnitFailure{Type: "fail", Message: c.Title, Text: text}
+	case Skip:
+		tc.Skipped = &JUnitSkipped{Message: c.Actual}
+	case Note:
+		// A passing testcase: LAB.md does not ask for it.
+		tc.SystemOut += "\nnote: " + c.Note
+	}
+	return tc
+}
+
+// Add appends a suite of testcases, counting them into the suite and the
+// document.
+func (doc *JUnitSuites) Add(name string, cases []JUnitCase) {
+	s := JUnitSuite{Name: name, Cases: cases}
+	for _, c := range cases {
+		s.Tests++
+		if c.Failure != nil {
+			s.Failures++
+		}
+		if c.Skipped != nil {
+			s.Skipped++
+		}
+	}
+	doc.Tests += s.Tests
+	doc.Failures += s.Failures
+	doc.Skipped += s.Skipped
+	doc.Suites = append(doc.Suites, s)
+}
+
 // ToJUnit turns the report into one testsuite per step and one testcase
 // per check.
 func ToJUnit(r *Report) JUnitSuites {
-	doc := JUnitSuites{Name: "cnpa check", Tests: len(r.Checks), Failures: r.Failed, Skipped: r.Skipped}
-	index := map[int]int{}
+	doc := JUnitSuites{Name: "cnpa check"}
+	var steps []int
+	byStep := map[int][]JUnitCase{}
 	for _, c := range r.Checks {
-		i, ok := index[c.Step]
-		if !ok {
-			i = len(doc.Suites)
-			index[c.Step] = i
-			doc.Suites = append(doc.Suites, JUnitSuite{Name: fmt.Sprintf("step%d", c.Step)})
+		if _, ok := byStep[c.Step]; !ok {
+			steps = append(steps, c.Step)
 		}
-		s := &doc.Suites[i]
-		tc := JUnitCase{Name: c.ID, ClassName: fmt.Sprintf("cnpa.step%d", c.Step), SystemOut: c.Title + ": " + c.Actual}
-		s.Tests++
-		switch c.Status {
-		case Fail:
-			s.Failures++
-			tc.Failure = &JUnitFailure{Type: "fail", Message: c.Title,
-				Text: fmt.Sprintf("found:    %s\nexpected: %s\nhint:     %s", c.Actual, c.Expected, c.Hint)}
-		case Skip:
-			s.Skipped++
-			tc.Skipped = &JUnitSkipped{Message: c.Actual}
-		case Note:
-			// A passing testcase: LAB.md does not ask for it.
-			tc.SystemOut += "\nnote: " + c.Note
-		}
-		s.Cases = append(s.Cases, tc)
+		byStep[c.Step] = append(byStep[c.Step], JUnitOf(c, fmt.Sprintf("cnpa.step%d", c.Step), false))
+	}
+	for _, n := range steps {
+		doc.Add(fmt.Sprintf("step%d", n), byStep[n])
 	}
 	return doc
 }
 
 // WriteJUnit writes the report as JUnit XML.
-func WriteJUnit(w io.Writer, r *Report) error {
-	data, err := xml.MarshalIndent(ToJUnit(r), "", "  ")
+func WriteJUnit(w io.Writer, r *Report) error { return WriteJUnitDoc(w, ToJUnit(r)) }
+
+// WriteJUnitDoc writes a JUnit document: `cnpa check`'s and `cnpa class
+// grade`'s.
+func WriteJUnitDoc(w io.Writer, doc JUnitSuites) error {
+	data, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -149,8 +183,8 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	return err
 }
 
-// plural is "1 note", "2 notes".
-func plural(n int, word string) string {
+// Plural is "1 note", "2 notes".
+func Plural(n int, word string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, word)
 	}

@@ -1,4 +1,4 @@
-package check
+package judge
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -54,72 +55,72 @@ var crdFields = []crdField{
 // crdChecks grade the CRD on the server against LAB.md step 1: it exists
 // and is Established, its names and scope, version v1alpha1 served and
 // stored with the status subresource, and the schema field by field.
-func crdChecks() []liveCheck {
-	hint := func(_ *evidenceSet, f *facts) string {
+func crdChecks() []factCheck {
+	hint := func(_ *evidenceSet, f *Facts) string {
 		return fmt.Sprintf("the CRD must be LAB.md step 1's: apply it again with `kubectl apply --server-side --force-conflicts -f %s`",
-			filepath.Join(f.dir, "crd.yaml"))
+			filepath.Join(f.Dir, "crd.yaml"))
 	}
-	checks := []liveCheck{
-		{id: "step1.crd", title: "the CRD " + teamspace.CRDName + " is installed and Established", hint: hint,
-			judge: func(_ *evidenceSet, f *facts) verdict {
-				if f.crd == nil {
-					return holds(false, "installed, Established", "not installed")
+	checks := []factCheck{
+		{id: "step1.crd", mistake: lab.MistakeCRD, title: "the CRD " + teamspace.CRDName + " is installed and Established", hint: hint,
+			judge: func(_ *evidenceSet, f *Facts) Verdict {
+				if f.CRD == nil {
+					return Holds(false, "installed, Established", "not installed")
 				}
-				conds, _, _ := unstructured.NestedSlice(f.crd.Object, "status", "conditions")
+				conds, _, _ := unstructured.NestedSlice(f.CRD.Object, "status", "conditions")
 				for _, x := range conds {
 					if m, _ := x.(map[string]any); m["type"] == "Established" && m["status"] == "True" {
-						return holds(true, "installed, Established", "Established")
+						return Holds(true, "installed, Established", "Established")
 					}
 				}
-				return holds(false, "installed, Established", "not Established yet")
+				return Holds(false, "installed, Established", "not Established yet")
 			}},
-		{id: "step1.crd.version", title: "version " + teamspace.Version + " is served and is the storage version", hint: hint,
-			judge: func(_ *evidenceSet, f *facts) verdict {
+		{id: "step1.crd.version", mistake: lab.MistakeCRD, title: "version " + teamspace.Version + " is served and is the storage version", hint: hint,
+			judge: func(_ *evidenceSet, f *Facts) Verdict {
 				want := teamspace.Version + " served=true storage=true"
 				version := crdVersion(f)
 				switch {
-				case f.crd == nil:
-					return skipped("the CRD is not installed (see step1.crd)")
+				case f.CRD == nil:
+					return Skipped("the CRD is not installed (see step1.crd)")
 				case version == nil:
-					return holds(false, want, "no version "+teamspace.Version)
+					return Holds(false, want, "no version "+teamspace.Version)
 				}
 				got := fmt.Sprintf("%s served=%v storage=%v", teamspace.Version, version["served"], version["storage"])
-				return holds(got == want, want, got)
+				return Holds(got == want, want, got)
 			}},
 	}
 	for _, fld := range crdFields {
-		checks = append(checks, liveCheck{id: fld.id, title: fld.title, hint: hint, judge: func(_ *evidenceSet, f *facts) verdict {
+		checks = append(checks, factCheck{id: fld.id, mistake: lab.MistakeCRD, title: fld.title, hint: hint, judge: func(_ *evidenceSet, f *Facts) Verdict {
 			version := crdVersion(f)
 			switch {
-			case f.crd == nil:
-				return skipped("the CRD is not installed (see step1.crd)")
+			case f.CRD == nil:
+				return Skipped("the CRD is not installed (see step1.crd)")
 			case fld.inVersion && version == nil:
-				return skipped("the CRD has no version " + teamspace.Version + " (see step1.crd.version)")
+				return Skipped("the CRD has no version " + teamspace.Version + " (see step1.crd.version)")
 			}
-			root := f.crd.Object
+			root := f.CRD.Object
 			if fld.inVersion {
 				root = version
 			}
 			got, found, _ := unstructured.NestedFieldNoCopy(root, fld.path...)
 			if fld.id == "step1.crd.pods_required" {
 				req, _ := got.([]any)
-				return holds(slices.Contains(req, any("pods")), `required includes "pods"`, "required "+show(req))
+				return Holds(slices.Contains(req, any("pods")), `required includes "pods"`, "required "+show(req))
 			}
 			if !found {
-				return holds(false, show(fld.want), "not set")
+				return Holds(false, show(fld.want), "not set")
 			}
-			return same(fld.want, got)
+			return Same(fld.want, got)
 		}})
 	}
 	return checks
 }
 
 // crdVersion is the v1alpha1 entry of the live CRD's spec.versions, or nil.
-func crdVersion(f *facts) map[string]any {
-	if f.crd == nil {
+func crdVersion(f *Facts) map[string]any {
+	if f.CRD == nil {
 		return nil
 	}
-	versions, _, _ := unstructured.NestedSlice(f.crd.Object, "spec", "versions")
+	versions, _, _ := unstructured.NestedSlice(f.CRD.Object, "spec", "versions")
 	for _, x := range versions {
 		if m, _ := x.(map[string]any); m["name"] == teamspace.Version {
 			return m

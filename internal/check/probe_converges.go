@@ -1,0 +1,65 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+var _ = fills(probeConverges, judge.ProbeConverges)
+
+// probeConverges is the grader of step 4: a new TeamSpace gets its
+// namespace (labelled, owned), its quota and its status by itself, with
+// nobody but the running controller acting (LAB.md step 4: "A new TeamSpace
+// must get its namespace and quota within seconds with nobody acting").
+// The finalizer is step 6's and is graded there. How long it took to
+// converge is kept for the foreign-namespace probe; its TeamSpace is gone
+// again when it returns.
+func probeConverges(ctx context.Context, r *run) []judge.Verdict {
+	r.convergeFailed = true
+	timeout := r.opts.ProbeTimeout
+	r.opts.Progress.Note("… step 4: a temporary TeamSpace %s* must converge by itself", TempPrefix)
+	want := "namespace, quota (pods=2, requests.cpu=250m) and status within " + timeout.String()
+	ts, err := r.tmp.create(ctx, 2, "250m", nil)
+	if err != nil {
+		return []judge.Verdict{judge.Holds(false, want, err.Error())}
+	}
+	start := time.Now()
+	// lacks is the kind of what the TeamSpace lacked when last seen.
+	var lacks teamspace.GapKind
+	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {
+		live, ns, q, err := liveState(ctx, r.env, ts.Name)
+		switch {
+		case err != nil:
+			return false, err.Error()
+		case live == nil:
+			return false, ts.Name + " is gone"
+		}
+		g := firstGap(live, ns, q, false)
+		if g == nil {
+			return true, ""
+		}
+		lacks = g.Kind
+		return false, g.String()
+	})
+	took := time.Since(start)
+	var stop string
+	if !ok {
+		stop = r.stopsBefore(ctx, ts.Name)
+	}
+	// LAB.md: the grader "deletes it". Gone before the next probe starts.
+	_ = r.tmp.discard(ctx, ts.Name)
+	if !ok {
+		v := judge.Holds(false, want, ts.Name+" "+seen+stop)
+		if lacks == teamspace.GapQuota || lacks == teamspace.GapQuotaHard {
+			v.Mistake = lab.MistakeQuotaSpec
+		}
+		return []judge.Verdict{v}
+	}
+	r.converged, r.convergeFailed = took, false
+	return []judge.Verdict{judge.Holds(true, want, fmt.Sprintf("%s converged by itself in %s", ts.Name, took.Round(time.Millisecond)))}
+}

@@ -1,0 +1,134 @@
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+var _ = fills(probeFinalizer, judge.ProbeFinalizerAdded, judge.ProbeDeleteArchives)
+
+// probeFinalizer is the grader of step 6 and more: a TeamSpace created with
+// a foreign finalizer gets ours added beside it; deleted, it is archived,
+// loses only ours and stays, held by the foreign one, until the grader
+// removes that too. It returns the verdicts of
+// step6.finalizer_added_keeps_foreign and step6.delete_archives.
+func probeFinalizer(ctx context.Context, r *run) []judge.Verdict {
+	r.opts.Progress.Note("… step 6: a temporary TeamSpace holding another controller's finalizer (%s)", ForeignFinalizer)
+	added, deleted := r.finalizer(ctx)
+	return []judge.Verdict{added, deleted}
+}
+
+// finalizer is probeFinalizer's two verdicts.
+func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
+	env, tmp, timeout := r.env, r.tmp, r.opts.ProbeTimeout
+	wantAdded := fmt.Sprintf("finalizers [%s %s] within %s", ForeignFinalizer, teamspace.Finalizer, timeout)
+	ts, err := tmp.create(ctx, 1, "", []string{ForeignFinalizer})
+	if err != nil {
+		return judge.Holds(false, wantAdded, err.Error()), judge.Skipped("no temporary TeamSpace")
+	}
+	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {
+		live, err := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name)
+		if err != nil || live == nil {
+			return false, fmt.Sprintf("%s: %v", ts.Name, orGone(err))
+		}
+		return teamspace.HasFinalizer(live.Finalizers, ForeignFinalizer) && teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer),
+			fmt.Sprintf("%s finalizers %v", ts.Name, live.Finalizers)
+	})
+	if !ok {
+		var mistake lab.Mistake
+		if live, _ := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name); live != nil && teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer) &&
+			!teamspace.HasFinalizer(live.Finalizers, ForeignFinalizer) {
+			seen += ": another controller's finalizer was dropped: " + lab.KeepOtherFinalizers +
+				"; a merge or JSON-patch add, with the resourceVersion as precondition, does"
+			mistake = lab.MistakeFinalizerList
+		} else {
+			stop := r.stopsBefore(ctx, ts.Name)
+			seen += stop
+			if refusedFinalizerOverwrite(stop) {
+				// The own identity's admission policy refused the
+				// overwrite; the controller's log says so.
+				mistake = lab.MistakeFinalizerList
+			}
+		}
+		_ = tmp.discard(ctx, ts.Name)
+		v := judge.Holds(false, wantAdded, seen)
+		v.Mistake = mistake
+		return v, judge.Skipped("our finalizer was never added (see step6.finalizer_added_keeps_foreign)")
+	}
+	added = judge.Holds(true, wantAdded, seen)
+
+	wantDeleted := fmt.Sprintf("after delete: finalizers [%s], deletionTimestamp set, archive/<name>.json with its uid, within %s", ForeignFinalizer, timeout)
+	res := env.Clients.Dynamic.Resource(teamspace.GVR)
+	if err := res.Delete(ctx, ts.Name, metav1.DeleteOptions{}); err != nil {
+		return added, judge.Holds(false, wantDeleted, "delete: "+err.Error())
+	}
+	var final *teamspace.TeamSpace
+	vanished := false
+	ok, seen = await(ctx, timeout, func(ctx context.Context) (bool, string) {
+		live, err := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name)
+		if err != nil {
+			return false, err.Error()
+		}
+		if live == nil {
+			vanished = true
+			return true, ts.Name + " is gone: the foreign finalizer was removed too"
+		}
+		final = live
+		return !teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer), fmt.Sprintf("%s finalizers %v", ts.Name, live.Finalizers)
+	})
+	// The record must be on disk by the time our finalizer is off.
+	rec, recErr := evidence.ReadArchive(env.ArchiveDir(), ts.Name)
+	switch {
+	case vanished:
+		// Another controller's cleanup is not ours to skip.
+		deleted = judge.Holds(false, wantDeleted, seen)
+		deleted.Mistake = lab.MistakeFinalizerList
+	case !ok:
+		deleted = judge.Holds(false, wantDeleted, seen)
+	case !slices.Equal(final.Finalizers, []string{ForeignFinalizer}) || final.DeletionTimestamp == nil:
+		deleted = judge.Holds(false, wantDeleted, fmt.Sprintf("%s, deletionTimestamp %v", seen, final.DeletionTimestamp))
+	case tmp.remote:
+		// The record is on the learner's VM, out of this machine's sight.
+		deleted = judge.Holds(true, wantDeleted, fmt.Sprintf("finalizers %v; the archive record is on the learner's VM, not read from here", final.Finalizers))
+	case recErr != nil || rec == nil:
+		deleted = judge.Holds(false, wantDeleted, fmt.Sprintf("%s, but no archive record %s: %v",
+			seen, filepath.Join(env.ArchiveDir(), ts.Name+".json"), orGone(recErr)))
+		deleted.Mistake = lab.MistakeNoArchive
+	case rec.UID != string(ts.UID) || rec.Name != ts.Name:
+		data, _ := json.Marshal(rec)
+		deleted = judge.Holds(false, wantDeleted, fmt.Sprintf("archive record %s, uid should be %s", data, ts.UID))
+	default:
+		deleted = judge.Holds(true, wantDeleted, fmt.Sprintf("finalizers %v, archived uid %s", final.Finalizers, rec.UID))
+	}
+	// Our part done: drop the foreign finalizer, with the resourceVersion
+	// read as precondition so nothing else is lost. A conflict or any other
+	// failure is left to cleanup, which drops what is left.
+	if final != nil && !vanished {
+		_, _ = teamspace.SetFinalizers(ctx, env.Clients.Dynamic, final, teamspace.WithoutFinalizer(final.Finalizers, ForeignFinalizer), fieldManager)
+	}
+	// Gone before the next probe starts, whatever the controller did.
+	_ = tmp.discard(ctx, ts.Name)
+	return added, deleted
+}
+
+// finalizerRefusal is what the own identity's admission policy
+// (assets/admission.yaml) answers a controller that overwrites the
+// finalizer list: seen in the controller's log, it shows the mistake.
+const finalizerRefusal = "may only add or remove the finalizer"
+
+// refusedFinalizerOverwrite tells whether what the controller's log says
+// about a probe is the admission policy refusing a finalizer overwrite.
+func refusedFinalizerOverwrite(logSays string) bool {
+	return strings.Contains(logSays, finalizerRefusal)
+}

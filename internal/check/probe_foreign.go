@@ -1,0 +1,136 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+var _ = fills(probeForeignNamespace, judge.ProbeForeignNamespace)
+
+// The foreign-namespace probe's two TeamSpaces share a random part and end
+// in these suffixes, so that the witness sorts right after the foreign one:
+// kubectl and the API list TeamSpaces by name, and a loop that serves them
+// in that order has passed over the foreign one once it reaches the witness.
+const (
+	foreignSuffix = "-foreign"
+	witnessSuffix = "-witness"
+)
+
+// probeForeignNamespace looks at what LAB.md does not ask about: a
+// namespace team-<name> that somebody else made before TeamSpace <name>.
+// It runs alone, after every other probe is judged, and its objects are
+// gone when it returns. A witness TeamSpace made right after it tells when
+// the controller has passed over it; the witness gets witnessWait to
+// converge, and when it does not, the controller's log says whether the
+// pass stops at the foreign one. Adopting the namespace is a note, never a
+// failure.
+func probeForeignNamespace(ctx context.Context, r *run) []judge.Verdict {
+	// Last and alone: LAB.md does not ask about a namespace somebody
+	// else made, and a controller that stops its pass there must cost
+	// no other verdict.
+	r.opts.Progress.Note("… a namespace team-<name> somebody else made before its TeamSpace (LAB.md does not ask about it: a note at most)")
+	return []judge.Verdict{r.foreignNamespace(ctx, witnessWait(r.converged, r.opts.ProbeTimeout))}
+}
+
+// foreignNamespace is probeForeignNamespace's verdict.
+func (r *run) foreignNamespace(ctx context.Context, witnessWait time.Duration) judge.Verdict {
+	env, tmp := r.env, r.tmp
+	want := "no ownerReference to the TeamSpace, and its own labels only"
+	base := lab.TempName(lab.TempPrefix)
+	name, witness := base+foreignSuffix, base+witnessSuffix
+	nsName := teamspace.NamespaceName(name)
+	tmp.mu.Lock()
+	tmp.namespaces = append(tmp.namespaces, nsName)
+	tmp.mu.Unlock()
+	defer func() {
+		_ = tmp.discard(ctx, name, witness)
+		tmp.deleteNamespace(ctx, nsName)
+	}()
+	// The grader's own failures here are notes too: the check is one.
+	notAsked := func(got string) judge.Verdict {
+		v := judge.Holds(false, want, got)
+		v.Optional, v.Note = true, "the probe could not be set up, so nothing is known of this case"
+		return v
+	}
+	if _, err := env.Clients.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name: nsName, Labels: map[string]string{"owner": ForeignNamespaceOwner}}}, metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
+		return notAsked(fmt.Sprintf("create foreign namespace %s: %v", nsName, err))
+	}
+	ts, err := tmp.createNamed(ctx, name, 1, "", nil)
+	if err != nil {
+		return notAsked(err.Error())
+	}
+	if _, err := tmp.createNamed(ctx, witness, 1, "", nil); err != nil {
+		return notAsked(err.Error())
+	}
+	reached, _ := await(ctx, witnessWait, func(ctx context.Context) (bool, string) {
+		live, ns, q, err := liveState(ctx, env, witness)
+		if err != nil || live == nil {
+			return false, fmt.Sprint(orGone(err))
+		}
+		p := pending(live, ns, q, false)
+		return p == "", p
+	})
+	v := judgeForeignNamespace(ctx, env, ts)
+	var notes []string
+	if v.Note != "" {
+		notes = append(notes, v.Note)
+	}
+	if !reached {
+		unserved := fmt.Sprintf("TeamSpace %s, made right after %s, was not served within %s", witness, name, witnessWait.Round(time.Second))
+		if stop := r.stoppedPassAt(ctx, name, witness); stop != nil {
+			unserved += ": " + stop.String()
+		}
+		notes = append(notes, unserved)
+	} else if line := lastErrorAbout(r.serviceLog(ctx), name); line != "" {
+		notes = append(notes, "your controller tried to write somebody else's namespace and was refused: "+line)
+	}
+	v.Note = strings.Join(notes, ". ")
+	v.Optional = true
+	return v
+}
+
+// judgeForeignNamespace: the namespace that existed before its TeamSpace
+// should not be adopted. LAB.md does not ask about it, so what this finds is
+// a note (the verdict's note says what adopting would do); cnpa's own
+// engines refuse to adopt.
+func judgeForeignNamespace(ctx context.Context, env *labenv.Env, ts *teamspace.TeamSpace) judge.Verdict {
+	nsName := teamspace.NamespaceName(ts.Name)
+	want := "no ownerReference to TeamSpace " + ts.Name + " and its own labels only"
+	ns, err := getNamespace(ctx, env, nsName)
+	switch {
+	case err != nil:
+		return judge.Holds(false, want, err.Error())
+	case ns == nil:
+		v := judge.Holds(false, want, "namespace "+nsName+" is gone")
+		v.Note = "the controller deleted, or let be deleted, a namespace somebody else made: on a real platform that is " +
+			"a stranger's workloads gone"
+		return v
+	case teamspace.HasOwnerReference(ns.OwnerReferences, ts.UID):
+		v := judge.Holds(false, want, fmt.Sprintf("namespace %s (made by %s before the TeamSpace) now has an ownerReference to TeamSpace %s",
+			nsName, ForeignNamespaceOwner, ts.Name))
+		v.Note = "your controller adopted a namespace it did not make. LAB.md does not ask about this case, but on a real " +
+			"platform it hands a stranger's namespace to the TeamSpace, and to the garbage collector: deleting the TeamSpace " +
+			"deletes that namespace and everything in it. cnpa's engines create team-<name> only when it does not exist, and " +
+			"leave a foreign one alone"
+		return v
+	}
+	return judge.Holds(true, want, fmt.Sprintf("namespace %s left alone (owners %d, label owner=%s)", nsName, len(ns.OwnerReferences), ns.Labels["owner"]))
+}
+
+// witnessWait is how long the foreign-namespace probe waits for its
+// witness: three times what the controller took to serve step 4's probe,
+// at least 10 s (a loop's sleep and pass), at most the probe timeout.
+func witnessWait(converged, timeout time.Duration) time.Duration {
+	return min(max(3*converged, 10*time.Second), timeout)
+}

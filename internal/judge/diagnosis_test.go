@@ -1,0 +1,52 @@
+package judge
+
+import (
+	"github.com/labhub/cnpa/internal/lab"
+
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/labhub/cnpa/internal/teamspace"
+)
+
+func TestLabDiagnosis(t *testing.T) {
+	// A failed check as its verdict leaves it: the mistake it names, if
+	// any (the message says nothing to the diagnosis).
+	fail := func(id string, step int, actual string, named ...lab.Mistake) Check {
+		c := Check{ID: id, Step: step, Status: Fail, Actual: actual, Title: id + "'s title", mistake: mistakeOf[id]}
+		if len(named) > 0 {
+			c.mistake = named[0]
+		}
+		return c
+	}
+	missing := func(id string, step int, actual string) Check {
+		c := fail(id, step, actual)
+		c.notDone = true
+		return c
+	}
+	pass := func(id string, step int) Check { return Check{ID: id, Step: step, Status: Pass} }
+	alpha := &teamspace.TeamSpace{ObjectMeta: metav1.ObjectMeta{Name: "alpha", UID: "a", Generation: 2}}
+	noStatus := &Facts{Alpha: alpha, TeamAlpha: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-alpha",
+		OwnerReferences: []metav1.OwnerReference{alpha.OwnerReference()}}}}
+	for _, tc := range []struct {
+		name   string
+		checks []Check
+		facts  *Facts
+		want   string
+	}{
+		{"all pass", []Check{pass("step1.uid", 1)}, nil, ""},
+		{"a step not done", []Check{pass("step1.uid", 1), missing("step3.file", 3, "reconcile.json missing")}, nil, "step 3 not done"},
+		{"status never appeared", []Check{missing("step3.file", 3, "reconcile.json missing")}, noStatus, lab.MistakeStatusMain.Name},
+		{"the finalizer list before the archive", []Check{fail("step6.archive_record", 6, "archive/beta.json is missing"),
+			fail("step6.finalizer_added_keeps_foreign", 6, "x: another controller's finalizer was dropped. Add ours", lab.MistakeFinalizerList)}, nil, lab.MistakeFinalizerList.Name},
+		{"the earliest step's mistake", []Check{fail("step1.uid", 1, "x"), fail("step3.rerun_writes_nothing", 3, "x")}, nil, lab.MistakeStale.Name},
+		{"a deleted quota never back", []Check{fail("step5.quota_in_sync", 5, "team-alpha/team-quota does not exist", lab.MistakeEdge)}, nil, lab.MistakeEdge.Name},
+		{"no mistake known: the check's title", []Check{fail("step5.reverted_to", 5, "7")}, nil, "step5.reverted_to's title"},
+	} {
+		if got := LabDiagnosis(tc.checks, tc.facts); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

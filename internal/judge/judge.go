@@ -1,0 +1,242 @@
+// Package judge is the grader's judgement, apart from its hands: the
+// results (Check, Report, Status), the facts the evidence is judged
+// against (Facts), the verdicts of the lab's rules and of the fact tables
+// (Judge), the table of the live probes (probes.go), the diagnosis of the
+// classic mistakes, and the text, JSON and JUnit outputs. It reads the
+// evidence as package lab read it and the facts as given: it asks no
+// cluster and runs nothing, so `cnpa check` (package check, the hands),
+// `cnpa submit`, the submission file, `cnpa report` and `cnpa class grade`
+// share it without linking the probing machinery.
+//
+// Every check is reported, not only the first that fails, each with what
+// was expected, what was found, what to do, and the classic mistake it
+// points to.
+package judge
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/labhub/cnpa/internal/lab"
+)
+
+// Status is the outcome of one check.
+type Status string
+
+const (
+	// Pass: the check holds.
+	Pass Status = "pass"
+	// Fail: it does not; the hint says what to do.
+	Fail Status = "fail"
+	// Skip: it could not be evaluated because something it reads is
+	// missing or broken, and that thing's own check fails. A report with a
+	// skip therefore always has a failure too.
+	Skip Status = "skip"
+	// Note: the check looks at something LAB.md does not ask for, and it
+	// does not hold. Check.Note says what that would mean on a real
+	// platform; a note never counts as a failure.
+	Note Status = "note"
+)
+
+// Check is one graded fact: as `cnpa check` reports it, as a submission
+// records it, and as `cnpa class grade` grades it again.
+type Check struct {
+	// ID is stable across runs and releases, e.g. step5.restored_uid_new.
+	ID   string `json:"id"`
+	Step int    `json:"step"`
+	// Title says in words what must hold.
+	Title    string `json:"title"`
+	Status   Status `json:"status"`
+	Expected string `json:"expected"`
+	Actual   string `json:"actual"`
+	Hint     string `json:"hint,omitempty"`
+	// Note tells what cnpa's own engines do beyond what LAB.md asks, or
+	// what a check LAB.md does not ask for found; it is shown beside the
+	// check and never fails it.
+	Note string `json:"note,omitempty"`
+	// Diagnosis is the classic mistake a failed check points to (Diagnose),
+	// zero when it points to none; it is written as the mistake's name.
+	Diagnosis lab.Mistake `json:"diagnosis,omitzero"`
+	// AsReported: the check is the learner's own run's, taken from the
+	// submission (`cnpa class grade`): it looks at what only the VM can
+	// see, or needs a probe that could not be made here.
+	AsReported bool `json:"as_reported,omitempty"`
+	// Recorded is the status the submission recorded, when the grade
+	// differs from it.
+	Recorded Status `json:"recorded,omitempty"`
+
+	// mistake is the one the verdict itself named (or its row), before the
+	// facts are consulted: kept so that a check can be diagnosed again
+	// against other facts (Diagnose).
+	mistake lab.Mistake
+	// notDone: the check of a step's file failed because the file is
+	// missing (LabDiagnosis: "step N not done").
+	notDone bool
+}
+
+// Report is the result of one run of the grader.
+type Report struct {
+	Dir    string `json:"dir"`
+	Server string `json:"server"`
+	// Step is the one step checked, 0 for all.
+	Step    int     `json:"step,omitempty"`
+	Checks  []Check `json:"checks"`
+	Passed  int     `json:"passed"`
+	Failed  int     `json:"failed"`
+	Skipped int     `json:"skipped"`
+	// Notes counts the checks with status note: not failures.
+	Notes int `json:"notes"`
+}
+
+// OK tells whether no check failed.
+func (r *Report) OK() bool { return r.Failed == 0 }
+
+// FailedIDs lists the ids of the failed checks, in report order.
+func (r *Report) FailedIDs() []string {
+	var ids []string
+	for _, c := range r.Checks {
+		if c.Status == Fail {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
+// Finish keeps the checks of one step (0: all), orders them by step
+// (stable within a step) and counts them.
+func (r *Report) Finish(step int) {
+	r.Step = step
+	kept := r.Checks[:0]
+	for _, c := range r.Checks {
+		if step == 0 || c.Step == step {
+			kept = append(kept, c)
+		}
+	}
+	r.Checks = kept
+	sort.SliceStable(r.Checks, func(i, j int) bool { return r.Checks[i].Step < r.Checks[j].Step })
+	r.Passed, r.Failed, r.Skipped, r.Notes = 0, 0, 0, 0
+	for _, c := range r.Checks {
+		switch c.Status {
+		case Pass:
+			r.Passed++
+		case Fail:
+			r.Failed++
+		case Skip:
+			r.Skipped++
+		case Note:
+			r.Notes++
+		}
+	}
+}
+
+// Verdict is what a rule, a fact table's row or a probe decides. A
+// non-empty Skip means it could not decide, and why.
+type Verdict struct {
+	OK        bool
+	Want, Got string
+	Skip      string
+	// Hint overrides the check's hint for this outcome.
+	Hint string
+	// Note is what cnpa's engines add beyond LAB.md, or what a check of
+	// something LAB.md does not ask found (see Check.Note).
+	Note string
+	// Optional: LAB.md does not ask for what this checks, so when it does
+	// not hold the check is a note, not a failure.
+	Optional bool
+	// Mistake is the classic mistake this outcome shows, when it shows
+	// one the check's row does not name by itself.
+	Mistake lab.Mistake
+}
+
+// Same compares two values by their JSON form, so 6 and int64(6) are
+// equal and "6" and 6 are not, as the lab's types demand.
+func Same(want, got any) Verdict {
+	w, g := show(want), show(got)
+	return Verdict{OK: w == g, Want: w, Got: g}
+}
+
+// Holds reports a condition with its own wording for both sides.
+func Holds(ok bool, want, got string) Verdict { return Verdict{OK: ok, Want: want, Got: got} }
+
+// Skipped is a verdict that could not be reached, and why.
+func Skipped(why string) Verdict { return Verdict{Skip: why} }
+
+// show renders a value as JSON, as the lab's rules do.
+var show = lab.Show
+
+// newCheck is the check of one verdict: its status, and for a failure the
+// hint (the verdict's, else hint()) and the diagnosis against f. mistake
+// is what the check's row names when it fails (the verdict may name
+// another).
+func newCheck(id string, step int, title string, hint func() string, mistake lab.Mistake, v Verdict, f *Facts) Check {
+	ch := Check{ID: id, Step: step, Title: title, Expected: v.Want, Actual: v.Got, Note: v.Note}
+	switch {
+	case v.Skip != "":
+		ch.Status, ch.Actual = Skip, "not checked: "+v.Skip
+		return ch
+	case v.OK:
+		ch.Status = Pass
+		return ch
+	case v.Optional:
+		ch.Status = Note
+	default:
+		ch.Status = Fail
+	}
+	ch.Hint = v.Hint
+	if ch.Hint == "" && hint != nil {
+		ch.Hint = hint()
+	}
+	ch.mistake = mistake
+	if !v.Mistake.IsZero() {
+		ch.mistake = v.Mistake
+	}
+	ch.Diagnosis = Diagnose(ch, f)
+	return ch
+}
+
+// checker collects checks in the order they are made.
+type checker struct {
+	facts  *Facts
+	checks []Check
+}
+
+func (c *checker) add(id string, step int, title string, hint func() string, v Verdict) {
+	c.checks = append(c.checks, newCheck(id, step, title, hint, mistakeOf[id], v, c.facts))
+}
+
+// text is a hint that is known already.
+func text(s string) func() string { return func() string { return s } }
+
+// file adds stepN.file: the record exists, is one JSON object, and has no
+// key LAB.md does not name (a missing or mistyped key fails that key's own
+// check instead).
+func (c *checker) file(r *lab.Record, hint string) {
+	title := r.File + " exists, is one JSON object and has no keys beyond LAB.md's"
+	v := Holds(true, "a JSON object with the keys LAB.md names", "a JSON object, no keys beyond LAB.md's")
+	switch {
+	case r.Problem != "":
+		v = Holds(false, v.Want, r.File+" "+r.Problem)
+	case len(r.Extra) > 0:
+		v = Holds(false, v.Want, fmt.Sprint(r.Extra))
+		hint = "remove what LAB.md does not name; better, let cnpa write it: " + hint
+	}
+	c.add(fmt.Sprintf("step%d.file", r.Step), r.Step, title, text(hint), v)
+	if r.Missing() {
+		c.checks[len(c.checks)-1].notDone = true
+	}
+}
+
+// key adds the check that owns one key of a record: when the key is missing
+// or of the wrong type it fails here (expected: want), else judge decides.
+func (c *checker) key(r *lab.Record, key, id, title, want string, hint func() string, judge func(v any) Verdict) {
+	var v Verdict
+	switch {
+	case r.Problem != "":
+		v = Skipped(r.Unusable())
+	case r.KeyProblems[key] != "":
+		v = Holds(false, want, key+" "+r.KeyProblems[key])
+	default:
+		v = judge(r.Values[key])
+	}
+	c.add(id, r.Step, title, hint, v)
+}
