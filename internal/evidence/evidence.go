@@ -47,7 +47,7 @@ type Key struct {
 	Kind Kind
 }
 
-// AnyWritten tells whether dir holds any of files, or an archive record:
+// AnyWritten tells whether dir holds any of files (paths under dir):
 // whether the lab has started there, by cnpa or by hand.
 func AnyWritten(dir string, files []string) bool {
 	for _, f := range files {
@@ -55,8 +55,7 @@ func AnyWritten(dir string, files []string) bool {
 			return true
 		}
 	}
-	_, err := os.Lstat(filepath.Join(dir, ArchiveDir, "beta.json"))
-	return err == nil
+	return false
 }
 
 // Write marshals v and writes it to dir/name atomically (package

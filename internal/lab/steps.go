@@ -2,12 +2,13 @@ package lab
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/labhub/cnpa/internal/evidence"
 )
 
 // Step is one step of the lab as LAB.md gives it: what it is, not how it
-// runs (package steps holds the runners, package check the graders).
+// runs (package steps holds the runners, package judge the grader's verdicts).
 type Step struct {
 	Number  int
 	Title   string
@@ -77,7 +78,9 @@ func ReadFile(dir, file string, v any) ([]evidence.Problem, error) {
 
 // AnyWritten tells whether dir holds any evidence file, or an archive
 // record: whether the lab has started there, by cnpa or by hand.
-func AnyWritten(dir string) bool { return evidence.AnyWritten(dir, Files) }
+func AnyWritten(dir string) bool {
+	return evidence.AnyWritten(dir, append(slices.Clone(Files), BetaArchive))
+}
 
 // Get returns step n, or an error naming the valid range.
 func Get(n int) (*Step, error) {

@@ -1,12 +1,13 @@
 package labenv
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/lab"
@@ -57,15 +58,18 @@ func (s *State) Identity() string {
 
 // LoadState reads the state; a missing file is (nil, nil).
 func LoadState(dir string) (*State, error) {
-	data, err := os.ReadFile(filepath.Join(dir, StateFile))
-	if os.IsNotExist(err) {
+	var s State
+	found, err := atomicfile.ReadJSON(filepath.Join(dir, StateFile), &s)
+	var bad *atomicfile.DecodeError
+	switch {
+	case !found && err == nil:
 		return nil, nil
-	}
-	if err != nil {
+	case errors.As(err, &bad):
+		err = bad.Err
+	case err != nil:
 		return nil, err
 	}
-	var s State
-	if err := json.Unmarshal(data, &s); err != nil {
+	if err != nil {
 		// What a rerun does without it: recoveredState, and the step
 		// writes it again (steps.runSteps, also for a step it keeps).
 		p := filepath.Join(dir, StateFile)

@@ -135,7 +135,7 @@ func TestBuildTellsWhatIsMissingOrStale(t *testing.T) {
 	// A malformed file and a broken timeline are named, not fatal.
 	for _, err := range []error{
 		os.WriteFile(filepath.Join(dir, lab.GenerationFile), []byte(`{"uid": 1}`), 0o644),
-		os.MkdirAll(filepath.Join(dir, timeline.OwnDir), 0o755),
+		os.MkdirAll(filepath.Join(dir, lab.OwnDir), 0o755),
 		os.WriteFile(timeline.Path(dir, 5), []byte(`{`), 0o644),
 	} {
 		if err != nil {

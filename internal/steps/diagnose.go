@@ -22,27 +22,38 @@ import (
 // controller under test, in LAB.md's words: the learner's own reconcile.sh
 // with --engine own, but the same words hold for any engine.
 
-// mistakeFor says which mistake leaves a TeamSpace with gap g after a pass.
-func mistakeFor(g teamspace.Gap, ts *teamspace.TeamSpace) string {
+// mistakeFor says which mistake leaves a TeamSpace with gap g after a pass
+// (zero for none): a lookup, each mistake's advice worded once in package
+// lab.
+func mistakeFor(g teamspace.Gap, ts *teamspace.TeamSpace) lab.Mistake {
 	switch g.Kind {
 	case teamspace.GapNamespace:
-		return "reconcile.sh must create namespace team-<name> for every TeamSpace"
+		return lab.MistakeNoNamespace
 	case teamspace.GapNamespaceLabel:
-		return "the namespace needs the label " + teamspace.OwnerLabel + "=<name>"
+		return lab.MistakeNoNamespaceLabel
 	case teamspace.GapQuota:
-		return "reconcile.sh must create ResourceQuota " + teamspace.QuotaName + " in team-<name>"
+		return lab.MistakeNoQuota
 	case teamspace.GapQuotaHard:
-		return "hard.pods must be the TeamSpace's spec.pods and hard.requests.cpu its spec.cpu (default \"1\"), " +
-			"nothing else: is one of them hard-coded, or spec.cpu ignored?"
+		return lab.MistakeQuotaSpec
 	case teamspace.GapStatus:
 		if ts.Status.ObservedGeneration == 0 {
-			return "status.observedGeneration never appeared although the pass exited 0: " + lab.StatusViaSubresource
+			return lab.MistakeStatusMain
 		}
-		return "status.observedGeneration must be the TeamSpace's current metadata.generation and status.namespace team-<name>"
+		return lab.MistakeStaleStatus
 	case teamspace.GapFinalizer:
-		return "LAB.md step 6: " + lab.KeepOtherFinalizers
+		return lab.MistakeNoFinalizer
 	}
-	return ""
+	return lab.Mistake{}
+}
+
+// advice is what the learner reads for mistake m after a pass: its
+// advice, after what was observed when that says more (a status that never
+// appeared although the pass exited 0).
+func advice(m lab.Mistake) string {
+	if m == lab.MistakeStatusMain {
+		return "status.observedGeneration never appeared although the pass exited 0: " + m.Advice
+	}
+	return m.Advice
 }
 
 // diagnoseTeamSpace lists what one TeamSpace lacks by LAB.md after a pass,
@@ -72,7 +83,7 @@ func diagnoseTeamSpace(ctx context.Context, env *labenv.Env, name string, finali
 		out = append(out, blocked.Error())
 	}
 	for _, g := range gaps.Lab() {
-		out = append(out, g.String()+": "+mistakeFor(g, ts))
+		out = append(out, g.String()+": "+advice(mistakeFor(g, ts)))
 	}
 	return out, nil
 }

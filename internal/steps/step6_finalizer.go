@@ -81,7 +81,7 @@ var step6 = &Step{
 			}
 			return teamspace.HasFinalizer(a.Finalizers, teamspace.Finalizer), fmt.Sprintf("finalizers %v", a.Finalizers), nil
 		}); err != nil {
-			return nil, diagnosis(err.Error(), []string{mistakeFor(teamspace.Gap{Kind: teamspace.GapFinalizer}, nil)}, serviceTail(ctx, env))
+			return nil, diagnosis(err.Error(), []string{mistakeFor(teamspace.Gap{Kind: teamspace.GapFinalizer}, nil).Advice}, serviceTail(ctx, env))
 		}
 		if err := earlierBeta(ctx, env, sh, r); err != nil {
 			return nil, err

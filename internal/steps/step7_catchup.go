@@ -2,10 +2,8 @@ package steps
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -187,7 +185,7 @@ type stoppedReading struct {
 const stoppedReadingFile = "step7-stopped.json"
 
 func stoppedReadingPath(dir string) string {
-	return filepath.Join(dir, timeline.OwnDir, stoppedReadingFile)
+	return filepath.Join(dir, lab.OwnDir, stoppedReadingFile)
 }
 
 func saveStoppedReading(dir string, ev lab.CatchupRecord) error {
@@ -196,16 +194,16 @@ func saveStoppedReading(dir string, ev lab.CatchupRecord) error {
 
 // loadStoppedReading is the saved reading, nil when there is none.
 func loadStoppedReading(dir string) (*stoppedReading, error) {
-	data, err := os.ReadFile(stoppedReadingPath(dir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	var r stoppedReading
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%s: %v (remove it, and start over with `cnpa reset --yes`)", stoppedReadingPath(dir), err)
+	found, err := atomicfile.ReadJSON(stoppedReadingPath(dir), &r)
+	var bad *atomicfile.DecodeError
+	switch {
+	case errors.As(err, &bad):
+		return nil, fmt.Errorf("%s: %v (remove it, and start over with `cnpa reset --yes`)", bad.Path, bad.Err)
+	case err != nil:
+		return nil, err
+	case !found:
+		return nil, nil
 	}
 	return &r, nil
 }

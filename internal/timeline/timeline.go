@@ -38,11 +38,8 @@
 package timeline
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -50,11 +47,6 @@ import (
 	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/manifest"
 )
-
-// OwnDir is the directory under the evidence dir that holds the files cnpa
-// writes for itself (timelines, the last check), never the learner's; its
-// home is package manifest, whose manifest lives there too.
-const OwnDir = manifest.OwnDir
 
 // Who acted. Free text is allowed; these are the ones the steps use.
 const (
@@ -157,7 +149,7 @@ func (tl *Timeline) Sorted() {
 
 // Path is where step's timeline is kept.
 func Path(dir string, step int) string {
-	return filepath.Join(dir, OwnDir, fmt.Sprintf("timeline-step%d.json", step))
+	return filepath.Join(dir, manifest.OwnDir, fmt.Sprintf("timeline-step%d.json", step))
 }
 
 // Save writes tl atomically to Path(dir, tl.Step).
@@ -168,16 +160,16 @@ func Save(dir string, tl *Timeline) error {
 
 // Load reads step's timeline; (nil, nil) when the step has none yet.
 func Load(dir string, step int) (*Timeline, error) {
-	data, err := os.ReadFile(Path(dir, step))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	var tl Timeline
-	if err := json.Unmarshal(data, &tl); err != nil {
-		return nil, fmt.Errorf("%s: %w (run the step again to rewrite it)", Path(dir, step), err)
+	found, err := atomicfile.ReadJSON(Path(dir, step), &tl)
+	var bad *atomicfile.DecodeError
+	switch {
+	case errors.As(err, &bad):
+		return nil, fmt.Errorf("%s: %w (run the step again to rewrite it)", bad.Path, bad.Err)
+	case err != nil:
+		return nil, err
+	case !found:
+		return nil, nil
 	}
 	return &tl, nil
 }
