@@ -183,7 +183,7 @@ func TestCheck(t *testing.T) {
 		ids = append(ids, c.ID)
 	}
 	for _, id := range []string{"step1.crd.pods_maximum", "step3.rerun_writes_nothing", "step4.new_teamspace_converges",
-		"step5.restored_uid_new", "step6.delete_archives", "step8.restore_seconds"} {
+		"step5.restored_uid_new", "step5.drift_reverted_live", "step6.delete_archives", "step8.restore_seconds"} {
 		if !slices.Contains(ids, id) {
 			t.Errorf("check %s: missing from the report", id)
 		}
