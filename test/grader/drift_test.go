@@ -34,7 +34,7 @@ func TestDriftProbeCatchesAnEdgeTriggeredController(t *testing.T) {
 	for _, n := range []string{"1", "2", "3", "4"} {
 		l.must("step", n, "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir)
 	}
-	code, rep := l.check("--step", "5", "--timeout", "15s", "--service-manager", "process", "--unit-dir", l.unitDir)
+	code, rep := l.check("--step", "5", "--timeout", "60s", "--service-manager", "process", "--unit-dir", l.unitDir)
 	if code != 1 {
 		t.Errorf("check --step 5 of an edge-triggered controller: exit %d, want 1", code)
 	}
