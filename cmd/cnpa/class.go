@@ -40,7 +40,9 @@ var classGradeCommand = &cli.Command{
 		"on Ctrl-C). What only the VM can see (the unit, systemd, reruns of\n" +
 		"reconcile.sh) is taken from the submission, marked \"as reported\".\n\n" +
 		"CLASS.yaml: learners: [{name: alice, kubeconfig: PATH, context: NAME}]\n\n" +
-		"Exit code 0 when the gradebook is made; 2 for bad input (a file that is not\n" +
+		"A file that is not a submission, or two files of one learner, get their\n" +
+		"rows and flags (unreadable, duplicate); the others are graded.\n\n" +
+		"Exit code 0 when the gradebook is made; 2 for bad input (no file that is\n" +
 		"a submission, a roster with a name twice, a missing kubeconfig).",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "roster", Usage: "`FILE` of the learners expected, one name a line"},
@@ -58,11 +60,11 @@ var classGradeCommand = &cli.Command{
 		if c.NArg() == 0 {
 			return usageError("give the submissions: `cnpa class grade DIR` (every *.json in it) or the files")
 		}
-		subs, err := class.Load(c.Args().Slice())
+		subs, unreadable, err := class.Load(c.Args().Slice())
 		if err != nil {
-			return cli.Exit(err.Error(), 2)
+			return cli.Exit(ui.Clean(err.Error()), 2)
 		}
-		opts := class.Options{Version: version, Now: time.Now()}
+		opts := class.Options{Version: version, Now: time.Now(), Unreadable: unreadable}
 		if r := c.String("roster"); r != "" {
 			if opts.Roster, err = class.ReadRoster(r); err != nil {
 				return cli.Exit(err.Error(), 2)

@@ -30,6 +30,9 @@ const (
 	GradedOffline     = "offline"
 	GradedUnreachable = "unreachable"
 	GradedMissing     = "missing"
+	// GradedUnreadable: a file that is not a submission cnpa can read; its
+	// row is named after the file.
+	GradedUnreadable = "unreadable"
 )
 
 // The flags a learner's row may carry.
@@ -54,6 +57,12 @@ const (
 	FlagNoSubmission = "no-submission"
 	// FlagNotOnRoster: a submission from a learner the roster does not name.
 	FlagNotOnRoster = "not-on-roster"
+	// FlagDuplicate: another file is a submission of the same learner
+	// (the name is self-declared): neither is trusted over the other.
+	FlagDuplicate = "duplicate"
+	// FlagUnreadable: the file is not a submission cnpa can read, or its
+	// evidence cannot be unpacked; the row is graded 0.
+	FlagUnreadable = "unreadable"
 )
 
 // Flag is one thing the instructor must look at.
@@ -139,6 +148,9 @@ type Options struct {
 	// Live, when set, grades the named learners live (see live.go); a
 	// learner it has no result for is graded offline.
 	Live map[string]*LiveResult
+	// Unreadable are the files Load could not read as submissions: each
+	// gets its row, named after the file, and FlagUnreadable.
+	Unreadable []*submission.Error
 }
 
 // Offline judges one submission again, offline: the evidence against the
@@ -265,9 +277,17 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 			SubmittedAt: s.SubmittedAt.UTC().Format(time.RFC3339), Cluster: s.Cluster.KubeSystemUID}
 		checks, disagree, err := Offline(s)
 		if err != nil {
-			return nil, err
+			// One submission that cannot be unpacked never stops the class.
+			l.Graded, l.GradedDetail = GradedUnreadable, err.Error()
+			l.Flags = append(l.Flags, Flag{Kind: FlagUnreadable, Detail: err.Error()})
+			l.score()
+			gb.Learners = append(gb.Learners, l)
+			continue
 		}
 		l.Checks, l.Graded = checks, GradedOffline
+		if bad := s.BadTimelines(); len(bad) > 0 {
+			disagree = append(disagree, "timelines named "+strings.Join(bad, ", ")+", which cnpa never writes (timeline-step1.json … timeline-step9.json): not unpacked")
+		}
 		if lr := opts.Live[s.Learner]; lr != nil {
 			l.Graded, l.GradedDetail = lr.Graded, lr.Detail
 			if lr.Report != nil {
@@ -287,6 +307,13 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 		l.score()
 		gb.Learners = append(gb.Learners, l)
 	}
+	for _, u := range opts.Unreadable {
+		l := &Learner{Name: filepath.Base(u.Path), Graded: GradedUnreadable, GradedDetail: u.Problem, File: u.Path,
+			Flags: []Flag{{Kind: FlagUnreadable, Detail: u.Error()}}}
+		l.score()
+		gb.Learners = append(gb.Learners, l)
+	}
+	flagDuplicates(gb.Learners)
 	flagCopies(gb.Learners)
 	flagSameCluster(gb.Learners)
 	if opts.Roster != nil {
@@ -316,6 +343,35 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 	return gb, nil
 }
 
+// flagDuplicates flags every submission of a learner another file also
+// claims to be: the name is the learner's own claim, so neither is kept
+// over the other, and live grading skips them.
+func flagDuplicates(ls []*Learner) {
+	by := map[string][]*Learner{}
+	for _, l := range ls {
+		if l.sub != nil {
+			by[l.Name] = append(by[l.Name], l)
+		}
+	}
+	for name, group := range by {
+		if len(group) < 2 {
+			continue
+		}
+		var files []string
+		for _, l := range group {
+			files = append(files, l.File)
+		}
+		for _, l := range group {
+			for _, o := range group {
+				if o != l {
+					addFlag(l, Flag{Kind: FlagDuplicate, With: filepath.Base(o.File),
+						Detail: fmt.Sprintf("%s are all submissions of learner %s: keep the one the learner sent, and grade again", strings.Join(files, ", "), name)})
+				}
+			}
+		}
+	}
+}
+
 // flagCopies flags every uid two learners' evidence share. The learner
 // whose own cluster held the object is the source.
 func flagCopies(ls []*Learner) {
@@ -325,6 +381,9 @@ func flagCopies(ls []*Learner) {
 	}
 	byUID := map[string][]holder{}
 	for _, l := range ls {
+		if l.sub == nil {
+			continue
+		}
 		for uid, obj := range objectUIDs(&l.sub.Content) {
 			byUID[uid] = append(byUID[uid], holder{l, obj})
 		}
@@ -416,6 +475,9 @@ func addFlag(l *Learner, f Flag) {
 func flagSameCluster(ls []*Learner) {
 	by := map[string][]*Learner{}
 	for _, l := range ls {
+		if l.sub == nil {
+			continue
+		}
 		if uid := l.sub.Cluster.KubeSystemUID; uid != "" {
 			by[uid] = append(by[uid], l)
 		}
