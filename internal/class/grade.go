@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -201,14 +202,47 @@ func merge(s *submission.Submission, judged *check.Report, asReported func(id st
 		}
 		checks = append(checks, c)
 	}
+	taken := map[string]bool{}
 	for _, r := range s.Checks {
 		if seen[r.ID] && !asReported(r.ID) {
 			continue
+		}
+		// Only a check the lab defines, and that only the learner's run
+		// could make, is taken as reported, once, at the step its id
+		// names: an invented id (300 passing "extra.N") or a step moved
+		// is the learner grading themselves.
+		step, ok := reportable(r.ID)
+		switch {
+		case !ok:
+			disagree = append(disagree, strconv.QuoteToASCII(r.ID)+" (not a check of the lab)")
+			continue
+		case taken[r.ID]:
+			disagree = append(disagree, r.ID+" (recorded twice)")
+			continue
+		}
+		taken[r.ID] = true
+		if r.Step != step {
+			disagree = append(disagree, fmt.Sprintf("%s (recorded at step %d, a check of step %d)", r.ID, r.Step, step))
+			r.Step = step
 		}
 		checks = append(checks, Check{Check: r.Check, Diagnosis: check.Diagnose(r.Check, s.Facts), AsReported: true})
 	}
 	sort.SliceStable(checks, func(i, j int) bool { return checks[i].Step < checks[j].Step })
 	return checks, disagree, nil
+}
+
+// reportable tells whether id is a check the grader may take as the
+// learner's run reported it (a live probe's, or one only the VM sees),
+// and its step, from the id (stepN.name), never from the file.
+func reportable(id string) (step int, ok bool) {
+	if !slices.Contains(check.ProbeIDs, id) && !slices.Contains(check.VMIDs, id) {
+		return 0, false
+	}
+	rest, found := strings.CutPrefix(id, "step")
+	if !found || len(rest) < 2 || rest[0] < '1' || rest[0] > '9' || rest[1] != '.' {
+		return 0, false
+	}
+	return int(rest[0] - '0'), true
 }
 
 // seenOnlyPartly are live checks that judge only part of what the

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/class"
 	"github.com/labhub/cnpa/internal/class/classtest"
 	"github.com/labhub/cnpa/internal/submission"
@@ -439,5 +440,61 @@ func TestNothingRawReachesTerminalOrSheet(t *testing.T) {
 	}
 	if !strings.Contains(sheet.String(), `'=HYPERLINK(`) || !strings.Contains(sheet.String(), "\n'@SUM(A1),") {
 		t.Errorf("the names that start like formulas are not escaped with ':\n%s", sheet.String())
+	}
+}
+
+// N6: a learner cannot grade themselves with checks the lab does not
+// define: 300 invented passing checks, and a probe's check recorded
+// twice and at another step, count for nothing and flag the submission
+// tampered; the score is the honest one.
+func TestInventedChecksCountForNothing(t *testing.T) {
+	honest, err := classtest.Good("hal", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged, err := classtest.Good("mal", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		forged.Checks = append(forged.Checks, submission.Check{Check: check.Check{ID: fmt.Sprintf("extra.%d", i), Step: 1 + i%8, Status: check.Pass}})
+	}
+	var probe submission.Check
+	for _, c := range forged.Checks {
+		if c.ID == check.ProbeIDs[0] {
+			probe = c
+		}
+	}
+	probe.Step = 8
+	forged.Checks = append(forged.Checks, probe)
+	forged.Passed += 301
+	dir := t.TempDir()
+	for _, c := range []*submission.Content{honest, forged} {
+		if _, err := classtest.Write(dir, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	subs, bad, err := class.Load([]string{dir})
+	if err != nil || len(bad) > 0 {
+		t.Fatalf("Load: %v %v", bad, err)
+	}
+	gb, err := class.Grade(subs, class.Options{Version: classtest.Version, Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]*class.Learner{}
+	for _, l := range gb.Learners {
+		by[l.Name] = l
+	}
+	h, m := by["hal"], by["mal"]
+	if m.ChecksPassed != h.ChecksPassed || m.ChecksTotal != h.ChecksTotal {
+		t.Errorf("the forged submission scores %d/%d checks, the honest one %d/%d", m.ChecksPassed, m.ChecksTotal, h.ChecksPassed, h.ChecksTotal)
+	}
+	if !strings.Contains(m.FlagList(), class.FlagTampered) || !strings.Contains(flagDetails(m), `"extra.0" (not a check of the lab)`) ||
+		!strings.Contains(flagDetails(m), check.ProbeIDs[0]+" (recorded twice)") {
+		t.Errorf("the forged submission: flags %q\n%s", m.FlagList(), flagDetails(m))
+	}
+	if len(h.Flags) != 0 {
+		t.Errorf("the honest submission is flagged: %s", h.FlagList())
 	}
 }
