@@ -443,11 +443,20 @@ func flagCopies(ls []*Learner) {
 		if len(hs) < 2 {
 			continue
 		}
+		// The source is the one learner whose own cluster (the facts of
+		// their run) held the object. When several claim it, the claims
+		// are the learners' own words and one of them frames another: no
+		// source, every holder shares-uids-with the others.
 		var source *Learner
+		claims := 0
 		for _, h := range hs {
 			if ownUIDs(h.l.sub.Facts)[uid] {
 				source = h.l
+				claims++
 			}
+		}
+		if claims > 1 {
+			source = nil
 		}
 		for _, h := range hs {
 			for _, o := range hs {

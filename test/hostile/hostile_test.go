@@ -498,3 +498,51 @@ func TestInventedChecksCountForNothing(t *testing.T) {
 		t.Errorf("the honest submission is flagged: %s", h.FlagList())
 	}
 }
+
+// N7: one learner cannot frame another as the copier. mallory puts
+// gina's alpha uid in her evidence and in the facts of her run, and
+// re-hashes: both claim the object, so neither is named the source, and
+// both are flagged shares-uids-with; gina is never copied-from:mallory.
+func TestOneLearnerCannotFrameAnother(t *testing.T) {
+	gina, err := classtest.Good("gina", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mallory, err := classtest.Good("mallory", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ginaAlpha, malloryAlpha := string(gina.Facts.Alpha.UID), string(mallory.Facts.Alpha.UID)
+	for f, text := range mallory.Evidence {
+		mallory.Evidence[f] = strings.ReplaceAll(text, malloryAlpha, ginaAlpha)
+	}
+	mallory.Facts.Alpha.UID = gina.Facts.Alpha.UID
+	for i := range mallory.Facts.TeamAlpha.OwnerReferences {
+		mallory.Facts.TeamAlpha.OwnerReferences[i].UID = gina.Facts.Alpha.UID
+	}
+	if err := classtest.Record(mallory); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := submission.Write(filepath.Join(dir, "gina.json"), gina); err != nil {
+		t.Fatal(err)
+	}
+	if err := submission.Write(filepath.Join(dir, "zz-mallory.json"), mallory); err != nil {
+		t.Fatal(err)
+	}
+	subs, bad, err := class.Load([]string{dir})
+	if err != nil || len(bad) > 0 {
+		t.Fatalf("Load: %v %v", bad, err)
+	}
+	gb, err := class.Grade(subs, class.Options{Version: classtest.Version, Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range gb.Learners {
+		other := map[string]string{"gina": "mallory", "mallory": "gina"}[l.Name]
+		if got := l.FlagList(); strings.Contains(got, class.FlagCopiedFrom) || strings.Contains(got, class.FlagCopiedBy) ||
+			!strings.Contains(got, class.FlagSharesUIDs+":"+other) {
+			t.Errorf("%s: flags %q, want shares-uids-with:%s and no copied-from or copied-by", l.Name, got, other)
+		}
+	}
+}
