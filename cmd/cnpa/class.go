@@ -40,7 +40,9 @@ var classGradeCommand = &cli.Command{
 		"on Ctrl-C). What only the VM can see (the unit, systemd, reruns of\n" +
 		"reconcile.sh) is taken from the submission, marked \"as reported\".\n\n" +
 		"CLASS.yaml: learners: [{name: alice, kubeconfig: PATH, context: NAME}]\n\n" +
-		"Exit code 0 when the gradebook is made; 2 for bad input (a file that is not\n" +
+		"A file that is not a submission, or two files of one learner, get their\n" +
+		"rows and flags (unreadable, duplicate); the others are graded.\n\n" +
+		"Exit code 0 when the gradebook is made; 2 for bad input (no file that is\n" +
 		"a submission, a roster with a name twice, a missing kubeconfig).",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "roster", Usage: "`FILE` of the learners expected, one name a line"},
@@ -58,14 +60,14 @@ var classGradeCommand = &cli.Command{
 		if c.NArg() == 0 {
 			return usageError("give the submissions: `cnpa class grade DIR` (every *.json in it) or the files")
 		}
-		subs, err := class.Load(c.Args().Slice())
+		subs, unreadable, err := class.Load(c.Args().Slice())
 		if err != nil {
-			return cli.Exit(err.Error(), 2)
+			return cli.Exit(ui.CleanLines(err.Error()), 2)
 		}
-		opts := class.Options{Version: version, Now: time.Now()}
+		opts := class.Options{Version: version, Now: time.Now(), Unreadable: unreadable}
 		if r := c.String("roster"); r != "" {
 			if opts.Roster, err = class.ReadRoster(r); err != nil {
-				return cli.Exit(err.Error(), 2)
+				return cli.Exit(ui.CleanLines(err.Error()), 2)
 			}
 		}
 		if html := c.String("html"); html != "" {
@@ -76,7 +78,7 @@ var classGradeCommand = &cli.Command{
 		if live := c.String("live"); live != "" {
 			cf, err := class.ReadClassFile(live)
 			if err != nil {
-				return cli.Exit(err.Error(), 2)
+				return cli.Exit(ui.CleanLines(err.Error()), 2)
 			}
 			progress := ui.New(os.Stderr, c.Bool("no-color"))
 			progress.Note("… grading %d learners live, %d at a time", len(cf.Learners), c.Int("parallel"))
@@ -85,9 +87,10 @@ var classGradeCommand = &cli.Command{
 				Progress: func(name string, r *class.LiveResult) {
 					switch {
 					case r.Report != nil:
-						progress.Line("%s: graded live in %s, %d passed, %d failed", name, r.Took.Round(time.Second), r.Report.Passed, r.Report.Failed)
+						progress.Line("%s: graded live in %s, %d passed, %d failed", ui.Clean(name), r.Took.Round(time.Second), r.Report.Passed, r.Report.Failed)
 					default:
-						progress.Warn("%s: %s after %s: %s (graded offline from the submission)", name, r.Graded, r.Took.Round(time.Second), r.Detail)
+						// The detail may be the learner's server's own words.
+						progress.Warn("%s: %s after %s: %s (graded offline from the submission)", ui.Clean(name), r.Graded, r.Took.Round(time.Second), ui.Clean(r.Detail))
 					}
 				}})
 			if err != nil {
@@ -96,7 +99,7 @@ var classGradeCommand = &cli.Command{
 		}
 		gb, err := class.Grade(subs, opts)
 		if err != nil {
-			return cli.Exit(err.Error(), 2)
+			return cli.Exit(ui.CleanLines(err.Error()), 2)
 		}
 		if html := c.String("html"); html != "" {
 			var buf bytes.Buffer

@@ -34,6 +34,14 @@ func TestClassGradeCLI(t *testing.T) {
 
 	notOne := filepath.Join(dir, "notes.json")
 	os.WriteFile(notOne, []byte(`{"hello": "instructor"}`), 0o644)
+	// One bad file among the submissions never stops the class (issue
+	// 40): its row and flag, the others graded, exit 0.
+	os.WriteFile(filepath.Join(subs, "zz-notes.json"), []byte(`{"hello": "instructor"}`), 0o644)
+	code, out, errOut = cnpa(t, "-o", "csv", "class", "grade", subs)
+	if code != 0 || !strings.Contains(out, "\nzz-notes.json,0,0,0,1,,unreadable,unreadable,") || !strings.Contains(out, "\nada,8,") {
+		t.Errorf("class grade of a dir with a bad file: exit %d\n%s%s", code, out, errOut)
+	}
+	os.Remove(filepath.Join(subs, "zz-notes.json"))
 	dup := filepath.Join(dir, "dup.txt")
 	os.WriteFile(dup, []byte("ada\nada\n"), 0o644)
 	live := filepath.Join(dir, "class.yaml")

@@ -42,8 +42,16 @@ func run(args []string) int {
 	// the command's context instead of killing it, so every command gets
 	// to undo what it started: step 7 starts the service it stopped, check
 	// removes its temporary TeamSpaces.
+	// A second signal is not caught: once the first has cancelled the
+	// context, the default action is back (stop), so a command stuck where
+	// no context reaches (a read that blocks) still ends on the next
+	// Ctrl-C or SIGTERM.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	err := app.RunContext(ctx, hoistForCompletion(args))
 	if notFound != nil {
 		err = notFound

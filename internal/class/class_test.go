@@ -246,18 +246,25 @@ func TestBadInput(t *testing.T) {
 			}
 		}
 	}
-	// A directory with one bad file among good ones: the bad one is named.
+	// A directory with one bad file among good ones: the bad one is named,
+	// for its row, and the good one is read (issue 40: one bad file never
+	// stops the class).
 	sub := filepath.Join(dir, "class")
 	os.Mkdir(sub, 0o755)
 	os.WriteFile(filepath.Join(sub, "ada.json"), whole, 0o644)
 	os.WriteFile(filepath.Join(sub, "bob.json"), whole[:100], 0o644)
-	if _, err := class.Load([]string{sub}); err == nil || !strings.Contains(err.Error(), "bob.json is truncated") {
-		t.Errorf("a dir with a truncated file: got %v", err)
+	subs, bad, err := class.Load([]string{sub})
+	if err != nil || len(subs) != 1 || len(bad) != 1 || !strings.Contains(bad[0].Error(), "bob.json is truncated") {
+		t.Errorf("a dir with a truncated file: got %d, %v, %v", len(subs), bad, err)
 	}
-	// Two submissions of one learner.
+	// Only bad files: nothing to grade, an error naming each.
+	if _, _, err := class.Load([]string{filepath.Join(sub, "bob.json")}); err == nil || !strings.Contains(err.Error(), "bob.json is truncated") {
+		t.Errorf("only a truncated file: got %v", err)
+	}
+	// Two submissions of one learner: both read, for Grade to flag.
 	os.WriteFile(filepath.Join(sub, "bob.json"), whole, 0o644)
-	if _, err := class.Load([]string{sub}); err == nil || !strings.Contains(err.Error(), `both submissions of learner "ada"`) {
-		t.Errorf("two of one learner: got %v", err)
+	if subs, bad, err := class.Load([]string{sub}); err != nil || len(subs) != 2 || len(bad) != 0 {
+		t.Errorf("two of one learner: got %d, %v, %v", len(subs), bad, err)
 	}
 
 	roster := write("roster.txt", "# class of December\nada\nbob\n\nada\n")

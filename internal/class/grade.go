@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,9 @@ const (
 	GradedOffline     = "offline"
 	GradedUnreachable = "unreachable"
 	GradedMissing     = "missing"
+	// GradedUnreadable: a file that is not a submission cnpa can read; its
+	// row is named after the file.
+	GradedUnreadable = "unreadable"
 )
 
 // The flags a learner's row may carry.
@@ -53,6 +57,12 @@ const (
 	FlagNoSubmission = "no-submission"
 	// FlagNotOnRoster: a submission from a learner the roster does not name.
 	FlagNotOnRoster = "not-on-roster"
+	// FlagDuplicate: another file is a submission of the same learner
+	// (the name is self-declared): neither is trusted over the other.
+	FlagDuplicate = "duplicate"
+	// FlagUnreadable: the file is not a submission cnpa can read, or its
+	// evidence cannot be unpacked; the row is graded 0.
+	FlagUnreadable = "unreadable"
 )
 
 // Flag is one thing the instructor must look at.
@@ -126,6 +136,9 @@ type Options struct {
 	// Live, when set, grades the named learners live (see live.go); a
 	// learner it has no result for is graded offline.
 	Live map[string]*LiveResult
+	// Unreadable are the files Load could not read as submissions: each
+	// gets its row, named after the file, and FlagUnreadable.
+	Unreadable []*submission.Error
 }
 
 // Offline judges one submission again, offline: the evidence against the
@@ -180,9 +193,28 @@ func merge(s *submission.Submission, judged *judge.Report, asReported func(id st
 		}
 		checks = append(checks, c)
 	}
+	taken := map[string]bool{}
 	for _, r := range s.Checks {
 		if seen[r.ID] && !asReported(r.ID) {
 			continue
+		}
+		// Only a check the lab defines, and that only the learner's run
+		// could make, is taken as reported, once, at the step its id
+		// names: an invented id (300 passing "extra.N") or a step moved
+		// is the learner grading themselves.
+		step, ok := reportable(r.ID)
+		switch {
+		case !ok:
+			disagree = append(disagree, strconv.QuoteToASCII(r.ID)+" (not a check of the lab)")
+			continue
+		case taken[r.ID]:
+			disagree = append(disagree, r.ID+" (recorded twice)")
+			continue
+		}
+		taken[r.ID] = true
+		if r.Step != step {
+			disagree = append(disagree, fmt.Sprintf("%s (recorded at step %d, a check of step %d)", r.ID, r.Step, step))
+			r.Step = step
 		}
 		r = judge.Rediagnose(r, s.Facts)
 		r.AsReported = true
@@ -190,6 +222,20 @@ func merge(s *submission.Submission, judged *judge.Report, asReported func(id st
 	}
 	sort.SliceStable(checks, func(i, j int) bool { return checks[i].Step < checks[j].Step })
 	return checks, disagree, nil
+}
+
+// reportable tells whether id is a check the grader may take as the
+// learner's run reported it (a live probe's, or one only the VM sees),
+// and its step, from the id (stepN.name), never from the file.
+func reportable(id string) (step int, ok bool) {
+	if !slices.Contains(judge.ProbeIDs, id) && !slices.Contains(judge.VMIDs, id) {
+		return 0, false
+	}
+	rest, found := strings.CutPrefix(id, "step")
+	if !found || len(rest) < 2 || rest[0] < '1' || rest[0] > '9' || rest[1] != '.' {
+		return 0, false
+	}
+	return int(rest[0] - '0'), true
 }
 
 // seenOnlyPartly are live checks that judge only part of what the
@@ -256,9 +302,17 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 			SubmittedAt: s.SubmittedAt.UTC().Format(time.RFC3339), Cluster: s.Cluster.KubeSystemUID}
 		checks, disagree, err := Offline(s)
 		if err != nil {
-			return nil, err
+			// One submission that cannot be unpacked never stops the class.
+			l.Graded, l.GradedDetail = GradedUnreadable, err.Error()
+			l.Flags = append(l.Flags, Flag{Kind: FlagUnreadable, Detail: err.Error()})
+			l.score()
+			gb.Learners = append(gb.Learners, l)
+			continue
 		}
 		l.Checks, l.Graded = checks, GradedOffline
+		if bad := s.BadTimelines(); len(bad) > 0 {
+			disagree = append(disagree, "timelines named "+strings.Join(bad, ", ")+", which cnpa never writes (timeline-step1.json … timeline-step9.json): not unpacked")
+		}
 		if lr := opts.Live[s.Learner]; lr != nil {
 			l.Graded, l.GradedDetail = lr.Graded, lr.Detail
 			if lr.Report != nil {
@@ -278,6 +332,13 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 		l.score()
 		gb.Learners = append(gb.Learners, l)
 	}
+	for _, u := range opts.Unreadable {
+		l := &Learner{Name: filepath.Base(u.Path), Graded: GradedUnreadable, GradedDetail: u.Problem, File: u.Path,
+			Flags: []Flag{{Kind: FlagUnreadable, Detail: u.Error()}}}
+		l.score()
+		gb.Learners = append(gb.Learners, l)
+	}
+	flagDuplicates(gb.Learners)
 	flagCopies(gb.Learners)
 	flagSameCluster(gb.Learners)
 	if opts.Roster != nil {
@@ -307,6 +368,35 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 	return gb, nil
 }
 
+// flagDuplicates flags every submission of a learner another file also
+// claims to be: the name is the learner's own claim, so neither is kept
+// over the other, and live grading skips them.
+func flagDuplicates(ls []*Learner) {
+	by := map[string][]*Learner{}
+	for _, l := range ls {
+		if l.sub != nil {
+			by[l.Name] = append(by[l.Name], l)
+		}
+	}
+	for name, group := range by {
+		if len(group) < 2 {
+			continue
+		}
+		var files []string
+		for _, l := range group {
+			files = append(files, l.File)
+		}
+		for _, l := range group {
+			for _, o := range group {
+				if o != l {
+					addFlag(l, Flag{Kind: FlagDuplicate, With: filepath.Base(o.File),
+						Detail: fmt.Sprintf("%s are all submissions of learner %s: keep the one the learner sent, and grade again", strings.Join(files, ", "), name)})
+				}
+			}
+		}
+	}
+}
+
 // flagCopies flags every uid two learners' evidence share. The learner
 // whose own cluster held the object is the source.
 func flagCopies(ls []*Learner) {
@@ -316,6 +406,9 @@ func flagCopies(ls []*Learner) {
 	}
 	byUID := map[string][]holder{}
 	for _, l := range ls {
+		if l.sub == nil {
+			continue
+		}
 		for uid, obj := range objectUIDs(&l.sub.Content) {
 			byUID[uid] = append(byUID[uid], holder{l, obj})
 		}
@@ -341,11 +434,20 @@ func flagCopies(ls []*Learner) {
 		if len(hs) < 2 {
 			continue
 		}
+		// The source is the one learner whose own cluster (the facts of
+		// their run) held the object. When several claim it, the claims
+		// are the learners' own words and one of them frames another: no
+		// source, every holder shares-uids-with the others.
 		var source *Learner
+		claims := 0
 		for _, h := range hs {
 			if ownUIDs(h.l.sub.Facts)[uid] {
 				source = h.l
+				claims++
 			}
+		}
+		if claims > 1 {
+			source = nil
 		}
 		for _, h := range hs {
 			for _, o := range hs {
@@ -407,6 +509,9 @@ func addFlag(l *Learner, f Flag) {
 func flagSameCluster(ls []*Learner) {
 	by := map[string][]*Learner{}
 	for _, l := range ls {
+		if l.sub == nil {
+			continue
+		}
 		if uid := l.sub.Cluster.KubeSystemUID; uid != "" {
 			by[uid] = append(by[uid], l)
 		}

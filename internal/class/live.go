@@ -15,6 +15,7 @@ import (
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/submission"
 )
 
@@ -35,7 +36,7 @@ type Reach struct {
 // error naming the learner, the file and the fix, before anything is
 // graded.
 func ReadClassFile(path string) (*ClassFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, kube.MaxKubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("--live %s: %w", path, err)
 	}
@@ -53,6 +54,9 @@ func ReadClassFile(path string) (*ClassFile, error) {
 		switch {
 		case r.Name == "":
 			errs = append(errs, fmt.Errorf("%s: learner %d has no name", path, i+1))
+			continue
+		case submission.CheckName(r.Name) != nil:
+			errs = append(errs, fmt.Errorf("%s: learner %d's name %s: give plain names", path, i+1, submission.CheckName(r.Name)))
 			continue
 		case seen[r.Name]:
 			errs = append(errs, fmt.Errorf("%s: learner %q is named twice: give each learner once", path, r.Name))
@@ -106,7 +110,9 @@ func GradeLive(ctx context.Context, cf *ClassFile, subs []*submission.Submission
 		opts.Parallel = 4
 	}
 	by := map[string]*submission.Submission{}
+	twice := map[string]bool{}
 	for _, s := range subs {
+		twice[s.Learner] = by[s.Learner] != nil
 		by[s.Learner] = s
 	}
 	out := map[string]*LiveResult{}
@@ -115,8 +121,8 @@ func GradeLive(ctx context.Context, cf *ClassFile, subs []*submission.Submission
 	slots := make(chan struct{}, opts.Parallel)
 	for _, r := range cf.Learners {
 		s := by[r.Name]
-		if s == nil {
-			continue // no submission: the roster flags it, nothing to grade live
+		if s == nil || twice[r.Name] {
+			continue // none, or two (flagged duplicate): nothing to grade live
 		}
 		wg.Add(1)
 		go func() {
@@ -149,9 +155,12 @@ func gradeOne(ctx context.Context, r Reach, s *submission.Submission, opts LiveO
 	res := func(graded, detail string, rep *check.Report) *LiveResult {
 		return &LiveResult{Graded: graded, Detail: detail, Report: rep, Took: time.Since(start)}
 	}
-	t, err := kube.Resolve(r.Kubeconfig, r.Context)
+	// The learner's kubeconfig is data: no command, no local file, no
+	// proxy, no other user (kube.LearnerTarget), and every response read
+	// through a size limit.
+	t, err := kube.LearnerTarget(r.Name, r.Kubeconfig, r.Context)
 	if err != nil {
-		return res(GradedUnreachable, "kubeconfig "+r.Kubeconfig+": "+err.Error(), nil)
+		return res(GradedUnreachable, err.Error(), nil)
 	}
 	// Short requests: an unreachable cluster must cost seconds, not the
 	// client's default minutes.

@@ -2,6 +2,7 @@ package class
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -9,21 +10,27 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/submission"
 )
 
 // Load reads the submissions named: files, or directories whose *.json
-// files are all submissions. Every file that cannot be read is reported,
-// not only the first, and so are two submissions of one learner.
-func Load(args []string) ([]*submission.Submission, error) {
+// files are all submissions. One bad file never stops the class: every
+// file that cannot be read as a submission is returned in unreadable, for
+// its row and flag in the gradebook (Options.Unreadable), and two
+// submissions of one learner are both returned, for Grade to flag
+// (FlagDuplicate). err is for the command line: a path that does not
+// exist, a flag after the submissions, a directory with no *.json, or
+// not one file that is a submission.
+func Load(args []string) (subs []*submission.Submission, unreadable []*submission.Error, err error) {
 	var paths []string
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
-			return nil, fmt.Errorf("%s comes after the submissions: put every flag before them (`cnpa class grade %s … DIR`)", a, a)
+			return nil, nil, fmt.Errorf("%s comes after the submissions: put every flag before them (`cnpa class grade %s … DIR`)", a, a)
 		}
 		fi, err := os.Stat(a)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w (give submission files, or a directory of them)", a, err)
+			return nil, nil, fmt.Errorf("%s: %w (give submission files, or a directory of them)", a, err)
 		}
 		if !fi.IsDir() {
 			paths = append(paths, a)
@@ -31,52 +38,58 @@ func Load(args []string) ([]*submission.Submission, error) {
 		}
 		matches, err := filepath.Glob(filepath.Join(a, "*.json"))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(matches) == 0 {
-			return nil, fmt.Errorf("%s holds no *.json file: put the learners' %s files there (one per learner, any name ending in .json)", a, submission.DefaultName)
+			return nil, nil, fmt.Errorf("%s holds no *.json file: put the learners' %s files there (one per learner, any name ending in .json)", a, submission.DefaultName)
 		}
 		sort.Strings(matches)
 		paths = append(paths, matches...)
 	}
-	var subs []*submission.Submission
-	var errs []error
-	by := map[string]string{}
 	for _, p := range paths {
 		s, err := submission.Read(p)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+		var bad *submission.Error
+		switch {
+		case errors.As(err, &bad):
+			unreadable = append(unreadable, bad)
+		case err != nil:
+			unreadable = append(unreadable, &submission.Error{Path: p, Problem: "cannot be read (" + err.Error() + ")", Fix: "check the file"})
+		default:
+			subs = append(subs, s)
 		}
-		if first, dup := by[s.Learner]; dup {
-			errs = append(errs, fmt.Errorf("%s and %s are both submissions of learner %q: keep the one to grade (the later one is submitted_at %s)", first, p, s.Learner, s.SubmittedAt.UTC().Format("2006-01-02 15:04:05")))
-			continue
+	}
+	if len(subs) == 0 {
+		var errs []error
+		for _, u := range unreadable {
+			errs = append(errs, u)
 		}
-		by[s.Learner] = p
-		subs = append(subs, s)
+		return nil, nil, errors.Join(errs...)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return subs, nil
+	return subs, unreadable, nil
 }
+
+// MaxRoster is the largest roster read: a line per learner.
+const MaxRoster = 1 << 20
 
 // ReadRoster reads a roster: one learner's name a line; blank lines and
 // lines starting with # are skipped. A name given twice is an error that
 // names both lines.
 func ReadRoster(path string) ([]string, error) {
-	f, err := os.Open(path)
+	data, err := safefs.ReadFile(path, MaxRoster)
 	if err != nil {
 		return nil, fmt.Errorf("--roster %s: %w", path, err)
 	}
-	defer f.Close()
 	var names []string
 	first := map[string]int{}
 	var errs []error
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		name := strings.TrimSpace(sc.Text())
 		if name == "" || strings.HasPrefix(name, "#") {
+			continue
+		}
+		if err := submission.CheckName(name); err != nil {
+			errs = append(errs, fmt.Errorf("roster %s: the name on line %d %s: give plain names", path, n, err))
 			continue
 		}
 		if at, dup := first[name]; dup {

@@ -42,12 +42,27 @@ func WriteCSV(w io.Writer, gb *Gradebook) error {
 		for _, ok := range l.StepPassed {
 			row = append(row, map[bool]string{true: "pass", false: "fail"}[ok])
 		}
+		for i := range row {
+			row[i] = csvCell(row[i])
+		}
 		if err := cw.Write(row); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvCell is a value as a gradebook cell: cleaned of control characters
+// (ui.Clean: the CSV is also read in a terminal), and, as OWASP
+// recommends against formula injection, prefixed with ' when it starts
+// with =, +, -, @, tab or CR, which a spreadsheet would take for a
+// formula (=HYPERLINK(...) leaking the sheet).
+func csvCell(v string) string {
+	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+		v = "'" + v
+	}
+	return ui.Clean(v)
 }
 
 // WriteJSON writes the gradebook as indented JSON; its shape is stable.
@@ -80,17 +95,20 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 		if l.FirstFailingStep > 0 {
 			first = fmt.Sprintf("first failing step %d", l.FirstFailingStep)
 		}
+		// Every value a learner or their server wrote (a name, a title
+		// turned diagnosis, an error's message) goes through ui.Clean: data
+		// on the instructor's terminal, never a command.
 		line := fmt.Sprintf("  %s %-16s %d/%d steps  %3d/%-3d checks  %-11s %s", p.Mark(l.FirstFailingStep == 0 && len(l.Flags) == 0),
-			l.Name, l.StepsPassed, Steps, l.ChecksPassed, l.ChecksTotal, l.Graded, first)
+			ui.Clean(l.Name), l.StepsPassed, Steps, l.ChecksPassed, l.ChecksTotal, l.Graded, first)
 		if l.Diagnosis != "" {
-			line += ": " + l.Diagnosis
+			line += ": " + ui.Clean(l.Diagnosis)
 		}
 		p.Line("%s", line)
 		if l.GradedDetail != "" && l.Graded != GradedMissing {
-			p.Note("      %s", l.GradedDetail)
+			p.Note("      %s", ui.Clean(l.GradedDetail))
 		}
 		for _, f := range l.Flags {
-			p.Warn("      ⚑ %s: %s", f.String(), f.Detail)
+			p.Warn("      ⚑ %s: %s", ui.Clean(f.String()), ui.Clean(f.Detail))
 		}
 	}
 	p.Line("")
@@ -104,7 +122,7 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 		p.Line("")
 		p.Title("Diagnoses")
 		for _, d := range gb.Diagnoses {
-			p.Line("  %s: %s (%s)", judge.Plural(len(d.Learners), "learner"), d.Diagnosis, strings.Join(d.Learners, ", "))
+			p.Line("  %s: %s (%s)", judge.Plural(len(d.Learners), "learner"), ui.Clean(d.Diagnosis), ui.Clean(strings.Join(d.Learners, ", ")))
 		}
 	}
 }

@@ -68,6 +68,9 @@ func WriteHTML(w io.Writer, gb *Gradebook) error {
 			cp.Missing++
 			continue
 		}
+		if l.Graded == GradedUnreadable {
+			continue // no evidence to show: the row and its flag say why
+		}
 		if l.FirstFailingStep == 0 {
 			cp.AllPass++
 		}

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/manifest"
+	"github.com/labhub/cnpa/internal/safefs"
 )
 
 // ArchiveFile stands for every archive record, <ArchiveDir>/<name>.json:
@@ -55,11 +55,19 @@ func WriteArchiveAs(dir, file string, rec ArchiveRecord) error {
 	return manifest.Record(dir, file, data)
 }
 
+// MaxArchive is the most ReadArchive reads of one record: a record is
+// about a hundred bytes.
+const MaxArchive = 1 << 20
+
 // ReadArchive reads dir/<name>.json strictly, with ArchiveShape; a missing file is (nil, nil). A record of another shape is
-// an *ArchiveError listing every problem.
+// an *ArchiveError listing every problem. The dir is the service user's
+// (cnpa-op's) and root may be the reader: the record is read as a regular
+// file with one link, reached without a symlink beneath dir, of at most
+// MaxArchive bytes (safefs.ReadRegular); a FIFO, a device or a link in
+// its place is an error, never a hang or another file's bytes.
 func ReadArchive(dir, name string) (*ArchiveRecord, error) {
 	path := filepath.Join(dir, name+".json")
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadRegular(dir, name+".json", MaxArchive)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

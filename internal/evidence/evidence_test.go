@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Shapes like the lab's (package lab has the real ones, one per step).
@@ -135,5 +137,38 @@ func TestArchiveRecord(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadArchiveRefusesWhatIsNotARecord is N10 of issue 40: root reads
+// the service user's archive dir; a FIFO there is refused at once (it hung
+// `cnpa report --html` for 10 minutes), and so is a hard link to another
+// file, whose bytes would be copied into submission.json.
+func TestReadArchiveRefusesWhatIsNotARecord(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "beta.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(other, []byte(`{"name":"gamma","uid":"u","pods":2}`), 0o600)
+	os.Link(other, filepath.Join(dir, "gamma.json"))
+	done := make(chan error)
+	go func() {
+		_, err := ReadArchive(dir, "beta")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("a FIFO for the record: got %v, want it refused", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadArchive blocked on a FIFO")
+	}
+	if rec, err := ReadArchive(dir, "gamma"); err == nil || rec != nil {
+		t.Errorf("a hard link for the record: got %+v, %v, want it refused", rec, err)
+	}
+	if rec, err := ReadArchive(dir, "missing"); rec != nil || err != nil {
+		t.Errorf("a missing record: got %+v, %v, want nil, nil", rec, err)
 	}
 }

@@ -73,6 +73,9 @@ func walk(dirfd int, rel string, flags int, mode uint32) (int, error) {
 type Dir struct {
 	fd   int
 	path string
+	// owner is the directory's owner when it was opened: files of that
+	// user are its own (Dir.own), also after Chown(".") gave it away.
+	owner uint32
 }
 
 // OpenDir opens dir to resolve paths beneath it. dir itself is the
@@ -83,7 +86,12 @@ func OpenDir(dir string) (*Dir, error) {
 	if err != nil {
 		return nil, &os.PathError{Op: "open directory", Path: dir, Err: err}
 	}
-	return &Dir{fd: fd, path: dir}, nil
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, &os.PathError{Op: "open directory", Path: dir, Err: err}
+	}
+	return &Dir{fd: fd, path: dir, owner: st.Uid}, nil
 }
 
 // Close releases the descriptor.
@@ -106,32 +114,104 @@ func (d *Dir) Open(rel string, flags int, mode os.FileMode) (*os.File, error) {
 	return os.NewFile(uintptr(fd), filepath.Join(d.path, rel)), nil
 }
 
-// ReadRegular reads rel beneath d; anything but a regular file (reached
-// without a symlink) is an error.
+// MaxRegular is the most ReadRegular reads of one file: the archive dir
+// holds records of a few hundred bytes.
+const MaxRegular = 16 << 20
+
+// ReadRegular reads rel beneath d: a regular file with one link (of any
+// owner), reached without a symlink, of at most MaxRegular bytes;
+// anything else is an error. It is opened with O_NONBLOCK, so a FIFO in its place never
+// blocks, and refused before a byte is read.
 func (d *Dir) ReadRegular(rel string) ([]byte, error) {
+	return d.readRegular(rel, MaxRegular)
+}
+
+func (d *Dir) readRegular(rel string, max int64) ([]byte, error) {
 	f, err := d.Open(rel, unix.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if err := regular(f); err != nil {
+	// Reading another user's own file is harmless; reading, through a
+	// hard link, a file that is not theirs is not. So: one link, any
+	// owner (a record the learner wrote before step 4 gave the dir to
+	// cnpa-op stays the learner's).
+	if err := d.linkedOnce(int(f.Fd())); err != nil {
 		return nil, d.err("read", rel, err)
 	}
-	return io.ReadAll(f)
+	return readCapped(f, filepath.Join(d.path, rel), max)
+}
+
+// ReadRegular reads rel beneath dir as Dir.ReadRegular does, with max
+// bytes at most: how root reads what another user's directory holds
+// (the service user's archive dir). A missing file wraps
+// fs.ErrNotExist.
+func ReadRegular(dir, rel string, max int64) ([]byte, error) {
+	d, err := OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.readRegular(rel, max)
 }
 
 // ErrNotRegular: not a regular file.
 var ErrNotRegular = errors.New("not a regular file")
 
-func regular(f *os.File) error {
+// ErrLinked: a regular file with more than one link. Where
+// fs.protected_hardlinks is 0 (the kernel's default), whoever can write a
+// directory can hard-link any file into it, one of root's too; a file
+// cnpa made has one link.
+var ErrLinked = errors.New("a file with more than one hard link (another name elsewhere), which cnpa never makes")
+
+// ForeignOwnerError: a file owned by a user other than root, this
+// process's, or the directory's owner.
+type ForeignOwnerError struct{ UID uint32 }
+
+func (e *ForeignOwnerError) Error() string {
+	return fmt.Sprintf("owned by uid %d, neither root, this user, nor the directory's owner", e.UID)
+}
+
+// linkedOnce checks, by descriptor, that fd is a regular file with one
+// link.
+func (d *Dir) linkedOnce(fd int) error {
 	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+	if err := unix.Fstat(fd, &st); err != nil {
 		return err
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+	switch {
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
 		return ErrNotRegular
+	case st.Nlink != 1:
+		return ErrLinked
 	}
 	return nil
+}
+
+// own checks, by descriptor, that fd is a regular file (or, with dirOK, a
+// directory), with one link, owned by root, this process's user or the
+// owner of d (when it was opened): neither a hard link to a file elsewhere nor another user's.
+func (d *Dir) own(fd int, dirOK bool) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		if st.Nlink != 1 {
+			return ErrLinked
+		}
+	case unix.S_IFDIR:
+		if !dirOK {
+			return ErrNotRegular
+		}
+	default:
+		return ErrNotRegular
+	}
+	if st.Uid == 0 || int(st.Uid) == os.Geteuid() || st.Uid == d.owner {
+		return nil
+	}
+	return &ForeignOwnerError{UID: st.Uid}
 }
 
 // MkdirAll makes rel beneath d, each missing part with mode, none through
@@ -162,13 +242,14 @@ func (d *Dir) MkdirAll(rel string, mode os.FileMode) error {
 }
 
 // Append appends data to rel beneath d in one write, creating it (mode)
-// when missing; a symlink in any part, the last included, is an error.
+// when missing; a symlink in any part, the last included, is an error,
+// and so is a file with another hard link or of another owner (Dir.own).
 func (d *Dir) Append(rel string, data []byte, mode os.FileMode) error {
 	f, err := d.Open(rel, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT, mode)
 	if err != nil {
 		return err
 	}
-	if err := regular(f); err != nil {
+	if err := d.own(int(f.Fd()), false); err != nil {
 		f.Close()
 		return d.err("append", rel, err)
 	}
@@ -205,7 +286,9 @@ func (d *Dir) Remove(rel string) error {
 
 // Chown gives rel beneath d (a directory or regular file, "." for d
 // itself) to uid:gid through its descriptor (O_PATH, so nothing is
-// opened for reading), never through a path a symlink could redirect.
+// opened for reading), never through a path a symlink could redirect;
+// a file with another hard link, or of an owner other than root, this
+// user or d's owner, is refused (Dir.own).
 func (d *Dir) Chown(rel string, uid, gid int) error {
 	fd := d.fd
 	if rel != "." {
@@ -216,15 +299,68 @@ func (d *Dir) Chown(rel string, uid, gid int) error {
 		defer unix.Close(f)
 		fd = f
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+	if err := d.own(fd, true); err != nil {
 		return d.err("chown", rel, err)
-	}
-	if t := st.Mode & unix.S_IFMT; t != unix.S_IFREG && t != unix.S_IFDIR {
-		return d.err("chown", rel, ErrNotRegular)
 	}
 	if err := unix.Fchownat(fd, "", uid, gid, unix.AT_EMPTY_PATH); err != nil {
 		return d.err("chown", rel, err)
 	}
 	return nil
+}
+
+// ReadFile reads the file at path (symlinks followed: the path is the
+// caller's own) as a regular file of at most max bytes. It is opened
+// with O_NONBLOCK, so a FIFO never blocks the open, and anything but a
+// regular file is refused before a byte is read; one larger than max is
+// an error naming the path and the limit.
+func ReadFile(path string, max int64) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	return readCapped(f, path, max)
+}
+
+// readCapped reads f, a regular file of at most max bytes.
+func readCapped(f *os.File, path string, max int64) ([]byte, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return nil, &os.PathError{Op: "read", Path: path, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, &os.PathError{Op: "read", Path: path, Err: ErrNotRegular}
+	}
+	if st.Size > max {
+		return nil, &TooLargeError{Path: path, Size: st.Size, Max: max}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, &os.PathError{Op: "read", Path: path, Err: err}
+	}
+	if int64(len(data)) > max {
+		return nil, &TooLargeError{Path: path, Size: int64(len(data)), Max: max}
+	}
+	return data, nil
+}
+
+// TooLargeError is a file larger than what its reader takes.
+type TooLargeError struct {
+	Path      string
+	Size, Max int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s is %s, more than the %s cnpa reads of it", e.Path, size(e.Size), size(e.Max))
+}
+
+func size(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -22,15 +22,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/safefs"
 )
 
 // Kind marks a submission; Format is the version of its content this cnpa
@@ -152,12 +159,23 @@ func (e *Error) Error() string { return e.Path + " " + e.Problem + ": " + e.Fix 
 
 const fixResend = "ask the learner to run `cnpa submit` again and send the file it writes"
 
+// MaxSize is the largest submission cnpa writes and reads: a real one is
+// some hundred KiB (seven small records, the CRD, the timelines). The cap
+// keeps the grader's memory flat whatever a file holds.
+const MaxSize = 8 << 20
+
 // Read reads one submission strictly. A file that is not one, is cut
-// short, or is of a newer format is an *Error; a content that no longer
-// matches its hash is read, with HashOK false, for the grader to flag.
+// short, is larger than MaxSize, or is of a newer format is an *Error; a
+// content that no longer matches its hash is read, with HashOK false, for
+// the grader to flag.
 func Read(path string) (*Submission, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	data, err := safefs.ReadFile(path, MaxSize)
+	var big *safefs.TooLargeError
+	switch {
+	case errors.As(err, &big):
+		return nil, &Error{Path: path, Problem: fmt.Sprintf("is larger than the %d MiB a submission may be (%s)", MaxSize>>20, err),
+			Fix: "a real submission is far smaller: " + fixResend}
+	case err != nil:
 		return nil, &Error{Path: path, Problem: "cannot be read (" + err.Error() + ")", Fix: "check the path"}
 	}
 	return Parse(path, data)
@@ -204,6 +222,15 @@ func Parse(path string, data []byte) (*Submission, error) {
 	if s.Learner == "" {
 		return nil, &Error{Path: path, Problem: "names no learner", Fix: "ask the learner to run `cnpa submit --learner NAME` again"}
 	}
+	if err := CheckName(s.Learner); err != nil {
+		return nil, &Error{Path: path, Problem: "names its learner " + strconv.QuoteToASCII(s.Learner) + ", which " + err.Error(), Fix: "ask the learner to run `cnpa submit --learner NAME` again with a plain name"}
+	}
+	if problem := s.Cluster.check(); problem != "" {
+		return nil, &Error{Path: path, Problem: "has a cluster " + problem + ", which `cnpa submit` never writes", Fix: fixResend}
+	}
+	if !validVersion(s.CnpaVersion) {
+		return nil, &Error{Path: path, Problem: "has a cnpa_version " + strconv.QuoteToASCII(s.CnpaVersion) + ", which is not a version", Fix: fixResend}
+	}
 	if s.Facts == nil {
 		return nil, &Error{Path: path, Problem: "holds no facts of the cluster", Fix: fixResend}
 	}
@@ -219,6 +246,9 @@ func Write(path string, c *Content) error {
 	if err != nil {
 		return err
 	}
+	if len(data) >= MaxSize {
+		return fmt.Errorf("the submission would be %d bytes, more than the %d MiB `cnpa class grade` reads: an evidence file or timeline is far larger than the lab writes", len(data), MaxSize>>20)
+	}
 	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
 }
 
@@ -227,7 +257,10 @@ func Write(path string, c *Content) error {
 func (c *Content) ReadFiles(dir string, timelineDir string) error {
 	c.Evidence, c.Timelines = map[string]string{}, map[string]string{}
 	for _, f := range Files {
-		data, err := os.ReadFile(filepath.Join(dir, f))
+		// archive/ is the service user's (cnpa-op's), and root may be the
+		// reader: a regular file with one link, no symlink, a FIFO never
+		// waited on (safefs.ReadRegular), anchored at its own dir.
+		data, err := safefs.ReadRegular(filepath.Join(dir, filepath.Dir(f)), filepath.Base(f), MaxSize)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -241,8 +274,8 @@ func (c *Content) ReadFiles(dir string, timelineDir string) error {
 		return err
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "timeline-step") && strings.HasSuffix(e.Name(), ".json") {
-			data, err := os.ReadFile(filepath.Join(timelineDir, e.Name()))
+		if TimelineName(e.Name()) {
+			data, err := safefs.ReadRegular(timelineDir, e.Name(), MaxSize)
 			if err != nil {
 				return err
 			}
@@ -296,12 +329,94 @@ func (c *Content) Materialize(dir, timelineDir string) error {
 		return err
 	}
 	for name, data := range c.Timelines {
-		if filepath.Base(name) != name {
-			continue // a name with a path in it is not one cnpa wrote
+		if !TimelineName(name) {
+			continue // not one cnpa wrote; Parse refuses it (BadTimelines)
 		}
 		if err := os.WriteFile(filepath.Join(timelineDir, name), []byte(data), 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// TimelineName tells whether name is one cnpa writes for a timeline:
+// timeline-step1.json to timeline-step9.json, and nothing else (no "..",
+// no path, no other file of the evidence dir).
+func TimelineName(name string) bool { return timelineName.MatchString(name) }
+
+var timelineName = regexp.MustCompile(`^timeline-step[1-9]\.json$`)
+
+// BadTimelines lists, sorted, the names of c's timelines that are not
+// TimelineNames: a file cnpa did not write; the grader flags it and
+// unpacks none of them.
+func (c *Content) BadTimelines() []string {
+	var bad []string
+	for name := range c.Timelines {
+		if !TimelineName(name) {
+			bad = append(bad, strconv.QuoteToASCII(name))
+		}
+	}
+	sort.Strings(bad)
+	return bad
+}
+
+// CheckName says what is wrong with a learner's name, nil when nothing
+// is: it is printed to the instructor's terminal and written to the
+// gradebook, so it holds no control character (C0, DEL, C1), no
+// bidirectional override and nothing but UTF-8, and it is at most 128
+// bytes.
+func CheckName(name string) error {
+	switch {
+	case !utf8.ValidString(name):
+		return errors.New("is not UTF-8")
+	case len(name) > 128:
+		return fmt.Errorf("is %d bytes long, more than 128", len(name))
+	case strings.TrimSpace(name) != name:
+		return errors.New("starts or ends with a space")
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			return fmt.Errorf("holds the control character %U", r)
+		}
+	}
+	return nil
+}
+
+// datastores are what `cnpa submit` writes for the datastore
+// (doctor.Datastore), and "" for none.
+var datastores = []string{"", "etcd", "kine", "unknown"}
+
+var (
+	uuidRE    = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	semverRE  = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]{1,64})?$`)
+	versionRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+_()-]{0,63}$`)
+)
+
+// validVersion: a cnpa version as `cnpa version` prints it (v1.2.3,
+// 1.2.3-4-gabc, dev, (devel)), starting with a letter or digit.
+func validVersion(v string) bool { return v == "(devel)" || versionRE.MatchString(v) }
+
+// check says what is wrong with a cluster as recorded, "" when nothing
+// is: the kube-system uid a UUID, the server version a version, the
+// datastore one cnpa names, the server an https or http URL.
+func (cl Cluster) check() string {
+	switch {
+	case cl.KubeSystemUID != "" && !uuidRE.MatchString(cl.KubeSystemUID):
+		return "kube_system_uid " + strconv.QuoteToASCII(cl.KubeSystemUID) + " that is not a UUID"
+	case cl.ServerVersion != "" && !semverRE.MatchString(cl.ServerVersion):
+		return "server_version " + strconv.QuoteToASCII(cl.ServerVersion) + " that is not a version"
+	case !slices.Contains(datastores, cl.Datastore):
+		return "datastore " + strconv.QuoteToASCII(cl.Datastore) + " that is none of etcd, kine, unknown"
+	case cl.Server != "" && !validServer(cl.Server):
+		return "server " + strconv.QuoteToASCII(cl.Server) + " that is not an API server's URL"
+	}
+	return ""
+}
+
+func validServer(s string) bool {
+	if CheckName(s) != nil || strings.ContainsAny(s, " \"") {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }

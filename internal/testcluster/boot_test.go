@@ -2,6 +2,8 @@ package testcluster
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -32,5 +34,28 @@ func TestBootTurnBoundsBoots(t *testing.T) {
 	release()
 	for _, r := range held[1:] {
 		r()
+	}
+}
+
+// TestBootLocksAreTheUsers: the boot slots' lock files live in a dir of
+// this user's that no one else can enter, not under fixed names in the
+// shared temp dir, where another user could hold every slot (issue 40).
+func TestBootLocksAreTheUsers(t *testing.T) {
+	dir, err := lockDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir == os.TempDir() {
+		t.Errorf("the lock dir is the shared temp dir %s", dir)
+	}
+	if err := ownPrivate(dir); err != nil {
+		t.Errorf("the lock dir: %v", err)
+	}
+	// A dir of the expected name open to others is refused.
+	open := filepath.Join(t.TempDir(), "open")
+	os.Mkdir(open, 0o777)
+	os.Chmod(open, 0o777)
+	if err := privateDir(open); err == nil {
+		t.Errorf("privateDir of a dir of mode 0777: got nil, want a refusal")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -190,15 +191,60 @@ func ParseDatastore(s string) (string, error) {
 // server's post-start hooks and RBAC bootstrap, the controller-manager's
 // first syncs) and each phase has 90 s: eight at once on two busy cores
 // missed that, while two at a time, the others waiting their turn, boot
-// them about as soon. A slot is a flock on a file in the temp dir, so a
-// process that dies lets go of its slot.
+// them about as soon. A slot is a flock on a file in the user's runtime
+// dir (lockDir), so a process that dies lets go of its slot, and no other
+// user can hold the slots.
 const bootSlots = 2
+
+// lockDir is where the boot slots' lock files live: $XDG_RUNTIME_DIR
+// when set, else cnpa-testcluster-<uid> in the temp dir, made 0700; never
+// fixed names in the shared temp dir, which another user could make
+// first and hold.
+func lockDir() (string, error) {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		if err := ownPrivate(d); err == nil {
+			return d, nil
+		}
+	}
+	d := filepath.Join(os.TempDir(), fmt.Sprintf("cnpa-testcluster-%d", os.Getuid()))
+	return d, privateDir(d)
+}
+
+// privateDir makes dir (mode 0700) if missing and checks that it is a
+// directory (not a symlink) of this user's that no one else can enter.
+func privateDir(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
+		return err
+	}
+	return ownPrivate(dir)
+}
+
+func ownPrivate(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	case !ok || int(st.Uid) != os.Getuid():
+		return fmt.Errorf("%s belongs to another user", dir)
+	case fi.Mode().Perm()&0o077 != 0:
+		return fmt.Errorf("%s is open to other users (mode %v): chmod 700 %s", dir, fi.Mode().Perm(), dir)
+	}
+	return nil
+}
 
 // bootTurn waits for a free boot slot and returns what frees it.
 func bootTurn(ctx context.Context) (release func(), err error) {
 	for {
 		for i := 0; i < bootSlots; i++ {
-			f, err := os.OpenFile(filepath.Join(os.TempDir(), fmt.Sprintf("cnpa-testcluster-boot-%d.lock", i)), os.O_CREATE|os.O_RDWR, 0o666)
+			dir, err := lockDir()
+			if err != nil {
+				return nil, fmt.Errorf("boot slot: %w", err)
+			}
+			f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("cnpa-testcluster-boot-%d.lock", i)), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 			if err != nil {
 				return nil, fmt.Errorf("boot slot: %w", err)
 			}
@@ -249,19 +295,28 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if err = c.prepare(opts.Users); err != nil {
 		return nil, err
 	}
-	ports, err := FreePorts(3)
+	ports, err := FreePorts(1)
 	if err != nil {
 		return nil, err
 	}
-	c.apiPort = ports[2]
+	c.apiPort = ports[0]
 	c.Server = "https://127.0.0.1:" + strconv.Itoa(c.apiPort)
 
 	var storage []string
 	switch c.Datastore {
 	case DatastoreEtcd:
-		etcdURL := "http://127.0.0.1:" + strconv.Itoa(ports[0])
-		if err = c.start("etcd", "etcd", "--data-dir", filepath.Join(c.Dir, "etcd"),
-			"--client-url", etcdURL, "--peer-url", "http://127.0.0.1:"+strconv.Itoa(ports[1])); err != nil {
+		// etcd has no authentication here: on loopback TCP every local
+		// user could read and write /registry, cluster-admin. Its client
+		// and peer sockets are unix sockets in a 0700 dir (as kine's is):
+		// only this user reaches them. The peer socket's name is relative
+		// (etcd's unix://NAME form), to etcd's working dir, that same dir.
+		sockDir := filepath.Join(c.Dir, "run")
+		if err = privateDir(sockDir); err != nil {
+			return nil, err
+		}
+		etcdURL := "unix://" + filepath.Join(sockDir, "etcd.sock")
+		if err = c.startIn(sockDir, "etcd", "etcd", "--data-dir", filepath.Join(c.Dir, "etcd"),
+			"--client-url", etcdURL, "--peer-url", "unix://etcd-peer.sock"); err != nil {
 			return nil, err
 		}
 		storage = []string{"--etcd-servers=" + etcdURL}
@@ -417,11 +472,18 @@ func (c *Cluster) Log(component string) string {
 }
 
 func (c *Cluster) start(name, component string, args ...string) error {
+	return c.startIn("", name, component, args...)
+}
+
+// startIn is start with the component's working directory dir ("" for
+// this process's).
+func (c *Cluster) startIn(dir, name, component string, args ...string) error {
 	logf, err := os.OpenFile(filepath.Join(c.Dir, "logs", name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
 	cmd := exec.Command(c.kubebox, append([]string{component}, args...)...)
+	cmd.Dir = dir
 	if !c.durable {
 		env, extra := lean(component)
 		cmd.Env = append(os.Environ(), env...)
@@ -465,8 +527,20 @@ func (c *Cluster) stop(name string) {
 // running make test's four packages at once once took over 90 s.
 const readyWait = 3 * time.Minute
 
+// verifiedClient is an HTTP client that verifies the API server with
+// the certificate it wrote in its --cert-dir, nil until it has written it:
+// the token is never sent to whoever may hold the port before the API
+// server binds it.
+func (c *Cluster) verifiedClient() *http.Client {
+	ca, err := os.ReadFile(filepath.Join(c.Dir, "certs", "apiserver.crt"))
+	pool := x509.NewCertPool()
+	if err != nil || !pool.AppendCertsFromPEM(ca) {
+		return nil
+	}
+	return &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+}
+
 func (c *Cluster) waitReady(ctx context.Context) error {
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	deadline := time.Now().Add(readyWait)
 	var last string
 	for time.Now().Before(deadline) {
@@ -475,6 +549,12 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 		}
 		if c.exited("kube-apiserver") {
 			return fmt.Errorf("kube-apiserver exited:\n%s", ui.Tail(c.Log("kube-apiserver"), 30))
+		}
+		client := c.verifiedClient()
+		if client == nil {
+			last = "no certificate in " + filepath.Join(c.Dir, "certs") + " yet"
+			time.Sleep(200 * time.Millisecond)
+			continue
 		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.Server+"/readyz", nil)
 		req.Header.Set("Authorization", "Bearer "+c.Token)
@@ -497,7 +577,10 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 // waitControllerManager waits for proof that kube-controller-manager works:
 // its serviceaccount controller creates the `default` ServiceAccount.
 func (c *Cluster) waitControllerManager(ctx context.Context) error {
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	client := c.verifiedClient()
+	if client == nil {
+		return fmt.Errorf("no API server certificate in %s", filepath.Join(c.Dir, "certs"))
+	}
 	deadline := time.Now().Add(readyWait)
 	for time.Now().Before(deadline) {
 		if err := ctx.Err(); err != nil {
@@ -536,7 +619,21 @@ func (c *Cluster) exited(name string) bool {
 
 func (c *Cluster) writeKubeconfig() error {
 	c.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
-	return os.WriteFile(c.Kubeconfig, []byte(KubeconfigFor(c.Server, c.Token)), 0o600)
+	return os.WriteFile(c.Kubeconfig, []byte(c.kubeconfigFor(c.Token)), 0o600)
+}
+
+// kubeconfigFor is a kubeconfig for token that verifies the API server
+// with the self-signed certificate it wrote in its --cert-dir: the port
+// is freed (FreePorts) before the API server binds it, and whoever bound
+// it first would get the token from a kubeconfig that skips
+// verification. Before the API server has written it, KubeconfigFor.
+func (c *Cluster) kubeconfigFor(token string) string {
+	ca, err := os.ReadFile(filepath.Join(c.Dir, "certs", "apiserver.crt"))
+	if err != nil {
+		return KubeconfigFor(c.Server, token)
+	}
+	return strings.Replace(KubeconfigFor(c.Server, token), "    insecure-skip-tls-verify: true\n",
+		"    certificate-authority-data: "+base64.StdEncoding.EncodeToString(ca)+"\n", 1)
 }
 
 // UserKubeconfig writes a kubeconfig for one of Options.Users and returns
@@ -547,7 +644,7 @@ func (c *Cluster) UserKubeconfig(user string) (string, error) {
 		return "", fmt.Errorf("no user %q: name it in Options.Users", user)
 	}
 	p := filepath.Join(c.Dir, "kubeconfig-"+user)
-	return p, os.WriteFile(p, []byte(KubeconfigFor(c.Server, token)), 0o600)
+	return p, os.WriteFile(p, []byte(c.kubeconfigFor(token)), 0o600)
 }
 
 // KubeconfigFor renders a kubeconfig for a bearer token against server. The
