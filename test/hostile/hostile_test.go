@@ -22,9 +22,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/class"
 	"github.com/labhub/cnpa/internal/class/classtest"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -457,11 +457,11 @@ func TestInventedChecksCountForNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 300 {
-		forged.Checks = append(forged.Checks, submission.Check{Check: check.Check{ID: fmt.Sprintf("extra.%d", i), Step: 1 + i%8, Status: check.Pass}})
+		forged.Checks = append(forged.Checks, judge.Check{ID: fmt.Sprintf("extra.%d", i), Step: 1 + i%8, Status: judge.Pass})
 	}
-	var probe submission.Check
+	var probe judge.Check
 	for _, c := range forged.Checks {
-		if c.ID == check.ProbeIDs[0] {
+		if c.ID == judge.ProbeIDs[0] {
 			probe = c
 		}
 	}
@@ -491,7 +491,7 @@ func TestInventedChecksCountForNothing(t *testing.T) {
 		t.Errorf("the forged submission scores %d/%d checks, the honest one %d/%d", m.ChecksPassed, m.ChecksTotal, h.ChecksPassed, h.ChecksTotal)
 	}
 	if !strings.Contains(m.FlagList(), class.FlagTampered) || !strings.Contains(flagDetails(m), `"extra.0" (not a check of the lab)`) ||
-		!strings.Contains(flagDetails(m), check.ProbeIDs[0]+" (recorded twice)") {
+		!strings.Contains(flagDetails(m), judge.ProbeIDs[0]+" (recorded twice)") {
 		t.Errorf("the forged submission: flags %q\n%s", m.FlagList(), flagDetails(m))
 	}
 	if len(h.Flags) != 0 {
