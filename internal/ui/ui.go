@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/fatih/color"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // Printer writes human output.
@@ -97,7 +99,7 @@ func (p *Printer) Verdict(ok bool, name string, got, want any) {
 		fmt.Fprintf(p.W, "  %s %s %s\n", p.Mark(true), Pad(name, 28), g)
 		return
 	}
-	fmt.Fprintf(p.W, "  %s %s %s %s\n", p.Mark(false), Pad(name, 28), g, p.paint(red, "(expected "+Clean(fmt.Sprint(want))+")"))
+	fmt.Fprintf(p.W, "  %s %s %s %s\n", p.Mark(false), Pad(name, 28), g, p.paint(red, i18n.T("verdict.expected", i18n.Args{"Want": Clean(fmt.Sprint(want))})))
 }
 
 // Status prints "ok"/"fail" lines for doctor-like output.
