@@ -107,3 +107,20 @@ func TestHelpInJapanese(t *testing.T) {
 }
 
 func displayWidth(s string) int { return ui.Width(s) }
+
+// Usage errors are in the chosen language: still one line and exit 2.
+func TestUsageErrorsInJapanese(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stpe"}, "cnpa: \"cnpa\"に\"stpe\"というコマンドはありません: stepのことですか?(`cnpa --help`にコマンドの一覧があります)\n"},
+		{[]string{"check", "--stpe", "1"}, "cnpa: \"cnpa check\"に--stpeというフラグはありません: --stepのことですか?(`cnpa check --help`にフラグの一覧があります)\n"},
+		{[]string{"explain", "9"}, "cnpa: \"9\"というステップはありません: ラボのステップは1〜8です(または`all`)\n"},
+	} {
+		code, _, errOut := cnpaEnv(t, []string{"LANG=ja_JP.UTF-8"}, c.args...)
+		if code != 2 || errOut != c.want {
+			t.Errorf("cnpa %q: exit %d, stderr %q; want 2, %q", c.args, code, errOut, c.want)
+		}
+	}
+}
