@@ -146,3 +146,34 @@ func TestExplainWidth(t *testing.T) {
 		}
 	}
 }
+
+// No English prose is left in `cnpa explain` in Japanese: every line that
+// is not a command, blank, or a name alone holds Japanese.
+func TestExplainJapaneseHasNoEnglishProse(t *testing.T) {
+	for i, text := range explainAll(t, i18n.Japanese) {
+		inCommand := false
+		for _, l := range strings.Split(text, "\n") {
+			switch {
+			case strings.HasPrefix(l, "  $ "):
+				inCommand = true
+				continue
+			case inCommand && strings.HasPrefix(l, "    "):
+				continue
+			}
+			inCommand = false
+			if strings.TrimSpace(l) == "" || hasJapanese(l) || !strings.Contains(strings.TrimSpace(l), " ") {
+				continue
+			}
+			t.Errorf("step %d: English left: %q", i+1, l)
+		}
+	}
+}
+
+func hasJapanese(s string) bool {
+	for _, r := range s {
+		if r >= 0x3040 && r <= 0x30ff || r >= 0x4e00 && r <= 0x9fff {
+			return true
+		}
+	}
+	return false
+}
