@@ -48,7 +48,7 @@ var checkCommand = &cli.Command{
 		}
 		if dir, _ := evidenceDir(c); !lab.AnyWritten(dir) {
 			// Seventy lines of "missing" would bury the one thing to do.
-			return cli.Exit(fmt.Sprintf("no evidence yet in %s: run `cnpa step 1` (by hand, LAB.md step 1 writes before.json)", dir), 1)
+			return cli.Exit(fmt.Sprintf("no evidence yet in %s: run `cnpa step 1` (by hand, step 1 of the lab text writes before.json)", dir), 1)
 		}
 		env, err := labEnv(c)
 		if err != nil {

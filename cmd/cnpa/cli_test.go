@@ -38,10 +38,16 @@ func TestCLIHelperProcess(t *testing.T) {
 // unless the arguments name one, HOME and the evidence dir in a temp dir.
 func cnpa(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return cnpaEnv(t, nil, args...)
+}
+
+// cnpaEnv is cnpa with env added to the clean environment.
+func cnpaEnv(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	home := t.TempDir()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestCLIHelperProcess$", "--"}, args...)...)
-	cmd.Env = []string{"CNPA_CLI_HELPER=1", "HOME=" + home, "NO_COLOR=1", "CNPA_DIR=" + filepath.Join(home, "cnpa-op"),
-		"PATH=" + os.Getenv("PATH")}
+	cmd.Env = append([]string{"CNPA_CLI_HELPER=1", "HOME=" + home, "NO_COLOR=1", "CNPA_DIR=" + filepath.Join(home, "cnpa-op"),
+		"PATH=" + os.Getenv("PATH")}, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

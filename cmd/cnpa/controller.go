@@ -33,7 +33,7 @@ var controllerCommand = &cli.Command{
 		"hands a worker those whose TeamSpace, namespace or quota changed since a\n" +
 		"sync last found them in order, one at a time, only while no event is\n" +
 		"waiting, pausing so that it takes at most a tenth of the time. It starts\n" +
-		"every 3s, as LAB.md's loop does, at every size: in a steady state a pass\n" +
+		"every 3s, as the lab text's loop does, at every size: in a steady state a pass\n" +
 		"over 10,000 TeamSpaces takes 30-120ms and syncs none (make bench-scale).\n" +
 		"cnpa_resync_pass_seconds and cnpa_resync_pass_synced tell how long the\n" +
 		"last pass took and how many it synced.",

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/doctor"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -29,7 +30,7 @@ var doctorCommand = &cli.Command{
 			for _, x := range r.Results {
 				detail := x.Detail
 				if x.Fix != "" && !x.OK {
-					detail += " — fix: " + x.Fix
+					detail += i18n.T("doctor.fix", i18n.Args{"Fix": x.Fix})
 				}
 				if x.OK && x.Warning != "" {
 					p.StatusWarn(x.Name, detail+" — "+x.Warning)
@@ -41,7 +42,7 @@ var doctorCommand = &cli.Command{
 		if r.Unreachable {
 			for _, x := range r.Results {
 				if !x.OK && (x.Name == "api server" || x.Name == "kubeconfig") {
-					return cli.Exit("cannot reach the cluster: "+x.Detail, 2)
+					return cli.Exit(i18n.T("doctor.unreachable", i18n.Args{"Detail": x.Detail}), 2)
 				}
 			}
 		}

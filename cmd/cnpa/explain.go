@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 )
@@ -18,7 +19,7 @@ var explainCommand = &cli.Command{
 	BashComplete: completeStep,
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
-			return usageError("explain needs one argument: a step number %s or `all`", lab.Range(".."))
+			return usageError("%s", i18n.T("usage.explain_argument", i18n.Args{"Range": lab.Range("..")}))
 		}
 		numbers, err := stepNumbers(c.Args().First())
 		if err != nil {
@@ -68,7 +69,7 @@ func stepNumbers(arg string) ([]int, error) {
 	}
 	n, err := strconv.Atoi(arg)
 	if _, gerr := lab.Get(n); err != nil || gerr != nil {
-		return nil, usageError("unknown step %q: the lab has steps %s (or `all`)", arg, lab.Range(" to "))
+		return nil, usageError("%s", i18n.T("usage.unknown_step", i18n.Args{"Arg": fmt.Sprintf("%q", arg), "First": lab.Steps[0].Number, "Last": lab.Steps[len(lab.Steps)-1].Number}))
 	}
 	return []int{n}, nil
 }

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -18,6 +20,38 @@ var globalFlags = []cli.Flag{
 	&cli.StringFlag{Name: "dir", Value: "/root/cnpa-op", EnvVars: []string{"CNPA_DIR"}, Usage: "evidence `DIR`: the lab's JSON files, reconcile.sh, archive/"},
 	&cli.BoolFlag{Name: "no-color", Usage: "plain output (NO_COLOR and a non-terminal also turn colour off)"},
 	&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "`FORMAT` of results: text or json (check also: junit; class grade: junit, csv)"},
+	&cli.StringFlag{Name: "lang", EnvVars: []string{i18n.OverrideVar}, Usage: "the language of what cnpa says, by its `CODE`: " + i18n.Codes() + " (default: from LC_ALL, LC_MESSAGES or LANG, as kubectl; English when the locale names no language cnpa has)"},
+}
+
+// chooseLang sets the language of every message from --lang (wherever it
+// is on the command line), CNPA_LANG or the locale, before urfave/cli
+// parses anything, so that its help and usage errors are in it too.
+func chooseLang(args []string) error {
+	flag := ""
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--lang="); ok {
+			flag = v
+			if v == "" {
+				return usageError("flag --lang needs a value: %s", i18n.Codes())
+			}
+		} else if a == "--lang" {
+			if i+1 >= len(args) {
+				return usageError("flag --lang needs a value: %s", i18n.Codes())
+			}
+			flag = args[i+1]
+			i++
+		}
+	}
+	l, err := i18n.Choose(flag, os.Getenv)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	i18n.Set(l)
+	return nil
 }
 
 // target resolves the cluster; a kubeconfig problem is exit code 2.

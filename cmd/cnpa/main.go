@@ -12,6 +12,12 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+// appUsage is what cnpa is, in its help.
+const appUsage = "run, verify and explain the TeamSpace controller lab"
+
+// englishHelp is urfave/cli's own help printer, which localizedHelp wraps.
+var englishHelp = cli.HelpPrinterCustom
+
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
@@ -22,7 +28,7 @@ func main() { os.Exit(run(os.Args)) }
 func run(args []string) int {
 	app := &cli.App{
 		Name:                 "cnpa",
-		Usage:                "run, verify and explain the TeamSpace controller lab",
+		Usage:                appUsage,
 		Version:              version,
 		Flags:                globalFlags,
 		Commands:             appCommands(),
@@ -31,6 +37,7 @@ func run(args []string) int {
 		OnUsageError:         onUsageError,
 	}
 	strictUsage(app.Commands)
+	cli.HelpPrinterCustom = localizedHelp(app, englishHelp)
 	// `cnpa stpe` and `cnpa help stpe` reach urfave/cli's help, which calls
 	// CommandNotFound (and, without it, exits 3 with "No help topic"); the
 	// usage error is kept here and returned in place of help's nil.
@@ -52,7 +59,10 @@ func run(args []string) int {
 		<-ctx.Done()
 		stop()
 	}()
-	err := app.RunContext(ctx, hoistForCompletion(args))
+	err := chooseLang(args)
+	if err == nil {
+		err = app.RunContext(ctx, hoistForCompletion(args))
+	}
 	if notFound != nil {
 		err = notFound
 	}

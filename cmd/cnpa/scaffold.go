@@ -22,7 +22,7 @@ var scaffoldCommand = &cli.Command{
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "engine", Value: labenv.EngineShell, Usage: "`ENGINE` of the reference: shell or go"},
 		&cli.BoolFlag{Name: "force", Usage: "overwrite an existing reconcile.sh"},
-		&cli.BoolFlag{Name: "finalizer", Value: true, Usage: "handle platform.labhub.io/cleanup (LAB.md step 6); --finalizer=false is the script as step 3 installs it"},
+		&cli.BoolFlag{Name: "finalizer", Value: true, Usage: "handle platform.labhub.io/cleanup (the lab text, step 6); --finalizer=false is the script as step 3 installs it"},
 	},
 	BashComplete: func(c *cli.Context) {
 		if !completeFlagValue(c) {

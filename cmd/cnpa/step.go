@@ -20,7 +20,7 @@ var stepCommand = &cli.Command{
 	Usage:        "run lab step " + lab.Range("..") + ", or all of them, and write its evidence",
 	ArgsUsage:    lab.Range("..") + "|all",
 	BashComplete: completeStep,
-	Description: "Each step drives the cluster as LAB.md says, shows each observed value beside\n" +
+	Description: "Each step drives the cluster as the lab text says, shows each observed value beside\n" +
 		"the expected one, and writes its JSON evidence under --dir. `all` runs " + lab.Range("..") + " and\n" +
 		"stops at the first failure (exit 1).",
 	Flags: append([]cli.Flag{

@@ -46,7 +46,7 @@ var submitCommand = &cli.Command{
 		}
 		dir, _ := evidenceDir(c)
 		if !lab.AnyWritten(dir) {
-			return cli.Exit(fmt.Sprintf("no evidence yet in %s: do the lab first (`cnpa step 1`, or LAB.md by hand), then submit", dir), 1)
+			return cli.Exit(fmt.Sprintf("no evidence yet in %s: do the lab first (`cnpa step 1`, or the lab text by hand), then submit", dir), 1)
 		}
 		learner := c.String("learner")
 		if learner == "" {

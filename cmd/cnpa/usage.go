@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // A wrong command line is answered as kubectl answers it: one line naming
@@ -27,7 +29,7 @@ func strictUsage(cmds []*cli.Command) {
 			c.Action = func(ctx *cli.Context) error {
 				if ctx.NArg() > 0 {
 					cmd := commandPath(ctx)
-					return usageError("%q takes no arguments, got %q (`%s --help` lists its flags)", cmd, ctx.Args().First(), cmd)
+					return usageError("%s", i18n.T("usage.no_arguments", i18n.Args{"Cmd": cmd, "QCmd": q(cmd), "Arg": q(ctx.Args().First())}))
 				}
 				return action(ctx)
 			}
@@ -45,16 +47,15 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	switch {
 	case strings.HasPrefix(msg, "flag provided but not defined: "):
 		name := strings.TrimLeft(strings.TrimPrefix(msg, "flag provided but not defined: "), "-")
-		return usageError("unknown flag %s for %q%s (`%s --help` lists its flags)",
-			dashed(name), cmd, didYouMean(name, flagNames(c), dashed), cmd)
+		return usageError("%s", i18n.T("usage.unknown_flag", i18n.Args{"Flag": dashed(name), "Cmd": cmd, "QCmd": q(cmd), "DidYouMean": didYouMean(name, flagNames(c), dashed)}))
 	case strings.HasPrefix(msg, "flag needs an argument: "):
 		name := strings.TrimLeft(strings.TrimPrefix(msg, "flag needs an argument: "), "-")
-		return usageError("flag %s of %q needs a value (`%s --help` says what it takes)", dashed(name), cmd, cmd)
+		return usageError("%s", i18n.T("usage.needs_value", i18n.Args{"Flag": dashed(name), "Cmd": cmd, "QCmd": q(cmd)}))
 	}
 	if m := invalidValue.FindStringSubmatch(msg); m != nil {
-		return usageError("flag %s of %q: %q is not a valid value: %s (`%s --help` says what it takes)", dashed(m[2]), cmd, m[1], m[3], cmd)
+		return usageError("%s", i18n.T("usage.invalid_value", i18n.Args{"Flag": dashed(m[2]), "Cmd": cmd, "QCmd": q(cmd), "Value": q(m[1]), "Err": m[3]}))
 	}
-	return usageError("%s: %s (`%s --help` lists its flags)", cmd, msg, cmd)
+	return usageError("%s", i18n.T("usage.other", i18n.Args{"Cmd": cmd, "Err": msg}))
 }
 
 // invalidValue is the Go flag package's error for a value that does not parse.
@@ -73,8 +74,8 @@ func unknownCommand(c *cli.Context, name string) error {
 			names = append(names, sc.Names()...)
 		}
 	}
-	return usageError("unknown command %q for %q%s (`%s --help` lists the commands)",
-		name, parent, didYouMean(name, names, func(s string) string { return s }), parent)
+	return usageError("%s", i18n.T("usage.unknown_command", i18n.Args{"Name": q(name), "Parent": parent, "QParent": q(parent),
+		"DidYouMean": didYouMean(name, names, func(s string) string { return s })}))
 }
 
 // commandPath is the command as typed, e.g. "cnpa service logs".
@@ -108,6 +109,9 @@ func flagNames(c *cli.Context) []string {
 	return names
 }
 
+// q is s quoted as %q quotes it, for a message's placeholder.
+func q(s string) string { return fmt.Sprintf("%q", s) }
+
 func dashed(name string) string {
 	if len(name) == 1 {
 		return "-" + name
@@ -136,7 +140,7 @@ func didYouMean(typed string, candidates []string, show func(string) string) str
 	if best == "" {
 		return ""
 	}
-	return fmt.Sprintf(": did you mean %s?", show(best))
+	return i18n.T("usage.did_you_mean", i18n.Args{"Best": show(best)})
 }
 
 // editDistance is the Levenshtein distance with adjacent transpositions

@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/service"
@@ -80,30 +81,30 @@ func Run(ctx context.Context, kubeconfigFlag, kctx, dir string) *Report {
 			}
 		}
 		if err != nil {
-			add(Result{Name: "api server", Needed: true, Detail: fmt.Sprintf("%s unreachable (kubeconfig %s): %v", target.Server, target.Path, err),
-				Fix: "start the cluster (k3s: systemctl start k3s) or point --kubeconfig at a running one"})
+			add(Result{Name: "api server", Needed: true, Detail: i18n.T("doctor.api.unreachable", i18n.Args{"Server": target.Server, "Path": target.Path, "Err": err}),
+				Fix: i18n.T("doctor.api.fix")})
 			r.Unreachable = true
 		} else {
 			serverVersion = version
-			add(Result{Name: "api server", OK: true, Needed: true, Detail: fmt.Sprintf("%s, server %s", target.Server, version)})
+			add(Result{Name: "api server", OK: true, Needed: true, Detail: i18n.T("doctor.api.ok", i18n.Args{"Server": target.Server, "Version": version})})
 			add(datastoreCheck(ctx, clients.Kube))
 			_, err := clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 			switch {
 			case err == nil:
-				add(Result{Name: "crd", OK: true, Detail: teamspace.CRDName + " installed"})
+				add(Result{Name: "crd", OK: true, Detail: i18n.T("doctor.crd.installed", i18n.Args{"CRD": teamspace.CRDName})})
 			case apierrors.IsNotFound(err):
-				add(Result{Name: "crd", OK: true, Detail: teamspace.CRDName + " not installed yet", Fix: "`cnpa step 1` installs it"})
+				add(Result{Name: "crd", OK: true, Detail: i18n.T("doctor.crd.not_yet", i18n.Args{"CRD": teamspace.CRDName}), Fix: i18n.T("doctor.crd.fix")})
 			default:
-				add(Result{Name: "crd", Detail: err.Error(), Fix: "the kubeconfig's user must be allowed to read CRDs"})
+				add(Result{Name: "crd", Detail: err.Error(), Fix: i18n.T("doctor.crd.forbidden")})
 			}
 		}
 	}
 	add(kubectlCheck(ctx, serverVersion))
 	add(toolCheck(ctx, "jq", []string{"--version"}, "apt-get install -y jq"))
 	if service.SystemdRunning() {
-		add(Result{Name: "systemd", OK: true, Detail: "running: cnpa-op.service will be a systemd unit"})
+		add(Result{Name: "systemd", OK: true, Detail: i18n.T("doctor.systemd.running")})
 	} else {
-		add(Result{Name: "systemd", OK: true, Detail: "not running: cnpa-op runs as a detached process (--service-manager process)"})
+		add(Result{Name: "systemd", OK: true, Detail: i18n.T("doctor.systemd.not_running")})
 	}
 	add(dirCheck(dir))
 	add(trustCheck(dir))
@@ -128,7 +129,7 @@ func trustCheck(dir string) Result {
 			return res
 		}
 	}
-	res.OK, res.Detail = true, abs+": no other user can change what root runs or reads there"
+	res.OK, res.Detail = true, i18n.T("doctor.owner.ok", i18n.Args{"Dir": abs})
 	return res
 }
 
@@ -139,16 +140,16 @@ var kubectlVersion = regexp.MustCompile(`v(\d+)\.(\d+)\.(\d+)`)
 // (serverVersion, "" when unknown): kubectl's version skew policy supports
 // ±1 minor (https://kubernetes.io/releases/version-skew-policy/#kubectl).
 func kubectlCheck(ctx context.Context, serverVersion string) Result {
-	res := Result{Name: "kubectl", Needed: true, Fix: "install kubectl ≥ 1.24 (k3s ships one: /usr/local/bin/kubectl)"}
+	res := Result{Name: "kubectl", Needed: true, Fix: i18n.T("doctor.kubectl.fix")}
 	path, err := exec.LookPath("kubectl")
 	if err != nil {
-		res.Detail = "not found on PATH"
+		res.Detail = i18n.T("doctor.not_on_path")
 		return res
 	}
 	out, _ := exec.CommandContext(ctx, path, "version", "--client").CombinedOutput()
 	m := kubectlVersion.FindStringSubmatch(string(out))
 	if m == nil {
-		res.Detail = path + ": cannot read its version: " + strings.TrimSpace(string(out))
+		res.Detail = i18n.T("doctor.kubectl.no_version", i18n.Args{"Path": path, "Out": strings.TrimSpace(string(out))})
 		return res
 	}
 	major, _ := strconv.Atoi(m[1])
@@ -158,7 +159,7 @@ func kubectlCheck(ctx context.Context, serverVersion string) Result {
 		res.OK = true
 		res.Fix = ""
 	} else {
-		res.Detail += " is older than v1.24 (no `patch --subresource`)"
+		res.Detail = i18n.T("doctor.kubectl.old", i18n.Args{"Kubectl": res.Detail})
 		return res
 	}
 	res.Warning = Skew(m[0], serverVersion)
@@ -177,30 +178,29 @@ func Skew(client, server string) string {
 	cMinor, _ := strconv.Atoi(c[2])
 	sMajor, _ := strconv.Atoi(s[1])
 	sMinor, _ := strconv.Atoi(s[2])
-	supported := fmt.Sprintf("use a kubectl v%d.%d to v%d.%d", sMajor, max(sMinor-1, 0), sMajor, sMinor+1)
+	supported := i18n.T("doctor.skew.supported", i18n.Args{"From": fmt.Sprintf("v%d.%d", sMajor, max(sMinor-1, 0)), "To": fmt.Sprintf("v%d.%d", sMajor, sMinor+1)})
 	if cMajor != sMajor {
-		return fmt.Sprintf("kubectl %s and server %s differ in major version: %s", c[0], s[0], supported)
+		return i18n.T("doctor.skew.major", i18n.Args{"Client": c[0], "Server": s[0], "Supported": supported})
 	}
 	d := cMinor - sMinor
 	if d >= -1 && d <= 1 {
 		return ""
 	}
-	rel := "older"
+	id := "doctor.skew.older"
 	if d > 0 {
-		rel = "newer"
+		id = "doctor.skew.newer"
 	}
 	if d < 0 {
 		d = -d
 	}
-	return fmt.Sprintf("kubectl %s is %d minor versions %s than server %s; kubectl supports ±1 (version skew policy): %s",
-		c[0], d, rel, s[0], supported)
+	return i18n.T(id, i18n.Args{"Client": c[0], "N": d, "Server": s[0], "Supported": supported})
 }
 
 func toolCheck(ctx context.Context, name string, versionArgs []string, fix string) Result {
 	res := Result{Name: name, Needed: true, Fix: fix}
 	path, err := exec.LookPath(name)
 	if err != nil {
-		res.Detail = "not found on PATH"
+		res.Detail = i18n.T("doctor.not_on_path")
 		return res
 	}
 	out, _ := exec.CommandContext(ctx, path, versionArgs...).CombinedOutput()
@@ -213,9 +213,9 @@ func toolCheck(ctx context.Context, name string, versionArgs []string, fix strin
 // a dir that does not exist yet is fine when step 1 can create it, that is
 // when its nearest existing parent is a writable directory.
 func dirCheck(dir string) Result {
-	res := Result{Name: "evidence dir", Needed: true, Fix: "pass --dir (or set CNPA_DIR) to a writable directory"}
+	res := Result{Name: "evidence dir", Needed: true, Fix: i18n.T("doctor.dir.fix")}
 	if dir == "" {
-		res.Detail = "no evidence dir: --dir is empty (is CNPA_DIR set to an empty value?)"
+		res.Detail = i18n.T("doctor.dir.empty")
 		return res
 	}
 	abs, err := filepath.Abs(dir)
@@ -226,17 +226,17 @@ func dirCheck(dir string) Result {
 	fi, err := os.Stat(abs)
 	switch {
 	case err == nil && !fi.IsDir():
-		res.Detail = abs + " is a file, not a directory"
+		res.Detail = i18n.T("doctor.dir.file", i18n.Args{"Dir": abs})
 		return res
 	case err == nil:
 		if err := unix.Access(abs, unix.W_OK|unix.X_OK); err != nil {
-			res.Detail = fmt.Sprintf("%s is not writable: %v", abs, err)
+			res.Detail = i18n.T("doctor.dir.not_writable", i18n.Args{"Dir": abs, "Err": err})
 			return res
 		}
-		res.OK, res.Fix, res.Detail = true, "", abs+" writable"
+		res.OK, res.Fix, res.Detail = true, "", i18n.T("doctor.dir.writable", i18n.Args{"Dir": abs})
 		return res
 	case !errors.Is(err, os.ErrNotExist) && !errors.Is(err, unix.ENOTDIR):
-		res.Detail = fmt.Sprintf("%s cannot be read: %v", abs, err)
+		res.Detail = i18n.T("doctor.dir.unreadable", i18n.Args{"Dir": abs, "Err": err})
 		return res
 	}
 	parent := filepath.Dir(abs)
@@ -244,7 +244,7 @@ func dirCheck(dir string) Result {
 		fi, err := os.Stat(parent)
 		if err == nil {
 			if !fi.IsDir() {
-				res.Detail = fmt.Sprintf("%s does not exist, and cannot be created: %s is a file", abs, parent)
+				res.Detail = i18n.T("doctor.dir.parent_file", i18n.Args{"Dir": abs, "Parent": parent})
 				return res
 			}
 			break
@@ -255,9 +255,9 @@ func dirCheck(dir string) Result {
 		parent = filepath.Dir(parent)
 	}
 	if err := unix.Access(parent, unix.W_OK|unix.X_OK); err != nil {
-		res.Detail = fmt.Sprintf("%s does not exist, and cannot be created: %s is not writable: %v", abs, parent, err)
+		res.Detail = i18n.T("doctor.dir.parent_not_writable", i18n.Args{"Dir": abs, "Parent": parent, "Err": err})
 		return res
 	}
-	res.OK, res.Fix, res.Detail = true, "", abs+" does not exist yet; `cnpa step 1` creates it"
+	res.OK, res.Fix, res.Detail = true, "", i18n.T("doctor.dir.not_yet", i18n.Args{"Dir": abs})
 	return res
 }

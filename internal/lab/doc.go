@@ -6,6 +6,8 @@
 // report.json is computed from the others (report.go), the evidence dir
 // read once (state.go), the classic mistakes worded once (mistakes.go),
 // and the names cnpa gives its temporary objects (names.go). It is a leaf:
-// it imports only evidence and teamspace, so that whatever reads or shows
-// the lab (check, report, reset, the CLI) never imports what runs it.
+// it imports only evidence and teamspace, and for the learner's language
+// i18n and ui (its texts in the chosen language, wrapped by display width),
+// so that whatever reads or shows the lab (check, report, reset, the CLI)
+// never imports what runs it.
 package lab

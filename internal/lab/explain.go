@@ -3,6 +3,9 @@ package lab
 import (
 	"fmt"
 	"strings"
+
+	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // Explanation is a step's teaching text (Step.Explanation) for reading before or without a
@@ -11,10 +14,10 @@ import (
 type Explanation struct {
 	Commands []string
 	LookAt   string
-	// Beyond is what cnpa does in the step beyond LAB.md's commands, and
+	// Beyond is what cnpa does in the step beyond the lab text's commands, and
 	// why; empty when nothing.
 	Beyond string
-	// Produces is what the learner's work must leave, as LAB.md asks it;
+	// Produces is what the learner's work must leave, as the lab text asks it;
 	// empty when the commands say it all.
 	Produces []string
 }
@@ -26,50 +29,104 @@ const (
 	labUnitDir = "/etc/systemd/system"
 )
 
-// Explain renders step n's teaching text: its title, why, the commands,
-// what one pass must produce and what to look at, with the learner's
-// evidence dir and unit dir in the paths. It needs no cluster.
+// Explain renders step n's teaching text in the chosen language (package
+// i18n): its title, why, the commands, what one pass must produce and what
+// to look at, with the learner's evidence dir and unit dir in the paths.
+// It needs no cluster. The commands are the same in every language; their
+// comments are translated.
 func Explain(n int, dir, unitDir string) (string, error) {
 	s, err := Get(n)
 	if err != nil {
 		return "", err
 	}
 	e := s.Explanation
+	// English keeps the breaks its text is written with; the other
+	// languages are written as paragraphs and wrapped to 80 columns.
+	wrap := func(t string) string { return t }
+	if i18n.Current() != i18n.English {
+		wrap = func(t string) string { return ui.Wrap(t, proseColumns) }
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Step %d — %s\n\n", s.Number, s.Title)
-	fmt.Fprintf(&b, "Why\n%s\n\n", indent(s.Teaches))
+	b.WriteString(i18n.T("explain.heading", i18n.Args{"N": s.Number, "Title": s.Heading()}) + "\n\n")
+	fmt.Fprintf(&b, "%s\n%s\n\n", i18n.T("explain.why"), wrap(indent(s.Text("teaches", s.Teaches))))
 	paths := strings.NewReplacer(labDir, dir, labUnitDir, unitDir)
 	if len(e.Produces) > 0 {
-		b.WriteString("What one pass must produce, for every TeamSpace <name> (LAB.md)\n")
-		for _, p := range e.Produces {
-			fmt.Fprintf(&b, "  - %s\n", strings.ReplaceAll(p, "\n", "\n    "))
+		b.WriteString(i18n.T("explain.produces") + "\n")
+		for i, p := range e.Produces {
+			p = s.Text(fmt.Sprintf("produces.%d", i+1), p)
+			b.WriteString(wrap(fmt.Sprintf("  - %s", strings.ReplaceAll(p, "\n", "\n    "))) + "\n")
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("By hand\n")
-	for _, c := range e.Commands {
-		c = paths.Replace(c)
+	b.WriteString(i18n.T("explain.by_hand") + "\n")
+	for i, c := range e.Commands {
+		c = paths.Replace(s.command(i+1, c))
 		if strings.HasPrefix(c, "#") {
 			fmt.Fprintf(&b, "%s\n", indent(c))
 			continue
 		}
 		fmt.Fprintf(&b, "  $ %s\n", strings.ReplaceAll(c, "\n", "\n    "))
 	}
-	fmt.Fprintf(&b, "\nWhat to look at\n%s\n", indent(paths.Replace(e.LookAt)))
+	fmt.Fprintf(&b, "\n%s\n%s\n", i18n.T("explain.look_at"), wrap(indent(paths.Replace(s.Text("look_at", e.LookAt)))))
 	var cnpa []string
 	if e.Beyond != "" {
-		cnpa = append(cnpa, e.Beyond)
+		cnpa = append(cnpa, s.Text("beyond", e.Beyond))
 	}
 	if s.Timeline {
 		// The reaction is what these steps teach; the timeline shows it.
-		cnpa = append(cnpa, fmt.Sprintf("The step ends with a timeline of the controller's reaction: who acted, what they did,\n"+
-			"and how long after your action (kept in <dir>/.cnpa/timeline-step%d.json;\n"+
-			"`cnpa report --html FILE` draws it as a chart).", s.Number))
+		cnpa = append(cnpa, i18n.T("explain.timeline", i18n.Args{"N": s.Number}))
 	}
 	if len(cnpa) > 0 {
-		fmt.Fprintf(&b, "\nWhen cnpa runs it\n%s\n", indent(strings.Join(cnpa, "\n\n")))
+		fmt.Fprintf(&b, "\n%s\n%s\n", i18n.T("explain.when_cnpa"), wrap(indent(strings.Join(cnpa, "\n\n"))))
 	}
 	return b.String(), nil
+}
+
+// proseColumns is the widest a line of prose may be (TestExplainWidth).
+const proseColumns = 80
+
+// Heading is the step's title in the chosen language: in Japanese, the
+// lab text's own heading for the step.
+func (s *Step) Heading() string { return s.Text("title", s.Title) }
+
+// Text is the step's text called part ("title", "teaches", "look_at",
+// "beyond", "produces.N", "cmd.N") in the chosen language: message
+// "stepN.part" of the catalog. In English it is english, the text as the
+// step's file has it (TestCatalogMatchesSteps holds the English catalog to
+// the same words).
+func (s *Step) Text(part, english string) string {
+	if i18n.Current() == i18n.English {
+		return english
+	}
+	return i18n.T(fmt.Sprintf("step%d.%s", s.Number, part))
+}
+
+// command is the i-th command (from 1) of the step's explanation with its
+// comment in the chosen language: a command line's comment after "#", or
+// a line that is a comment only.
+func (s *Step) command(i int, c string) string {
+	if i18n.Current() == i18n.English {
+		return c
+	}
+	if strings.HasPrefix(c, "#") {
+		return s.Text(fmt.Sprintf("cmd.%d", i), c)
+	}
+	cmd, _, ok := CommandComment(c)
+	if !ok {
+		return c
+	}
+	return cmd + "# " + s.Text(fmt.Sprintf("cmd.%d", i), "")
+}
+
+// CommandComment splits a shown command at its comment: cmd keeps the
+// spaces before "#", comment is what follows "# ". ok is false for a
+// command without one; a "#" inside single quotes is not a comment.
+func CommandComment(c string) (cmd, comment string, ok bool) {
+	i := strings.LastIndex(c, " # ")
+	if i < 0 || strings.Count(c[:i], "'")%2 != 0 {
+		return c, "", false
+	}
+	return c[:i+1], c[i+3:], true
 }
 
 // indent indents each line of s by two spaces; empty lines stay empty.

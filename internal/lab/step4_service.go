@@ -15,7 +15,7 @@ var Service = &Step{Number: 4, Title: "Not once, but continuously", Timeline: tr
 		},
 		LookAt: "`Restart=always` in the unit: the loop comes back after any exit. `journalctl -u\n" +
 			"cnpa-op -f` shows each pass.",
-		Beyond: "LAB.md's unit runs as root with your kubeconfig (`--service-identity admin`). By default\n" +
+		Beyond: "The lab text's unit runs as root with your kubeconfig (`--service-identity admin`). By default\n" +
 			"cnpa first gives the service an identity of its own and shows each command: the\n" +
 			"ServiceAccount kube-system/cnpa-controller with only the verbs a controller uses and an\n" +
 			"admission policy that keeps its writes to team-* namespaces (kubectl apply), the wait\n" +

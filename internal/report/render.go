@@ -17,7 +17,7 @@ var pageText string
 // page is parsed once; html/template escapes every value by its context
 // (text, attribute, inside the SVG), so evidence a learner wrote by hand
 // cannot break the page or run in it.
-var page = template.Must(template.New("page").Funcs(template.FuncMap{
+var page = template.Must(template.New("page").Funcs(langFuncs).Funcs(template.FuncMap{
 	"f1": func(x float64) string { return fmt.Sprintf("%.1f", x) },
 	"utc": func(t time.Time) string {
 		if t.IsZero() {

@@ -141,7 +141,7 @@ func Build(o Options) *Page {
 	in := ev.Inputs(o.Alpha)
 	in.AlphaUnknown = o.AlphaUnknown
 	for _, s := range lab.Steps {
-		st := &Step{Number: s.Number, Title: s.Title, Teaches: s.Teaches, File: s.File}
+		st := &Step{Number: s.Number, Title: s.Heading(), Teaches: s.Text("teaches", s.Teaches), File: s.File}
 		if s.File != "" {
 			judgeFile(st, ev.Records[s.File], in)
 		}

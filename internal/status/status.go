@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -147,18 +148,18 @@ func writeText(p *ui.Printer, s *Snapshot, wide bool) {
 	svc := fmt.Sprintf("%s (%s): ", service.Name, s.Service.Manager)
 	switch {
 	case s.Service.Active:
-		p.Line("%s%s running, main pid %d", svc, p.Mark(true), s.Service.MainPID)
+		p.Line("%s%s %s", svc, p.Mark(true), i18n.T("status.running", i18n.Args{"PID": s.Service.MainPID}))
 	case s.Service.Installed:
-		p.Line("%s%s installed but not running: `cnpa service start`", svc, p.Mark(false))
+		p.Line("%s%s %s", svc, p.Mark(false), i18n.T("status.not_running"))
 	default:
-		p.Line("%s%s not installed (`cnpa step 4` installs it)", svc, p.Mark(false))
+		p.Line("%s%s %s", svc, p.Mark(false), i18n.T("status.not_installed"))
 	}
 	if !s.CRDInstalled {
-		p.Note("the CRD %s is not installed: `cnpa step 1` applies it", teamspace.CRDName)
+		p.Note("%s", i18n.T("status.no_crd", i18n.Args{"CRD": teamspace.CRDName}))
 		return
 	}
 	if len(s.TeamSpaces) == 0 {
-		p.Note("no TeamSpaces")
+		p.Note("%s", i18n.T("status.no_teamspaces"))
 		return
 	}
 	tw := tabwriter.NewWriter(p.W, 0, 0, 2, ' ', 0)

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/fatih/color"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // Printer writes human output.
@@ -94,10 +96,10 @@ func (p *Printer) Verdict(ok bool, name string, got, want any) {
 	// got is what the cluster said, want may quote it: both are cleaned.
 	g := Clean(fmt.Sprint(got))
 	if ok {
-		fmt.Fprintf(p.W, "  %s %-28s %s\n", p.Mark(true), name, g)
+		fmt.Fprintf(p.W, "  %s %s %s\n", p.Mark(true), Pad(name, 28), g)
 		return
 	}
-	fmt.Fprintf(p.W, "  %s %-28s %s %s\n", p.Mark(false), name, g, p.paint(red, "(expected "+Clean(fmt.Sprint(want))+")"))
+	fmt.Fprintf(p.W, "  %s %s %s %s\n", p.Mark(false), Pad(name, 28), g, p.paint(red, i18n.T("verdict.expected", i18n.Args{"Want": Clean(fmt.Sprint(want))})))
 }
 
 // Status prints "ok"/"fail" lines for doctor-like output.
@@ -106,13 +108,13 @@ func (p *Printer) Status(ok bool, name, detail string) {
 	if !ok {
 		word = p.paint(red, "fail")
 	}
-	fmt.Fprintf(p.W, "%s %-22s %s\n", word, name, Clean(detail))
+	fmt.Fprintf(p.W, "%s %s %s\n", word, Pad(name, 22), Clean(detail))
 }
 
 // StatusWarn prints a "warn" line for doctor-like output: something that
 // works today but is outside what is supported.
 func (p *Printer) StatusWarn(name, detail string) {
-	fmt.Fprintf(p.W, "%s %-22s %s\n", p.paint(yellow, "warn"), name, detail)
+	fmt.Fprintf(p.W, "%s %s %s\n", p.paint(yellow, "warn"), Pad(name, 22), detail)
 }
 
 // Tail returns the last n lines of s, without its final newline, for

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // Live waits. A step that waits says what it waits for and why before the
@@ -42,9 +44,11 @@ func (p *Printer) Wait(what, why string) *Wait {
 // wait is Wait without the ticking goroutine: tests drive Tick by hand.
 func (p *Printer) wait(what, why string, start time.Time) *Wait {
 	w := &Wait{p: p, what: what, start: start}
-	fmt.Fprintf(p.W, "  … waiting for %s\n", what)
+	fmt.Fprintf(p.W, "  %s\n", i18n.T("wait.waiting", i18n.Args{"What": what}))
 	if why != "" {
-		fmt.Fprintln(p.W, p.paint(faint, "    why: "+strings.ReplaceAll(why, "\n", "\n         ")))
+		// the why's next lines line up under its first
+		label := i18n.T("wait.why")
+		fmt.Fprintln(p.W, p.paint(faint, "    "+label+strings.ReplaceAll(why, "\n", "\n    "+strings.Repeat(" ", Width(label)))))
 	}
 	return w
 }
@@ -72,12 +76,12 @@ func (w *Wait) Tick(elapsed time.Duration) {
 		return
 	}
 	if w.p.Terminal {
-		fmt.Fprintf(w.p.W, "\r    %s elapsed\033[K", elapsed.Round(time.Second))
+		fmt.Fprintf(w.p.W, "\r    %s\033[K", i18n.T("wait.elapsed", i18n.Args{"Elapsed": elapsed.Round(time.Second)}))
 		return
 	}
 	if elapsed-w.lastLine >= ProgressEvery {
 		w.lastLine = elapsed - elapsed%ProgressEvery
-		fmt.Fprintf(w.p.W, "    … still waiting for %s (%s)\n", w.what, w.lastLine)
+		fmt.Fprintf(w.p.W, "    %s\n", i18n.T("wait.still", i18n.Args{"What": w.what, "Elapsed": w.lastLine}))
 	}
 }
 
@@ -106,10 +110,10 @@ func (w *Wait) end(outcome string, took time.Duration) time.Duration {
 		return took
 	}
 	w.ended = true
-	line := fmt.Sprintf("    %s after %s", outcome, took.Round(time.Millisecond))
+	line := "    " + i18n.T("wait.after", i18n.Args{"Outcome": outcome, "Took": took.Round(time.Millisecond)})
 	if outcome == Waited {
 		// A wait for time itself ends without an event to come "after".
-		line = fmt.Sprintf("    waited %s", took.Round(time.Millisecond))
+		line = "    " + i18n.T("wait.waited", i18n.Args{"Took": took.Round(time.Millisecond)})
 	}
 	if w.p.Terminal {
 		fmt.Fprintf(w.p.W, "\r%s\033[K\n", line)

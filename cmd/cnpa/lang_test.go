@@ -1,0 +1,126 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+// The English catalog's help texts are the words of the commands here,
+// so a translator reads them in the catalog alone; every language has
+// each (i18n's TestCatalog holds the others to English).
+func TestHelpCatalog(t *testing.T) {
+	app := &cli.App{Usage: appUsage, Flags: globalFlags, Commands: appCommands()}
+	ids := helpIDs(app)
+	if len(ids) < 30 {
+		t.Fatalf("only %d help texts", len(ids))
+	}
+	for id, want := range ids {
+		if got := i18n.English.T(id); got != want {
+			t.Errorf("en.toml %s = %q, but cmd/cnpa says %q", id, got, want)
+		}
+		for _, l := range i18n.Langs {
+			if !l.Has(id) {
+				t.Errorf("%s lacks %s", i18n.CatalogFile(l), id)
+			}
+		}
+	}
+}
+
+// The language comes from --lang, CNPA_LANG, then LC_ALL, LC_MESSAGES and
+// LANG, as kubectl reads them; a locale cnpa has no language for is
+// English, silently.
+func TestLanguageChosen(t *testing.T) {
+	const ja5, en5 = "ステップ5 — 削除したクォータが数秒後に復活する\n", "Step 5 — The deleted quota is back seconds later\n"
+	for _, c := range []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"LANG=ja_JP.UTF-8", []string{"LANG=ja_JP.UTF-8"}, []string{"explain", "5"}, ja5},
+		{"LC_ALL=ja_JP.UTF-8", []string{"LC_ALL=ja_JP.UTF-8"}, []string{"explain", "5"}, ja5},
+		{"LC_MESSAGES=ja", []string{"LC_MESSAGES=ja"}, []string{"explain", "5"}, ja5},
+		{"LANG=ja_JP", []string{"LANG=ja_JP"}, []string{"explain", "5"}, ja5},
+		{"LC_ALL=C over LANG=ja", []string{"LC_ALL=C", "LANG=ja_JP.UTF-8"}, []string{"explain", "5"}, en5},
+		{"unknown locale", []string{"LANG=fr_FR.UTF-8"}, []string{"explain", "5"}, en5},
+		{"none", nil, []string{"explain", "5"}, en5},
+		{"--lang ja", nil, []string{"--lang", "ja", "explain", "5"}, ja5},
+		{"--lang=ja after the command", nil, []string{"explain", "5", "--lang=ja"}, ja5},
+		{"--lang en over LANG=ja", []string{"LANG=ja_JP.UTF-8"}, []string{"--lang", "en", "explain", "5"}, en5},
+		{"CNPA_LANG=ja", []string{"CNPA_LANG=ja", "LANG=en_US.UTF-8"}, []string{"explain", "5"}, ja5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := cnpaEnv(t, c.env, c.args...)
+			if code != 0 || !strings.HasPrefix(out, c.want) {
+				t.Fatalf("exit %d, stdout begins %q, want %q; stderr %q", code, firstLine(out), c.want, errOut)
+			}
+		})
+	}
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+// A language asked for by name that cnpa does not have is a usage error:
+// one line, exit 2.
+func TestLangUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"--lang", "ko", "explain", "1"}, "cnpa: --lang ko: cnpa speaks en or ja\n"},
+		{nil, []string{"explain", "1", "--lang"}, "cnpa: flag --lang needs a value: en|ja\n"},
+		{[]string{"CNPA_LANG=xx"}, []string{"version"}, "cnpa: CNPA_LANG xx: cnpa speaks en or ja\n"},
+	} {
+		code, _, errOut := cnpaEnv(t, c.env, c.args...)
+		if code != 2 || errOut != c.want {
+			t.Errorf("cnpa %q: exit %d, stderr %q; want 2, %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// --help of a learner's command is in the chosen language; the commands
+// of the instructor and the service stay English until translated.
+func TestHelpInJapanese(t *testing.T) {
+	code, out, _ := cnpaEnv(t, []string{"LANG=ja_JP.UTF-8"}, "step", "--help")
+	if code != 0 || !strings.Contains(out, "ラボのステップ1..8、またはすべてを実行し") || !strings.Contains(out, "ラボの手順どおりに") ||
+		!strings.Contains(out, "1つの条件を待つ最長の時間") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "   ") && !strings.HasPrefix(strings.TrimSpace(l), "-") {
+			// description lines (not flags) fit 80 columns
+			if w := displayWidth(l); w > 80 {
+				t.Errorf("%d columns: %q", w, l)
+			}
+		}
+	}
+	_, out, _ = cnpaEnv(t, []string{"LANG=ja_JP.UTF-8"}, "--help")
+	if !strings.Contains(out, "TeamSpaceコントローラーのラボを実行し") || !strings.Contains(out, "run the TeamSpace controller") {
+		t.Errorf("app help:\n%s", out)
+	}
+}
+
+func displayWidth(s string) int { return ui.Width(s) }
+
+// Usage errors are in the chosen language: still one line and exit 2.
+func TestUsageErrorsInJapanese(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stpe"}, "cnpa: \"cnpa\"に\"stpe\"というコマンドはありません: stepのことですか?(`cnpa --help`にコマンドの一覧があります)\n"},
+		{[]string{"check", "--stpe", "1"}, "cnpa: \"cnpa check\"に--stpeというフラグはありません: --stepのことですか?(`cnpa check --help`にフラグの一覧があります)\n"},
+		{[]string{"explain", "9"}, "cnpa: \"9\"というステップはありません: ラボのステップは1〜8です(または`all`)\n"},
+	} {
+		code, _, errOut := cnpaEnv(t, []string{"LANG=ja_JP.UTF-8"}, c.args...)
+		if code != 2 || errOut != c.want {
+			t.Errorf("cnpa %q: exit %d, stderr %q; want 2, %q", c.args, code, errOut, c.want)
+		}
+	}
+}

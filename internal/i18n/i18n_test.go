@@ -1,0 +1,94 @@
+package i18n
+
+import (
+	"io/fs"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestPlural(t *testing.T) {
+	for _, c := range []struct {
+		l    Lang
+		n    int
+		want string
+	}{
+		{English, 1, "1 passed"},
+		{English, 3, "3 passed"},
+		{English, 0, "0 passed"},
+		{Japanese, 1, "1件合格"},
+		{Japanese, 3, "3件合格"},
+	} {
+		if got := c.l.N("plural.passed", c.n); got != c.want {
+			t.Errorf("%s N(passed, %d) = %q, want %q", c.l, c.n, got, c.want)
+		}
+	}
+}
+
+func TestPlaceholders(t *testing.T) {
+	if got := English.T("explain.heading", Args{"N": 5, "Title": "The deleted quota is back seconds later"}); got != "Step 5 — The deleted quota is back seconds later" {
+		t.Errorf("got %q", got)
+	}
+	if got := Japanese.T("explain.heading", Args{"N": 5, "Title": "削除したクォータが数秒後に復活する"}); got != "ステップ5 — 削除したクォータが数秒後に復活する" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// A message the chosen language lacks is said in English; one nobody has
+// is its id, so that a missing message shows where it is missing.
+func TestFallback(t *testing.T) {
+	if got := Japanese.T("no.such.message"); got != "no.such.message" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// Only the chosen language's catalog is read, and only when a message is
+// first asked for.
+func TestLazyLoading(t *testing.T) {
+	forget()
+	defer forget()
+	Set(Japanese)
+	defer Set(English)
+	if l := Loaded(); len(l) != 0 {
+		t.Fatalf("catalogs read before any message: %v", l)
+	}
+	if _, err := Choose("", func(string) string { return "ja_JP.UTF-8" }); err != nil {
+		t.Fatal(err)
+	}
+	if l := Loaded(); len(l) != 0 {
+		t.Fatalf("choosing a language read catalogs: %v", l)
+	}
+	T("explain.why")
+	if l := Loaded(); !slices.Equal(l, []Lang{Japanese}) {
+		t.Fatalf("after one Japanese message, read %v; want only ja", l)
+	}
+	T("explain.by_hand")
+	N("plural.passed", 2)
+	if l := Loaded(); !slices.Equal(l, []Lang{Japanese}) {
+		t.Fatalf("after more Japanese messages, read %v; want only ja", l)
+	}
+}
+
+// Langs and the catalog files are the same list: a language is its file
+// and its line in Langs.
+func TestLangsAreTheCatalog(t *testing.T) {
+	files, err := fs.Glob(catalogs, "catalog/*.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range Langs {
+		want = append(want, CatalogFile(l))
+	}
+	slices.Sort(files)
+	slices.Sort(want)
+	if !slices.Equal(files, want) {
+		t.Errorf("catalog files %v, Langs %v", files, want)
+	}
+	if Langs[0] != English {
+		t.Errorf("Langs[0] = %s: English is the fallback and comes first", Langs[0])
+	}
+	if got := Codes(); !strings.Contains(got, "en") || !strings.Contains(got, "ja") {
+		t.Errorf("Codes() = %q", got)
+	}
+}
