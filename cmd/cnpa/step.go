@@ -59,7 +59,7 @@ var stepCommand = &cli.Command{
 				return
 			}
 			if c.Bool("explain") {
-				text, _ := lab.Explain(s.Number, env.Dir, env.UnitDir)
+				text, _ := lab.ExplainFor(s.Number, lab.Where{Dir: env.Dir, UnitDir: env.UnitDir, ServiceManager: env.Service.Name()})
 				p.Line("%s", text)
 			}
 			p.Title("Step %d — %s", s.Number, s.Title)

@@ -28,8 +28,39 @@ const (
 
 // Explain renders step n's teaching text: its title, why, the commands,
 // what one pass must produce and what to look at, with the learner's
-// evidence dir and unit dir in the paths. It needs no cluster.
+// evidence dir and unit dir in the paths. It needs no cluster. The
+// service commands are systemd's, as on the lab's VM; ExplainFor gives
+// those of the learner's service manager.
 func Explain(n int, dir, unitDir string) (string, error) {
+	return ExplainFor(n, Where{Dir: dir, UnitDir: unitDir})
+}
+
+// Where is the learner's machine as the teaching text shows it: their
+// evidence dir, unit dir and service manager (systemd, or process: cnpa
+// runs the loop as a detached process where systemd does not run).
+type Where struct {
+	Dir, UnitDir, ServiceManager string
+}
+
+// processCommands are the lab's systemd commands as a machine without
+// systemd types them: `cnpa service` drives the loop there, and a
+// systemctl would only answer "System has not been booted with systemd".
+var processCommands = strings.NewReplacer(
+	"systemctl daemon-reload && systemctl enable --now cnpa-op", "cnpa service start",
+	"systemctl status cnpa-op", "cnpa service status",
+	"systemctl stop cnpa-op", "cnpa service stop",
+	"systemctl start cnpa-op", "cnpa service start",
+	"journalctl -u\ncnpa-op -f", "cnpa service\nlogs",
+	"journalctl -u cnpa-op -f", "cnpa service logs",
+)
+
+// ExplainFor is Explain with the learner's service manager: in process
+// mode every systemctl and journalctl is the `cnpa service` command that
+// does the same there, and the unit file step 4 writes is cnpa's to
+// write (`cnpa step 4`).
+func ExplainFor(n int, w Where) (string, error) {
+	dir, unitDir := w.Dir, w.UnitDir
+	process := w.ServiceManager == "process"
 	s, err := Get(n)
 	if err != nil {
 		return "", err
@@ -47,7 +78,17 @@ func Explain(n int, dir, unitDir string) (string, error) {
 		b.WriteString("\n")
 	}
 	b.WriteString("By hand\n")
+	if process && s == Service {
+		b.WriteString("  # no systemd on this machine: cnpa runs the loop as a detached process (--service-manager process)\n")
+	}
 	for _, c := range e.Commands {
+		if process {
+			if strings.Contains(c, labUnitDir+"/") {
+				// No unit to edit: the loop is cnpa's process.
+				continue
+			}
+			c = processCommands.Replace(c)
+		}
 		c = paths.Replace(c)
 		if strings.HasPrefix(c, "#") {
 			fmt.Fprintf(&b, "%s\n", indent(c))
@@ -55,7 +96,11 @@ func Explain(n int, dir, unitDir string) (string, error) {
 		}
 		fmt.Fprintf(&b, "  $ %s\n", strings.ReplaceAll(c, "\n", "\n    "))
 	}
-	fmt.Fprintf(&b, "\nWhat to look at\n%s\n", indent(paths.Replace(e.LookAt)))
+	lookAt := e.LookAt
+	if process {
+		lookAt = processCommands.Replace(lookAt)
+	}
+	fmt.Fprintf(&b, "\nWhat to look at\n%s\n", indent(paths.Replace(lookAt)))
 	var cnpa []string
 	if e.Beyond != "" {
 		cnpa = append(cnpa, e.Beyond)
