@@ -107,6 +107,9 @@ func printResult(p *ui.Printer, r *steps.Result, shown bool) {
 	for _, v := range r.Verdicts {
 		p.Verdict(v.OK, v.Name, v.Got, v.Want)
 	}
+	for _, f := range r.Fixes {
+		p.Line("  → %s", ui.CleanLines(f))
+	}
 	timeline.Print(p, r.Timeline)
 	switch {
 	case r.File != "" && r.Kept:
