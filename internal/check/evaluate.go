@@ -15,10 +15,9 @@ import (
 const hintStartService = "the controller is not running: `cnpa service start` (logs: `cnpa service logs`)"
 
 // startOver is the way back to a lab that passes: reset, then the whole
-// lab again. Reset forgets the engine (it removes the state), so a lab
-// that used another one names it; and it keeps every file of the
-// learner's, an evidence file edited by hand included, which the steps
-// then refuse to overwrite without --force (which keeps it as a backup).
+// lab again. Reset keeps the lab's choices (the engine among them) and
+// moves the learner's own evidence files aside into <dir>/own-<time>/, so
+// the new run measures every step again; naming the engine does no harm.
 func (ev *evidenceSet) startOver() string {
 	cmd := "cnpa step all"
 	if ev.engine != "" && ev.engine != labenv.EngineGo {
@@ -33,8 +32,8 @@ func (ev *evidenceSet) startOver() string {
 	if len(theirs) == 0 {
 		return "start over: `cnpa reset --yes`, then `" + cmd + "`"
 	}
-	return fmt.Sprintf("start over: `cnpa reset --yes`, then `%s --force` (reset keeps %s, which cnpa did not write as it is now; --force keeps each as <name>.bak-<time>)",
-		cmd, strings.Join(theirs, ", "))
+	return fmt.Sprintf("start over: `cnpa reset --yes` (it moves your own %s aside into %s/), then `%s`",
+		strings.Join(theirs, ", "), filepath.Join(ev.Dir, "own-<time>"), cmd)
 }
 
 // theirs tells whether the evidence file is the learner's now: cnpa's
@@ -91,6 +90,10 @@ func (ev *evidenceSet) redo(n int) string {
 	switch {
 	case own == "" && later == "":
 		return fmt.Sprintf("run `cnpa step %d`", n)
+	case own != "" && s.OnceOnly && ev.theirs(own):
+		// The learner's file: a value is fixed by writing it; the step
+		// itself cannot run again on this cluster.
+		return fmt.Sprintf("%s is yours: write the value each ✗ line of it expects; or %s", own, ev.startOver())
 	case s.OnceOnly:
 		return fmt.Sprintf("the cluster has moved past step %d, so it cannot be repeated: %s", n, ev.startOver())
 	case later != "":
@@ -176,21 +179,28 @@ func evaluate(ev *evidenceSet, f *facts) []Check {
 // rule adds the check of one evidence key: when the key is missing or of
 // the wrong type it fails here, else the lab's rule decides.
 func (c *checker) rule(ev *evidenceSet, rec *lab.Record, r lab.Rule, in *lab.Inputs) {
-	hintOf := func(h lab.Hint) string {
-		switch h {
-		case lab.Stale:
-			return ev.stale(r.Step, r.File)
-		case lab.StartOver:
+	// A file of the learner's is fixed by writing the right value, named
+	// with its key; only what compares with a gone cluster asks for more.
+	theirs := ev.theirs(r.File)
+	hintOf := func(h lab.Hint, want string) string {
+		switch {
+		case h == lab.StartOver:
 			return ev.startOver()
+		case theirs && want != "":
+			return lab.WriteValue(r.File, r.Key, want)
+		case h == lab.Stale:
+			return ev.stale(r.Step, r.File)
 		}
 		return ev.redo(r.Step)
 	}
-	c.key(rec, r.Key, r.ID, r.Title, r.Expected, hintOf(r.Hint), func(v any) verdict {
+	c.key(rec, r.Key, r.ID, r.Title, r.Expected, hintOf(r.Hint, r.Expected), func(v any) verdict {
 		j := r.Judge(v, in)
 		out := verdict{ok: j.OK, want: j.Want, got: j.Got, skip: j.Skip}
+		h := r.Hint
 		if j.Hint != nil {
-			out.hint = hintOf(*j.Hint)
+			h = *j.Hint
 		}
+		out.hint = hintOf(h, j.Want)
 		return out
 	})
 }

@@ -440,7 +440,9 @@ func probeForeignNamespace(ctx context.Context, env *labenv.Env, tmp *temps, wit
 		}
 		notes = append(notes, unserved)
 	} else if line := lastErrorAbout(serviceLog(ctx, env), name); line != "" {
-		notes = append(notes, "your controller tried to write somebody else's namespace and was refused: "+line)
+		notes = append(notes, "your controller tried to write somebody else's namespace and was refused: "+line+
+			". Skip a team-<name> you do not own (one without your label platform.labhub.io/teamspace=<name> and ownerReference): "+
+			"a controller adopts nothing it did not make")
 	}
 	v.note = strings.Join(notes, ". ")
 	v.optional = true
