@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -197,11 +199,16 @@ func keep(ctx context.Context, env *labenv.Env, s *Step, v any) (*Result, bool, 
 	if theirs && env.Force {
 		return nil, false, nil
 	}
+	alpha, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, false, err
+	}
+	again := repeatable(s, alpha)
 	problems, err := lab.ReadFile(env.Dir, s.File, v)
 	if err != nil || len(problems) > 0 {
 		switch {
 		case theirs:
-			return damaged(env, s, why, problems, err), true, nil
+			return damaged(env, s, why, problems, err, again), true, nil
 		case later != "":
 			return nil, false, fmt.Errorf("%s is missing or damaged but %s of a later step exists: %s", s.File, later, startOver(env))
 		}
@@ -209,10 +216,6 @@ func keep(ctx context.Context, env *labenv.Env, s *Step, v any) (*Result, bool, 
 	}
 	if !theirs && !s.OnceOnly && later == "" {
 		return nil, false, nil
-	}
-	alpha, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
-	if err != nil && !apierrors.IsNotFound(err) {
-		return nil, false, err
 	}
 	r := &Result{Step: s.Number, Title: s.Title, File: path, Evidence: v, Kept: true}
 	judged, err := r.judged(lab.Read(env.Dir), s.File, v, alpha)
@@ -230,24 +233,39 @@ func keep(ctx context.Context, env *labenv.Env, s *Step, v any) (*Result, bool, 
 		// cnpa's own record of a cluster that is gone: measure again.
 		return nil, false, nil
 	default:
-		r.Kept = false
+		// Neither kept nor written: the file stays as it is, unused.
+		r.Kept, r.File = false, ""
 		for _, j := range judged {
 			if !j.OK {
-				r.Fixes = append(r.Fixes, fixFor(env, s, j, theirs, later))
+				r.Fixes = append(r.Fixes, fixFor(env, s, j, theirs, later, again))
 			}
 		}
-		if theirs && later == "" {
+		if theirs && later == "" && again && !slices.ContainsFunc(r.Fixes, func(f string) bool { return strings.Contains(f, "--force") }) {
 			r.Fixes = append(r.Fixes, "or "+againWithForce(s))
 		}
 	}
 	return r, true, nil
 }
 
+// repeatable tells whether step s can run again on the cluster, alpha
+// being the live alpha (nil when there is none): a OnceOnly step needs
+// the cluster as it was before it (step 1: no alpha, or one untouched;
+// step 2: alpha untouched), the others can always run again.
+func repeatable(s *Step, alpha *teamspace.TeamSpace) bool {
+	switch s.Step {
+	case lab.CRD:
+		return alpha == nil || alpha.Generation <= 1
+	case lab.Generation:
+		return alpha != nil && alpha.Generation == 1
+	}
+	return !s.OnceOnly
+}
+
 // damaged is the failed step for the learner's own evidence file that
 // does not fit LAB.md's shape: one ✗ per key with the value to write, and
 // how --force measures it again instead.
-func damaged(env *labenv.Env, s *Step, why string, problems []evidence.Problem, err error) *Result {
-	r := &Result{Step: s.Number, Title: s.Title, File: filepath.Join(env.Dir, s.File)}
+func damaged(env *labenv.Env, s *Step, why string, problems []evidence.Problem, err error, again bool) *Result {
+	r := &Result{Step: s.Number, Title: s.Title}
 	if err != nil {
 		r.verdict(s.File, false, err.Error(), "a JSON object with the keys LAB.md names")
 	}
@@ -270,7 +288,12 @@ func damaged(env *labenv.Env, s *Step, why string, problems []evidence.Problem, 
 			r.Fixes = append(r.Fixes, fmt.Sprintf("%s: remove %s: LAB.md does not name it", s.File, p.Key))
 		}
 	}
-	r.note("%s is yours (%s), and it does not fit LAB.md: fix it, or %s", s.File, why, againWithForce(s))
+	if again {
+		r.note("%s is yours (%s), and it does not fit LAB.md: fix it, or %s", s.File, why, againWithForce(s))
+	} else {
+		// The cluster has moved past the step: writing the value is the fix.
+		r.note("%s is yours (%s), and it does not fit LAB.md: fix it", s.File, why)
+	}
 	return r
 }
 
@@ -284,17 +307,20 @@ func againWithForce(s *Step) string {
 	return fmt.Sprintf("%s: `cnpa step %d --force` (it keeps yours as %s.bak-<time>)", verb, s.Number, s.File)
 }
 
-// fixFor is the advice for one key of a kept file that does not hold:
-// what compares with it is gone from the cluster (alpha), and only a new
-// run helps; or the learner's value is wrong, and the value to write is
-// the fix; or cnpa's own file, which a later file depends on, no longer
-// matches, and starting over is the way.
-func fixFor(env *labenv.Env, s *Step, j lab.Judged, theirs bool, later string) string {
+// fixFor is the advice for one key of a file that does not hold: what
+// it compares with is gone from the cluster (alpha), and a new measurement
+// helps (--force, when the step can run again; else starting over); or
+// the learner's value is wrong, and the value to write is the fix; or
+// cnpa's own file, which a later file depends on, no longer matches, and
+// starting over is the way.
+func fixFor(env *labenv.Env, s *Step, j lab.Judged, theirs bool, later string, again bool) string {
 	switch {
 	case j.Skip != "":
 		return fmt.Sprintf("%s: not checked: %s", j.Key, j.Skip)
+	case j.Verdict.Hint != nil && *j.Verdict.Hint == lab.StartOver && theirs && again:
+		return fmt.Sprintf("%s: %s, so no value of it can hold: %s", j.Key, j.Got, againWithForce(s))
 	case j.Verdict.Hint != nil && *j.Verdict.Hint == lab.StartOver:
-		return fmt.Sprintf("%s: %s, so no value of it can hold: the cluster has moved on from this file; %s", j.Key, j.Got, startOver(env))
+		return fmt.Sprintf("%s: %s, so no value of it can hold: %s", j.Key, j.Got, startOver(env))
 	case theirs:
 		return lab.WriteValue(s.File, j.Key, j.Want)
 	}
