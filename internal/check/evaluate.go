@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -180,13 +181,16 @@ func evaluate(ev *evidenceSet, f *facts) []Check {
 // the wrong type it fails here, else the lab's rule decides.
 func (c *checker) rule(ev *evidenceSet, rec *lab.Record, r lab.Rule, in *lab.Inputs) {
 	// A file of the learner's is fixed by writing the right value, named
-	// with its key; only what compares with a gone cluster asks for more.
+	// with its key, when the rule wants one value (a JSON value, not
+	// words); only what compares with a gone cluster asks for more.
 	theirs := ev.theirs(r.File)
 	hintOf := func(h lab.Hint, want string) string {
 		switch {
 		case h == lab.StartOver:
 			return ev.startOver()
-		case theirs && want != "":
+		case theirs && json.Valid([]byte(want)) && lab.StepOf(r.File).Computed:
+			return lab.WriteValue(r.File, r.Key, want) + ", or " + ev.redo(r.Step)
+		case theirs && json.Valid([]byte(want)):
 			return lab.WriteValue(r.File, r.Key, want)
 		case h == lab.Stale:
 			return ev.stale(r.Step, r.File)

@@ -224,7 +224,7 @@ func keep(ctx context.Context, env *labenv.Env, s *Step, v any) (*Result, bool, 
 	}
 	switch {
 	case r.OK() && theirs:
-		r.note("%s is yours (%s): judged against the cluster key by key, every key holds, so it is kept as it is", s.File, why)
+		r.note("%s is yours (%s): judged against the cluster key by key, every key holds, so it is kept as it is", path, why)
 	case r.OK() && later != "":
 		r.note("%s already written and %s depends on it: judged against the cluster, every key holds, so it is kept as it is", s.File, later)
 	case r.OK():
@@ -235,6 +235,11 @@ func keep(ctx context.Context, env *labenv.Env, s *Step, v any) (*Result, bool, 
 	default:
 		// Neither kept nor written: the file stays as it is, unused.
 		r.Kept, r.File = false, ""
+		if theirs {
+			r.note("%s is yours (%s): judged against the cluster key by key, it does not hold; the step did not run, and your file is as it was", path, why)
+		} else {
+			r.note("%s no longer describes this cluster, and %s of a later step depends on it", path, later)
+		}
 		for _, j := range judged {
 			if !j.OK {
 				r.Fixes = append(r.Fixes, fixFor(env, s, j, theirs, later, again))
@@ -288,11 +293,12 @@ func damaged(env *labenv.Env, s *Step, why string, problems []evidence.Problem, 
 			r.Fixes = append(r.Fixes, fmt.Sprintf("%s: remove %s: LAB.md does not name it", s.File, p.Key))
 		}
 	}
+	path := filepath.Join(env.Dir, s.File)
 	if again {
-		r.note("%s is yours (%s), and it does not fit LAB.md: fix it, or %s", s.File, why, againWithForce(s))
+		r.note("%s is yours (%s), and it does not fit LAB.md: fix it, or %s", path, why, againWithForce(s))
 	} else {
 		// The cluster has moved past the step: writing the value is the fix.
-		r.note("%s is yours (%s), and it does not fit LAB.md: fix it", s.File, why)
+		r.note("%s is yours (%s), and it does not fit LAB.md: fix it", path, why)
 	}
 	return r
 }
