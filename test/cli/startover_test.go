@@ -175,9 +175,9 @@ func TestStartOver(t *testing.T) {
 			t.Fatal("assets/crd.yaml changed: this test's edit no longer applies")
 		}
 		write("crd.yaml", crd)
-		// replace, not apply: a server-side apply by another field manager
-		// leaves the fields step 1's apply owns.
-		if out, err := kit.Kubectl(ctx, c, "", nil, "replace", "-f", path("crd.yaml")); err != nil {
+		// Applied as step 1's field manager: an apply by another one would
+		// leave the fields step 1's apply owns.
+		if out, err := kit.Kubectl(ctx, c, "", nil, "apply", "--server-side", "--force-conflicts", "--field-manager=cnpa-lab", "-f", path("crd.yaml")); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
 		apply := func() {
