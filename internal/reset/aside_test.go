@@ -91,6 +91,20 @@ func TestKeepChoices(t *testing.T) {
 	st := &labenv.State{Engine: labenv.EngineOwn, ServiceManager: "process", UnitDir: "/u", ServiceIdentity: "admin",
 		EngineLocked: true, ServiceLocked: true, Finalizer: true, ScriptSHA256: "abc"}
 	env := &labenv.Env{Dir: dir, State: st}
+	// A dir without a state file made no choices: nothing is written.
+	if err := keepChoices(env, func(string, ...any) {}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, labenv.StateFile)); err == nil {
+		t.Fatalf("reset wrote %s into a dir that had none", labenv.StateFile)
+	}
+	// One that had it (read from disk, then removed by phase 6).
+	if err := labenv.SaveState(dir, st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, labenv.StateFile)); err != nil {
+		t.Fatal(err)
+	}
 	if err := keepChoices(env, func(string, ...any) {}); err != nil {
 		t.Fatal(err)
 	}

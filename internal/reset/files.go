@@ -228,9 +228,14 @@ func moveOwnEvidence(dir string, now time.Time, r *Result, log func(string, ...a
 // dir, identity) stay as they were, unlocked, for the new run
 // (labenv.State.StartOver); a flag of the next step changes them. Phase 6
 // removed the state file with cnpa's other files (it is cnpa's), so it is
-// written again, when the evidence dir is still there. A state file
-// someone changed by hand was kept by phase 6 and stays as it is.
+// written again, when there was one before the reset (a dir without one
+// made no choices: reset writes nothing into a dir cnpa never wrote
+// into) and the evidence dir is still there. A state file someone changed
+// by hand was kept by phase 6 and stays as it is.
 func keepChoices(env *labenv.Env, log func(string, ...any)) error {
+	if !env.State.OnDisk() {
+		return nil
+	}
 	if _, err := os.Stat(env.Dir); err != nil {
 		return nil
 	}

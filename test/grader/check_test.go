@@ -498,8 +498,8 @@ func testResetAndAgain(t *testing.T, l *labCLI) {
 	if want := []string{notOurs.Name, stranger.Name}; !slices.Equal(left, want) {
 		t.Errorf("labelled namespaces after reset: got %v, want only %v (not ours, so untouched)", left, want)
 	}
-	if files := dirNames(l.dir); !slices.Equal(files, []string{"archive", "notes.json"}) {
-		t.Errorf("evidence dir after reset: got %v, want only archive/ (kept without --purge) and the learner's notes.json", files)
+	if files := dirNames(l.dir); !slices.Equal(files, []string{".cnpa", ".cnpa-state.json", "archive", "notes.json"}) {
+		t.Errorf("evidence dir after reset: got %v, want only the lab's choices (.cnpa-state.json and its manifest in .cnpa/, kept for the new run), archive/ (kept without --purge) and the learner's notes.json", files)
 	}
 	learnerSurvived("after reset")
 	// --purge removes the records cnpa's engines wrote (beta's, and held's
