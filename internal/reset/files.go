@@ -189,6 +189,18 @@ func moveAside(dir, aside string, names []string) ([]string, error) {
 	return moved, errors.Join(errs...)
 }
 
+// cnpaLab tells whether dir is a lab cnpa has run in: its state file was
+// read, or its manifest lists a file cnpa wrote. Only there is a learner's
+// evidence file in the way of a new run; in a dir cnpa never wrote into,
+// nothing is touched, whatever its files are called.
+func cnpaLab(env *labenv.Env) (bool, error) {
+	if env.State.OnDisk() {
+		return true, nil
+	}
+	entries, err := manifest.Read(env.Dir)
+	return len(entries) > 0, err
+}
+
 // isEvidence tells whether name is one of the lab's evidence files.
 func isEvidence(name string) bool {
 	for _, f := range lab.Files {

@@ -118,11 +118,15 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	aside, err := ownEvidence(env.Dir)
+	started, err := cnpaLab(env)
 	if err != nil {
 		return nil, err
 	}
-	p.Aside = aside
+	if started {
+		if p.Aside, err = ownEvidence(env.Dir); err != nil {
+			return nil, err
+		}
+	}
 	for _, f := range files.remove {
 		// The state file is written again at once (keepChoices): not a
 		// file reset takes away.
@@ -163,9 +167,9 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 //  5. delete the CRD and wait until it is gone;
 //  6. remove the files cnpa's manifest lists and that still hold what cnpa
 //     wrote, and cnpa's own .cnpa/ (archive records only with Purge);
-//  7. move the learner's own evidence files into <dir>/own-<time>/
-//     (moveOwnEvidence): a new run must not stop at them, and reset
-//     deletes nothing of theirs;
+//  7. in a dir cnpa has run the lab in (cnpaLab), move the learner's own
+//     evidence files into <dir>/own-<time>/ (moveOwnEvidence): a new run
+//     must not stop at them, and reset deletes nothing of theirs;
 //  8. write the state file again with the lab's choices, unlocked
 //     (keepChoices): starting over keeps the engine, service manager,
 //     unit dir and identity.
@@ -190,6 +194,11 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 	if err != nil {
 		return r, errors.Join(append(failures, err)...)
 	}
+	// Read before phase 6 removes the manifest.
+	started, err := cnpaLab(env)
+	if err != nil {
+		failures = append(failures, err)
+	}
 	if l.crd {
 		if err := deleteTeamSpaces(ctx, env, l.teamSpaces, r, log); err != nil {
 			failures = append(failures, err)
@@ -212,8 +221,10 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	if err := moveOwnEvidence(env.Dir, now, r, log); err != nil {
-		failures = append(failures, err)
+	if started {
+		if err := moveOwnEvidence(env.Dir, now, r, log); err != nil {
+			failures = append(failures, err)
+		}
 	}
 	if err := keepChoices(env, log); err != nil {
 		failures = append(failures, err)
