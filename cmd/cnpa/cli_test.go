@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/service"
 )
 
 // TestCLIHelperProcess is not a test: cnpa runs the test binary with
@@ -372,7 +373,13 @@ func TestExplainUsesTheDir(t *testing.T) {
 	if strings.Contains(stdout, "/root/cnpa-op") {
 		t.Errorf("cnpa --dir %s explain shows /root/cnpa-op:\n%s", dir, stdout)
 	}
-	for _, want := range []string{dir + "/reconcile.sh", dir + "/archive/beta.json", "/etc/systemd/system/cnpa-op.service",
+	// The service's commands are the machine's: the unit under systemd,
+	// `cnpa service` where the loop runs as a process (review row 14).
+	unit := "$ cnpa service start"
+	if service.SystemdRunning() {
+		unit = "/etc/systemd/system/cnpa-op.service"
+	}
+	for _, want := range []string{dir + "/reconcile.sh", dir + "/archive/beta.json", unit,
 		"label platform.labhub.io/teamspace: <name>", "ownerReference", "hard.pods = spec.pods", "hard.requests.cpu = spec.cpu", "observedGeneration = metadata.generation"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("cnpa --dir %s explain all: no %q", dir, want)

@@ -10,6 +10,7 @@ import (
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/service"
 )
 
 var explainCommand = &cli.Command{
@@ -25,7 +26,7 @@ var explainCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
-		dir, unitDir, err := explainPaths(c)
+		where, err := explainPaths(c)
 		if err != nil {
 			return err
 		}
@@ -33,7 +34,7 @@ var explainCommand = &cli.Command{
 			if i > 0 {
 				fmt.Println()
 			}
-			text, err := lab.Explain(n, dir, unitDir)
+			text, err := lab.ExplainFor(n, where)
 			if err != nil {
 				return usageError("%v", err)
 			}
@@ -43,22 +44,31 @@ var explainCommand = &cli.Command{
 	},
 }
 
-// explainPaths are the learner's evidence dir (--dir, absolute) and unit
-// dir (the one the evidence dir remembers, else the default) for the
-// paths `cnpa explain` shows.
-func explainPaths(c *cli.Context) (dir, unitDir string, err error) {
+// explainPaths are the learner's evidence dir (--dir, absolute), unit
+// dir and service manager (those the evidence dir remembers, else the
+// default unit dir and the manager auto picks on this machine) for the
+// paths and service commands `cnpa explain` shows.
+func explainPaths(c *cli.Context) (lab.Where, error) {
 	d, err := evidenceDir(c)
 	if err != nil {
-		return "", "", err
+		return lab.Where{}, err
 	}
-	if dir, err = filepath.Abs(d); err != nil {
-		return "", "", usageError("--dir %s: %v", d, err)
+	w := lab.Where{UnitDir: labenv.DefaultUnitDir, ServiceManager: "process"}
+	if w.Dir, err = filepath.Abs(d); err != nil {
+		return lab.Where{}, usageError("--dir %s: %v", d, err)
 	}
-	unitDir = labenv.DefaultUnitDir
-	if st, err := labenv.LoadState(dir); err == nil && st != nil && st.UnitDir != "" {
-		unitDir = st.UnitDir
+	if service.SystemdRunning() {
+		w.ServiceManager = "systemd"
 	}
-	return dir, unitDir, nil
+	if st, err := labenv.LoadState(w.Dir); err == nil && st != nil {
+		if st.UnitDir != "" {
+			w.UnitDir = st.UnitDir
+		}
+		if st.ServiceManager == "systemd" || st.ServiceManager == "process" {
+			w.ServiceManager = st.ServiceManager
+		}
+	}
+	return w, nil
 }
 
 // stepNumbers turns "all" or a step's number into step numbers, or a

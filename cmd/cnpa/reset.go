@@ -23,9 +23,13 @@ var resetCommand = &cli.Command{
 		"carrying platform.labhub.io/cleanup and removing only that finalizer), deletes\n" +
 		"their namespaces (by the controller's own test: team-<name> with a controller\n" +
 		"ownerReference to that TeamSpace), deletes the CRD and removes the files cnpa\n" +
-		"wrote (listed in <dir>/.cnpa/manifest.jsonl; a file someone rewrote since, or\n" +
-		"wrote by hand, stays). Archive records cnpa wrote stay unless --purge.\n" +
-		"Asks first unless --yes.",
+		"wrote (listed in <dir>/.cnpa/manifest.jsonl). Your own evidence files (written\n" +
+		"by hand, or changed since cnpa wrote them) are moved into <dir>/own-<time>/, so\n" +
+		"that `cnpa step all` measures the lab again; your reconcile.sh, crd.yaml,\n" +
+		"alpha.yaml and unit stay where they are. The lab's choices (engine, service\n" +
+		"manager, unit dir, service identity) stay in .cnpa-state.json, unlocked: a flag\n" +
+		"of the next `cnpa step` changes them. Archive records cnpa wrote stay unless\n" +
+		"--purge. Asks first unless --yes.",
 	Flags: append([]cli.Flag{
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
 		&cli.BoolFlag{Name: "purge", Usage: "also remove the archive records cnpa wrote (archive/<name>.json listed in archive/.cnpa/manifest.jsonl)"},
@@ -75,7 +79,7 @@ var resetCommand = &cli.Command{
 			return werr
 		}
 		if out == "text" {
-			p.Line("reset done: start the lab with `cnpa step 1` (or `cnpa step all`)")
+			p.Line("reset done: start the lab again with `cnpa step all` (or `cnpa step 1`)")
 		}
 		return nil
 	},
@@ -108,6 +112,9 @@ func describe(c *cli.Context, plan *reset.Plan, dir string) {
 	}
 	if len(plan.ArchiveFiles) > 0 {
 		p.Line("  remove %d archive records (--purge)", len(plan.ArchiveFiles))
+	}
+	if len(plan.Aside) > 0 {
+		p.Line("  move your own evidence (%s) into %s/own-<time>/", strings.Join(plan.Aside, ", "), dir)
 	}
 	for _, f := range plan.Kept {
 		p.Line("  keep %s: cnpa wrote it, but it has changed since", f)

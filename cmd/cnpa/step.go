@@ -59,7 +59,7 @@ var stepCommand = &cli.Command{
 				return
 			}
 			if c.Bool("explain") {
-				text, _ := lab.Explain(s.Number, env.Dir, env.UnitDir)
+				text, _ := lab.ExplainFor(s.Number, lab.Where{Dir: env.Dir, UnitDir: env.UnitDir, ServiceManager: env.Service.Name()})
 				p.Line("%s", text)
 			}
 			p.Title("Step %d — %s", s.Number, s.Title)
@@ -106,6 +106,9 @@ func printResult(p *ui.Printer, r *steps.Result, shown bool) {
 	}
 	for _, v := range r.Verdicts {
 		p.Verdict(v.OK, v.Name, v.Got, v.Want)
+	}
+	for _, f := range r.Fixes {
+		p.Line("  → %s", ui.CleanLines(f))
 	}
 	timeline.Print(p, r.Timeline)
 	switch {

@@ -34,7 +34,9 @@ type stoppedPass struct {
 func (s *stoppedPass) String() string {
 	return fmt.Sprintf("the controller's pass stops at TeamSpace %s (%s), so every TeamSpace listed after it (%s) waits forever. "+
 		"A controller goes on with the next one: give each TeamSpace its own error handling "+
-		"(`reconcile \"$ts\" || echo \"$name: not converged\" >&2`) instead of letting `set -e` or `exit` end the pass",
+		"(`reconcile \"$ts\" || echo \"$name: not converged\" >&2`) instead of letting `set -e` or `exit` end the pass. "+
+		"Beware: `set -e` does not apply inside a function called under `||`, so reconcile itself must stop at a failed command "+
+		"(`kubectl … || return 1` on each write)",
 		s.at, s.err, strings.Join(s.after, ", "))
 }
 
@@ -60,7 +62,7 @@ func lastErrorAbout(log, name string) string {
 	lines := strings.Split(log, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); service.ErrorLine.MatchString(l) && word.MatchString(l) {
-			return ui.Clean(firstChars(l, 300))
+			return ui.Clean(firstChars(l, 2000))
 		}
 	}
 	return ""
@@ -125,11 +127,8 @@ func between(names []string, probe string) []string {
 	return append(out, probe)
 }
 
-// firstChars is the start of a log line, at most n bytes: kubectl puts the
-// error's kind and object first.
-func firstChars(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}
+// firstChars is a log line for a note or a found line: whole, since the
+// useful part of a refusal is at its end (review rows 6 and 11); only a
+// line beyond n bytes, which no kubectl error is, is shortened after a
+// whole sentence (ui.Whole).
+func firstChars(s string, n int) string { return ui.Whole(s, n) }

@@ -93,7 +93,9 @@ func (r *run) foreignNamespace(ctx context.Context, witnessWait time.Duration) j
 		}
 		notes = append(notes, unserved)
 	} else if line := lastErrorAbout(r.serviceLog(ctx), name); line != "" {
-		notes = append(notes, "your controller tried to write somebody else's namespace and was refused: "+line)
+		notes = append(notes, "your controller tried to write somebody else's namespace and was refused: "+line+
+			". Skip a team-<name> you do not own (one without your label platform.labhub.io/teamspace=<name> and ownerReference): "+
+			"a controller adopts nothing it did not make")
 	}
 	v.Note = strings.Join(notes, ". ")
 	v.Optional = true

@@ -294,7 +294,7 @@ func refusals(out string) []string {
 	var r []string
 	for _, l := range strings.Split(out, "\n") {
 		if strings.Contains(l, "(Forbidden)") || strings.Contains(l, "is forbidden") {
-			r = append(r, ui.Clean(firstChars(strings.TrimSpace(l), 240)))
+			r = append(r, ui.Clean(firstChars(strings.TrimSpace(l), 2000)))
 		}
 	}
 	if len(r) > 3 {

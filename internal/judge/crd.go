@@ -2,14 +2,23 @@ package judge
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
+
+// fileExists tells whether path is there.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
 
 // crdField is one fact of LAB.md step 1 about the CRD on the server: where
 // it is in the object and what it must be.
@@ -60,6 +69,32 @@ func crdChecks() []factCheck {
 		return fmt.Sprintf("the CRD must be LAB.md step 1's: apply it again with `kubectl apply --server-side --force-conflicts -f %s`",
 			filepath.Join(f.Dir, "crd.yaml"))
 	}
+	// fieldHint names, for one field, where it is and what to write
+	// (lab.CRDFieldFixes): applying the same file again cannot fix a
+	// wrong one (review row 4). Only a crd.yaml that cnpa wrote, and
+	// that still holds what it wrote, is right as it is.
+	fieldHint := func(id string) func(*evidenceSet, *Facts) string {
+		return func(ev *evidenceSet, f *Facts) string {
+			if f.CRD == nil {
+				return hint(ev, f)
+			}
+			var lines []string
+			for _, x := range lab.CRDFieldFixes(f.CRD.Object) {
+				if x.ID == id {
+					lines = append(lines, x.String())
+				}
+			}
+			if len(lines) == 0 {
+				return hint(ev, f)
+			}
+			path := filepath.Join(f.Dir, "crd.yaml")
+			apply := fmt.Sprintf("`kubectl apply --server-side --force-conflicts -f %s`", path)
+			if why, err := evidence.Theirs(f.Dir, "crd.yaml"); err == nil && why == "" && fileExists(path) {
+				return fmt.Sprintf("the CRD on the server is not the %s cnpa wrote (%s): apply it again with %s", path, strings.Join(lines, "; "), apply)
+			}
+			return fmt.Sprintf("in %s, %s; then apply it: %s", path, strings.Join(lines, "; "), apply)
+		}
+	}
 	checks := []factCheck{
 		{id: "step1.crd", mistake: lab.MistakeCRD, title: "the CRD " + teamspace.CRDName + " is installed and Established", hint: hint,
 			judge: func(_ *evidenceSet, f *Facts) Verdict {
@@ -74,7 +109,7 @@ func crdChecks() []factCheck {
 				}
 				return Holds(false, "installed, Established", "not Established yet")
 			}},
-		{id: "step1.crd.version", mistake: lab.MistakeCRD, title: "version " + teamspace.Version + " is served and is the storage version", hint: hint,
+		{id: "step1.crd.version", mistake: lab.MistakeCRD, title: "version " + teamspace.Version + " is served and is the storage version", hint: fieldHint("step1.crd.version"),
 			judge: func(_ *evidenceSet, f *Facts) Verdict {
 				want := teamspace.Version + " served=true storage=true"
 				version := crdVersion(f)
@@ -89,7 +124,7 @@ func crdChecks() []factCheck {
 			}},
 	}
 	for _, fld := range crdFields {
-		checks = append(checks, factCheck{id: fld.id, mistake: lab.MistakeCRD, title: fld.title, hint: hint, judge: func(_ *evidenceSet, f *Facts) Verdict {
+		checks = append(checks, factCheck{id: fld.id, mistake: lab.MistakeCRD, title: fld.title, hint: fieldHint(fld.id), judge: func(_ *evidenceSet, f *Facts) Verdict {
 			version := crdVersion(f)
 			switch {
 			case f.CRD == nil:

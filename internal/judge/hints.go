@@ -13,10 +13,9 @@ import (
 const hintStartService = "the controller is not running: `cnpa service start` (logs: `cnpa service logs`)"
 
 // startOver is the way back to a lab that passes: reset, then the whole
-// lab again. Reset forgets the engine (it removes the state), so a lab
-// that used another one names it; and it keeps every file of the
-// learner's, an evidence file edited by hand included, which the steps
-// then refuse to overwrite without --force (which keeps it as a backup).
+// lab again. Reset keeps the lab's choices (the engine among them) and
+// moves the learner's own evidence files aside into <dir>/own-<time>/, so
+// the new run measures every step again; naming the engine does no harm.
 func (ev *evidenceSet) startOver() string {
 	cmd := "cnpa step all"
 	if ev.engine != "" && ev.engine != lab.EngineGo {
@@ -31,8 +30,8 @@ func (ev *evidenceSet) startOver() string {
 	if len(theirs) == 0 {
 		return "start over: `cnpa reset --yes`, then `" + cmd + "`"
 	}
-	return fmt.Sprintf("start over: `cnpa reset --yes`, then `%s --force` (reset keeps %s, which cnpa did not write as it is now; --force keeps each as <name>.bak-<time>)",
-		cmd, strings.Join(theirs, ", "))
+	return fmt.Sprintf("start over: `cnpa reset --yes` (it moves your own %s aside into %s/), then `%s`",
+		strings.Join(theirs, ", "), filepath.Join(ev.Dir, "own-<time>"), cmd)
 }
 
 // theirs tells whether the evidence file is the learner's now: cnpa's
@@ -89,6 +88,10 @@ func (ev *evidenceSet) redo(n int) string {
 	switch {
 	case own == "" && later == "":
 		return fmt.Sprintf("run `cnpa step %d`", n)
+	case own != "" && s.OnceOnly && ev.theirs(own):
+		// The learner's file: a value is fixed by writing it; the step
+		// itself cannot run again on this cluster.
+		return fmt.Sprintf("%s is yours: write the value each ✗ line of it expects; or %s", own, ev.startOver())
 	case s.OnceOnly:
 		return fmt.Sprintf("the cluster has moved past step %d, so it cannot be repeated: %s", n, ev.startOver())
 	case later != "":

@@ -306,11 +306,13 @@ func TestRedo(t *testing.T) {
 		{5, []string{"cleanup.json", "catchup.json", "report.json"}, "run `cnpa step 5` again", ""},
 		{7, []string{"catchup.json", "report.json"}, "run `cnpa step 7`", ""},
 		{1, []string{"before.json", "generation.json", "reconcile.json", "drift.json", "cleanup.json", "catchup.json", "report.json"}, "run `cnpa step 1`", ""},
-		// A file edited by hand is the learner's: the step refuses it
-		// unless --force, and reset keeps it, so starting over needs it too.
+		// A file edited by hand is the learner's: the step keeps it only
+		// when it holds, --force measures again; a once-only step's is
+		// fixed by writing the value (review row 2), and reset moves it
+		// aside, so starting over needs no --force.
 		{8, nil, "run `cnpa step 8 --force` again", "report.json"},
 		{5, []string{"cleanup.json", "catchup.json", "report.json"}, "run `cnpa step 5 --force` again", "drift.json"},
-		{2, nil, "then `cnpa step all --force` (reset keeps generation.json", "generation.json"},
+		{2, nil, "generation.json is yours: write the value each ✗ line of it expects; or start over: `cnpa reset --yes` (it moves your own generation.json aside into ", "generation.json"},
 		{6, nil, "start over: `cnpa reset --yes`, then `cnpa step all`", ""},
 	}
 	for _, tt := range tests {
@@ -327,7 +329,7 @@ func TestRedo(t *testing.T) {
 			t.Errorf("redo(%d) with %v missing, %q edited: got %q, want it to contain %q", tt.step, tt.missing, tt.edited, got, tt.want)
 		}
 	}
-	// Reset forgets the engine: starting over names it.
+	// Starting over names the engine (reset keeps it; naming it does no harm).
 	ev := gradeState(lab.Read(labDir(t)), lab.EngineShell)
 	if got, want := ev.redo(2), "then `cnpa step all --engine shell`"; !strings.Contains(got, want) {
 		t.Errorf("redo(2) of a shell lab: got %q, want it to contain %q", got, want)
@@ -372,4 +374,66 @@ func TestOneRead(t *testing.T) {
 			t.Errorf("%s: got %s (%s), want pass", c.ID, c.Status, c.Actual)
 		}
 	}
+}
+
+// Review rows 2 and 4: a wrong value in a hand-written evidence file is
+// fixed by writing it, and a CRD field by naming it in crd.yaml; neither
+// hint says "start over" or "apply it again".
+func TestHandWrittenHints(t *testing.T) {
+	hintOf := func(checks []Check, id string) string {
+		for _, c := range checks {
+			if c.ID == id {
+				if c.Status != Fail {
+					t.Errorf("%s: got %s, want a failure", id, c.Status)
+				}
+				return c.Hint
+			}
+		}
+		t.Fatalf("no check %s", id)
+		return ""
+	}
+	t.Run("status_via_main written as a string", func(t *testing.T) {
+		dir := labDir(t)
+		writeFile(t, dir, "generation.json", `{"uid": "`+alphaUID+`", "gen_initial": 1, "gen_after_label": 1, "gen_after_spec": 2, "status_via_main": ""}`)
+		got := hintOf(Judge(lab.Read(dir), goodFacts(t, dir)).Checks, "step2.status_via_main")
+		if want := "write `\"status_via_main\": null` in generation.json"; got != want {
+			t.Errorf("hint: got %q, want %q", got, want)
+		}
+	})
+	t.Run("gen_after_spec wrong by hand", func(t *testing.T) {
+		dir := labDir(t)
+		writeFile(t, dir, "generation.json", `{"uid": "`+alphaUID+`", "gen_initial": 1, "gen_after_label": 1, "gen_after_spec": 3, "status_via_main": null}`)
+		got := hintOf(Judge(lab.Read(dir), goodFacts(t, dir)).Checks, "step2.gen_after_spec")
+		if want := "write `\"gen_after_spec\": 2` in generation.json"; got != want {
+			t.Errorf("hint: got %q, want %q", got, want)
+		}
+	})
+	t.Run("uid of another alpha by hand", func(t *testing.T) {
+		dir := labDir(t)
+		editJSON(t, dir, "before.json", "uid", "0000")
+		got := hintOf(Judge(lab.Read(dir), goodFacts(t, dir)).Checks, "step1.uid")
+		if want := "write `\"uid\": \"" + alphaUID + "\"` in before.json"; got != want {
+			t.Errorf("hint: got %q, want %q", got, want)
+		}
+	})
+	t.Run("CRD without required and maximum", func(t *testing.T) {
+		dir := labDir(t)
+		writeFile(t, dir, "crd.yaml", "# the learner's\n")
+		f := goodFacts(t, dir)
+		versions, _, _ := unstructured.NestedSlice(f.CRD.Object, "spec", "versions")
+		v := versions[0].(map[string]any)
+		unstructured.RemoveNestedField(v, "schema", "openAPIV3Schema", "properties", "spec", "required")
+		unstructured.RemoveNestedField(v, "schema", "openAPIV3Schema", "properties", "spec", "properties", "pods", "maximum")
+		unstructured.SetNestedSlice(f.CRD.Object, versions, "spec", "versions")
+		checks := Judge(lab.Read(dir), f).Checks
+		for id, want := range map[string]string{
+			"step1.crd.pods_required": "spec.versions[0].schema.openAPIV3Schema.properties.spec: add required: [pods]",
+			"step1.crd.pods_maximum":  "spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.pods: add maximum: 50",
+		} {
+			got := hintOf(checks, id)
+			if !strings.Contains(got, "in "+filepath.Join(dir, "crd.yaml")+", "+want+"; then apply it") {
+				t.Errorf("%s hint: got %q, want it to name %q in crd.yaml", id, got, want)
+			}
+		}
+	})
 }

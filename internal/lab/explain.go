@@ -33,8 +33,38 @@ const (
 // i18n): its title, why, the commands, what one pass must produce and what
 // to look at, with the learner's evidence dir and unit dir in the paths.
 // It needs no cluster. The commands are the same in every language; their
-// comments are translated.
+// comments are translated. The service commands are systemd's, as on the
+// lab's VM; ExplainFor gives those of the learner's service manager.
 func Explain(n int, dir, unitDir string) (string, error) {
+	return ExplainFor(n, Where{Dir: dir, UnitDir: unitDir})
+}
+
+// Where is the learner's machine as the teaching text shows it: their
+// evidence dir, unit dir and service manager (systemd, or process: cnpa
+// runs the loop as a detached process where systemd does not run).
+type Where struct {
+	Dir, UnitDir, ServiceManager string
+}
+
+// processCommands are the lab's systemd commands as a machine without
+// systemd types them: `cnpa service` drives the loop there, and a
+// systemctl would only answer "System has not been booted with systemd".
+var processCommands = strings.NewReplacer(
+	"systemctl daemon-reload && systemctl enable --now cnpa-op", "cnpa service start",
+	"systemctl status cnpa-op", "cnpa service status",
+	"systemctl stop cnpa-op", "cnpa service stop",
+	"systemctl start cnpa-op", "cnpa service start",
+	"journalctl -u\ncnpa-op -f", "cnpa service\nlogs",
+	"journalctl -u cnpa-op -f", "cnpa service logs",
+)
+
+// ExplainFor is Explain with the learner's service manager: in process
+// mode every systemctl and journalctl is the `cnpa service` command that
+// does the same there, and the unit file step 4 writes is cnpa's to
+// write (`cnpa step 4`).
+func ExplainFor(n int, w Where) (string, error) {
+	dir, unitDir := w.Dir, w.UnitDir
+	process := w.ServiceManager == "process"
 	s, err := Get(n)
 	if err != nil {
 		return "", err
@@ -59,15 +89,30 @@ func Explain(n int, dir, unitDir string) (string, error) {
 		b.WriteString("\n")
 	}
 	b.WriteString(i18n.T("explain.by_hand") + "\n")
+	if process && s == Service {
+		b.WriteString(indent("# "+i18n.T("explain.no_systemd")) + "\n")
+	}
 	for i, c := range e.Commands {
-		c = paths.Replace(s.command(i+1, c))
+		c = s.command(i+1, c)
+		if process {
+			if strings.Contains(c, labUnitDir+"/") {
+				// No unit to edit: the loop is cnpa's process.
+				continue
+			}
+			c = processCommands.Replace(c)
+		}
+		c = paths.Replace(c)
 		if strings.HasPrefix(c, "#") {
 			fmt.Fprintf(&b, "%s\n", indent(c))
 			continue
 		}
 		fmt.Fprintf(&b, "  $ %s\n", strings.ReplaceAll(c, "\n", "\n    "))
 	}
-	fmt.Fprintf(&b, "\n%s\n%s\n", i18n.T("explain.look_at"), wrap(indent(paths.Replace(s.Text("look_at", e.LookAt)))))
+	lookAt := s.Text("look_at", e.LookAt)
+	if process {
+		lookAt = processCommands.Replace(lookAt)
+	}
+	fmt.Fprintf(&b, "\n%s\n%s\n", i18n.T("explain.look_at"), wrap(indent(paths.Replace(lookAt))))
 	var cnpa []string
 	if e.Beyond != "" {
 		cnpa = append(cnpa, s.Text("beyond", e.Beyond))

@@ -32,3 +32,29 @@ func TestExplainCommandsParse(t *testing.T) {
 		}
 	}
 }
+
+// Review row 14: in process mode (no systemd) the commands to type are
+// cnpa service's, never a systemctl that cannot run there.
+func TestExplainProcessMode(t *testing.T) {
+	for _, s := range Steps {
+		text, err := ExplainFor(s.Number, Where{Dir: "/home/me/lab", UnitDir: "/home/me/units", ServiceManager: "process"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"systemctl", "journalctl", "/home/me/units/"} {
+			if strings.Contains(text, bad) {
+				t.Errorf("step %d in process mode shows %q:\n%s", s.Number, bad, text)
+			}
+		}
+	}
+	text, _ := ExplainFor(7, Where{Dir: "/home/me/lab", ServiceManager: "process"})
+	for _, want := range []string{"$ cnpa service stop\n", "$ cnpa service start\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("step 7 in process mode lacks %q:\n%s", want, text)
+		}
+	}
+	text, _ = ExplainFor(7, Where{Dir: "/root/cnpa-op", UnitDir: "/etc/systemd/system", ServiceManager: "systemd"})
+	if !strings.Contains(text, "$ systemctl stop cnpa-op\n") {
+		t.Errorf("step 7 under systemd lacks systemctl stop:\n%s", text)
+	}
+}

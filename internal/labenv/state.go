@@ -1,6 +1,8 @@
 package labenv
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -43,6 +45,10 @@ type State struct {
 	// it existed is locked by what step 4 and later left instead
 	// (serviceInstalledBefore), as EngineLocked is by reconcile.json.
 	ServiceLocked bool `json:"service_locked,omitempty"`
+	// ScriptSHA256 is the sha256 of the reconcile.sh step 3 ran when it
+	// wrote reconcile.json: a learner's script that differs from it has
+	// changed since, and step 3 runs and judges it again.
+	ScriptSHA256 string `json:"script_sha256,omitempty"`
 	// loaded: read from StateFile, not the defaults of a dir without one
 	// (only a state on disk can be an older cnpa's).
 	loaded bool
@@ -112,6 +118,14 @@ func recoveredState(dir string) *State {
 	return s
 }
 
+// StartOver is the state a reset leaves: the choices (engine, service
+// manager, unit dir, identity, kubeconfig) as they are, nothing locked
+// (no evidence depends on them any more), the finalizer off as before
+// step 6, and no script run by step 3.
+func (s *State) StartOver() {
+	s.EngineLocked, s.ServiceLocked, s.Finalizer, s.ScriptSHA256 = false, false, false, ""
+}
+
 // SaveState writes the state atomically.
 func SaveState(dir string, s *State) error {
 	if _, err := evidence.Write(dir, StateFile, s); err != nil {
@@ -119,4 +133,14 @@ func SaveState(dir string, s *State) error {
 	}
 	s.loaded = true
 	return nil
+}
+
+// ScriptSum is the sha256 of dir's reconcile.sh, hex; "" when there is none.
+func ScriptSum(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, ScriptName))
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }

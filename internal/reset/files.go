@@ -2,10 +2,14 @@ package reset
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/safefs"
@@ -82,6 +86,9 @@ func removeOurs(dir string, records bool, r *Result, log func(string, ...any)) e
 		removed++
 	}
 	for _, p := range f.kept {
+		if !records && isEvidence(filepath.Base(p)) && filepath.Dir(p) == filepath.Clean(dir) {
+			continue // moved aside with the learner's own evidence (moveOwnEvidence)
+		}
 		log("kept %s: cnpa wrote it, but it has changed since (or it is reached through a symlink), so it is not cnpa's to remove", p)
 	}
 	for _, p := range f.notRecords {
@@ -120,4 +127,138 @@ func removeFiles(env *labenv.Env, purge bool, r *Result, log func(string, ...any
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// ownEvidence lists the lab's evidence files in dir (lab.Files) that are
+// the learner's: there, and not as cnpa wrote them (evidence.Theirs: never
+// cnpa's, or changed since). They describe the cluster a reset deletes,
+// so a new run must not find them in its way; nor may reset delete them.
+// Run calls it after removing cnpa's own files, Inspect before: then it
+// skips those cnpa wrote as they are.
+func ownEvidence(dir string) ([]string, error) {
+	var out []string
+	for _, f := range lab.Files {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err != nil {
+			continue
+		}
+		why, err := evidence.Theirs(dir, f)
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// asideDir is the folder a reset at now moves the learner's own evidence
+// into: <dir>/own-<time>, the time in UTC to the second, so two resets
+// never share one and ls sorts them in order.
+func asideDir(dir string, now time.Time) string {
+	return filepath.Join(dir, "own-"+now.UTC().Format("20060102T150405Z"))
+}
+
+// moveAside moves names (files directly in dir) into aside, made for
+// them, and returns the paths they have now. A name that is no longer
+// there is skipped; what could not be moved is an error naming it, and
+// the others are moved all the same. The folder is made only when there
+// is something to move.
+func moveAside(dir, aside string, names []string) ([]string, error) {
+	var moved []string
+	var errs []error
+	for _, n := range names {
+		from := filepath.Join(dir, n)
+		if _, err := os.Lstat(from); err != nil {
+			continue
+		}
+		if err := os.MkdirAll(aside, 0o755); err != nil {
+			return moved, fmt.Errorf("make %s for your own evidence: %w", aside, err)
+		}
+		to := filepath.Join(aside, n)
+		if _, err := os.Lstat(to); err == nil {
+			errs = append(errs, fmt.Errorf("move %s aside: %s exists", from, to))
+			continue
+		}
+		if err := os.Rename(from, to); err != nil {
+			errs = append(errs, fmt.Errorf("move %s aside: %w", from, err))
+			continue
+		}
+		moved = append(moved, to)
+	}
+	return moved, errors.Join(errs...)
+}
+
+// cnpaLab tells whether dir is a lab cnpa has run in: its state file was
+// read, or its manifest lists a file cnpa wrote. Only there is a learner's
+// evidence file in the way of a new run; in a dir cnpa never wrote into,
+// nothing is touched, whatever its files are called.
+func cnpaLab(env *labenv.Env) (bool, error) {
+	if env.State.OnDisk() {
+		return true, nil
+	}
+	entries, err := manifest.Read(env.Dir)
+	return len(entries) > 0, err
+}
+
+// isEvidence tells whether name is one of the lab's evidence files.
+func isEvidence(name string) bool {
+	for _, f := range lab.Files {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// moveOwnEvidence is phase 7: the learner's own evidence files, which
+// described the cluster this reset deleted, go into <dir>/own-<time>/,
+// named in the log, so that `cnpa step all` after the reset measures the
+// lab again instead of stopping at them; and nothing of the learner's is
+// deleted. Their reconcile.sh, crd.yaml, alpha.yaml and unit stay where
+// they are: those are what they wrote the lab with, not what it measured.
+func moveOwnEvidence(dir string, now time.Time, r *Result, log func(string, ...any)) error {
+	names, err := ownEvidence(dir)
+	if err != nil || len(names) == 0 {
+		return err
+	}
+	aside := asideDir(dir, now)
+	moved, err := moveAside(dir, aside, names)
+	if len(moved) > 0 {
+		r.Aside, r.AsideDir = moved, aside
+		var short []string
+		for _, m := range moved {
+			short = append(short, filepath.Base(m))
+		}
+		log("moved your own evidence (%s) into %s/: it described the cluster this reset deleted, and the new run writes its own; "+
+			"nothing of it is deleted", strings.Join(short, ", "), aside)
+	}
+	return err
+}
+
+// keepChoices is phase 8: the lab's choices (engine, service manager, unit
+// dir, identity) stay as they were, unlocked, for the new run
+// (labenv.State.StartOver); a flag of the next step changes them. Phase 6
+// removed the state file with cnpa's other files (it is cnpa's), so it is
+// written again, when there was one before the reset (a dir without one
+// made no choices: reset writes nothing into a dir cnpa never wrote
+// into) and the evidence dir is still there. A state file someone changed
+// by hand was kept by phase 6 and stays as it is.
+func keepChoices(env *labenv.Env, log func(string, ...any)) error {
+	if !env.State.OnDisk() {
+		return nil
+	}
+	if _, err := os.Stat(env.Dir); err != nil {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(env.Dir, labenv.StateFile)); err == nil {
+		return nil
+	}
+	env.State.StartOver()
+	if err := env.SaveState(); err != nil {
+		return fmt.Errorf("keep the lab's choices in %s: %w", filepath.Join(env.Dir, labenv.StateFile), err)
+	}
+	log("kept the lab's choices for the new run: engine %s, service manager %s, unit dir %s, service identity %s (a flag of `cnpa step` changes them)",
+		env.State.Engine, env.State.ServiceManager, env.State.UnitDir, env.State.Identity())
+	return nil
 }

@@ -4,7 +4,9 @@
 // lab's: namespaces the controller's own ownership test calls a
 // TeamSpace's (teamspace.OwnsNamespace), our finalizer, and the files cnpa's
 // manifest says cnpa wrote (package manifest), never a file of the same
-// name someone else put in the directory.
+// name someone else put in the directory. The learner's own evidence files
+// are moved aside into a dated folder, never deleted, and the lab's
+// choices stay (files.go: moveOwnEvidence, keepChoices).
 //
 // One file per phase: service.go (the service and its identity),
 // teamspaces.go (the TeamSpaces and their CRD), namespaces.go, files.go.
@@ -17,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/labhub/cnpa/internal/identity"
@@ -46,11 +49,15 @@ type Plan struct {
 	// Kept are files cnpa wrote that someone rewrote since: theirs now,
 	// so reset leaves them.
 	Kept []string `json:"kept,omitempty"`
+	// Aside are the learner's own evidence files (written by hand, or
+	// changed since cnpa wrote them), by name: reset moves them into a
+	// dated folder <dir>/own-<time>/ (Result.AsideDir).
+	Aside []string `json:"aside,omitempty"`
 }
 
 // Empty tells whether there is nothing to reset.
 func (p *Plan) Empty() bool {
-	return !p.Service && p.OtherLab == "" && !p.Identity && len(p.TeamSpaces) == 0 && len(p.Namespaces) == 0 && !p.CRD && len(p.Files) == 0 && len(p.ArchiveFiles) == 0
+	return !p.Service && p.OtherLab == "" && !p.Identity && len(p.TeamSpaces) == 0 && len(p.Namespaces) == 0 && !p.CRD && len(p.Files) == 0 && len(p.ArchiveFiles) == 0 && len(p.Aside) == 0
 }
 
 // Result is what a reset did.
@@ -65,6 +72,9 @@ type Result struct {
 	Namespaces []string `json:"namespaces"`
 	CRDDeleted bool     `json:"crd_deleted"`
 	Files      []string `json:"files"`
+	// Aside are the learner's own evidence files as moved, in AsideDir.
+	Aside    []string `json:"aside,omitempty"`
+	AsideDir string   `json:"aside_dir,omitempty"`
 }
 
 // Options tune Run.
@@ -73,6 +83,9 @@ type Options struct {
 	Purge bool
 	// Log receives one line per action.
 	Log func(format string, a ...any)
+	// Now is the reset's time, for the name of the folder the learner's
+	// own evidence goes into; zero means time.Now.
+	Now time.Time
 }
 
 // Inspect lists what Run would remove: the same listing Run acts on
@@ -105,7 +118,27 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Files, p.Kept = files.remove, files.kept
+	started, err := cnpaLab(env)
+	if err != nil {
+		return nil, err
+	}
+	if started {
+		if p.Aside, err = ownEvidence(env.Dir); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range files.remove {
+		// The state file is written again at once (keepChoices): not a
+		// file reset takes away.
+		if filepath.Base(f) != labenv.StateFile {
+			p.Files = append(p.Files, f)
+		}
+	}
+	for _, f := range files.kept {
+		if !isEvidence(filepath.Base(f)) {
+			p.Kept = append(p.Kept, f)
+		}
+	}
 	if purge {
 		records, err := ourFiles(env.ArchiveDir(), true)
 		if err != nil {
@@ -133,7 +166,13 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 //     can take a minute), and wait until they are gone;
 //  5. delete the CRD and wait until it is gone;
 //  6. remove the files cnpa's manifest lists and that still hold what cnpa
-//     wrote, and cnpa's own .cnpa/ (archive records only with Purge).
+//     wrote, and cnpa's own .cnpa/ (archive records only with Purge);
+//  7. in a dir cnpa has run the lab in (cnpaLab), move the learner's own
+//     evidence files into <dir>/own-<time>/ (moveOwnEvidence): a new run
+//     must not stop at them, and reset deletes nothing of theirs;
+//  8. write the state file again with the lab's choices, unlocked
+//     (keepChoices): starting over keeps the engine, service manager,
+//     unit dir and identity.
 func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 	log := opts.Log
 	if log == nil {
@@ -155,6 +194,11 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 	if err != nil {
 		return r, errors.Join(append(failures, err)...)
 	}
+	// Read before phase 6 removes the manifest.
+	started, err := cnpaLab(env)
+	if err != nil {
+		failures = append(failures, err)
+	}
 	if l.crd {
 		if err := deleteTeamSpaces(ctx, env, l.teamSpaces, r, log); err != nil {
 			failures = append(failures, err)
@@ -171,6 +215,18 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 		}
 	}
 	if err := removeFiles(env, opts.Purge, r, log); err != nil {
+		failures = append(failures, err)
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if started {
+		if err := moveOwnEvidence(env.Dir, now, r, log); err != nil {
+			failures = append(failures, err)
+		}
+	}
+	if err := keepChoices(env, log); err != nil {
 		failures = append(failures, err)
 	}
 	return r, errors.Join(failures...)

@@ -9,6 +9,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
@@ -40,9 +44,14 @@ type Result struct {
 	Evidence any       `json:"evidence,omitempty"`
 	Verdicts []Verdict `json:"verdicts"`
 	Notes    []string  `json:"notes,omitempty"`
-	// Kept is true when the step found its evidence already written and a
-	// later step depending on it, and left it as it was.
+	// Kept is true when the step found its evidence already written (its
+	// own, once-only or depended on by a later file, or the learner's),
+	// judged it against the cluster, and left it as it was.
 	Kept bool `json:"kept,omitempty"`
+	// Fixes say, for each verdict that does not hold, what to do: the key
+	// and the value to write in a file of the learner's, or how to measure
+	// it again. Printed after the verdicts.
+	Fixes []string `json:"fixes,omitempty"`
 	// Timeline is the controller's reaction to the step's action (steps 4
 	// to 7), as saved under <dir>/.cnpa/.
 	Timeline *timeline.Timeline `json:"timeline,omitempty"`
@@ -76,11 +85,18 @@ func (r *Result) verdict(name string, ok bool, got, want any) {
 // step wrote its file, what the rules compare with; alpha is the live
 // alpha, nil when it is gone.
 func (r *Result) judge(st *lab.State, file string, ev any, alpha *teamspace.TeamSpace) error {
+	_, err := r.judged(st, file, ev, alpha)
+	return err
+}
+
+// judged is judge, returning the rules' verdicts as well (their hints).
+func (r *Result) judged(st *lab.State, file string, ev any, alpha *teamspace.TeamSpace) ([]lab.Judged, error) {
 	values, err := lab.Values(file, ev)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, j := range lab.Judge(file, values, st.Inputs(alpha)) {
+	judged := lab.Judge(file, values, st.Inputs(alpha))
+	for _, j := range judged {
 		got, ok := values[j.Key], j.OK
 		if raw, isRaw := got.(json.RawMessage); isRaw {
 			got = string(raw)
@@ -96,7 +112,7 @@ func (r *Result) judge(st *lab.State, file string, ev any, alpha *teamspace.Team
 		}
 		r.Verdicts = append(r.Verdicts, Verdict{Name: j.Key, Got: got, Want: want, OK: ok})
 	}
-	return nil
+	return judged, nil
 }
 
 func (r *Result) note(format string, a ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, a...)) }
@@ -124,9 +140,8 @@ func Get(n int) (*Step, error) {
 
 // laterEvidence returns the first evidence file of a step after s that
 // exists and is cnpa's, or "". A file of the learner's (edited by hand,
-// or never cnpa's) depends on nothing cnpa measured: `cnpa reset` keeps
-// it, and starting over must not stop at it; the step that writes it
-// refuses to overwrite it unless --force.
+// or never cnpa's) depends on nothing cnpa measured: `cnpa reset` moves
+// it aside, and starting over must not stop at it.
 func laterEvidence(dir string, s *lab.Step) string {
 	for _, s := range s.Later() {
 		if s.File == "" {
@@ -143,40 +158,177 @@ func laterEvidence(dir string, s *lab.Step) string {
 }
 
 // startOver is the way back when the cluster has moved past what a step
-// needs: reset, then the whole lab. Reset forgets the engine (it removes
-// the state file), so another than the default is named.
+// needs: reset (which moves the learner's own evidence aside and keeps
+// the lab's choices), then the whole lab.
 func startOver(env *labenv.Env) string {
-	cmd := "cnpa step all"
-	if env.Engine != labenv.EngineGo {
-		cmd += " --engine " + env.Engine
-	}
-	return "start over: `cnpa reset --yes`, then `" + cmd + "`"
+	return "start over: `cnpa reset --yes` (it moves your own evidence files aside into " +
+		filepath.Join(env.Dir, "own-<time>") + "/ and keeps the engine), then `cnpa step all`"
 }
 
-// keep re-reads the step's evidence when a later step already depends on
-// it: re-running would rewrite values later files are checked against.
-//
-// A OnceOnly step (lab.Step) measures a cluster that has not been through
-// it yet, so it cannot run twice: once its own evidence is written and
-// whole, it is kept too. That is what lets a learner who fixes reconcile.sh at step 3
-// run `cnpa step all` again.
-func keep(env *labenv.Env, s *Step, v any) (*Result, bool, error) {
+// keep decides whether step s runs, or keeps the evidence file it finds
+// (decoded into v). Phases:
+//  1. no file: the step runs, unless a later step's file that cnpa wrote
+//     depends on it: then only starting over helps;
+//  2. the learner's file (evidence.Theirs) with --force: the step runs,
+//     and writing keeps theirs as <file>.bak-<time>, as --force says;
+//  3. a damaged file: cnpa's is written again by the run (unless a later
+//     file depends on it); the learner's fails the step, one ✗ per key
+//     that does not fit LAB.md, each with the value to write;
+//  4. a whole file of the learner's, of a OnceOnly step, or one a later
+//     file depends on, is judged against the cluster key by key (the lab's
+//     rules, with the live alpha): every key holds, and it is kept (✓
+//     lines, exit 0); cnpa's own that no longer matches, with nothing
+//     depending on it, is measured again; else ✗ per key, each with its
+//     fix, and the step fails: it never says "kept" over evidence that no
+//     longer describes the cluster;
+//  5. cnpa's own file of a step that can run again: the step runs.
+func keep(ctx context.Context, env *labenv.Env, s *Step, v any) (*Result, bool, error) {
+	path := filepath.Join(env.Dir, s.File)
 	later := laterEvidence(env.Dir, s.Step)
-	if later == "" && s.OnceOnly {
-		if problems, err := lab.ReadFile(env.Dir, s.File, v); err == nil && len(problems) == 0 {
-			r := &Result{Step: s.Number, Title: s.Title, File: filepath.Join(env.Dir, s.File), Evidence: v, Kept: true}
-			r.note("%s already written, and step %d cannot run twice on one cluster: kept as it is (start over with `cnpa reset --yes`)", s.File, s.Number)
-			return r, true, nil
+	if _, err := os.Lstat(path); err != nil {
+		if later != "" {
+			return nil, false, fmt.Errorf("%s is missing but %s of a later step exists: %s", s.File, later, startOver(env))
 		}
-	}
-	if later == "" {
 		return nil, false, nil
 	}
+	why, err := evidence.Theirs(env.Dir, s.File)
+	if err != nil {
+		return nil, false, err
+	}
+	theirs := why != ""
+	if theirs && env.Force {
+		return nil, false, nil
+	}
+	alpha, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, false, err
+	}
+	again := repeatable(s, alpha)
 	problems, err := lab.ReadFile(env.Dir, s.File, v)
 	if err != nil || len(problems) > 0 {
-		return nil, false, fmt.Errorf("%s is missing or damaged but %s of a later step exists: start over with `cnpa reset --yes`", s.File, later)
+		switch {
+		case theirs:
+			return damaged(env, s, why, problems, err, again), true, nil
+		case later != "":
+			return nil, false, fmt.Errorf("%s is missing or damaged but %s of a later step exists: %s", s.File, later, startOver(env))
+		}
+		return nil, false, nil
 	}
-	r := &Result{Step: s.Number, Title: s.Title, File: filepath.Join(env.Dir, s.File), Evidence: v, Kept: true}
-	r.note("%s already written and %s depends on it: kept as it is (start over with `cnpa reset --yes`)", s.File, later)
+	if !theirs && !s.OnceOnly && later == "" {
+		return nil, false, nil
+	}
+	r := &Result{Step: s.Number, Title: s.Title, File: path, Evidence: v, Kept: true}
+	judged, err := r.judged(lab.Read(env.Dir), s.File, v, alpha)
+	if err != nil {
+		return nil, false, err
+	}
+	switch {
+	case r.OK() && theirs:
+		r.note("%s is yours (%s): judged against the cluster key by key, every key holds, so it is kept as it is", path, why)
+	case r.OK() && later != "":
+		r.note("%s already written and %s depends on it: judged against the cluster, every key holds, so it is kept as it is", s.File, later)
+	case r.OK():
+		r.note("%s already written, and step %d cannot run twice on one cluster: judged against the cluster, every key holds, so it is kept as it is", s.File, s.Number)
+	case !theirs && later == "":
+		// cnpa's own record of a cluster that is gone: measure again.
+		return nil, false, nil
+	default:
+		// Neither kept nor written: the file stays as it is, unused.
+		r.Kept, r.File = false, ""
+		if theirs {
+			r.note("%s is yours (%s): judged against the cluster key by key, it does not hold; the step did not run, and your file is as it was", path, why)
+		} else {
+			r.note("%s no longer describes this cluster, and %s of a later step depends on it", path, later)
+		}
+		for _, j := range judged {
+			if !j.OK {
+				r.Fixes = append(r.Fixes, fixFor(env, s, j, theirs, later, again))
+			}
+		}
+		if theirs && later == "" && again && !slices.ContainsFunc(r.Fixes, func(f string) bool { return strings.Contains(f, "--force") }) {
+			r.Fixes = append(r.Fixes, "or "+againWithForce(s))
+		}
+	}
 	return r, true, nil
+}
+
+// repeatable tells whether step s can run again on the cluster, alpha
+// being the live alpha (nil when there is none): a OnceOnly step needs
+// the cluster as it was before it (step 1: no alpha, or one untouched;
+// step 2: alpha untouched), the others can always run again.
+func repeatable(s *Step, alpha *teamspace.TeamSpace) bool {
+	switch s.Step {
+	case lab.CRD:
+		return alpha == nil || alpha.Generation <= 1
+	case lab.Generation:
+		return alpha != nil && alpha.Generation == 1
+	}
+	return !s.OnceOnly
+}
+
+// damaged is the failed step for the learner's own evidence file that
+// does not fit LAB.md's shape: one ✗ per key with the value to write, and
+// how --force measures it again instead.
+func damaged(env *labenv.Env, s *Step, why string, problems []evidence.Problem, err error, again bool) *Result {
+	r := &Result{Step: s.Number, Title: s.Title}
+	if err != nil {
+		r.verdict(s.File, false, err.Error(), "a JSON object with the keys LAB.md names")
+	}
+	for _, p := range problems {
+		if p.Key == "" {
+			r.verdict(s.File, false, p.Detail, "a JSON object with the keys LAB.md names")
+			r.Fixes = append(r.Fixes, fmt.Sprintf("%s: %s", s.File, p.String()))
+			continue
+		}
+		want := ""
+		for _, rule := range lab.For(s.File) {
+			if rule.Key == p.Key {
+				want = rule.Expected
+			}
+		}
+		r.verdict(p.Key, false, p.Detail, want)
+		if want != "" {
+			r.Fixes = append(r.Fixes, lab.WriteValue(s.File, p.Key, want))
+		} else {
+			r.Fixes = append(r.Fixes, fmt.Sprintf("%s: remove %s: LAB.md does not name it", s.File, p.Key))
+		}
+	}
+	path := filepath.Join(env.Dir, s.File)
+	if again {
+		r.note("%s is yours (%s), and it does not fit LAB.md: fix it, or %s", path, why, againWithForce(s))
+	} else {
+		// The cluster has moved past the step: writing the value is the fix.
+		r.note("%s is yours (%s), and it does not fit LAB.md: fix it", path, why)
+	}
+	return r
+}
+
+// againWithForce is how the learner has cnpa write step s's file in place
+// of theirs, in words that say what --force does.
+func againWithForce(s *Step) string {
+	verb := "measure it again"
+	if s.Computed {
+		verb = "let cnpa compute it from the other files"
+	}
+	return fmt.Sprintf("%s: `cnpa step %d --force` (it keeps yours as %s.bak-<time>)", verb, s.Number, s.File)
+}
+
+// fixFor is the advice for one key of a file that does not hold: what
+// it compares with is gone from the cluster (alpha), and a new measurement
+// helps (--force, when the step can run again; else starting over); or
+// the learner's value is wrong, and the value to write is the fix; or
+// cnpa's own file, which a later file depends on, no longer matches, and
+// starting over is the way.
+func fixFor(env *labenv.Env, s *Step, j lab.Judged, theirs bool, later string, again bool) string {
+	switch {
+	case j.Skip != "":
+		return fmt.Sprintf("%s: not checked: %s", j.Key, j.Skip)
+	case j.Verdict.Hint != nil && *j.Verdict.Hint == lab.StartOver && theirs && again:
+		return fmt.Sprintf("%s: %s, so no value of it can hold: %s", j.Key, j.Got, againWithForce(s))
+	case j.Verdict.Hint != nil && *j.Verdict.Hint == lab.StartOver:
+		return fmt.Sprintf("%s: %s, so no value of it can hold: %s", j.Key, j.Got, startOver(env))
+	case theirs:
+		return lab.WriteValue(s.File, j.Key, j.Want)
+	}
+	return fmt.Sprintf("%s: %s no longer describes this cluster and %s depends on it: %s", j.Key, s.File, later, startOver(env))
 }

@@ -26,7 +26,7 @@ var step1 = &Step{
 	Step: lab.CRD,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept lab.BeforeRecord
-		if r, ok, err := keep(env, s, &kept); ok || err != nil {
+		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
 			return r, err
 		}
 		r := &Result{Step: s.Number, Title: s.Title}

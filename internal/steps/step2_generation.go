@@ -13,7 +13,7 @@ var step2 = &Step{
 	Step: lab.Generation,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept lab.GenerationRecord
-		if r, ok, err := keep(env, s, &kept); ok || err != nil {
+		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
 			return r, err
 		}
 		alpha, err := needAlpha(ctx, env, s.Number)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,8 +20,13 @@ import (
 var step3 = &Step{
 	Step: lab.Reconcile,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
+		// The learner's script changed since step 3 ran it: run the new
+		// one and judge it, saying which evidence the new run replaces.
+		if scriptChanged(env) {
+			return rerunChanged(ctx, env, s)
+		}
 		var kept lab.ReconcileRecord
-		if r, ok, err := keep(env, s, &kept); ok || err != nil {
+		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
 			if err == nil {
 				// The evidence stays, but the script is what the service
 				// and `cnpa check` run: a missing one is put back (never
@@ -35,146 +41,253 @@ var step3 = &Step{
 			}
 			return r, err
 		}
-		alpha, err := needAlpha(ctx, env, s.Number)
-		if err != nil {
-			return nil, err
+		return runStep3(ctx, env, s, nil)
+	},
+}
+
+// runStep3 is step 3 on a cluster that step 2 left: install the script,
+// run it once, diagnose, run it a second time, write reconcile.json and
+// judge it. replaces, when set, is the note that says which evidence this
+// run replaces (the learner's script changed since step 3 ran it).
+func runStep3(ctx context.Context, env *labenv.Env, s *Step, replaces *string) (*Result, error) {
+	alpha, err := needAlpha(ctx, env, s.Number)
+	if err != nil {
+		return nil, err
+	}
+	if alpha.Generation < 2 {
+		return nil, fmt.Errorf("alpha's generation is %d: run `cnpa step 2` first (its spec.pods=6 is what the quota must show)", alpha.Generation)
+	}
+	r := &Result{Step: s.Number, Title: s.Title}
+	if replaces != nil {
+		r.note("%s", *replaces)
+	}
+	sh := show(env)
+	p, err := twoPasses(ctx, env, r, sh, alpha)
+	if err != nil {
+		return nil, err
+	}
+	ev := p.record()
+	sh.readBack("quota_uid", quotaObj(p.ns), "{.metadata.uid}", p.after)
+	sh.readBack("namespace_owner_uid", namespaceObj(p.ns), `{.metadata.ownerReferences[?(@.kind=="TeamSpace")].uid}`, p.nsObj)
+	sh.readBack("rv_after", quotaObj(p.ns), "{.metadata.resourceVersion}", p.after)
+	sh.set("second_pass_rv_changed", `$([ "$rv_before" != "$rv_after" ] && echo true || echo false)`, ev.SecondPassRVChanged)
+	if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
+		return nil, err
+	}
+	// reconcile.json now depends on the engine: it is locked; and on this
+	// script, whose sum tells a changed one (scriptChanged).
+	env.State.EngineLocked = true
+	env.State.ScriptSHA256 = labenv.ScriptSum(env.Dir)
+	if err := env.SaveState(); err != nil {
+		return nil, err
+	}
+	r.Evidence = ev
+	if err := r.judge(lab.Read(env.Dir), s.File, ev, alpha); err != nil {
+		return nil, err
+	}
+	p.verdicts(env, r, alpha)
+	return r, nil
+}
+
+// scriptChanged tells whether the learner's reconcile.sh differs from the
+// one step 3 ran when it wrote reconcile.json (State.ScriptSHA256). cnpa's engines' scripts are cnpa's to change (the finalizer
+// switch of step 6 does), so only the own engine's counts.
+func scriptChanged(env *labenv.Env) bool {
+	prev := env.State.ScriptSHA256
+	if env.Engine != labenv.EngineOwn || prev == "" {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(env.Dir, lab.ReconcileFile)); err != nil {
+		return false
+	}
+	now := labenv.ScriptSum(env.Dir)
+	return now != "" && now != prev
+}
+
+// rerunChanged is step 3 after the learner changed reconcile.sh: the new
+// script runs twice and is judged as the first was. reconcile.json is
+// written again only when no later evidence depends on it (drift.json
+// compares with its quota_uid); else the new runs replace no evidence, and
+// the note says so.
+func rerunChanged(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
+	path := filepath.Join(env.Dir, s.File)
+	later := laterEvidence(env.Dir, s.Step)
+	var old lab.ReconcileRecord
+	problems, readErr := lab.ReadFile(env.Dir, s.File, &old)
+	if later == "" {
+		note := fmt.Sprintf("%s changed since step 3 ran it: running the new script; this run replaces %s", env.ScriptPath(), path)
+		if readErr == nil && len(problems) == 0 {
+			note += fmt.Sprintf(" (it held quota_uid %s, namespace_owner_uid %s, second_pass_rv_changed %v)", old.QuotaUID, old.NamespaceOwnerUID, old.SecondPassRVChanged)
 		}
-		if alpha.Generation < 2 {
-			return nil, fmt.Errorf("alpha's generation is %d: run `cnpa step 2` first (its spec.pods=6 is what the quota must show)", alpha.Generation)
-		}
-		r := &Result{Step: s.Number, Title: s.Title}
-		sh := show(env)
-		if err := env.InstallScript(); err != nil {
-			return nil, err
-		}
-		if env.Engine == labenv.EngineOwn {
-			r.note("running your %s (own engine)", env.ScriptPath())
-			if env.Target.ContextGiven {
-				// kubectl has no variable for a context: say how the
-				// learner's script gets the one cnpa was given.
-				kc, err := env.CommandKubeconfig()
-				if err != nil {
-					return nil, err
-				}
-				r.note("with KUBECONFIG=%s: its first file sets current-context %q, so plain kubectl uses it; "+
-					"a script that passes its own --kubeconfig must pass --context %s too", kc, env.Target.Context, env.Target.Context)
-			}
-		} else {
-			r.noteUnshown(env, "installed %s (%s engine)", env.ScriptPath(), env.Engine)
-		}
-		showScript(sh, env)
-		// The Go engine's pass logs its API requests: there is no script
-		// to read, so what it asked of the API server is what to see.
-		var extraEnv []string
-		if env.Engine == labenv.EngineGo {
-			extraEnv = []string{kube.RequestLogEnv + "=1"}
-		}
-		out, err := runScript(ctx, env, sh, extraEnv...)
-		if err != nil {
-			return nil, err
-		}
-		showPass(sh, env, out)
-		// One pass must converge (LAB.md step 3): say what is missing, and
-		// why, now rather than after a timeout.
-		problems, err := diagnoseTeamSpace(ctx, env, "alpha", false)
-		if err != nil {
-			return nil, err
-		}
-		if len(problems) > 0 {
-			return nil, diagnosis(fmt.Sprintf("after one pass of %s, alpha is not converged (LAB.md step 3):", env.ScriptPath()), problems, out)
-		}
-		ns := teamspace.NamespaceName("alpha")
-		// The quota controller writes status.hard after the quota appears;
-		// that write moves resourceVersion, so compare only after it.
-		sh.waitCmd(kubectlWait(env, quotaObj(ns), fmt.Sprintf("jsonpath={.status.hard.pods}=%d", alpha.Spec.Pods)))
-		if _, err := waitFor(ctx, env, "the quota controller to fill team-quota status.hard", whyQuotaStatus, func(ctx context.Context) (bool, string, error) {
-			q, err := getQuota(ctx, env, ns)
-			if err != nil || q == nil {
-				return false, "team-quota absent", err
-			}
-			sp, st := q.Spec.Hard[corev1.ResourcePods], q.Status.Hard[corev1.ResourcePods]
-			return st.Cmp(sp) == 0 && len(q.Status.Hard) == len(q.Spec.Hard),
-				fmt.Sprintf("spec.hard.pods=%s status.hard.pods=%s", sp.String(), st.String()), nil
-		}); err != nil {
-			return nil, err
-		}
-		objects := func() ([]metav1.Object, error) {
-			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
-			if err != nil {
-				return nil, err
-			}
-			n, err := getNamespace(ctx, env, ns)
-			if err != nil {
-				return nil, err
-			}
-			q, err := getQuota(ctx, env, ns)
-			// A nil pointer in an interface is not a nil interface.
-			objs := []metav1.Object{nil, nil, nil}
-			if a != nil {
-				objs[0] = a
-			}
-			if n != nil {
-				objs[1] = n
-			}
-			if q != nil {
-				objs[2] = q
-			}
-			return objs, err
-		}
-		beforeAll, err := objects()
-		if err != nil {
-			return nil, err
-		}
-		before, _ := beforeAll[2].(*corev1.ResourceQuota)
-		if before == nil {
-			return nil, fmt.Errorf("team-alpha/team-quota is gone before the second pass")
-		}
-		sh.readBack("rv_before", quotaObj(ns), "{.metadata.resourceVersion}", before)
-		out, err = runScript(ctx, env, sh)
-		if err != nil {
-			return nil, err
-		}
-		showOutput(sh, out)
-		afterAll, err := objects()
-		if err != nil {
-			return nil, err
-		}
-		after, _ := afterAll[2].(*corev1.ResourceQuota)
-		nsObj, _ := afterAll[1].(*corev1.Namespace)
-		if after == nil || nsObj == nil {
-			return nil, fmt.Errorf("the second pass of %s removed team-alpha or its quota", env.ScriptPath())
-		}
-		ev := lab.ReconcileRecord{QuotaUID: string(after.UID), SecondPassRVChanged: before.ResourceVersion != after.ResourceVersion}
-		for _, ref := range nsObj.OwnerReferences {
-			if ref.Kind == teamspace.Kind {
-				ev.NamespaceOwnerUID = string(ref.UID)
-			}
-		}
-		sh.readBack("quota_uid", quotaObj(ns), "{.metadata.uid}", after)
-		sh.readBack("namespace_owner_uid", namespaceObj(ns), `{.metadata.ownerReferences[?(@.kind=="TeamSpace")].uid}`, nsObj)
-		sh.readBack("rv_after", quotaObj(ns), "{.metadata.resourceVersion}", after)
-		sh.set("second_pass_rv_changed", `$([ "$rv_before" != "$rv_after" ] && echo true || echo false)`, ev.SecondPassRVChanged)
-		if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
-			return nil, err
-		}
-		// reconcile.json now depends on the engine: it is locked.
-		env.State.EngineLocked = true
+		return runStep3(ctx, env, s, &note)
+	}
+	alpha, err := needAlpha(ctx, env, s.Number)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{Step: s.Number, Title: s.Title, File: path, Evidence: old, Kept: true}
+	r.note("%s changed since step 3 ran it: running the new script twice and judging it; %s is kept as it is, since %s of a later step compares with it, so the new runs replace no evidence "+
+		"(to measure all of it with the new script: %s)", env.ScriptPath(), s.File, later, startOver(env))
+	sh := show(env)
+	p, err := twoPasses(ctx, env, r, sh, alpha)
+	if err != nil {
+		return nil, err
+	}
+	if readErr != nil || len(problems) > 0 {
+		return nil, fmt.Errorf("%s is missing or damaged but %s of a later step exists: %s", s.File, later, startOver(env))
+	}
+	if err := r.judge(lab.Read(env.Dir), s.File, old, alpha); err != nil {
+		return nil, err
+	}
+	p.verdicts(env, r, alpha)
+	if r.OK() {
+		// The new script is the one judged now: a rerun keeps.
+		env.State.ScriptSHA256 = labenv.ScriptSum(env.Dir)
 		if err := env.SaveState(); err != nil {
 			return nil, err
 		}
-		r.Evidence = ev
-		if err := r.judge(lab.Read(env.Dir), s.File, ev, alpha); err != nil {
+	}
+	return r, nil
+}
+
+// passes is what two passes of reconcile.sh left: the objects before and
+// after the second, for the verdicts and reconcile.json.
+type passes struct {
+	ns                  string
+	beforeAll, afterAll []metav1.Object
+	before, after       *corev1.ResourceQuota
+	nsObj               *corev1.Namespace
+}
+
+// record is reconcile.json as the passes measured it.
+func (p *passes) record() lab.ReconcileRecord {
+	ev := lab.ReconcileRecord{QuotaUID: string(p.after.UID), SecondPassRVChanged: p.before.ResourceVersion != p.after.ResourceVersion}
+	for _, ref := range p.nsObj.OwnerReferences {
+		if ref.Kind == teamspace.Kind {
+			ev.NamespaceOwnerUID = string(ref.UID)
+		}
+	}
+	return ev
+}
+
+// verdicts adds the lines about the script itself: the quota it made and
+// what its second pass wrote.
+func (p *passes) verdicts(env *labenv.Env, r *Result, alpha *teamspace.TeamSpace) {
+	r.check("team-quota hard.pods", teamspace.QuotaPods(p.after), alpha.Spec.Pods)
+	writes := secondPassWrites(p.beforeAll, p.afterAll)
+	r.verdict("second pass writes", len(writes) == 0, orNothingWritten(writes), "nothing")
+	for _, w := range writes {
+		r.note("%s", w)
+	}
+	r.noteUnshown(env, "quota resourceVersion %s before and %s after the second pass", p.before.ResourceVersion, p.after.ResourceVersion)
+}
+
+// twoPasses installs reconcile.sh (never over the learner's), runs it
+// once and checks that alpha converged, waits for the quota controller,
+// then runs it a second time, reading alpha, team-alpha and team-quota
+// before and after.
+func twoPasses(ctx context.Context, env *labenv.Env, r *Result, sh shell, alpha *teamspace.TeamSpace) (*passes, error) {
+	if err := env.InstallScript(); err != nil {
+		return nil, err
+	}
+	if env.Engine == labenv.EngineOwn {
+		r.note("running your %s (own engine)", env.ScriptPath())
+		if env.Target.ContextGiven {
+			// kubectl has no variable for a context: say how the
+			// learner's script gets the one cnpa was given.
+			kc, err := env.CommandKubeconfig()
+			if err != nil {
+				return nil, err
+			}
+			r.note("with KUBECONFIG=%s: its first file sets current-context %q, so plain kubectl uses it; "+
+				"a script that passes its own --kubeconfig must pass --context %s too", kc, env.Target.Context, env.Target.Context)
+		}
+	} else {
+		r.noteUnshown(env, "installed %s (%s engine)", env.ScriptPath(), env.Engine)
+	}
+	showScript(sh, env)
+	// The Go engine's pass logs its API requests: there is no script
+	// to read, so what it asked of the API server is what to see.
+	var extraEnv []string
+	if env.Engine == labenv.EngineGo {
+		extraEnv = []string{kube.RequestLogEnv + "=1"}
+	}
+	out, err := runScript(ctx, env, sh, extraEnv...)
+	if err != nil {
+		return nil, err
+	}
+	showPass(sh, env, out)
+	// One pass must converge (LAB.md step 3): say what is missing, and
+	// why, now rather than after a timeout.
+	problems, err := diagnoseTeamSpace(ctx, env, "alpha", false)
+	if err != nil {
+		return nil, err
+	}
+	if len(problems) > 0 {
+		return nil, diagnosis(fmt.Sprintf("after one pass of %s, alpha is not converged (LAB.md step 3):", env.ScriptPath()), problems, out)
+	}
+	ns := teamspace.NamespaceName("alpha")
+	// The quota controller writes status.hard after the quota appears;
+	// that write moves resourceVersion, so compare only after it.
+	sh.waitCmd(kubectlWait(env, quotaObj(ns), fmt.Sprintf("jsonpath={.status.hard.pods}=%d", alpha.Spec.Pods)))
+	if _, err := waitFor(ctx, env, "the quota controller to fill team-quota status.hard", whyQuotaStatus, func(ctx context.Context) (bool, string, error) {
+		q, err := getQuota(ctx, env, ns)
+		if err != nil || q == nil {
+			return false, "team-quota absent", err
+		}
+		sp, st := q.Spec.Hard[corev1.ResourcePods], q.Status.Hard[corev1.ResourcePods]
+		return st.Cmp(sp) == 0 && len(q.Status.Hard) == len(q.Spec.Hard),
+			fmt.Sprintf("spec.hard.pods=%s status.hard.pods=%s", sp.String(), st.String()), nil
+	}); err != nil {
+		return nil, err
+	}
+	objects := func() ([]metav1.Object, error) {
+		a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
+		if err != nil {
 			return nil, err
 		}
-		r.check("team-quota hard.pods", teamspace.QuotaPods(after), alpha.Spec.Pods)
-		writes := secondPassWrites(beforeAll, afterAll)
-		r.verdict("second pass writes", len(writes) == 0, orNothingWritten(writes), "nothing")
-		for _, w := range writes {
-			r.note("%s", w)
+		n, err := getNamespace(ctx, env, ns)
+		if err != nil {
+			return nil, err
 		}
-		r.noteUnshown(env, "quota resourceVersion %s before and %s after the second pass", before.ResourceVersion, after.ResourceVersion)
-		return r, nil
-	},
+		q, err := getQuota(ctx, env, ns)
+		// A nil pointer in an interface is not a nil interface.
+		objs := []metav1.Object{nil, nil, nil}
+		if a != nil {
+			objs[0] = a
+		}
+		if n != nil {
+			objs[1] = n
+		}
+		if q != nil {
+			objs[2] = q
+		}
+		return objs, err
+	}
+	beforeAll, err := objects()
+	if err != nil {
+		return nil, err
+	}
+	before, _ := beforeAll[2].(*corev1.ResourceQuota)
+	if before == nil {
+		return nil, fmt.Errorf("team-alpha/team-quota is gone before the second pass")
+	}
+	sh.readBack("rv_before", quotaObj(ns), "{.metadata.resourceVersion}", before)
+	out, err = runScript(ctx, env, sh)
+	if err != nil {
+		return nil, err
+	}
+	showOutput(sh, out)
+	afterAll, err := objects()
+	if err != nil {
+		return nil, err
+	}
+	after, _ := afterAll[2].(*corev1.ResourceQuota)
+	nsObj, _ := afterAll[1].(*corev1.Namespace)
+	if after == nil || nsObj == nil {
+		return nil, fmt.Errorf("the second pass of %s removed team-alpha or its quota", env.ScriptPath())
+	}
+	return &passes{ns: ns, beforeAll: beforeAll, afterAll: afterAll, before: before, after: after, nsObj: nsObj}, nil
 }
 
 // orNothingWritten words the second pass's writes for a verdict line.

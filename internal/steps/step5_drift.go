@@ -22,7 +22,7 @@ var step5 = &Step{
 	Step: lab.Drift,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept lab.DriftRecord
-		if r, ok, err := keep(env, s, &kept); ok || err != nil {
+		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
 			return r, err
 		}
 		alpha, err := needAlpha(ctx, env, s.Number)

@@ -34,7 +34,7 @@ var step6 = &Step{
 	Step: lab.Cleanup,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
 		var kept lab.CleanupRecord
-		if r, ok, err := keep(env, s, &kept); ok || err != nil {
+		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
 			return r, err
 		}
 		if _, err := needAlpha(ctx, env, s.Number); err != nil {

@@ -24,7 +24,7 @@ var step7 = &Step{
 	Step: lab.Catchup,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (r *Result, err error) {
 		var kept lab.CatchupRecord
-		if r, ok, err := keep(env, s, &kept); ok || err != nil {
+		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
 			return r, err
 		}
 		alpha, err := needAlpha(ctx, env, s.Number)

@@ -11,6 +11,13 @@ import (
 var step8 = &Step{
 	Step: lab.Report,
 	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
+		// report.json written by hand is the learner's: judged key by key
+		// against what the other files give, kept when every key holds
+		// (keep); --force computes cnpa's and keeps theirs as a backup.
+		var theirs lab.ReportRecord
+		if r, ok, err := keep(ctx, env, s, &theirs); ok || err != nil {
+			return r, err
+		}
 		// One read of the evidence: report.json is computed from it and
 		// then judged against it.
 		st := lab.Read(env.Dir)

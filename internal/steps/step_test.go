@@ -6,8 +6,11 @@ import (
 	"strconv"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 // TestRegistry: the runners are the lab's steps, in its order.
@@ -71,5 +74,53 @@ func TestRunSteps(t *testing.T) {
 	}
 	if out := RunAll(context.Background(), nil, []int{1, len(lab.Steps) + 1}, nil, nil); out.Err == nil || out.Failed != nil || len(out.Results) != 0 {
 		t.Errorf("RunAll with a number that names no step: got %+v, want an error and nothing run", out)
+	}
+}
+
+// The advice for a key of a kept file that does not hold fits the fix:
+// the value to write in the learner's file; a new measurement with
+// --force when what it compares with is gone and the step can run again;
+// starting over only when the cluster cannot repeat the step.
+func TestFixFor(t *testing.T) {
+	env := &labenv.Env{Dir: "/lab"}
+	startOver := lab.StartOver
+	gone := lab.Judged{Rule: lab.Rule{Key: "uid"}, Verdict: lab.Verdict{Want: "the live alpha's uid", Got: "TeamSpace alpha does not exist", Hint: &startOver}}
+	wrong := lab.Judged{Rule: lab.Rule{Key: "status_via_main"}, Verdict: lab.Verdict{Want: "null", Got: `""`}}
+	for _, c := range []struct {
+		name   string
+		s      *Step
+		j      lab.Judged
+		theirs bool
+		later  string
+		again  bool
+		want   string
+	}{
+		{"a wrong value by hand", step2, wrong, true, "", false, "write `\"status_via_main\": null` in generation.json"},
+		{"alpha gone after a reset, by hand", step1, gone, true, "", true,
+			"uid: TeamSpace alpha does not exist, so no value of it can hold: measure it again: `cnpa step 1 --force` (it keeps yours as before.json.bak-<time>)"},
+		{"alpha gone, cluster past the step", step2, gone, true, "", false,
+			"uid: TeamSpace alpha does not exist, so no value of it can hold: start over: `cnpa reset --yes` (it moves your own evidence files aside into /lab/own-<time>/ and keeps the engine), then `cnpa step all`"},
+		{"cnpa's own, a later file depends on it", step3, wrong, false, "drift.json", false,
+			"status_via_main: reconcile.json no longer describes this cluster and drift.json depends on it: start over: `cnpa reset --yes` (it moves your own evidence files aside into /lab/own-<time>/ and keeps the engine), then `cnpa step all`"},
+	} {
+		if got := fixFor(env, c.s, c.j, c.theirs, c.later, c.again); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+	}
+	alpha := func(gen int64) *teamspace.TeamSpace {
+		return &teamspace.TeamSpace{ObjectMeta: metav1.ObjectMeta{Name: "alpha", Generation: gen}}
+	}
+	for _, c := range []struct {
+		s     *Step
+		alpha *teamspace.TeamSpace
+		want  bool
+	}{
+		{step1, nil, true}, {step1, alpha(1), true}, {step1, alpha(2), false},
+		{step2, nil, false}, {step2, alpha(1), true}, {step2, alpha(2), false},
+		{step5, alpha(3), true}, {step8, nil, true},
+	} {
+		if got := repeatable(c.s, c.alpha); got != c.want {
+			t.Errorf("repeatable(step %d, %v): got %v, want %v", c.s.Number, c.alpha, got, c.want)
+		}
 	}
 }

@@ -86,3 +86,25 @@ func needsClean(s string) bool {
 func unsafe(r rune) bool {
 	return unicode.IsControl(r) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
+
+// Whole keeps a line quoted from the cluster or a log (a refused
+// request, a controller's error) whole, for a note or a found line: the
+// useful part of an admission error is at its end ("…may not set or
+// change the finalizers or annotations: skip a namespace you do not
+// own"), so nothing is cut at a width. Only a line longer than max, which
+// no kubectl error is, is shortened, and then after its last whole
+// sentence, saying how much is left out.
+func Whole(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	head := s[:cut]
+	if i := strings.LastIndexAny(head, ".;"); i > max/2 {
+		head = head[:i+1]
+	}
+	return fmt.Sprintf("%s [%d more characters]", head, len(s)-len(head))
+}

@@ -1,6 +1,9 @@
 package ui
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestClean(t *testing.T) {
 	tests := []struct{ in, want string }{
@@ -20,5 +23,19 @@ func TestClean(t *testing.T) {
 	}
 	if got, want := CleanLines("a\x1b[2J\nb"), "a\\x1b[2J\nb"; got != want {
 		t.Errorf("CleanLines: got %q, want %q", got, want)
+	}
+}
+
+// Review rows 6 and 11: a refused request is quoted whole, its end
+// included, however wide the terminal.
+func TestWhole(t *testing.T) {
+	refused := `Error from server (Forbidden): namespaces "team-x" is forbidden: ValidatingAdmissionPolicy 'cnpa-controller' with binding 'cnpa-controller' denied request: cnpa-controller may not set or change the finalizers or annotations of a namespace it does not own: skip a team-<name> that is not labelled platform.labhub.io/teamspace=<name>`
+	if got := Whole(refused, 2000); got != refused {
+		t.Errorf("got %q, want the line whole", got)
+	}
+	long := strings.Repeat("a sentence. ", 300)
+	got := Whole(long, 2000)
+	if !strings.HasSuffix(got, "more characters]") || !strings.Contains(got, "sentence. [") || len(got) > 2100 {
+		t.Errorf("a line of %d characters: got %d characters ending %q, want it cut after a whole sentence, saying so", len(long), len(got), got[len(got)-40:])
 	}
 }

@@ -257,10 +257,10 @@ func testTampering(t *testing.T, l *labCLI) {
 	}{
 		{"changed uid", func(t *testing.T) func() {
 			return l.editJSON("before.json", func(m map[string]any) { m["uid"] = otherUID })
-		}, []string{"step1.uid"}, "reset"},
+		}, []string{"step1.uid"}, "write `\"uid\": \""},
 		{"flipped boolean", func(t *testing.T) func() {
 			return l.editJSON("cleanup.json", func(m map[string]any) { m["blocked_seen"] = false })
-		}, []string{"step6.blocked_seen"}, "cnpa"},
+		}, []string{"step6.blocked_seen"}, "write `\"blocked_seen\": true` in cleanup.json"},
 		{"integer written as a string", func(t *testing.T) func() {
 			return l.editJSON("drift.json", func(m map[string]any) { m["restore_seconds"] = "1" })
 		}, []string{"step5.restore_seconds"}, "cnpa"},
@@ -269,7 +269,7 @@ func testTampering(t *testing.T, l *labCLI) {
 		}, []string{"step3.file"}, "remove what LAB.md does not name"},
 		{"missing key", func(t *testing.T) func() {
 			return l.editJSON("catchup.json", func(m map[string]any) { delete(m, "observed_after_start") })
-		}, []string{"step7.observed_after_start"}, "reset"},
+		}, []string{"step7.observed_after_start"}, "write `\"observed_after_start\": 3` in catchup.json"},
 		{"restored uid is the deleted one", func(t *testing.T) func() {
 			return l.editJSON("drift.json", func(m map[string]any) { m["restored_uid"] = m["deleted_uid"] })
 		}, []string{"step5.restored_uid_new", "step5.restored_uid_live"}, "does not describe this cluster"},
@@ -498,8 +498,8 @@ func testResetAndAgain(t *testing.T, l *labCLI) {
 	if want := []string{notOurs.Name, stranger.Name}; !slices.Equal(left, want) {
 		t.Errorf("labelled namespaces after reset: got %v, want only %v (not ours, so untouched)", left, want)
 	}
-	if files := dirNames(l.dir); !slices.Equal(files, []string{"archive", "notes.json"}) {
-		t.Errorf("evidence dir after reset: got %v, want only archive/ (kept without --purge) and the learner's notes.json", files)
+	if files := dirNames(l.dir); !slices.Equal(files, []string{".cnpa", ".cnpa-state.json", "archive", "notes.json"}) {
+		t.Errorf("evidence dir after reset: got %v, want only the lab's choices (.cnpa-state.json and its manifest in .cnpa/, kept for the new run), archive/ (kept without --purge) and the learner's notes.json", files)
 	}
 	learnerSurvived("after reset")
 	// --purge removes the records cnpa's engines wrote (beta's, and held's
