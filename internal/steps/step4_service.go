@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,6 +40,7 @@ var step4 = &Step{
 			return nil, err
 		}
 		rx.Action(serviceCommand(env, "enable --now"), "installed and started the controller", "service "+reaction.UnitName)
+		unitData, theirs := env.LearnersUnit()
 		installErr := env.InstallService(ctx, false)
 		if err := lockService(ctx, env); err != nil {
 			return nil, errors.Join(installErr, err)
@@ -60,7 +62,16 @@ var step4 = &Step{
 				return nil, err
 			}
 		}
-		showUnit(show(env), env, false, nil)
+		if theirs {
+			showLearnersUnit(show(env), env, unitData)
+			r.verdict("your unit, used as it is", true, env.Service.UnitPath()+": "+strings.Join(unitKeyLines(unitData), "; "),
+				"Restart=always, ExecStart looping reconcile.sh every ~3 s")
+		} else {
+			if env.Engine == labenv.EngineOwn && !env.OwnIdentity() {
+				show(env).comment("you have no %s of your own: cnpa wrote LAB.md step 4's (edit it, and cnpa uses yours as it is)", env.Service.UnitPath())
+			}
+			showUnit(show(env), env, false, nil)
+		}
 		st, err := env.Service.Status(ctx)
 		if err != nil {
 			return nil, err
@@ -85,8 +96,12 @@ var step4 = &Step{
 				observed = answer.Error()
 			}
 			r.verdict("its identity may not touch kube-system", refused, observed, "refused by ValidatingAdmissionPolicy "+identity.Policy)
+		} else if theirs {
+			r.note("the service runs as your unit says (LAB.md's runs as root with the cluster's admin kubeconfig); " +
+				"`--service-identity own` runs cnpa's unit as a least-privilege ServiceAccount instead (docs/identity.md)")
 		} else {
-			r.note("the service runs as root with your kubeconfig %s (--service-identity admin)", env.Target.Path)
+			r.note("the service runs as root with your kubeconfig %s, as LAB.md's does (--service-identity admin); "+
+				"`--service-identity own` runs it as a least-privilege ServiceAccount instead (docs/identity.md)", env.Target.Path)
 		}
 		if err := ProbeController(ctx, env, r); err != nil {
 			return nil, err
