@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
@@ -309,6 +310,10 @@ func refusals(out string) []string {
 	var r []string
 	for _, l := range strings.Split(out, "\n") {
 		if strings.Contains(l, "(Forbidden)") || strings.Contains(l, "is forbidden") {
+			if why, ok := identity.ExplainRefusal(l); ok {
+				r = append(r, ui.Clean(why)) // whole: the rule and the fix
+				continue
+			}
 			r = append(r, ui.Clean(firstChars(strings.TrimSpace(l), 240)))
 		}
 	}

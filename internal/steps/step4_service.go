@@ -257,6 +257,12 @@ func releaseProbe(ctx context.Context, env *labenv.Env, sh shell, name string, g
 			return false, "", err
 		}
 		if n != nil {
+			if n.DeletionTimestamp == nil {
+				// Made again by a pass that listed the probe before it went.
+				if err := env.Clients.Kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					return false, "", err
+				}
+			}
 			q, _ := getQuota(ctx, env, ns)
 			return false, fmt.Sprintf("%s gone; namespace %s %s, quota %s", name, ns, string(n.Status.Phase), onOff(q != nil, "still there", "gone")), nil
 		}
