@@ -65,3 +65,15 @@ func ExplainRefusal(line string) (explained string, ok bool) {
 	}
 	return "", false
 }
+
+// ExplainLines is out with every refusal line explained (ExplainRefusal)
+// in place: for a service log shown to the learner.
+func ExplainLines(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if why, ok := ExplainRefusal(l); ok {
+			lines[i] = why
+		}
+	}
+	return strings.Join(lines, "\n")
+}
