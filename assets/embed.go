@@ -38,3 +38,10 @@ var Admission []byte
 //
 //go:embed leader-election.yaml
 var LeaderElection []byte
+
+// LabServiceUnit is cnpa-op.service as LAB.md step 4 shows it: the
+// learner's reconcile.sh every 3 s, as root with the admin kubeconfig.
+// cnpa writes it for a learner's own controller when they wrote none.
+//
+//go:embed cnpa-op-lab.service
+var LabServiceUnit []byte

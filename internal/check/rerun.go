@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
@@ -294,6 +295,10 @@ func refusals(out string) []string {
 	var r []string
 	for _, l := range strings.Split(out, "\n") {
 		if strings.Contains(l, "(Forbidden)") || strings.Contains(l, "is forbidden") {
+			if why, ok := identity.ExplainRefusal(l); ok {
+				r = append(r, ui.Clean(why)) // whole: the rule and the fix
+				continue
+			}
 			r = append(r, ui.Clean(firstChars(strings.TrimSpace(l), 2000)))
 		}
 	}

@@ -218,6 +218,9 @@ func (e *Env) Unit() (service.Unit, error) {
 		u.Credential = e.CredentialPath()
 		kubeconfigArg = nil
 	}
+	// A learner's own controller, without a unit of theirs, gets LAB.md
+	// step 4's own unit: root with the admin kubeconfig.
+	u.Lab = e.Engine == EngineOwn && !e.OwnIdentity()
 	switch e.Engine {
 	case EngineGo:
 		u.Argv = append(append([]string{e.CnpaPath, "controller"}, kubeconfigArg...), "--archive-dir", e.ArchiveDir(),
@@ -276,6 +279,13 @@ func toolPath() string {
 func (e *Env) InstallService(ctx context.Context, restart bool) error {
 	if err := e.writeContextFile(); err != nil {
 		return err
+	}
+	// The identity as resolved now is the lab's from here on.
+	if e.State.ServiceIdentity == "" {
+		e.State.ServiceIdentity = e.Identity()
+	}
+	if data, theirs := e.LearnersUnit(); theirs {
+		return e.installLearnersUnit(ctx, data, restart)
 	}
 	if e.OwnIdentity() {
 		if err := e.ProvisionIdentity(ctx); err != nil {

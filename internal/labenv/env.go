@@ -71,7 +71,8 @@ func (e *Env) ArchiveDir() string { return filepath.Join(e.Dir, evidence.Archive
 // ServiceManager mean "as remembered, else the default".
 type Options struct {
 	Dir, Engine, ServiceManager, UnitDir string
-	// ServiceIdentity is own or admin; empty means as remembered, else own.
+	// ServiceIdentity is own or admin; empty means as remembered, else
+	// Env.Identity's default (admin for a learner's own controller or unit).
 	ServiceIdentity      string
 	CatchupWait, Timeout time.Duration
 	Progress             *ui.Printer
@@ -348,7 +349,7 @@ func unixUser() string {
 // ScriptRunsAsIdentity tells whether RunScriptAsService runs the script
 // under the service's own identity: chosen, and made by step 4.
 func (e *Env) ScriptRunsAsIdentity() bool {
-	return e.State.Identity() == identity.Own && fileExists(e.CredentialPath())
+	return e.Identity() == identity.Own && fileExists(e.CredentialPath())
 }
 
 // RunScript runs the installed reconcile.sh once, from the evidence dir and

@@ -27,7 +27,7 @@ const CredentialFile = "cnpa-op.kubeconfig"
 func (e *Env) CredentialPath() string { return filepath.Join(e.Dir, CredentialFile) }
 
 // OwnIdentity tells whether the service runs as its own identity.
-func (e *Env) OwnIdentity() bool { return e.State.Identity() == identity.Own }
+func (e *Env) OwnIdentity() bool { return e.Identity() == identity.Own }
 
 // SystemUser tells whether the unit switches to service.User: under
 // systemd with the own identity. Process mode runs as whoever runs cnpa.

@@ -6,7 +6,9 @@ package poll
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -45,7 +47,7 @@ func Until(ctx context.Context, interval, timeout time.Duration, observe Observe
 		if observed != "" {
 			last = observed
 		}
-		if err != nil && ctx.Err() == nil {
+		if err != nil && ctx.Err() == nil && !deadlineSymptom(err) {
 			failed = err
 			return false, err
 		}
@@ -58,4 +60,15 @@ func Until(ctx context.Context, interval, timeout time.Duration, observe Observe
 		return last, failed
 	}
 	return last, &TimeoutError{After: time.Since(start), Last: last}
+}
+
+// deadlineSymptom tells whether an observation's error is the wait's own
+// deadline, met early: client-go's rate limiter refuses a request that
+// could not start before the context's deadline ("client rate limiter
+// Wait returned an error: rate: Wait(n=1) would exceed context deadline")
+// a few milliseconds before the context itself ends. That is the wait
+// timing out, reported as such with what was seen last, never as an
+// error of the cluster's.
+func deadlineSymptom(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "would exceed context deadline")
 }

@@ -26,6 +26,12 @@ func TestUntil(t *testing.T) {
 			}
 			return n == 3, "", nil
 		}, "first", ""},
+		{"the rate limiter's early deadline is the timeout, not an error", func(n int) (bool, string, error) {
+			if n == 1 {
+				return false, "probe still there", nil
+			}
+			return false, "", errors.New("client rate limiter Wait returned an error: rate: Wait(n=1) would exceed context deadline")
+		}, "probe still there", "timeout"},
 		{"timeout keeps the last observed", func(n int) (bool, string, error) { return false, fmt.Sprint("pods=", min(n, 2)), nil }, "pods=2", "timeout"},
 	}
 	for _, tt := range tests {

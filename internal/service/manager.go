@@ -63,10 +63,14 @@ func New(kind, unitDir, dir string) (Manager, error) {
 }
 
 func writeUnit(path string, u Unit) error {
+	if u.Theirs {
+		return nil // the learner's: never written
+	}
 	data, err := u.Render()
 	if err != nil {
 		return err
 	}
+	data = Mark(data)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create unit dir: %w", err)
 	}

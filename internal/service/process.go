@@ -105,6 +105,9 @@ func (p *process) Start(_ context.Context) error {
 	cmd := exec.Command(u.Argv[0], u.Argv[1:]...)
 	cmd.Env = append(append(os.Environ(), u.Env()...), markerVar+"="+marker)
 	cmd.Dir = p.dir
+	if u.Theirs && u.Dir != "" {
+		cmd.Dir = u.Dir // the learner's WorkingDirectory=
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// A session of its own: the service outlives the cnpa command that
 	// started it, as a systemd unit would.
@@ -191,7 +194,11 @@ func (p *process) Remove(ctx context.Context) error {
 	if err := p.Stop(ctx); err != nil {
 		return err
 	}
-	for _, f := range []string{p.unitPath, filepath.Join(p.dir, ArgvFile), filepath.Join(p.dir, identityFile)} {
+	files := []string{filepath.Join(p.dir, ArgvFile), filepath.Join(p.dir, identityFile)}
+	if cnpasUnit(p.unitPath) {
+		files = append(files, p.unitPath)
+	}
+	for _, f := range files {
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
 			return err
 		}

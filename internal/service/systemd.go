@@ -55,6 +55,9 @@ func (s *systemd) Logs(ctx context.Context, n int, w io.Writer) error {
 func (s *systemd) Remove(ctx context.Context) error {
 	// Already stopped or disabled is fine: the goal is "gone".
 	_ = systemctl(ctx, "disable", "--now", Name)
+	if !cnpasUnit(s.unitPath) {
+		return nil // the learner's unit stays where it is, disabled
+	}
 	if err := os.Remove(s.unitPath); err != nil && !os.IsNotExist(err) {
 		return err
 	}

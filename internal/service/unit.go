@@ -40,6 +40,17 @@ type Unit struct {
 	// under /root or /home, which the unit hides (ProtectHome=tmpfs): the
 	// program it runs, or the directory of the script it runs.
 	Reads []string
+	// Lab renders LAB.md step 4's own simple unit (assets/cnpa-op-lab.service:
+	// the command, Restart=always, root with Kubeconfig) instead of cnpa's
+	// hardened one: the unit cnpa writes for a learner's own controller.
+	Lab bool `json:",omitempty"`
+	// Theirs: the unit file is the learner's. Install never writes it; it
+	// reloads systemd, or in process mode records what the file says to
+	// run (Argv, Environment, Dir as parsed by ParseUnit).
+	Theirs bool `json:",omitempty"`
+	// Environment is a learner's unit's Environment= assignments, in
+	// order, which process mode sets on top of KUBECONFIG=Kubeconfig.
+	Environment []string `json:",omitempty"`
 }
 
 // CredentialName is the kubeconfig's name in $CREDENTIALS_DIRECTORY.
@@ -194,6 +205,11 @@ func (u Unit) checkValues() error {
 
 // Env is the environment the unit sets, for process mode.
 func (u Unit) Env() []string {
+	if u.Theirs {
+		// The learner's unit says what it needs; root's kubeconfig is the
+		// admin one, as on the lab's VM, unless it sets another.
+		return append([]string{"KUBECONFIG=" + u.Kubeconfig}, u.Environment...)
+	}
 	kc := u.Kubeconfig
 	if u.Credential != "" {
 		kc = u.Credential
@@ -213,6 +229,9 @@ func (u Unit) Render() ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", Name, err)
 	}
 	tmpl := string(assets.ServiceUnit)
+	if u.Lab {
+		tmpl = string(assets.LabServiceUnit)
+	}
 	// Each value escaped for where the template puts it: the Environment=
 	// and ReadWritePaths= values stand inside double quotes there.
 	fields := []struct{ name, value string }{

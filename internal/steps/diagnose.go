@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
@@ -177,7 +178,9 @@ func serviceTail(ctx context.Context, env *labenv.Env) string {
 	if err := env.Service.Logs(ctx, 60, &b); err != nil {
 		return ""
 	}
-	return service.ErrorsFirst(b.String(), 12)
+	// A write refused under --service-identity own, explained whole: the
+	// verb or the rule, and the fix (issue 39).
+	return identity.ExplainLines(service.ErrorsFirst(b.String(), 12))
 }
 
 // controllerOutput is what a wait that timed out adds to its last

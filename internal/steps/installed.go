@@ -6,6 +6,7 @@ package steps
 // with the lines that matter to the lab marked.
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -196,7 +197,8 @@ func showUnit(sh shell, env *labenv.Env, restart bool, before []byte) {
 		for _, e := range edits {
 			sh.cmd(e.sed(path))
 		}
-	} else if sh.verbose {
+	} else if sh.verbose || bytes.Contains(data, []byte(labUnitMark)) {
+		// LAB.md step 4's own unit is short: shown whole, as the lab does.
 		sh.cmd(heredoc("cat >", path, data))
 	} else {
 		sh.comment("wrote %s (%d lines: `cat` it, or --verbose shows it here)", path, len(lines))
@@ -234,4 +236,32 @@ func showUnit(sh shell, env *labenv.Env, restart bool, before []byte) {
 	} else {
 		sh.systemctl(env, "enable", "--now", service.Name)
 	}
+}
+
+// labUnitMark is in the first lines of LAB.md step 4's unit as cnpa
+// writes it for a learner's own controller (assets/cnpa-op-lab.service).
+const labUnitMark = "# cnpa-op.service as LAB.md step 4 shows it"
+
+// showLearnersUnit shows step 4 with the learner's own unit: used as it
+// is, its lines that matter to the lab, and how it is started.
+func showLearnersUnit(sh shell, env *labenv.Env, data []byte) {
+	path := env.Service.UnitPath()
+	sh.comment("%s is yours: cnpa uses it as it is (never rewrites it), and it does what LAB.md step 4 asks", path)
+	sh.block("the lines of "+filepath.Base(path)+" that matter to the lab:", unitKeyLines(data), nil)
+	sh.systemctl(env, "daemon-reload")
+	sh.systemctl(env, "enable", "--now", service.Name)
+}
+
+// unitKeyLines are a unit's ExecStart=, Restart= and RestartSec= lines.
+func unitKeyLines(data []byte) []string {
+	var key []string
+	for _, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		for _, p := range []string{"ExecStart=", "Restart=", "RestartSec="} {
+			if strings.HasPrefix(l, p) {
+				key = append(key, l)
+			}
+		}
+	}
+	return key
 }

@@ -4,13 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/manifest"
+	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -39,6 +47,7 @@ var step4 = &Step{
 			return nil, err
 		}
 		rx.Action(serviceCommand(env, "enable --now"), "installed and started the controller", "service "+reaction.UnitName)
+		unitData, theirs := env.LearnersUnit()
 		installErr := env.InstallService(ctx, false)
 		if err := lockService(ctx, env); err != nil {
 			return nil, errors.Join(installErr, err)
@@ -60,7 +69,16 @@ var step4 = &Step{
 				return nil, err
 			}
 		}
-		showUnit(show(env), env, false, nil)
+		if theirs {
+			showLearnersUnit(show(env), env, unitData)
+			r.verdict("your unit, used as it is", true, env.Service.UnitPath()+": "+strings.Join(unitKeyLines(unitData), "; "),
+				"Restart=always, ExecStart looping reconcile.sh every ~3 s")
+		} else {
+			if env.Engine == labenv.EngineOwn && !env.OwnIdentity() {
+				show(env).comment("you have no %s of your own: cnpa wrote LAB.md step 4's (edit it, and cnpa uses yours as it is)", env.Service.UnitPath())
+			}
+			showUnit(show(env), env, false, nil)
+		}
 		st, err := env.Service.Status(ctx)
 		if err != nil {
 			return nil, err
@@ -85,8 +103,12 @@ var step4 = &Step{
 				observed = answer.Error()
 			}
 			r.verdict("its identity may not touch kube-system", refused, observed, "refused by ValidatingAdmissionPolicy "+identity.Policy)
+		} else if theirs {
+			r.note("the service runs as your unit says (LAB.md's runs as root with the cluster's admin kubeconfig); " +
+				"`--service-identity own` runs cnpa's unit as a least-privilege ServiceAccount instead (docs/identity.md)")
 		} else {
-			r.note("the service runs as root with your kubeconfig %s (--service-identity admin)", env.Target.Path)
+			r.note("the service runs as root with your kubeconfig %s, as LAB.md's does (--service-identity admin); "+
+				"`--service-identity own` runs it as a least-privilege ServiceAccount instead (docs/identity.md)", env.Target.Path)
 		}
 		if err := ProbeController(ctx, env, r); err != nil {
 			return nil, err
@@ -113,17 +135,33 @@ func lockService(ctx context.Context, env *labenv.Env) error {
 // ProbePrefix starts the name of step 4's temporary TeamSpace.
 const ProbePrefix = lab.ProbePrefix
 
+// probeGrace is how long a deleted probe is left to the running
+// controller to archive and release it, as `cnpa check` leaves its own
+// (check's temps.grace), before cnpa drops its finalizers itself.
+const probeGrace = 10 * time.Second
+
 // ProbeController proves the running controller works as the lab's grader
 // does: a temporary TeamSpace converges by itself (teamspace.FindGaps
 // finds nothing LAB.md asks for missing: namespace, quota, status, the
-// same test as check's probeConverges), and goes when deleted. The probe
-// is deleted however the proof ends.
+// same test as check's probeConverges). Step 4 asks nothing more of it:
+// deleted, it gets the grader's grace, and a finalizer still on it then
+// is step 6's business (named in a note, and by step 6), never step 4's
+// failure. However the proof ends, the probe, its namespace and quota are
+// deleted and waited for (releaseProbe): nothing of it outlives the step.
 func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 	name := lab.TempName(lab.ProbePrefix)
 	ts := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: %s\nspec:\n  pods: 1\n", teamspace.APIVersion, teamspace.Kind, name)
 	sh := show(env)
-	res := env.Clients.Dynamic.Resource(teamspace.GVR)
-	defer res.Delete(context.WithoutCancel(ctx), name, metav1.DeleteOptions{}) // a no-op once it is gone
+	released := false
+	defer func() {
+		if !released {
+			// Cut short (a failure, Ctrl-C): the same release, quietly,
+			// on a context of its own.
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			defer cancel()
+			_, _ = releaseProbe(cctx, env, shell{}, name, 0)
+		}
+	}()
 	probe := teamspaceObj(name)
 	r.reaction.You(applyCmd("-"), "created TeamSpace "+name, probe.target())
 	if err := sh.apply(ctx, env, "-", []byte(ts)); err != nil {
@@ -140,29 +178,118 @@ func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 	r.note("probe %s: namespace and quota appeared by themselves in %s", name, took.Round(1e6))
 	r.verdict("probe namespace+quota by itself", true, fmt.Sprintf("%s and its quota in %s", ns, took.Round(1e6)), "by themselves, within --timeout")
 	r.reaction.You(deleteCmd(probe), "deleted TeamSpace "+name, probe.target())
-	if err := sh.remove(ctx, env, probe); err != nil {
-		return fmt.Errorf("delete probe %s: %w", name, err)
+	held, err := releaseProbe(ctx, env, sh, name, probeGrace)
+	released = err == nil
+	if err != nil {
+		return err
 	}
-	sh.waitCmd(kubectlWait(env, teamspaceObj(name), "delete"))
-	why := whyProbeGoneNow
-	if env.State != nil && env.State.Finalizer {
-		why = whyProbeGone
+	if len(held) > 0 {
+		r.note("probe %s was still held by finalizers %v %s after its delete: cnpa removed them, so that nothing of the probe is left. "+
+			"Releasing a deleted TeamSpace is LAB.md step 6's part (archive it, then remove %s), and step 6 checks it", name, held, probeGrace, teamspace.Finalizer)
+		if err := rememberHeldProbe(env, name, held); err != nil {
+			return err
+		}
 	}
-	took, err = waitFor(ctx, env, "probe "+name+" to be gone", why, func(ctx context.Context) (bool, string, error) {
+	r.verdict("probe, its namespace and quota deleted", true, fmt.Sprintf("%s, %s and its quota gone", name, ns), "gone, nothing left behind")
+	return nil
+}
+
+// releaseProbe deletes probe name as `cnpa check` does its own: the
+// delete, grace for the controller to archive and release it, then its
+// finalizers dropped (once deletionTimestamp is set none can be added
+// back); then its namespace and quota, deleted by cnpa itself rather
+// than left to the garbage collector, which on a young cluster can take a
+// minute or more to learn a new owner kind. It waits until all three are
+// gone and returns the finalizers that still held the probe after grace.
+func releaseProbe(ctx context.Context, env *labenv.Env, sh shell, name string, grace time.Duration) (held []string, err error) {
+	res := env.Clients.Dynamic.Resource(teamspace.GVR)
+	probe := teamspaceObj(name)
+	if err := sh.remove(ctx, env, probe); err != nil && !apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("delete probe %s: %w", name, err)
+	}
+	gone := func(ctx context.Context) (bool, string, error) {
 		u, err := res.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return true, "", nil
+			return true, name + " gone", nil
 		}
 		if err != nil {
 			return false, "", err
 		}
-		return false, fmt.Sprintf("still there, finalizers %v", u.GetFinalizers()), nil
+		return false, fmt.Sprintf("%s still there, deletionTimestamp %v, finalizers %v", name, u.GetDeletionTimestamp() != nil, u.GetFinalizers()), nil
+	}
+	if grace > 0 {
+		sh.waitCmd(kubectlWait(env, probe, "delete") + " --timeout=" + grace.String())
+		_, _ = poll.Until(ctx, 100*time.Millisecond, grace, gone)
+	}
+	if u, err := res.Get(ctx, name, metav1.GetOptions{}); err == nil && len(u.GetFinalizers()) > 0 {
+		held = u.GetFinalizers()
+		sh.cmd(patchCmd(probe, `{"metadata":{"finalizers":null}}`))
+		if _, err := res.Patch(ctx, name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`),
+			metav1.PatchOptions{FieldManager: fieldManager}); err != nil && !apierrors.IsNotFound(err) {
+			return held, fmt.Errorf("drop the finalizers of probe %s: %w", name, err)
+		}
+	} else if err != nil && !apierrors.IsNotFound(err) {
+		return nil, err
+	}
+	ns := teamspace.NamespaceName(name)
+	if grace > 0 {
+		sh.cmd(kubectl("delete", "namespace", ns, "--ignore-not-found", "--wait=false"))
+	}
+	if err := env.Clients.Kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return held, fmt.Errorf("delete the probe's namespace %s: %w", ns, err)
+	}
+	// The probe's archive record, if the controller wrote one: cnpa's
+	// probe, cnpa's to remove, as `cnpa check` removes its own.
+	if err := os.Remove(filepath.Join(env.ArchiveDir(), name+".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return held, err
+	}
+	if grace > 0 {
+		sh.waitCmd(until("! "+kubectl("get", "teamspace", name, "-o", "name")+" >/dev/null 2>&1") + " && " +
+			until("! "+kubectl("get", "namespace", ns, "-o", "name")+" >/dev/null 2>&1"))
+	}
+	_, err = waitFor(ctx, env, "probe "+name+", its namespace "+ns+" and quota to be gone", whyProbeGone, func(ctx context.Context) (bool, string, error) {
+		done, seen, err := gone(ctx)
+		if err != nil || !done {
+			return false, seen, err
+		}
+		n, err := getNamespace(ctx, env, ns)
+		if err != nil {
+			return false, "", err
+		}
+		if n != nil {
+			if n.DeletionTimestamp == nil {
+				// Made again by a pass that listed the probe before it went.
+				if err := env.Clients.Kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					return false, "", err
+				}
+			}
+			q, _ := getQuota(ctx, env, ns)
+			return false, fmt.Sprintf("%s gone; namespace %s %s, quota %s", name, ns, string(n.Status.Phase), onOff(q != nil, "still there", "gone")), nil
+		}
+		return true, "all gone", nil
 	})
-	if err != nil {
+	return held, err
+}
+
+// heldProbeFile, in cnpa's own dir, names the probe step 4 found held by
+// a finalizer, for step 6 to report as its mistake.
+const heldProbeFile = "step4-held-probe.txt"
+
+func rememberHeldProbe(env *labenv.Env, name string, held []string) error {
+	dir := filepath.Join(env.Dir, manifest.OwnDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	r.verdict("probe deleted", true, fmt.Sprintf("gone in %s", took.Round(1e6)), "gone")
-	return nil
+	return os.WriteFile(filepath.Join(dir, heldProbeFile), []byte(fmt.Sprintf("%s held by finalizers %v\n", name, held)), 0o644)
+}
+
+// heldProbe is what step 4 remembered (rememberHeldProbe), or "".
+func heldProbe(env *labenv.Env) string {
+	data, err := os.ReadFile(filepath.Join(env.Dir, manifest.OwnDir, heldProbeFile))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(data))
 }
 
 // probeConverged tells whether TeamSpace name lacks nothing LAB.md asks

@@ -175,10 +175,16 @@ var step6 = &Step{
 				last := "gone meanwhile"
 				if b != nil {
 					last = fmt.Sprintf("deletionTimestamp %v, finalizers %v", b.DeletionTimestamp, b.Finalizers)
+					if teamspace.HasFinalizer(b.Finalizers, teamspace.Finalizer) {
+						last = fmt.Sprintf("the finalizer %s is left on beta (deletionTimestamp %v, finalizers %v)", teamspace.Finalizer, b.DeletionTimestamp, b.Finalizers)
+					}
 				}
-				return nil, diagnosis(fmt.Sprintf("beta is not gone %s after the delete (%s):", env.Timeout, last),
-					[]string{"for a TeamSpace with a deletionTimestamp, the controller must write archive/<name>.json " +
-						"(name, uid, pods) and then remove " + teamspace.Finalizer + ", and only that one"}, serviceTail(ctx, env))
+				mistakes := []string{"for a TeamSpace with a deletionTimestamp, the controller must write archive/<name>.json " +
+					"(name, uid, pods) and then remove " + teamspace.Finalizer + ", and only that one"}
+				if held := heldProbe(env); held != "" {
+					mistakes = append(mistakes, "step 4's probe was held the same way ("+held+"; cnpa released it there)")
+				}
+				return nil, diagnosis(fmt.Sprintf("beta is not gone %s after the delete: %s:", env.Timeout, last), mistakes, serviceTail(ctx, env))
 			}
 		}
 		betaWait.Done("beta gone")

@@ -296,9 +296,11 @@ func TestEveryHintWorks(t *testing.T) {
 				// Issue 24, item 6: a script that works as root but is
 				// refused under the service's identity (the policy allows
 				// it no annotation) is told so, naming whom it ran as and
-				// the refused request.
+				// the refused request, whole, with the rule and the fix
+				// (issue 39, review row 6: it was cut off before them).
 				for _, want := range []string{"refused as Unix user root and Kubernetes user system:serviceaccount:kube-system:cnpa-controller (cnpa-op.kubeconfig), as cnpa-op.service runs it in process mode",
-					`namespaces "team-alpha" is forbidden: ValidatingAdmissionPolicy`} {
+					"refused by the admission policy cnpa-controller-writes: cnpa-controller may not set or change the finalizers or annotations of namespace team-alpha. Fix: ",
+					"`cnpa step 4 --service-identity admin`"} {
 					if !strings.Contains(c.Actual, want) {
 						t.Errorf("%s: %q lacks %q", c.ID, c.Actual, want)
 					}

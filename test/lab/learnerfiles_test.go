@@ -12,17 +12,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/testcluster"
 )
 
 // TestLearnersFilesKept is the review's M3 on a real control plane, for the
 // go and the shell engine: a learner's own reconcile.sh, crd.yaml and
-// alpha.yaml are in the evidence dir before `cnpa step all`. cnpa
-// refuses, naming the file and the way on, and every file keeps its
-// content (sha256); with --force, crd.yaml and alpha.yaml are kept as
-// <name>.bak-<time> and the step says so, but reconcile.sh is still
-// refused (the message names --engine own and moving it away). Moved
+// alpha.yaml are in the evidence dir before `cnpa step all`. Not the
+// lab's, step 1 fails naming what to write, with --force too; made the
+// lab's, step 1 applies them as they are (issue 39), and every file keeps
+// its content (sha256) throughout; reconcile.sh is refused at step 3, with
+// --force too (the message names --engine own and moving it away). Moved
 // away, step 3 runs; then the learner edits its evidence file
 // (reconcile.json), and step 3 again refuses it until --force, which keeps
 // it as a backup too. (A learner's whole evidence file of steps 1, 2 and
@@ -86,16 +87,37 @@ func learnersFiles(ctx context.Context, t *testing.T, cluster *testcluster.Clust
 	}
 	stepAll := []string{"step", "all", "--engine", engine, "--service-manager", "process", "--unit-dir", unitDir}
 
-	out, err := cnpa(stepAll...)
-	if err == nil || !strings.Contains(string(out), filepath.Join(dir, "crd.yaml")+" is yours") || !strings.Contains(string(out), "--force") {
-		t.Fatalf("cnpa step all over your crd.yaml: err %v, want a refusal naming it and --force:\n%s", err, out)
+	// Files that are not LAB.md step 1's: step 1 fails with a line per
+	// field naming what to write, and never replaces them, --force or not.
+	for _, args := range [][]string{stepAll, append(stepAll, "--force")} {
+		out, err := cnpa(args...)
+		if err == nil || !strings.Contains(string(out), "your "+filepath.Join(dir, "crd.yaml")+" differs from LAB.md step 1's") ||
+			!strings.Contains(string(out), "add apiVersion: apiextensions.k8s.io/v1") {
+			t.Fatalf("cnpa %s over a crd.yaml that is not the lab's: err %v, want step 1 to fail naming what to write:\n%s", strings.Join(args, " "), err, out)
+		}
+		unchanged("after " + strings.Join(args, " ") + " failed at step 1")
 	}
-	unchanged("after step all refused")
-
-	out, err = cnpa(append(stepAll, "--force")...)
+	// Made the lab's (with a short name of the learner's), they are
+	// applied as they are; reconcile.sh is still refused at step 3, even
+	// with --force (the message names --engine own and moving it away).
+	for name, content := range map[string]string{
+		"crd.yaml":   strings.Replace(string(assets.CRD), "    singular: teamspace\n", "    singular: teamspace\n    shortNames: [ts]\n", 1),
+		"alpha.yaml": "# my alpha\napiVersion: platform.labhub.io/v1alpha1\nkind: TeamSpace\nmetadata:\n  name: alpha\nspec:\n  pods: 4\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sums[name] = sum([]byte(content))
+	}
+	out, err := cnpa(append(stepAll, "--force")...)
 	if err == nil || !strings.Contains(string(out), "reconcile.sh is yours") ||
 		!strings.Contains(string(out), "--engine own") || !strings.Contains(string(out), "move yours away") {
 		t.Fatalf("cnpa step all --force over your reconcile.sh: err %v, want step 3's refusal naming --engine own and moving it away:\n%s", err, out)
+	}
+	for _, name := range []string{"crd.yaml", "alpha.yaml"} {
+		if want := filepath.Join(dir, name) + " is yours (cnpa did not write it): cnpa applies it as it is"; !strings.Contains(string(out), want) {
+			t.Errorf("step 1 does not say %q:\n%s", want, out)
+		}
 	}
 	backups := func(names ...string) {
 		t.Helper()
@@ -114,8 +136,10 @@ func learnersFiles(ctx context.Context, t *testing.T, cluster *testcluster.Clust
 			delete(sums, name)
 		}
 	}
-	backups("crd.yaml", "alpha.yaml")
-	unchanged("after step all --force") // reconcile.sh only, now
+	unchanged("after step all --force")
+	if baks, _ := filepath.Glob(filepath.Join(dir, "*.yaml.bak-*")); len(baks) != 0 {
+		t.Errorf("--force made backups of your step 1 files (%v): cnpa uses them, never writes over them", baks)
+	}
 	if baks, _ := filepath.Glob(filepath.Join(dir, "reconcile.sh.bak-*")); len(baks) != 0 {
 		t.Errorf("--force made a backup of reconcile.sh (%v): it must never write over it", baks)
 	}

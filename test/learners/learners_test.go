@@ -96,8 +96,10 @@ type learnerCase struct {
 	Says []string `json:"says"`
 	// About says what the script does, for people.
 	About string `json:"about"`
-	// ServiceIdentity is a mistake's --service-identity; empty is cnpa's
-	// default, own. admin where the own identity's admission policy
+	// ServiceIdentity is a mistake's --service-identity; empty is own
+	// (given as the flag). A valid case may say "default": no flag, so
+	// cnpa's default for a learner's own controller (admin, as LAB.md's
+	// service runs); for a controller the own identity cannot serve. admin where the own identity's admission policy
 	// refuses the mistake's writes, so that the case still tests what the
 	// grader sees, not what the policy prevents. A valid case runs under
 	// both identities and names none.
@@ -116,6 +118,8 @@ type learnerCase struct {
 // valid script does not use.
 func (c learnerCase) identities() []string {
 	switch {
+	case c.Valid && c.ServiceIdentity == "default":
+		return []string{"default"}
 	case c.Valid:
 		return []string{"own"}
 	case c.ServiceIdentity != "":
@@ -137,8 +141,8 @@ func loadCase(t *testing.T, dir string) learnerCase {
 		t.Fatalf("%s/case.json: %v", dir, err)
 	}
 	switch {
-	case c.Valid && (c.Step != 0 || len(c.Says) > 0 || c.CaughtBy != "" || c.ServiceIdentity != ""):
-		t.Fatalf("%s/case.json: a valid case has no step, says, caught_by or service_identity (it runs under both identities)", dir)
+	case c.Valid && (c.Step != 0 || len(c.Says) > 0 || c.CaughtBy != "" || (c.ServiceIdentity != "" && c.ServiceIdentity != "default")):
+		t.Fatalf("%s/case.json: a valid case has no step, says or caught_by, and service_identity only \"default\" (else it runs under both identities)", dir)
 	case !c.Valid && (!validStep(c.Step) || len(c.Says) == 0):
 		t.Fatalf("%s/case.json: a mistake needs a step (%s) and at least one phrase in says", dir, labdata.Range(".."))
 	case c.CaughtBy != "" && c.CaughtBy != "step" && c.CaughtBy != "check":
@@ -326,8 +330,12 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 	// --quiet: the diagnosis must be found in what the step says about
 	// the mistake, not in the commands it shows or the learner's script
 	// it quotes (which may name the very thing that is wrong).
-	args := []string{"step", "all", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout, "--quiet",
-		"--service-identity", identity}
+	args := []string{"step", "all", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout, "--quiet"}
+	if identity != "default" {
+		// The flag given where the case depends on it: the default for a
+		// learner's own controller is admin, as LAB.md's service runs.
+		args = append(args, "--service-identity", identity)
+	}
 	steps := l.cnpa(args...)
 	if steps.code == 2 {
 		t.Fatalf("cnpa step all --engine own: usage or environment error\n%s", steps)
@@ -335,6 +343,7 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 	if steps.code != 0 && steps.code != 1 {
 		t.Fatalf("cnpa step all: unexpected exit code\n%s", steps)
 	}
+	l.nothingOfCnpasLeft(labdata.ProbePrefix)
 	chk, rep := room.check(t, l, filepath.Base(dir)+"/"+identity)
 	failed := failedChecks(rep)
 	for _, id := range c.Notes {
@@ -356,6 +365,12 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 		}
 		if chk.code != 0 || !rep.OK() {
 			t.Errorf("valid controller: cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.code, failedSummary(rep), steps.stdout)
+		}
+		if identity == "default" {
+			if st, err := labenv.LoadState(l.dir); err != nil || st.Identity() != "admin" {
+				t.Errorf("a learner's own controller with no --service-identity: the lab's state says identity %q (%v), want admin, as LAB.md's service runs", st.Identity(), err)
+			}
+			return
 		}
 		if steps.code == 0 {
 			l.switchToAdmin(c)
@@ -563,5 +578,25 @@ func killGroup(t *testing.T, pidFile string) {
 	}
 	if err := syscall.Kill(-pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
 		t.Logf("stop the by-hand loop (pgid %d): %v", pid, err)
+	}
+}
+
+// nothingOfCnpasLeft holds the cluster, right after a step, to having no
+// TeamSpace, namespace or quota of cnpa's temporary objects named with
+// prefix (cnpa-probe-*, cnpa-check-*), marked for deletion or not: a step
+// deletes its probes and waits until they are gone (issue 39).
+func (l *lab) nothingOfCnpasLeft(prefix string) {
+	l.t.Helper()
+	r := l.run(l.env(), l.cluster.Kubectl(), "get", "teamspaces,namespaces", "-o", "name")
+	q := l.run(l.env(), l.cluster.Kubectl(), "get", "resourcequotas", "-A", "-o",
+		`jsonpath={range .items[*]}resourcequota/{.metadata.namespace}/{.metadata.name}{"\n"}{end}`)
+	if r.code != 0 || q.code != 0 {
+		l.t.Errorf("list what is left: %s\n%s", r, q)
+		return
+	}
+	for _, line := range strings.Split(r.stdout+q.stdout, "\n") {
+		if strings.Contains(line, "/"+prefix) || strings.Contains(line, "/team-"+prefix) {
+			l.t.Errorf("left behind after the steps: %s (a step must delete its probes and wait until they are gone)", line)
+		}
 	}
 }

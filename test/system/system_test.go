@@ -125,7 +125,10 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine, script strin
 		}
 	}
 	labStart := time.Now()
-	out, errOut, err := c.ExecEnv(ctx, env, optDir+"/cnpa", "step", "all", "--engine", engine, "--service-manager", "systemd")
+	// --service-identity own for every engine: the assertions below are
+	// of the least-privilege identity, which a learner's own controller
+	// runs under only when asked (issue 39).
+	out, errOut, err := c.ExecEnv(ctx, env, optDir+"/cnpa", "step", "all", "--engine", engine, "--service-manager", "systemd", "--service-identity", "own")
 	t.Logf("cnpa step all under systemd (%s engine) took %s", engine, time.Since(labStart).Round(time.Millisecond))
 	if err != nil {
 		journal, _ := try("journalctl", "-u", "cnpa-op", "--no-pager", "-n", "60")

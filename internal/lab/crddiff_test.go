@@ -1,0 +1,95 @@
+package lab_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/labhub/cnpa/assets"
+	"github.com/labhub/cnpa/internal/lab"
+)
+
+func parseCRD(t *testing.T, data string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(data), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A learner's CRD as LAB.md step 1 says, with extras the lab does not
+// forbid (short names, printer columns, descriptions): no line.
+const learnerCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: teamspaces.platform.labhub.io
+spec:
+  group: platform.labhub.io
+  scope: Cluster
+  names:
+    kind: TeamSpace
+    plural: teamspaces
+    singular: teamspace
+    shortNames: [ts]
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+    additionalPrinterColumns:
+    - name: Pods
+      type: integer
+      jsonPath: .spec.pods
+    schema:
+      openAPIV3Schema:
+        type: object
+        description: a team's space
+        properties:
+          spec:
+            type: object
+            required: [pods]
+            properties:
+              pods: {type: integer, minimum: 1, maximum: 50, description: how many pods}
+              cpu: {type: string, default: "1"}
+          status:
+            type: object
+            properties:
+              observedGeneration: {type: integer}
+              namespace: {type: string}
+`
+
+func TestCRDDiffLabAndExtras(t *testing.T) {
+	if d := lab.CRDDiff(parseCRD(t, string(assets.CRD))); len(d) > 0 {
+		t.Errorf("cnpa's own crd.yaml: %q, want no line", d)
+	}
+	if d := lab.CRDDiff(parseCRD(t, learnerCRD)); len(d) > 0 {
+		t.Errorf("a learner's CRD with extras: %q, want no line", d)
+	}
+}
+
+func TestCRDDiffNamesEachField(t *testing.T) {
+	bad := strings.NewReplacer("            required: [pods]\n", "",
+		", maximum: 50", "", "scope: Cluster", "scope: Namespaced", `default: "1"`, `default: "2"`).Replace(learnerCRD)
+	got := lab.CRDDiff(parseCRD(t, bad))
+	want := []string{
+		"spec: change scope: Namespaced to scope: Cluster",
+		"spec.versions[0].schema.openAPIV3Schema.properties.spec: add required: [pods]",
+		"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.pods: add maximum: 50",
+		`spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.cpu: change default: "2" to default: "1"`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("CRDDiff:\n got %q\nwant %q", got, want)
+	}
+	noVersion := strings.Replace(learnerCRD, "name: v1alpha1", "name: v1", 1)
+	if got := lab.CRDDiff(parseCRD(t, noVersion)); len(got) != 1 || !strings.HasPrefix(got[0], "spec.versions: add a version named v1alpha1") {
+		t.Errorf("no v1alpha1: %q", got)
+	}
+	noStatus := strings.Replace(learnerCRD, "    subresources:\n      status: {}\n", "", 1)
+	if got := lab.CRDDiff(parseCRD(t, noStatus)); !slices.Equal(got, []string{"spec.versions[0].subresources: add status: {}"}) {
+		t.Errorf("no status subresource: %q", got)
+	}
+}

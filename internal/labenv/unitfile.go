@@ -1,0 +1,153 @@
+package labenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/labhub/cnpa/internal/identity"
+	"github.com/labhub/cnpa/internal/service"
+)
+
+// LearnersUnit is the unit file at the service's unit path when it is the
+// learner's (service.CnpaWrote says cnpa did not write it, or it was
+// edited since): cnpa uses it as it is and never rewrites it.
+func (e *Env) LearnersUnit() (data []byte, theirs bool) {
+	if e.Service == nil {
+		return nil, false
+	}
+	data, err := os.ReadFile(e.Service.UnitPath())
+	if err != nil {
+		return nil, false
+	}
+	return data, !service.CnpaWrote(data)
+}
+
+// Identity is whom the service acts as: what was asked (and remembered),
+// else admin for a learner's own controller or unit, as LAB.md's service
+// runs (root with the cluster's admin kubeconfig), and own, the
+// least-privilege ServiceAccount, for cnpa's own engines.
+func (e *Env) Identity() string {
+	if s := e.State.ServiceIdentity; s != "" {
+		return s
+	}
+	if e.Engine == EngineOwn {
+		return identity.Admin
+	}
+	if _, theirs := e.LearnersUnit(); theirs {
+		return identity.Admin
+	}
+	return identity.Own
+}
+
+// UnitError is a learner's unit that misses what LAB.md step 4 asks: one
+// line per miss. cnpa changed nothing in it.
+type UnitError struct {
+	Path  string
+	Lines []string
+}
+
+func (e *UnitError) Error() string {
+	return fmt.Sprintf("your %s does not do what LAB.md step 4 asks (cnpa uses your unit as it is and changed nothing in it):\n  %s",
+		e.Path, strings.Join(e.Lines, "\n  "))
+}
+
+// sleepArg finds `sleep N` in a command line.
+var sleepArg = regexp.MustCompile(`\bsleep\s+([0-9.]+)s?\b`)
+
+// loopWord finds a shell loop in a command line.
+var loopWord = regexp.MustCompile(`\b(while|until|for)\b`)
+
+// about3s: "about every 3 seconds", as LAB.md step 4 says.
+func about3s(v string) bool {
+	f, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), "s"), 64)
+	return err == nil && f >= 1 && f <= 5
+}
+
+// CheckUnit holds a learner's unit to LAB.md step 4: Restart=always, an
+// ExecStart that runs the evidence dir's reconcile.sh again and again,
+// about every 3 s (a loop with `sleep 3`, or the script alone restarted
+// with RestartSec=3), and an [Install] section that `systemctl enable`
+// can use. It returns one line per miss, each naming what to write.
+func (e *Env) CheckUnit(u service.UnitFile) []string {
+	var lines []string
+	switch {
+	case u.Restart == "":
+		lines = append(lines, "no Restart= line: add Restart=always under [Service], so that the controller comes back after any exit")
+	case u.Restart != "always":
+		lines = append(lines, fmt.Sprintf("Restart=%s: write Restart=always, so that the controller comes back after any exit, a clean one too", u.Restart))
+	}
+	script := e.ScriptPath()
+	runsScript := strings.Contains(u.ExecStart, script) ||
+		(u.WorkingDirectory == e.Dir && regexp.MustCompile(`(^|[\s;'"/.])reconcile\.sh\b`).MatchString(u.ExecStart))
+	loop := fmt.Sprintf("ExecStart=/bin/bash -c 'while true; do %s; sleep 3; done'", script)
+	switch {
+	case u.ExecStart == "":
+		lines = append(lines, "no ExecStart= under [Service]: add "+loop)
+	case !runsScript:
+		lines = append(lines, fmt.Sprintf("ExecStart=%s does not run %s: write %s", u.ExecStart, script, loop))
+	default:
+		m := sleepArg.FindStringSubmatch(u.ExecStart)
+		switch {
+		case loopWord.MatchString(u.ExecStart) && m != nil && about3s(m[1]):
+		case loopWord.MatchString(u.ExecStart) && m != nil:
+			lines = append(lines, fmt.Sprintf("ExecStart= sleeps %s s between runs: LAB.md step 4 runs reconcile.sh about every 3 s (sleep 3)", m[1]))
+		case loopWord.MatchString(u.ExecStart):
+			lines = append(lines, "ExecStart= loops without a sleep: add `sleep 3` after reconcile.sh in the loop, so that it runs about every 3 s")
+		case u.Restart == "always" && about3s(u.RestartSec):
+			// The script alone, started again by systemd every RestartSec.
+		default:
+			lines = append(lines, fmt.Sprintf("ExecStart=%s runs reconcile.sh once: loop it every 3 s, %s", u.ExecStart, loop))
+		}
+	}
+	if u.WantedBy == "" {
+		lines = append(lines, "no WantedBy= under [Install]: add [Install] with WantedBy=multi-user.target, so that `systemctl enable` can enable it")
+	}
+	return lines
+}
+
+// installLearnersUnit is step 4 with the learner's own unit: checked,
+// never rewritten; systemd reloads it, process mode records what it runs;
+// then it is enabled and started (restart: restarted).
+func (e *Env) installLearnersUnit(ctx context.Context, data []byte, restart bool) error {
+	path := e.Service.UnitPath()
+	if e.OwnIdentity() {
+		return fmt.Errorf("--service-identity own runs the service as the cnpa-controller ServiceAccount, which only cnpa's unit can give it; "+
+			"your %s runs as it says (root with the admin kubeconfig, as LAB.md's): run step 4 with --service-identity admin, "+
+			"or move your unit away (mv %s %s.mine) and cnpa writes its own", path, QuoteArg(path), QuoteArg(path))
+	}
+	uf, err := service.ParseUnit(data)
+	if err != nil {
+		return &UnitError{Path: path, Lines: []string{"it does not read as a unit file: " + err.Error()}}
+	}
+	if lines := e.CheckUnit(uf); len(lines) > 0 {
+		return &UnitError{Path: path, Lines: lines}
+	}
+	if err := e.giveArchiveDir(ctx); err != nil {
+		return err
+	}
+	kc, err := e.CommandKubeconfig()
+	if err != nil {
+		return err
+	}
+	u := service.Unit{Engine: e.Engine, Theirs: true, Argv: uf.Argv, Environment: uf.Environment, Dir: uf.WorkingDirectory,
+		Kubeconfig: kc, Path: toolPath(), ArchiveDir: e.ArchiveDir()}
+	if e.Progress != nil && e.Service.Name() == "process" {
+		for _, d := range uf.Unsupported {
+			e.Progress.Warn("warning: %s: process mode (no systemd here) does not follow %s", path, d)
+		}
+		if uf.User != "" && uf.User != "root" {
+			e.Progress.Warn("warning: %s: process mode (no systemd here) runs it as the user running cnpa, not User=%s", path, uf.User)
+		}
+	}
+	if err := e.Service.Install(ctx, u); err != nil {
+		return fmt.Errorf("install your %s: %w", path, err)
+	}
+	if restart {
+		return e.Service.Restart(ctx)
+	}
+	return e.Service.Enable(ctx)
+}

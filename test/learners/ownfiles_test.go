@@ -1,0 +1,178 @@
+package learners
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/labhub/cnpa/internal/check"
+	labdata "github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/labenv"
+)
+
+// ownCRD is a learner's crd.yaml as LAB.md step 1 says, with extras the
+// lab does not forbid: a short name, printer columns, descriptions.
+const ownCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: teamspaces.platform.labhub.io
+spec:
+  group: platform.labhub.io
+  scope: Cluster
+  names:
+    kind: TeamSpace
+    plural: teamspaces
+    singular: teamspace
+    shortNames: [ts]
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+    additionalPrinterColumns:
+    - {name: Pods, type: integer, jsonPath: .spec.pods}
+    - {name: Observed, type: integer, jsonPath: .status.observedGeneration}
+    schema:
+      openAPIV3Schema:
+        type: object
+        description: a team's namespace with a quota
+        properties:
+          spec:
+            type: object
+            required: [pods]
+            properties:
+              pods: {type: integer, minimum: 1, maximum: 50, description: pods the team may run}
+              cpu: {type: string, default: "1"}
+          status:
+            type: object
+            properties:
+              observedGeneration: {type: integer}
+              namespace: {type: string}
+`
+
+// ownAlpha is a learner's alpha.yaml, written as LAB.md step 1 says.
+const ownAlpha = `# my first TeamSpace
+apiVersion: platform.labhub.io/v1alpha1
+kind: TeamSpace
+metadata:
+  name: alpha
+spec:
+  pods: 4
+`
+
+// labUnit is LAB.md step 4's unit as a learner writes it, with restart.
+func labUnit(dir, restart string) string {
+	return fmt.Sprintf(`[Unit]
+Description=cnpa-op reconcile loop
+
+[Service]
+ExecStart=/bin/bash -c 'while true; do %s/reconcile.sh; sleep 3; done'
+Restart=%s
+
+[Install]
+WantedBy=multi-user.target
+`, dir, restart)
+}
+
+// ownFiles writes every file of the learner's into the lab's dirs and
+// returns their paths with their bytes.
+func (l *lab) ownFiles(restart string) map[string][]byte {
+	l.t.Helper()
+	script, err := os.ReadFile(filepath.Join("cases", "valid-create-patch", "reconcile.sh"))
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	files := map[string][]byte{
+		filepath.Join(l.dir, "crd.yaml"):            []byte(ownCRD),
+		filepath.Join(l.dir, "alpha.yaml"):          []byte(ownAlpha),
+		filepath.Join(l.dir, "reconcile.sh"):        script,
+		filepath.Join(l.unitDir, "cnpa-op.service"): []byte(labUnit(l.dir, restart)),
+	}
+	for p, data := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			l.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o755); err != nil {
+			l.t.Fatal(err)
+		}
+	}
+	return files
+}
+
+// unchanged holds each of the learner's files to its bytes as written.
+func (l *lab) unchanged(files map[string][]byte) {
+	l.t.Helper()
+	for p, want := range files {
+		got, err := os.ReadFile(p)
+		if err != nil || !bytes.Equal(got, want) {
+			l.t.Errorf("%s is not the learner's as written (err %v):\n%s\nwant:\n%s", p, err, got, want)
+		}
+	}
+}
+
+// TestLearnerWritesEveryFile: a learner who writes crd.yaml (with
+// extras), alpha.yaml, reconcile.sh and LAB.md step 4's unit, driven by
+// `cnpa step N --engine own` one step at a time with cnpa's default
+// identity: every file is used as theirs, byte for byte, nothing of
+// step 4's probe is left, and `cnpa check` passes (issue 39).
+func TestLearnerWritesEveryFile(t *testing.T) {
+	t.Parallel()
+	l := newLab(t)
+	files := l.ownFiles("always")
+	t.Cleanup(func() { l.stopService() })
+	for _, s := range labdata.Steps {
+		r := l.cnpa("step", fmt.Sprint(s.Number), "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout)
+		if r.code != 0 {
+			t.Fatalf("cnpa step %d exit %d, want 0\n%s\nservice log:\n%s", s.Number, r.code, r, l.serviceLog())
+		}
+		switch s.Number {
+		case 1:
+			for _, f := range []string{"crd.yaml", "alpha.yaml"} {
+				if want := filepath.Join(l.dir, f) + " is yours"; !strings.Contains(r.stdout, want) {
+					t.Errorf("step 1 does not say %q:\n%s", want, r.stdout)
+				}
+			}
+		case 4:
+			if want := "cnpa-op.service is yours: cnpa uses it as it is"; !strings.Contains(r.stdout, want) {
+				t.Errorf("step 4 does not say %q:\n%s", want, r.stdout)
+			}
+			l.nothingOfCnpasLeft(labdata.ProbePrefix)
+		}
+		l.unchanged(files)
+	}
+	if st, err := labenv.LoadState(l.dir); err != nil || st.Identity() != "admin" {
+		t.Errorf("the lab's state says identity %q (%v), want admin: the learner's unit runs as it says", st.Identity(), err)
+	}
+	chk, rep := l.check()
+	if chk.code != 0 || !rep.OK() {
+		t.Errorf("cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.code, failedSummary(rep), chk.stderr)
+	}
+	for _, c := range rep.Checks {
+		if c.Status == check.Note {
+			t.Errorf("check %s is a note: %s; %s", c.ID, c.Actual, c.Note)
+		}
+	}
+	l.unchanged(files)
+}
+
+// TestLearnersUnitRestartOnFailure: a learner's unit with
+// Restart=on-failure fails step 4 with a line that names it and says what
+// to write, and the file is left as the learner wrote it (issue 39).
+func TestLearnersUnitRestartOnFailure(t *testing.T) {
+	t.Parallel()
+	l := newLab(t)
+	files := l.ownFiles("on-failure")
+	t.Cleanup(func() { l.stopService() })
+	r := l.cnpa("step", "all", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout, "--quiet")
+	if r.code != 1 || failingStep(r) != 4 {
+		t.Fatalf("cnpa step all exit %d at step %d, want 1 at step 4\n%s", r.code, failingStep(r), r)
+	}
+	if want := "Restart=on-failure: write Restart=always"; !strings.Contains(r.stderr, want) {
+		t.Errorf("step 4's failure does not say %q:\n%s", want, r.stderr)
+	}
+	l.unchanged(files)
+}
