@@ -6,7 +6,7 @@ package e2e
 import (
 	"testing"
 
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
-func TestMain(m *testing.M) { testcluster.Main(m) }
+func TestMain(m *testing.M) { cluster.Main(m) }

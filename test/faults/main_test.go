@@ -20,13 +20,13 @@ import (
 	"testing"
 
 	"github.com/labhub/cnpa/internal/identity"
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // The shared cluster audits every write, and has a user of its own for
 // each controller whose writes a test must tell apart (leaderUsers).
 func TestMain(m *testing.M) {
-	testcluster.MainWith(m, testcluster.Options{Audit: true, AuditAllOf: []string{identity.Username}, Users: leaderUsers[:]})
+	cluster.MainWith(m, cluster.Options{Audit: true, AuditAllOf: []string{identity.Username}, Users: leaderUsers[:]})
 }
 
 // leaderUsers are the users of TestPausedLeaderDoesNotWrite's A and B.

@@ -23,8 +23,8 @@ import (
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // labCLI runs the cnpa binary against the shared cluster with one evidence
@@ -34,7 +34,7 @@ type labCLI struct {
 	// write around the lab.
 	*kit.Env
 	t       *testing.T
-	cluster *testcluster.Cluster
+	cluster *cluster.Cluster
 	bin     string
 	dir     string
 	unitDir string
@@ -46,7 +46,7 @@ type labCLI struct {
 // controller that would release it.
 func newLabCLI(t *testing.T) *labCLI {
 	t.Helper()
-	c := testcluster.Shared(t)
+	c := cluster.Shared(t)
 	// The lab installs the CRD and reset removes it: kit only connects.
 	l := &labCLI{Env: kit.Connect(t, c), t: t, cluster: c, bin: kit.CnpaBinary(t),
 		dir: filepath.Join(t.TempDir(), "cnpa-op"), unitDir: filepath.Join(t.TempDir(), "systemd")}

@@ -14,8 +14,8 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/labhub/cnpa/assets"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 	"github.com/labhub/cnpa/test/labassert"
 )
 
@@ -37,20 +37,20 @@ func TestContextAndOddPaths(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	cluster, err := testcluster.Start(ctx, testcluster.Options{})
+	cl, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(cluster.Stop)
+	t.Cleanup(cl.Stop)
 	base := t.TempDir()
 
 	kcDir, kcMarker := kit.OddDir(filepath.Join(base, "kube"))
 	kubeconfig := filepath.Join(kcDir, "two contexts")
-	writeTwoContexts(t, cluster.Kubeconfig, kubeconfig)
+	writeTwoContexts(t, cl.Kubeconfig, kubeconfig)
 	// The environment's KUBECONFIG is the same file: whatever falls back
 	// on it without the context meets the dead server too.
 	env := []string{"KUBECONFIG=" + kubeconfig}
-	for _, kv := range cluster.Env() {
+	for _, kv := range cl.Env() {
 		if !strings.HasPrefix(kv, "KUBECONFIG=") {
 			env = append(env, kv)
 		}
@@ -93,7 +93,7 @@ func TestContextAndOddPaths(t *testing.T) {
 			if bytes.Contains(out, []byte(deadServer)) {
 				t.Errorf("step all mentions the dead server %s:\n%s", deadServer, out)
 			}
-			labassert.Lab(ctx, t, cluster.Kubeconfig, dir)
+			labassert.Lab(ctx, t, cl.Kubeconfig, dir)
 
 			start = time.Now()
 			if out, err := cnpa("check", "--timeout", "90s"); err != nil {

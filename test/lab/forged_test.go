@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/timeline"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestForgedEvents runs steps 1 to 5 on a real control plane while
@@ -42,16 +42,16 @@ func TestForgedEvents(t *testing.T) {
 func forgedEvents(t *testing.T, engine string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cluster, err := testcluster.Start(ctx, testcluster.Options{})
+	cl, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(cluster.Stop)
+	t.Cleanup(cl.Stop)
 	dir := filepath.Join(t.TempDir(), "cnpa-op")
 	unitDir := filepath.Join(t.TempDir(), "systemd")
 	cnpaIn := func(ctx context.Context, args ...string) ([]byte, error) {
-		cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cluster.Kubeconfig, "--dir", dir}, args...)...)
-		cmd.Env = append(cluster.Env(), "CLICOLOR_FORCE=1")
+		cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cl.Kubeconfig, "--dir", dir}, args...)...)
+		cmd.Env = append(cl.Env(), "CLICOLOR_FORCE=1")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		err := cmd.Run()
@@ -67,7 +67,7 @@ func forgedEvents(t *testing.T, engine string) {
 			t.Fatalf("cnpa step %s: %v\n%s", step, err, out)
 		}
 	}
-	rc, err := clientcmd.BuildConfigFromFlags("", cluster.Kubeconfig)
+	rc, err := clientcmd.BuildConfigFromFlags("", cl.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}

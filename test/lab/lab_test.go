@@ -20,9 +20,9 @@ import (
 	"github.com/labhub/cnpa/internal/doctor"
 	"github.com/labhub/cnpa/internal/lab"
 	cnpalab "github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/timeline"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 	"github.com/labhub/cnpa/test/labassert"
 )
 
@@ -48,10 +48,10 @@ func TestMain(m *testing.M) {
 func TestStepAll(t *testing.T) {
 	t.Parallel()
 	runs := map[string][]string{
-		testcluster.DatastoreEtcd: {"go", "shell", "own"},
-		testcluster.DatastoreKine: {"go", "shell"},
+		cluster.DatastoreEtcd: {"go", "shell", "own"},
+		cluster.DatastoreKine: {"go", "shell"},
 	}
-	for _, datastore := range []string{testcluster.DatastoreEtcd, testcluster.DatastoreKine} {
+	for _, datastore := range []string{cluster.DatastoreEtcd, cluster.DatastoreKine} {
 		for _, engine := range runs[datastore] {
 			t.Run(datastore+"/"+engine, func(t *testing.T) {
 				t.Parallel()
@@ -74,11 +74,11 @@ func doctorDatastore(r doctor.Report) string {
 func runLab(t *testing.T, engine, datastore string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cluster, err := testcluster.Start(ctx, testcluster.Options{Datastore: datastore})
+	cl, err := cluster.Start(ctx, cluster.Options{Datastore: datastore})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(cluster.Stop)
+	t.Cleanup(cl.Stop)
 	dir := filepath.Join(t.TempDir(), "cnpa-op")
 	var cnpaIn func(ctx context.Context, args ...string) ([]byte, error)
 	unitDir := filepath.Join(t.TempDir(), "systemd")
@@ -86,8 +86,8 @@ func runLab(t *testing.T, engine, datastore string) {
 		return cnpaIn(ctx, args...)
 	}
 	cnpaIn = func(ctx context.Context, args ...string) ([]byte, error) {
-		cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cluster.Kubeconfig, "--dir", dir, "--no-color"}, args...)...)
-		cmd.Env = cluster.Env()
+		cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cl.Kubeconfig, "--dir", dir, "--no-color"}, args...)...)
+		cmd.Env = cl.Env()
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		err := cmd.Run()
@@ -130,7 +130,7 @@ func runLab(t *testing.T, engine, datastore string) {
 	}
 	start := time.Now()
 	stepArgs := []string{"step", "all", "--engine", engine, "--service-manager", "process", "--unit-dir", unitDir}
-	replayed := datastore == testcluster.DatastoreEtcd && engine != "own"
+	replayed := datastore == cluster.DatastoreEtcd && engine != "own"
 	switch {
 	case engine == "own":
 		// The own engine's run is not replayed (below): it shows the
@@ -156,7 +156,7 @@ func runLab(t *testing.T, engine, datastore string) {
 		t.Fatalf("cnpa step all: %v\n%s\nservice log:\n%s", err, out, logs)
 	}
 
-	labassert.Lab(ctx, t, cluster.Kubeconfig, dir)
+	labassert.Lab(ctx, t, cl.Kubeconfig, dir)
 	labassert.Timelines(t, dir)
 	if engine != "own" {
 		outputShape(t, string(stepOut), engine, replayed)
@@ -184,7 +184,7 @@ func runLab(t *testing.T, engine, datastore string) {
 	}
 	// The HTML report of this run, in a real browser: once, on etcd with
 	// the go engine, as the other runs would show the same page.
-	if datastore == testcluster.DatastoreEtcd && engine == "go" && err == nil {
+	if datastore == cluster.DatastoreEtcd && engine == "go" && err == nil {
 		t.Run("report", func(t *testing.T) { reportPage(ctx, t, cnpa, dir, checkOut, datastore+"-"+engine) })
 	}
 	// The service is running when the lab ends.
@@ -208,12 +208,12 @@ func runLab(t *testing.T, engine, datastore string) {
 	// The first cluster goes first: two at once would crowd the machine.
 	if replayed {
 		cnpaIn(context.Background(), "service", "stop")
-		cluster.Stop()
+		cl.Stop()
 		// A budget of its own: the first run may have used much of ctx's
 		// on a crowded machine.
 		rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer rcancel()
-		replayLab(rctx, t, stepOut, cluster, dir, unitDir)
+		replayLab(rctx, t, stepOut, cl, dir, unitDir)
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/identity"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestRBACAsUsed derives the requests cnpa's engines make under the
@@ -25,16 +25,16 @@ func TestRBACAsUsed(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	cluster, err := testcluster.Start(ctx, testcluster.Options{AuditAllOf: []string{identity.Username}})
+	cl, err := cluster.Start(ctx, cluster.Options{AuditAllOf: []string{identity.Username}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(cluster.Stop)
+	t.Cleanup(cl.Stop)
 	for _, engine := range []string{"go", "shell"} {
 		dir := filepath.Join(t.TempDir(), "cnpa-op")
 		cnpa := func(args ...string) ([]byte, error) {
-			cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cluster.Kubeconfig, "--dir", dir, "--no-color"}, args...)...)
-			cmd.Env = cluster.Env()
+			cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cl.Kubeconfig, "--dir", dir, "--no-color"}, args...)...)
+			cmd.Env = cl.Env()
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			err := cmd.Run()
@@ -52,7 +52,7 @@ func TestRBACAsUsed(t *testing.T) {
 			t.Fatalf("cnpa reset after the %s engine's lab: %v\n%s", engine, err, out)
 		}
 	}
-	events, err := cluster.AuditSince(0, identity.Username)
+	events, err := cl.AuditSince(0, identity.Username)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestResetKeepsAnotherUIDsRecord is the review's L2 on a real control
@@ -29,12 +29,12 @@ func TestResetKeepsAnotherUIDsRecord(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cluster, err := testcluster.Start(ctx, testcluster.Options{})
+	cl, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(cluster.Stop)
-	if err := kit.InstallCRD(ctx, cluster, t.TempDir()); err != nil {
+	t.Cleanup(cl.Stop)
+	if err := kit.InstallCRD(ctx, cl, t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "cnpa-op")
@@ -47,7 +47,7 @@ func TestResetKeepsAnotherUIDsRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := clientcmd.BuildConfigFromFlags("", cluster.Kubeconfig)
+	rc, err := clientcmd.BuildConfigFromFlags("", cl.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,8 +56,8 @@ func TestResetKeepsAnotherUIDsRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, cnpaBin, "--kubeconfig", cluster.Kubeconfig, "--dir", dir, "--no-color", "reset", "--yes")
-	cmd.Env = cluster.Env()
+	cmd := exec.CommandContext(ctx, cnpaBin, "--kubeconfig", cl.Kubeconfig, "--dir", dir, "--no-color", "reset", "--yes")
+	cmd.Env = cl.Env()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

@@ -29,8 +29,8 @@ import (
 	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/steps"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // cnpaBin is the cnpa binary built once for the package.
@@ -192,7 +192,7 @@ func TestCorpus(t *testing.T) {
 type lab struct {
 	t       *testing.T
 	ctx     context.Context
-	cluster *testcluster.Cluster
+	cluster *cluster.Cluster
 	dir     string
 	unitDir string
 }
@@ -210,16 +210,16 @@ func newLab(t *testing.T) *lab {
 	}
 	t.Cleanup(func() { <-slots })
 	start := time.Now()
-	cluster, err := testcluster.Start(ctx, testcluster.Options{})
+	cl, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		t.Fatalf("start control plane: %v", err)
 	}
 	t.Logf("control plane up in %s", time.Since(start).Round(time.Millisecond))
-	l := &lab{t: t, ctx: ctx, cluster: cluster,
+	l := &lab{t: t, ctx: ctx, cluster: cl,
 		dir: filepath.Join(t.TempDir(), "cnpa-op"), unitDir: filepath.Join(t.TempDir(), "systemd")}
 	// A lab the class test grades live outlives its case (room.hold).
 	if !room.hold(t, l) {
-		t.Cleanup(cluster.Stop)
+		t.Cleanup(cl.Stop)
 	}
 	return l
 }

@@ -32,8 +32,8 @@ import (
 	"github.com/labhub/cnpa/internal/class"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/submission"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // goEngineCase is the corpus subtest of the learner who runs cnpa's Go
@@ -302,12 +302,12 @@ func TestClass(t *testing.T) {
 	if err := os.WriteFile(roster, []byte("# December\nada\nbea\ncid\ndan\neve\ngus\nhal\nivy\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ports, err := testcluster.FreePorts(1)
+	ports, err := cluster.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dead := filepath.Join(work, "hal.kubeconfig")
-	if err := os.WriteFile(dead, []byte(testcluster.KubeconfigFor(fmt.Sprintf("https://127.0.0.1:%d", ports[0]), "no-token")), 0o600); err != nil {
+	if err := os.WriteFile(dead, []byte(cluster.KubeconfigFor(fmt.Sprintf("https://127.0.0.1:%d", ports[0]), "no-token")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	classYAML := "learners:\n"

@@ -2,7 +2,7 @@
 // what root must not trust of another user's files: created with
 // `useradd --system` once, commands run as it with `setpriv`. Tests that
 // need it skip when not run as root.
-package testuser
+package osuser
 
 import (
 	"os"

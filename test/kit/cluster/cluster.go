@@ -8,7 +8,7 @@
 // Nothing here is faked: generation bumps, the status subresource, garbage
 // collection, namespace deletion and the ResourceQuota controller are the
 // real ones from k8s.io/kubernetes v1.37.2.
-package testcluster
+package cluster
 
 import (
 	"context"
@@ -31,8 +31,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/labhub/cnpa/internal/tether"
 	"github.com/labhub/cnpa/internal/ui"
+	"github.com/labhub/cnpa/test/kit/tether"
 )
 
 // Cluster is one running control plane.
