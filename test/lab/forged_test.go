@@ -1,10 +1,7 @@
 package lab
 
 import (
-	"bytes"
 	"context"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/timeline"
+	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
@@ -47,21 +45,15 @@ func forgedEvents(t *testing.T, engine string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(cl.Stop)
-	dir := filepath.Join(t.TempDir(), "cnpa-op")
-	unitDir := filepath.Join(t.TempDir(), "systemd")
-	cnpaIn := func(ctx context.Context, args ...string) ([]byte, error) {
-		cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cl.Kubeconfig, "--dir", dir}, args...)...)
-		cmd.Env = append(cl.Env(), "CLICOLOR_FORCE=1")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		return out.Bytes(), err
-	}
-	cnpa := func(args ...string) ([]byte, error) { return cnpaIn(ctx, args...) }
+	l := kit.NewLab(ctx, t, cl, cnpaBin)
+	l.Quiet, l.Color = true, true
+	l.Env = append(cl.Env(), "CLICOLOR_FORCE=1")
+	dir, unitDir := l.Dir, l.UnitDir
+	cnpa := l.CombinedOutput
 	// The service runs detached: stop it before the cluster goes, with a
 	// context of its own (ctx is cancelled by the time cleanups run, and
 	// a service left running outlives the test, polling a dead cluster).
-	t.Cleanup(func() { cnpaIn(context.Background(), "service", "stop") })
+	t.Cleanup(func() { l.CnpaIn(context.Background(), "service", "stop") })
 	for _, step := range []string{"1", "2", "3", "4"} {
 		if out, err := cnpa("step", step, "--engine", engine, "--service-manager", "process", "--unit-dir", unitDir); err != nil {
 			t.Fatalf("cnpa step %s: %v\n%s", step, err, out)

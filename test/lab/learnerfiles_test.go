@@ -1,18 +1,17 @@
 package lab
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
@@ -46,16 +45,10 @@ func TestLearnersFilesKept(t *testing.T) {
 }
 
 func learnersFiles(ctx context.Context, t *testing.T, cl *cluster.Cluster, engine string) {
-	dir := filepath.Join(t.TempDir(), "cnpa-op")
-	unitDir := filepath.Join(t.TempDir(), "systemd")
-	cnpa := func(args ...string) ([]byte, error) {
-		cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cl.Kubeconfig, "--dir", dir, "--no-color"}, args...)...)
-		cmd.Env = cl.Env()
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		return out.Bytes(), err
-	}
+	l := kit.NewLab(ctx, t, cl, cnpaBin)
+	l.Quiet = true
+	dir, unitDir := l.Dir, l.UnitDir
+	cnpa := l.CombinedOutput
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

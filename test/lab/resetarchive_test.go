@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,12 +55,11 @@ func TestResetKeepsAnotherUIDsRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, cnpaBin, "--kubeconfig", cl.Kubeconfig, "--dir", dir, "--no-color", "reset", "--yes")
-	cmd.Env = cl.Env()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("cnpa reset --yes: %v\n%s", err, out.String())
+	l := kit.NewLab(ctx, t, cl, cnpaBin)
+	l.Dir = dir
+	out := l.Cnpa("reset", "--yes")
+	if out.Code != 0 {
+		t.Fatalf("cnpa reset --yes: %v\n%s", out.Err(), out.Output)
 	}
 	if after, _ := os.ReadFile(filepath.Join(archive, "beta.json")); !bytes.Equal(after, before) {
 		t.Errorf("reset overwrote step 6's archive/beta.json: got %s, want %s", after, before)
@@ -71,7 +69,7 @@ func TestResetKeepsAnotherUIDsRecord(t *testing.T) {
 	if err != nil || !strings.Contains(string(data), string(newer.GetUID())) {
 		t.Errorf("the newer beta's record %s: %v %s, want its uid %s", beside, err, data, newer.GetUID())
 	}
-	if !strings.Contains(out.String(), "kept "+filepath.Join(archive, "beta.json")) {
-		t.Errorf("reset does not say it kept archive/beta.json:\n%s", out.String())
+	if !strings.Contains(out.Output, "kept "+filepath.Join(archive, "beta.json")) {
+		t.Errorf("reset does not say it kept archive/beta.json:\n%s", out.Output)
 	}
 }

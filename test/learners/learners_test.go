@@ -14,7 +14,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -188,13 +187,10 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// lab is one case's world: a control plane, an evidence dir, a unit dir.
+// lab is one case's world: a control plane, an evidence dir, a unit dir,
+// and cnpa run on them (kit.Lab).
 type lab struct {
-	t       *testing.T
-	ctx     context.Context
-	cluster *cluster.Cluster
-	dir     string
-	unitDir string
+	*kit.Lab
 }
 
 // newLab waits for a slot, then starts a control plane for the test. The
@@ -215,8 +211,14 @@ func newLab(t *testing.T) *lab {
 		t.Fatalf("start control plane: %v", err)
 	}
 	t.Logf("control plane up in %s", time.Since(start).Round(time.Millisecond))
-	l := &lab{t: t, ctx: ctx, cluster: cl,
-		dir: filepath.Join(t.TempDir(), "cnpa-op"), unitDir: filepath.Join(t.TempDir(), "systemd")}
+	l := &lab{kit.NewLab(ctx, t, cl, cnpaBin)}
+	// Everything a case runs sees the cluster's KUBECONFIG and kubectl,
+	// and no CNPA_* variable of the caller's.
+	for _, kv := range cl.Env() {
+		if !strings.HasPrefix(kv, "CNPA_") {
+			l.Env = append(l.Env, kv)
+		}
+	}
 	// A lab the class test grades live outlives its case (room.hold).
 	if !room.hold(t, l) {
 		t.Cleanup(cl.Stop)
@@ -224,84 +226,11 @@ func newLab(t *testing.T) *lab {
 	return l
 }
 
-// env is the environment of everything a case runs: the cluster's
-// KUBECONFIG and kubectl, and no CNPA_* variable of the caller's.
-func (l *lab) env() []string {
-	var env []string
-	for _, kv := range l.cluster.Env() {
-		if !strings.HasPrefix(kv, "CNPA_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
-// result is one command's exit code and output.
-type result struct {
-	code        int
-	stdout      string
-	stderr      string
-	took        time.Duration
-	description string
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("%s: exit %d in %s\n--- stdout\n%s--- stderr\n%s", r.description, r.code, r.took.Round(time.Millisecond), r.stdout, r.stderr)
-}
-
-// run runs a command under the case's deadline. A command killed by the
-// deadline fails the test: no wait in cnpa may outlast its --timeout.
-func (l *lab) run(env []string, name string, args ...string) result {
-	l.t.Helper()
-	return l.runAs(filepath.Base(name)+" "+strings.Join(args, " "), env, name, args...)
-}
-
-// runAs is run with a description of the command for messages.
-func (l *lab) runAs(description string, env []string, name string, args ...string) result {
-	l.t.Helper()
-	cmd := exec.CommandContext(l.ctx, name, args...)
-	cmd.Env = env
-	// The reconcile loop is detached and may hold a copy of an output
-	// pipe; do not wait for it after the command itself has exited.
-	cmd.WaitDelay = 5 * time.Second
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errOut.String(), took: time.Since(start), description: description}
-	var ee *exec.ExitError
-	switch {
-	case l.ctx.Err() != nil:
-		l.t.Fatalf("%s: killed at the case's deadline (%s): a wait does not honour --timeout\n%s", r.description, caseDeadline, r)
-	case err == nil:
-	case errors.As(err, &ee) && ee.Exited():
-		r.code = ee.ExitCode()
-	default:
-		l.t.Fatalf("%s: %v\n%s", r.description, err, r)
-	}
-	l.t.Logf("%s: exit %d in %s", r.description, r.code, r.took.Round(time.Millisecond))
-	return r
-}
-
-// cnpa runs the cnpa binary on the case's cluster and evidence dir.
-func (l *lab) cnpa(args ...string) result {
-	l.t.Helper()
-	return l.runAs("cnpa "+strings.Join(args, " "), l.env(), cnpaBin,
-		append([]string{"--kubeconfig", l.cluster.Kubeconfig, "--dir", l.dir, "--no-color"}, args...)...)
-}
-
-// check runs `cnpa check -o json` and parses its report.
-func (l *lab) check() (result, *check.Report) {
-	l.t.Helper()
-	r := l.cnpa("check", "-o", "json", "--timeout", checkTimeout, "--service-manager", "process", "--unit-dir", l.unitDir)
-	if r.code == 2 {
-		l.t.Fatalf("cnpa check: usage or environment error\n%s", r)
-	}
-	var rep check.Report
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		l.t.Fatalf("cnpa check -o json does not parse: %v\n%s", err, r)
-	}
-	return r, &rep
+// check runs `cnpa check -o json` as the case's learner would and parses
+// its report.
+func (l *lab) check() (kit.Result, *check.Report) {
+	l.T.Helper()
+	return l.Check("--timeout", checkTimeout, "--service-manager", "process", "--unit-dir", l.UnitDir)
 }
 
 // runCase copies the case's reconcile.sh into a fresh evidence dir, runs
@@ -309,30 +238,30 @@ func (l *lab) check() (result, *check.Report) {
 // case.json.
 func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 	l := newLab(t)
-	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+	if err := os.MkdirAll(l.Dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	script, err := os.ReadFile(filepath.Join(dir, "reconcile.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(l.dir, "reconcile.sh"), script, 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(l.Dir, "reconcile.sh"), script, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// Before the cluster stops (cleanups run last-in first-out), stop the
 	// loop; with a context of its own, since the case's may be over.
-	t.Cleanup(func() { l.stopService() })
+	t.Cleanup(func() { l.StopService() })
 
 	// --quiet: the diagnosis must be found in what the step says about
 	// the mistake, not in the commands it shows or the learner's script
 	// it quotes (which may name the very thing that is wrong).
-	args := []string{"step", "all", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout, "--quiet",
+	args := []string{"step", "all", "--engine", "own", "--service-manager", "process", "--unit-dir", l.UnitDir, "--timeout", stepTimeout, "--quiet",
 		"--service-identity", identity}
-	steps := l.cnpa(args...)
-	if steps.code == 2 {
+	steps := l.Cnpa(args...)
+	if steps.Code == 2 {
 		t.Fatalf("cnpa step all --engine own: usage or environment error\n%s", steps)
 	}
-	if steps.code != 0 && steps.code != 1 {
+	if steps.Code != 0 && steps.Code != 1 {
 		t.Fatalf("cnpa step all: unexpected exit code\n%s", steps)
 	}
 	chk, rep := room.check(t, l, filepath.Base(dir)+"/"+identity)
@@ -351,25 +280,25 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 	}
 
 	if c.Valid {
-		if steps.code != 0 {
-			t.Errorf("valid controller: cnpa step all exit %d, want 0\n%s\nservice log:\n%s", steps.code, steps, l.serviceLog())
+		if steps.Code != 0 {
+			t.Errorf("valid controller: cnpa step all exit %d, want 0\n%s\nservice log:\n%s", steps.Code, steps, l.ServiceLog(30))
 		}
-		if chk.code != 0 || !rep.OK() {
-			t.Errorf("valid controller: cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.code, failedSummary(rep), steps.stdout)
+		if chk.Code != 0 || !rep.OK() {
+			t.Errorf("valid controller: cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.Code, failedSummary(rep), steps.Stdout)
 		}
-		if steps.code == 0 {
+		if steps.Code == 0 {
 			l.switchToAdmin(c)
 		}
 		return
 	}
 
 	switch {
-	case c.CaughtBy == "step" && steps.code != 1:
-		t.Errorf("cnpa step all exit %d, want 1 (the mistake breaks step %d)\n%s", steps.code, c.Step, steps)
-	case c.CaughtBy == "check" && steps.code != 0:
-		t.Errorf("cnpa step all exit %d, want 0 (only check can see this mistake)\n%s", steps.code, steps)
+	case c.CaughtBy == "step" && steps.Code != 1:
+		t.Errorf("cnpa step all exit %d, want 1 (the mistake breaks step %d)\n%s", steps.Code, c.Step, steps)
+	case c.CaughtBy == "check" && steps.Code != 0:
+		t.Errorf("cnpa step all exit %d, want 0 (only check can see this mistake)\n%s", steps.Code, steps)
 	}
-	if steps.code == 1 {
+	if steps.Code == 1 {
 		if got := failingStep(steps); got != c.Step {
 			t.Errorf("cnpa step all failed at step %d, want step %d\n%s", got, c.Step, steps)
 		}
@@ -379,8 +308,8 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 			t.Errorf("cnpa step all's output names none of %q\n%s", c.Says, steps)
 		}
 	}
-	if chk.code != 1 {
-		t.Errorf("cnpa check exit %d, want 1 (%d passed, failed %v)\n%s", chk.code, rep.Passed, failedSummary(rep), chk.stderr)
+	if chk.Code != 1 {
+		t.Errorf("cnpa check exit %d, want 1 (%d passed, failed %v)\n%s", chk.Code, rep.Passed, failedSummary(rep), chk.Stderr)
 	}
 	if len(failed) == 0 {
 		t.Errorf("cnpa check: no failed check, want one of step %d", c.Step)
@@ -389,7 +318,7 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 	if first := failed[0].Step; first != c.Step {
 		t.Errorf("cnpa check: the earliest failed check is of step %d (%v), want step %d", first, failedSummary(rep), c.Step)
 	}
-	if steps.code == 0 {
+	if steps.Code == 0 {
 		// Only check saw it: its failed checks must name the mistake.
 		var text strings.Builder
 		for _, f := range failed {
@@ -401,7 +330,7 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 			t.Errorf("cnpa check's failed checks name none of %q:\n%s", c.Says, text.String())
 		}
 	}
-	t.Logf("caught: step all exit %d, failed checks %v", steps.code, failedSummary(rep))
+	t.Logf("caught: step all exit %d, failed checks %v", steps.Code, failedSummary(rep))
 }
 
 // switchToAdmin runs step 4 again with --service-identity admin, which
@@ -409,28 +338,28 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 // kubeconfig, and holds the valid controller to a passing check under it,
 // with the same notes.
 func (l *lab) switchToAdmin(c learnerCase) {
-	l.t.Helper()
-	step4 := l.cnpa("step", "4", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir,
+	l.T.Helper()
+	step4 := l.Cnpa("step", "4", "--engine", "own", "--service-manager", "process", "--unit-dir", l.UnitDir,
 		"--timeout", stepTimeout, "--quiet", "--service-identity", "admin")
-	if step4.code != 0 {
-		l.t.Errorf("valid controller: cnpa step 4 --service-identity admin exit %d, want 0\n%s\nservice log:\n%s", step4.code, step4, l.serviceLog())
+	if step4.Code != 0 {
+		l.T.Errorf("valid controller: cnpa step 4 --service-identity admin exit %d, want 0\n%s\nservice log:\n%s", step4.Code, step4, l.ServiceLog(30))
 		return
 	}
-	if st, err := labenv.LoadState(l.dir); err != nil || st.Identity() != "admin" {
-		l.t.Errorf("after step 4 --service-identity admin the lab's state says identity %q (%v), want admin", st.Identity(), err)
+	if st, err := labenv.LoadState(l.Dir); err != nil || st.Identity() != "admin" {
+		l.T.Errorf("after step 4 --service-identity admin the lab's state says identity %q (%v), want admin", st.Identity(), err)
 	}
 	chk, rep := l.check()
-	if chk.code != 0 || !rep.OK() {
-		l.t.Errorf("valid controller under admin: cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.code, failedSummary(rep), chk.stderr)
+	if chk.Code != 0 || !rep.OK() {
+		l.T.Errorf("valid controller under admin: cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.Code, failedSummary(rep), chk.Stderr)
 	}
 	for _, ch := range rep.Checks {
 		if ch.Status == check.Note && !slices.Contains(c.Notes, ch.ID) {
-			l.t.Errorf("under admin: check %s is a note that case.json does not name: %s; %s", ch.ID, ch.Actual, ch.Note)
+			l.T.Errorf("under admin: check %s is a note that case.json does not name: %s; %s", ch.ID, ch.Actual, ch.Note)
 		}
 	}
 	for _, id := range c.Notes {
 		if ch := findCheck(rep, id); ch == nil || ch.Note == "" {
-			l.t.Errorf("under admin: check %s: want a note, got %+v", id, ch)
+			l.T.Errorf("under admin: check %s: want a note, got %+v", id, ch)
 		}
 	}
 }
@@ -443,12 +372,12 @@ var (
 
 // failingStep is the step at which `cnpa step all` stopped: the one its
 // error line names, else the last one it began.
-func failingStep(r result) int {
-	if m := stepFailed.FindStringSubmatch(r.stderr); m != nil {
+func failingStep(r kit.Result) int {
+	if m := stepFailed.FindStringSubmatch(r.Stderr); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n
 	}
-	m := stepHeader.FindAllStringSubmatch(r.stdout, -1)
+	m := stepHeader.FindAllStringSubmatch(r.Stdout, -1)
 	if len(m) == 0 {
 		return 0
 	}
@@ -460,10 +389,10 @@ func failingStep(r result) int {
 // its section of stdout without the step's teaching text (which names
 // every mistake of the step whether made or not), and stderr; the
 // case's own paths, whose temp dirs hold the test's name, read <dir>.
-func (l *lab) stepDiagnosis(r result, n int) string {
-	section := r.stdout
-	if m := stepHeader.FindAllStringIndex(r.stdout, -1); len(m) > 0 {
-		section = r.stdout[m[len(m)-1][0]:]
+func (l *lab) stepDiagnosis(r kit.Result, n int) string {
+	section := r.Stdout
+	if m := stepHeader.FindAllStringIndex(r.Stdout, -1); len(m) > 0 {
+		section = r.Stdout[m[len(m)-1][0]:]
 	}
 	if s, err := steps.Get(n); err == nil {
 		for _, line := range strings.Split(s.Teaches, "\n") {
@@ -472,12 +401,12 @@ func (l *lab) stepDiagnosis(r result, n int) string {
 			}
 		}
 	}
-	return l.withoutPaths(section + "\n" + r.stderr)
+	return l.withoutPaths(section + "\n" + r.Stderr)
 }
 
 // withoutPaths replaces the case's evidence and unit dirs with <dir>.
 func (l *lab) withoutPaths(s string) string {
-	return strings.NewReplacer(l.dir, "<dir>", l.unitDir, "<unit-dir>").Replace(s)
+	return strings.NewReplacer(l.Dir, "<dir>", l.UnitDir, "<unit-dir>").Replace(s)
 }
 
 // findCheck is the check with that id, or nil.
@@ -522,31 +451,6 @@ func says(out string, phrases []string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// serviceLog is the end of the detached loop's log, for failure messages.
-func (l *lab) serviceLog() string {
-	data, err := os.ReadFile(filepath.Join(l.dir, "cnpa-op.log"))
-	if err != nil {
-		return "(no log: " + err.Error() + ")"
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) > 30 {
-		lines = lines[len(lines)-30:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-// stopService stops the detached loop with `cnpa service stop`.
-func (l *lab) stopService() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, cnpaBin, "--kubeconfig", l.cluster.Kubeconfig, "--dir", l.dir, "--no-color",
-		"service", "stop", "--service-manager", "process", "--unit-dir", l.unitDir)
-	cmd.Env = l.env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		l.t.Logf("cnpa service stop: %v\n%s", err, out)
-	}
 }
 
 // killGroup ends the process group whose leader's pid is in pidFile: the
