@@ -98,18 +98,26 @@ type learnerCase struct {
 	// ServiceIdentity is a mistake's --service-identity; empty is cnpa's
 	// default, own. admin where the own identity's admission policy
 	// refuses the mistake's writes, so that the case still tests what the
-	// grader sees, not what the policy prevents. A valid case runs under
-	// both identities and names none.
+	// grader sees, not what the policy prevents. A valid case names none:
+	// it runs under own, then admin where AdminToo says.
 	ServiceIdentity string `json:"service_identity"`
 	// Notes are check ids that must carry a note under every identity the
 	// case runs with: what the script does that LAB.md does not ask about.
 	Notes []string `json:"notes"`
+	// AdminToo (a valid case): after its lab under own, step 4 switches
+	// the service to admin and the lab is checked again (switchToAdmin).
+	// Set where the identity changes what the script does (a foreign
+	// namespace adopted under admin, refused under own) and on one plain
+	// valid case; a script that passed under own, the narrower identity,
+	// and never meets the policy, passes under admin the same way.
+	AdminToo bool `json:"admin_too"`
 }
 
 // identities are the --service-identity values a case's lab runs with. A
 // valid controller must pass under both: its lab runs under own, the
-// narrower, and then switches to admin (runCase), as docs/identity.md
-// lets a learner do, and is checked again. A second lab from step 1 under
+// narrower, and, where case.json says admin_too, then switches to admin
+// (runCase), as docs/identity.md lets a learner do, and is checked again.
+// A second lab from step 1 under
 // admin would cost as much again (a control plane, step all's 45 s of the
 // learner's loop) to show steps 5-7 with more rights than own's, which a
 // valid script does not use.
@@ -138,6 +146,8 @@ func loadCase(t *testing.T, dir string) learnerCase {
 	switch {
 	case c.Valid && (c.Step != 0 || len(c.Says) > 0 || c.CaughtBy != "" || c.ServiceIdentity != ""):
 		t.Fatalf("%s/case.json: a valid case has no step, says, caught_by or service_identity (it runs under both identities)", dir)
+	case !c.Valid && c.AdminToo:
+		t.Fatalf("%s/case.json: admin_too is for a valid case (a mistake names its one service_identity)", dir)
 	case !c.Valid && (!validStep(c.Step) || len(c.Says) == 0):
 		t.Fatalf("%s/case.json: a mistake needs a step (%s) and at least one phrase in says", dir, labdata.Range(".."))
 	case c.CaughtBy != "" && c.CaughtBy != "step" && c.CaughtBy != "check":
@@ -286,7 +296,7 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 		if chk.Code != 0 || !rep.OK() {
 			t.Errorf("valid controller: cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.Code, failedSummary(rep), steps.Stdout)
 		}
-		if steps.Code == 0 {
+		if steps.Code == 0 && c.AdminToo {
 			l.switchToAdmin(c)
 		}
 		return
