@@ -104,8 +104,9 @@ func (l *labCLI) check(args ...string) (int, *check.Report) {
 	defer cancel()
 	lab := *l.cnpa
 	lab.Ctx = ctx
-	r, rep := lab.Check(args...)
-	return r.Code, rep
+	var rep check.Report
+	r := lab.Check(&rep, args...)
+	return r.Code, &rep
 }
 
 // mustPass runs check and fails the test with every failure unless all pass.

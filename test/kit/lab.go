@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
@@ -178,20 +177,21 @@ func (l *Lab) StepAll(engine string, extra ...string) Result {
 	return l.Cnpa(append([]string{"step", "all", "--engine", engine, "--service-manager", "process", "--unit-dir", l.UnitDir}, extra...)...)
 }
 
-// Check runs `cnpa check -o json` with extra arguments and parses its
-// report; an exit code of 2 (usage, environment) or a report that does
-// not parse fails the test.
-func (l *Lab) Check(extra ...string) (Result, *check.Report) {
+// Check runs `cnpa check -o json` with extra arguments and decodes its
+// report into report (a *check.Report: kit does not import the grader,
+// which imports what unit tests of internal/ packages that use kit test).
+// An exit code of 2 (usage, environment) or a report that does not parse
+// fails the test.
+func (l *Lab) Check(report any, extra ...string) Result {
 	l.T.Helper()
 	r := l.Cnpa(append([]string{"check", "-o", "json"}, extra...)...)
 	if r.Code == 2 {
 		l.T.Fatalf("cnpa check: usage or environment error\n%s", r)
 	}
-	var rep check.Report
-	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), report); err != nil {
 		l.T.Fatalf("cnpa check -o json (exit %d) does not parse: %v\n%s", r.Code, err, r)
 	}
-	return r, &rep
+	return r
 }
 
 // Submit runs `cnpa submit` with its arguments.

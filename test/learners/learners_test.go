@@ -295,7 +295,9 @@ func newLab(t *testing.T) *lab {
 // its report.
 func (l *lab) check() (kit.Result, *check.Report) {
 	l.T.Helper()
-	return l.Check("--timeout", checkTimeout, "--service-manager", "process", "--unit-dir", l.UnitDir)
+	var rep check.Report
+	r := l.Check(&rep, "--timeout", checkTimeout, "--service-manager", "process", "--unit-dir", l.UnitDir)
+	return r, &rep
 }
 
 // runCase copies the case's reconcile.sh into l's fresh evidence dir, runs
