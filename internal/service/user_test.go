@@ -14,7 +14,7 @@ import (
 // cnpa-op account is reused whatever it is", with real accounts: a
 // person's login (uid from the normal range, /bin/bash) is refused with
 // the reason and the ways on; a system account without a login shell
-// (testuser's, made as useradd --system makes cnpa-op) is used.
+// (osuser's, made as useradd --system makes cnpa-op) is used.
 func TestExistingAccountMustBeASystemUser(t *testing.T) {
 	sysUID, _ := osuser.Ensure(t)
 	const login = "cnpa-login-test"

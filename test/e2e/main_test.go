@@ -1,5 +1,5 @@
 // Package e2e holds behaviour tests that run against a real control plane
-// (internal/testcluster): both reconcile engines, the Go controller and
+// (test/kit/cluster): both reconcile engines, the Go controller and
 // assets/reconcile.sh, must produce the same observable results.
 package e2e
 

@@ -4,7 +4,7 @@
 // least-privilege ServiceAccount. The controller always runs as a real
 // `cnpa controller` subprocess (test/kit's StartController), so it can be
 // paused, killed and restarted, against a real control plane
-// (internal/testcluster). The crash tests run a cnpa built with
+// (test/kit/cluster). The crash tests run a cnpa built with
 // -tags faultinject (kit.CtrlOpts.Tags), the only build CNPA_FAULT reaches.
 //
 // Tests run one after another and share one cluster (TestAPIServerOutage

@@ -84,7 +84,7 @@ func testAPIServerOutage(t *testing.T, datastore string) {
 	stopped := time.Now()
 	p.Signal(syscall.SIGCONT)
 	// kube-apiserver may take longer than the outage to stop (it drains
-	// for up to 10 s before testcluster kills it); the outage counts from
+	// for up to 10 s before the cluster package kills it); the outage counts from
 	// the stop request.
 	if st := p.WaitExit(max(time.Until(down.Add(outage)), 0)); st != nil {
 		t.Fatalf("controller exited during the outage: %v\n%s", st, ui.Tail(p.Log(), 30))

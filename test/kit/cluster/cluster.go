@@ -1,4 +1,4 @@
-// Package testcluster starts a real Kubernetes control plane for tests:
+// Package cluster starts a real Kubernetes control plane for tests:
 // kube-apiserver and kube-controller-manager from the kubebox binary
 // (test/kubebox, built by `make kubebox`), each in its own process, on
 // 127.0.0.1 with free ports and one temporary state directory. The
