@@ -210,7 +210,7 @@ func runLab(t *testing.T, engine, datastore string, rbac *rbacUse) {
 	labassert.Timelines(t, dir)
 	if engine != "own" {
 		outputShape(t, string(stepOut), engine, replayed)
-		timelineRequestsShown(t, dir, string(stepOut))
+		timelineRequestsShown(t, dir, string(stepOut), l.Context)
 		wordingSlips(t, string(stepOut))
 	}
 	if engine == "own" {
@@ -291,9 +291,19 @@ func runLab(t *testing.T, engine, datastore string, rbac *rbacUse) {
 // for word, and the replay sends the shown commands and gets the same
 // evidence: what a timeline records is the request that was sent, not a
 // description written beside it.
-func timelineRequestsShown(t *testing.T, dir, out string) {
+//
+// With --context, every shown kubectl carries `--context <name>` and the
+// timelines record the request without it: the shown commands are
+// compared with that word taken out.
+func timelineRequestsShown(t *testing.T, dir, out, kubeContext string) {
 	t.Helper()
 	shown := shownCommands(out)
+	if kubeContext != "" {
+		word := regexp.MustCompile(`kubectl --context (` + regexp.QuoteMeta(kubeContext) + `|'` + regexp.QuoteMeta(kubeContext) + `') `)
+		for i, c := range shown {
+			shown[i] = word.ReplaceAllString(c, "kubectl ")
+		}
+	}
 	// sends: the shown command c is the request cmd, captures its answer
 	// ($(cmd -o …), $(cmd | jq …)), or feeds it a heredoc.
 	sends := func(c, cmd string) bool {
