@@ -26,7 +26,7 @@ TEST_PARALLEL ?= 3
 # Longest first (docs/development.md has the times); ./... adds the rest.
 TEST_FIRST := ./test/learners ./test/lab ./test/grader ./test/system
 
-.PHONY: all help build kubebox rootfs test test-short lint lab cluster bench bench-scale soak pictures clean
+.PHONY: all help build kubebox rootfs unit test lint lab cluster bench bench-scale soak pictures clean
 
 all: build
 
@@ -64,6 +64,19 @@ $(BIN)/kubebox-kubectl: $(KUBECTL_SRC) | $(BIN)/kubebox
 ## systemd-nspawn and debootstrap only, else it says why and does nothing
 rootfs:
 	@$(GO) run ./test/nspawn/prepare
+
+## unit: every test that needs no cluster (no control plane, container or
+## systemd): the inner loop; go test's cache skips packages that did not
+## change (GOFLAGS=-count=1 runs them all)
+# The packages under test/ that start a control plane (test/kit/cluster) or
+# a container; every other package of the module is a unit package.
+# test/README.md says which is which: a new suite that starts a cluster
+# goes in this list too.
+CLUSTER_PKGS := cli crd e2e faults grader lab learners system nspawn kit/cluster
+UNIT_PKGS = $(shell $(GO) list ./... | grep -v -x -E '$(subst $(eval) ,|,$(addprefix github.com/labhub/cnpa/test/,$(CLUSTER_PKGS)))')
+# -short: test/bench's smoke test starts eight control planes.
+unit: build
+	CNPA_BIN=$(abspath $(BIN)/cnpa) GOFLAGS="$$($(GO) env GOFLAGS) -trimpath -ldflags=-w" $(GO) test -short -p $(TEST_PARALLEL) $(UNIT_PKGS)
 
 ## test: unit tests and every integration test against the real control plane
 # -trimpath as in build (and kubebox): the tests, and the cnpa binaries they

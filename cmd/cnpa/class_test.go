@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labhub/cnpa/internal/class/classtest"
+	"github.com/labhub/cnpa/test/kit/classfixture"
 )
 
 // TestClassGradeCLI: the gradebook from the command line, and bad input
@@ -16,11 +16,11 @@ func TestClassGradeCLI(t *testing.T) {
 	subs := filepath.Join(dir, "subs")
 	os.Mkdir(subs, 0o755)
 	for i, name := range []string{"ada", "bob"} {
-		c, err := classtest.Good(name, i+1)
+		c, err := classfixture.Good(name, i+1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := classtest.Write(subs, c); err != nil {
+		if _, err := classfixture.Write(subs, c); err != nil {
 			t.Fatal(err)
 		}
 	}

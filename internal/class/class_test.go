@@ -13,14 +13,14 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/class"
-	"github.com/labhub/cnpa/internal/class/classtest"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/submission"
+	"github.com/labhub/cnpa/test/kit/classfixture"
 )
 
 func good(t *testing.T, name string, i int) *submission.Content {
 	t.Helper()
-	c, err := classtest.Good(name, i)
+	c, err := classfixture.Good(name, i)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func good(t *testing.T, name string, i int) *submission.Content {
 // roundTrip writes c and reads it back, as the instructor's cnpa does.
 func roundTrip(t *testing.T, dir string, c *submission.Content) *submission.Submission {
 	t.Helper()
-	p, err := classtest.Write(dir, c)
+	p, err := classfixture.Write(dir, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func roundTrip(t *testing.T, dir string, c *submission.Content) *submission.Subm
 
 func grade(t *testing.T, subs []*submission.Submission, roster []string) *class.Gradebook {
 	t.Helper()
-	gb, err := class.Grade(subs, class.Options{Version: classtest.Version, Now: time.Now(), Roster: roster})
+	gb, err := class.Grade(subs, class.Options{Version: classfixture.Version, Now: time.Now(), Roster: roster})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,21 +80,21 @@ func TestGradeClass(t *testing.T) {
 	// bob's quota went back to 7, not 6: step 5 fails, recorded as it was.
 	bob := good(t, "bob", 2)
 	bob.Evidence["drift.json"] = strings.Replace(bob.Evidence["drift.json"], `"reverted_to": 6`, `"reverted_to": 7`, 1)
-	if err := classtest.Record(bob); err != nil {
+	if err := classfixture.Record(bob); err != nil {
 		t.Fatal(err)
 	}
 	// cy's is the same mistake, but the failed check was flipped to pass
 	// after submit (and the hash recomputed, as a careful cheat would).
 	cy := good(t, "cy", 3)
 	cy.Evidence["drift.json"] = strings.Replace(cy.Evidence["drift.json"], `"reverted_to": 6`, `"reverted_to": 7`, 1)
-	if err := classtest.Record(cy); err != nil {
+	if err := classfixture.Record(cy); err != nil {
 		t.Fatal(err)
 	}
 	setStatus(t, cy, "step5.reverted_to", judge.Pass)
 	// dee copied ada's evidence files into her own lab and submitted.
 	dee := good(t, "dee", 4)
 	dee.Evidence = ada.Evidence
-	if err := classtest.Record(dee); err != nil {
+	if err := classfixture.Record(dee); err != nil {
 		t.Fatal(err)
 	}
 	// eli did the lab on ada's cluster, and with another cnpa.
@@ -191,7 +191,7 @@ func contains(list []string, s string) bool {
 // edited; nothing else about it changes.
 func TestEditedFlag(t *testing.T) {
 	dir := t.TempDir()
-	p, err := classtest.Write(dir, good(t, "ada", 1))
+	p, err := classfixture.Write(dir, good(t, "ada", 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestEditedFlag(t *testing.T) {
 // Bad input: every one an error naming the file and the fix.
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
-	okPath, err := classtest.Write(dir, good(t, "ada", 1))
+	okPath, err := classfixture.Write(dir, good(t, "ada", 1))
 	if err != nil {
 		t.Fatal(err)
 	}

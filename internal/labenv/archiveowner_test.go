@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/testuser"
+	"github.com/labhub/cnpa/test/kit/osuser"
 )
 
 // TestGiveArchiveDirChownsOnlyWhatCnpaMade is the review's H2 with a real
@@ -18,7 +18,7 @@ import (
 // the manifest through their descriptors, and nothing the user made: no
 // walk, which a directory swapped for a symlink would lead out of the dir.
 func TestGiveArchiveDirChownsOnlyWhatCnpaMade(t *testing.T) {
-	uid, gid := testuser.Ensure(t)
+	uid, gid := osuser.Ensure(t)
 	base := t.TempDir()
 	os.Chmod(base, 0o755)
 	dir := filepath.Join(base, "cnpa-op")
@@ -31,7 +31,7 @@ func TestGiveArchiveDirChownsOnlyWhatCnpaMade(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	testuser.Run(t, archive, `mkdir .cnpa/z && touch .cnpa/z/k3s.yaml && ln -s /etc .cnpa/etc`)
+	osuser.Run(t, archive, `mkdir .cnpa/z && touch .cnpa/z/k3s.yaml && ln -s /etc .cnpa/etc`)
 	e := &Env{Dir: dir, State: &State{ServiceIdentity: "admin"}}
 	if err := e.giveArchiveDir(context.Background()); err != nil {
 		t.Fatal(err)

@@ -127,7 +127,7 @@ func TestShellScriptPinsPaths(t *testing.T) {
 
 // The context file names the context and nothing else; kubectl's merge of
 // KUBECONFIG=<it>:<kubeconfig> then selects it (proven on the real
-// control plane by test/lab's TestContextAndOddPaths).
+// control plane by test/lab's TestStepAll, in its labs with a context).
 func TestContextFile(t *testing.T) {
 	e, _ := oddEnv(t, EngineOwn)
 	e.Target.Context = `we"ird: name`

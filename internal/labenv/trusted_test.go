@@ -10,7 +10,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/safefs"
-	"github.com/labhub/cnpa/internal/testuser"
+	"github.com/labhub/cnpa/test/kit/osuser"
 )
 
 // TestRootRunsNoScriptAnotherUserCanChange is the review's L3 with a real
@@ -20,7 +20,7 @@ import (
 // part and the fix, and the script never ran (its marker file is absent).
 // A dir and script of root's, 0755, run as before.
 func TestRootRunsNoScriptAnotherUserCanChange(t *testing.T) {
-	uid, gid := testuser.Ensure(t)
+	uid, gid := osuser.Ensure(t)
 	cases := []struct {
 		name    string
 		prepare func(dir, script, kc string)

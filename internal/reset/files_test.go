@@ -10,7 +10,7 @@ import (
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/manifest"
-	"github.com/labhub/cnpa/internal/testuser"
+	"github.com/labhub/cnpa/test/kit/osuser"
 )
 
 // TestOurFiles: only what cnpa's manifest lists is cnpa's, and only while
@@ -99,7 +99,7 @@ func TestOurFiles(t *testing.T) {
 // archive dir (and its manifest) belonging to another user, one record
 // cnpa wrote in it; and a root-owned victim dir outside it.
 func ownedArchive(t *testing.T) (dir, archive, victim string) {
-	uid, gid := testuser.Ensure(t)
+	uid, gid := osuser.Ensure(t)
 	base := t.TempDir()
 	if err := os.Chmod(base, 0o755); err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func ownedArchive(t *testing.T) (dir, archive, victim string) {
 // and nothing through the link.
 func TestPurgeNeverFollowsTheServiceUsersLinks(t *testing.T) {
 	dir, archive, victim := ownedArchive(t)
-	testuser.Run(t, archive, `ln -s `+victim+` x && echo '{"path":"x/motd"}' >> .cnpa/manifest.jsonl`)
+	osuser.Run(t, archive, `ln -s `+victim+` x && echo '{"path":"x/motd"}' >> .cnpa/manifest.jsonl`)
 	var logs []string
 	log := func(f string, a ...any) { logs = append(logs, f) }
 	if err := removeFiles(&labenv.Env{Dir: dir}, true, &Result{}, log); err != nil {
@@ -153,7 +153,7 @@ func TestPurgeNeverFollowsTheServiceUsersLinks(t *testing.T) {
 func TestRootNeverAppendsThroughALinkedManifest(t *testing.T) {
 	_, archive, victim := ownedArchive(t)
 	target := filepath.Join(victim, "nologin")
-	testuser.Run(t, archive, `rm .cnpa/manifest.jsonl && ln -s `+target+` .cnpa/manifest.jsonl`)
+	osuser.Run(t, archive, `rm .cnpa/manifest.jsonl && ln -s `+target+` .cnpa/manifest.jsonl`)
 	err := evidence.WriteArchive(archive, evidence.ArchiveRecord{Name: "alpha", UID: "a", Pods: 1})
 	if _, serr := os.Lstat(target); serr == nil {
 		t.Fatalf("root created %s through the service user's symlinked manifest (WriteArchive: %v)", target, err)

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/labhub/cnpa/internal/class/classtest"
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/classfixture"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // The class phase (issue 26): `cnpa class grade --live` of a class of
@@ -62,7 +62,7 @@ func (b *bench) runClass(ctx context.Context) *ClassResult {
 	}
 	type learner struct {
 		name, dir, unitDir string
-		cluster            *testcluster.Cluster
+		cluster            *cluster.Cluster
 	}
 	ls := make([]*learner, cfg.classLearners)
 	var wg sync.WaitGroup
@@ -74,7 +74,7 @@ func (b *bench) runClass(ctx context.Context) *ClassResult {
 			l := &learner{name: fmt.Sprintf("learner%02d", i+1)}
 			base := filepath.Join(work, l.name)
 			l.dir, l.unitDir = filepath.Join(base, "cnpa-op"), filepath.Join(base, "systemd")
-			c, err := testcluster.Start(ctx, testcluster.Options{Durable: true})
+			c, err := cluster.Start(ctx, cluster.Options{Durable: true})
 			if err != nil {
 				mu.Lock()
 				fail("%s: start control plane: %v", l.name, err)
@@ -176,9 +176,9 @@ func (b *bench) runClass(ctx context.Context) *ClassResult {
 			return res
 		}
 		for i := 0; i < cfg.classOffline; i++ {
-			c, err := classtest.Good(fmt.Sprintf("synthetic%04d", i), i+1)
+			c, err := classfixture.Good(fmt.Sprintf("synthetic%04d", i), i+1)
 			if err == nil {
-				_, err = classtest.Write(dir, c)
+				_, err = classfixture.Write(dir, c)
 			}
 			if err != nil {
 				fail("synthetic submission %d: %v", i, err)

@@ -11,14 +11,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // env is one fresh control plane with the TeamSpace CRD installed, the
 // harness's own clients and the observer watching it.
 type env struct {
-	cluster *testcluster.Cluster
+	cluster *cluster.Cluster
 	// rc has no client-side rate limit: the harness must never be the
 	// bottleneck it measures.
 	rc   *rest.Config
@@ -48,7 +48,7 @@ func newEnv(ctx context.Context, dir string) (_ *env, err error) {
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	c, err := testcluster.Start(startCtx, testcluster.Options{ExtraAPIServerFlags: id.apiServerFlags(), Durable: true})
+	c, err := cluster.Start(startCtx, cluster.Options{ExtraAPIServerFlags: id.apiServerFlags(), Durable: true})
 	if err != nil {
 		return nil, fmt.Errorf("start control plane: %w", err)
 	}

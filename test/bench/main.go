@@ -1,6 +1,6 @@
 // Command bench runs cnpa's reconcile engines side by side with the
 // controller-runtime anchor and a raw floor, each on fresh real control
-// planes (internal/testcluster: etcd, kube-apiserver, kube-controller-manager),
+// planes (test/kit/cluster: etcd, kube-apiserver, kube-controller-manager),
 // and prints one Markdown table; the same numbers go to
 // test/bench/results/bench-<date>.json.
 //

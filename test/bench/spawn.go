@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/labhub/cnpa/internal/tether"
+	"github.com/labhub/cnpa/test/kit/tether"
 )
 
 // startTied starts cmd in its own process group, killed with the harness: a

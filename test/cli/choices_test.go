@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/labenv"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestChoicesLockWhenEvidenceDependsOnThem runs steps 1–4 on a control
@@ -26,7 +26,7 @@ import (
 func TestChoicesLockWhenEvidenceDependsOnThem(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	c, err := testcluster.Start(ctx, testcluster.Options{})
+	c, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestMakeCluster runs `make cluster` as a learner does in a terminal: it
@@ -28,7 +28,7 @@ import (
 // the cluster's state dir (the control plane, the service) nor the dir
 // itself is left.
 func TestMakeCluster(t *testing.T) {
-	kubebox, err := testcluster.KubeboxPath()
+	kubebox, err := cluster.KubeboxPath()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/doctor"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestDoctorSkewAndNothingCreated runs `cnpa doctor` against the real
@@ -22,7 +22,7 @@ import (
 // one more than a minor version away. Doctor warns about the second only,
 // and creates no evidence dir either way.
 func TestDoctorSkewAndNothingCreated(t *testing.T) {
-	c := testcluster.Shared(t)
+	c := cluster.Shared(t)
 	bin := kit.CnpaBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

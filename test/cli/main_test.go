@@ -13,10 +13,10 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
-func TestMain(m *testing.M) { testcluster.Main(m) }
+func TestMain(m *testing.M) { cluster.Main(m) }
 
 // run runs cnpa against c with env, returning its exit code and output
 // (stdout and stderr apart).

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/assets"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestShellPassOverATeamSpaceGoneMeanwhile: a TeamSpace deleted while
@@ -24,7 +24,7 @@ import (
 // (NotFound)" for its probe). A kubectl in front of the real one deletes
 // the TeamSpace right before the status write, so the race always happens.
 func TestShellPassOverATeamSpaceGoneMeanwhile(t *testing.T) {
-	c := testcluster.Shared(t)
+	c := cluster.Shared(t)
 	e := kit.New(t, c)
 	name := fmt.Sprintf("cli-gone-%d", time.Now().UnixNano()%1_000_000)
 	e.Kubectl([]byte("apiVersion: platform.labhub.io/v1alpha1\nkind: TeamSpace\nmetadata:\n  name: "+name+"\nspec:\n  pods: 1\n"), "apply", "-f", "-")

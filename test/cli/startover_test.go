@@ -13,8 +13,8 @@ import (
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestStartOver is issue 39's "starting over always works", on a control
@@ -39,7 +39,7 @@ import (
 func TestStartOver(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
-	c, err := testcluster.Start(ctx, testcluster.Options{})
+	c, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,14 +22,14 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/labenv"
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 func main() {
-	datastore := flag.String("datastore", testcluster.DatastoreEtcd, "datastore: "+testcluster.DatastoreEtcd+" or "+testcluster.DatastoreKine+" (k3s's default, SQLite)")
+	datastore := flag.String("datastore", cluster.DatastoreEtcd, "datastore: "+cluster.DatastoreEtcd+" or "+cluster.DatastoreKine+" (k3s's default, SQLite)")
 	cnpa := flag.String("cnpa", ".bin/cnpa", "the cnpa binary the printed PATH offers")
 	flag.Parse()
-	if _, err := testcluster.ParseDatastore(*datastore); err != nil {
+	if _, err := cluster.ParseDatastore(*datastore); err != nil {
 		fmt.Fprintln(os.Stderr, "cluster: -datastore:", err)
 		os.Exit(2)
 	}
@@ -50,7 +50,7 @@ func run(datastore, cnpa string) int {
 	}
 	start := time.Now()
 	fmt.Fprintf(os.Stderr, "cluster: starting a real control plane (%s, kube-apiserver, kube-controller-manager)…\n", datastore)
-	c, err := testcluster.Start(ctx, testcluster.Options{Datastore: datastore})
+	c, err := cluster.Start(ctx, cluster.Options{Datastore: datastore})
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(os.Stderr, "cluster: interrupted while starting; stopped, nothing left behind")

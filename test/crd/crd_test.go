@@ -23,16 +23,16 @@ import (
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
-func TestMain(m *testing.M) { testcluster.Main(m) }
+func TestMain(m *testing.M) { cluster.Main(m) }
 
 // install applies assets/crd.yaml as it ships and waits until TeamSpaces
 // can be created.
 func install(ctx context.Context, t *testing.T) dynamic.Interface {
 	t.Helper()
-	rc, err := clientcmd.BuildConfigFromFlags("", testcluster.Shared(t).Kubeconfig)
+	rc, err := clientcmd.BuildConfigFromFlags("", cluster.Shared(t).Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}

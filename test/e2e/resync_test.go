@@ -14,8 +14,8 @@ import (
 
 	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestPeriodicPassCatchesMissedEvents: the running Go controller stops
@@ -30,7 +30,7 @@ import (
 // same test fails at the first wait, quota pods still 99: the pass is
 // what reverts it.)
 func TestPeriodicPassCatchesMissedEvents(t *testing.T) {
-	e := kit.New(t, testcluster.Shared(t))
+	e := kit.New(t, cluster.Shared(t))
 	var deaf atomic.Bool
 	logs := &kit.TailBuffer{Max: 16 << 10}
 	e.Diag = func() string { return "controller log:\n" + logs.String() }

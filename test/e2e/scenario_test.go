@@ -18,8 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // env is the suite's view of the shared cluster: kit's admin clients, and
@@ -39,7 +39,7 @@ type env struct {
 // wrapper; a garbage collector that already knows TeamSpaces.
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	c := testcluster.Shared(t)
+	c := cluster.Shared(t)
 	// CNPA_E2E_SCRIPT runs another script (a mutant, to see the suite catch it).
 	script := os.Getenv("CNPA_E2E_SCRIPT")
 	if script == "" {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/manifest"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestArchiveCrashSafety kills the controller with SIGKILL at the two
@@ -25,7 +25,7 @@ import (
 // half-visible, and the TeamSpace goes.
 func TestArchiveCrashSafety(t *testing.T) {
 	t.Run("killed after the archive rename, before the finalizer goes", func(t *testing.T) {
-		e := kit.New(t, testcluster.Shared(t))
+		e := kit.New(t, cluster.Shared(t))
 		dir := t.TempDir()
 		const name = "arch-after"
 		p := e.StartController("after-archive", kit.CtrlOpts{ArchiveDir: dir, Env: []string{"CNPA_FAULT=after-archive"}, Tags: []string{"faultinject"}})
@@ -64,7 +64,7 @@ func TestArchiveCrashSafety(t *testing.T) {
 	})
 
 	t.Run("killed during the archive write", func(t *testing.T) {
-		e := kit.New(t, testcluster.Shared(t))
+		e := kit.New(t, cluster.Shared(t))
 		dir := t.TempDir()
 		const name = "arch-during"
 		final := filepath.Join(dir, name+".json")

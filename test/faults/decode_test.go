@@ -14,9 +14,9 @@ import (
 	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // weakSchemaPaths are the CRD schema fields TestUndecodableTeamSpaceIsFinalized
@@ -34,7 +34,7 @@ var weakSchemaPaths = []string{
 // where only cpu is wrong) and released, with a Warning event saying what
 // could not be decoded; before the fix they stayed Terminating forever.
 func TestUndecodableTeamSpaceIsFinalized(t *testing.T) {
-	e := kit.New(t, testcluster.Shared(t))
+	e := kit.New(t, cluster.Shared(t))
 	dir := t.TempDir()
 	p := e.StartController("decode", kit.CtrlOpts{ArchiveDir: dir})
 	cases := []struct {

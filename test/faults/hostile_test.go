@@ -12,9 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 const (
@@ -34,7 +34,7 @@ const (
 // cnpa_drift_corrections_total, and a watch on the quota that sees every
 // transition of pods and of the extra limit.
 func TestHostileWriter(t *testing.T) {
-	e := kit.New(t, testcluster.Shared(t))
+	e := kit.New(t, cluster.Shared(t))
 	const name = "hostile"
 	ns := teamspace.NamespaceName(name)
 	p := e.StartController("hostile", kit.CtrlOpts{ArchiveDir: t.TempDir()})

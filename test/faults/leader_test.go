@@ -11,9 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestLeaderElectionFailover runs two controllers with --leader-elect.
@@ -22,7 +22,7 @@ import (
 // edit); A is killed with SIGKILL, so it cannot release the lease; B takes
 // over once the lease expires and converges a TeamSpace created meanwhile.
 func TestLeaderElectionFailover(t *testing.T) {
-	e := kit.New(t, testcluster.Shared(t))
+	e := kit.New(t, cluster.Shared(t))
 	const lease = "cnpa-faults-failover"
 	dir := t.TempDir()
 	a, b := e.StartLeaderPair("leader", lease, dir)
@@ -90,7 +90,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 // leader election finds out it lost). Before the freeze the same log shows
 // A's writes, so the audit does see them.
 func TestPausedLeaderDoesNotWrite(t *testing.T) {
-	c := testcluster.Shared(t)
+	c := cluster.Shared(t)
 	e := kit.New(t, c)
 	const lease = "cnpa-faults-paused"
 	dir := t.TempDir()
@@ -188,7 +188,7 @@ func TestPausedLeaderDoesNotWrite(t *testing.T) {
 
 // countWrites counts the writes to TeamSpace name, its namespace and the
 // objects in it.
-func countWrites(evs []testcluster.AuditEvent, name string) int {
+func countWrites(evs []cluster.AuditEvent, name string) int {
 	n := 0
 	for _, ev := range evs {
 		if ev.ObjectRef.Name == name || ev.ObjectRef.Namespace == teamspace.NamespaceName(name) ||

@@ -4,7 +4,7 @@
 // least-privilege ServiceAccount. The controller always runs as a real
 // `cnpa controller` subprocess (test/kit's StartController), so it can be
 // paused, killed and restarted, against a real control plane
-// (internal/testcluster). The crash tests run a cnpa built with
+// (test/kit/cluster). The crash tests run a cnpa built with
 // -tags faultinject (kit.CtrlOpts.Tags), the only build CNPA_FAULT reaches.
 //
 // Tests run one after another and share one cluster (TestAPIServerOutage
@@ -20,13 +20,13 @@ import (
 	"testing"
 
 	"github.com/labhub/cnpa/internal/identity"
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // The shared cluster audits every write, and has a user of its own for
 // each controller whose writes a test must tell apart (leaderUsers).
 func TestMain(m *testing.M) {
-	testcluster.MainWith(m, testcluster.Options{Audit: true, AuditAllOf: []string{identity.Username}, Users: leaderUsers[:]})
+	cluster.MainWith(m, cluster.Options{Audit: true, AuditAllOf: []string{identity.Username}, Users: leaderUsers[:]})
 }
 
 // leaderUsers are the users of TestPausedLeaderDoesNotWrite's A and B.

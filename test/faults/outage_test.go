@@ -12,9 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // outage is how long kube-apiserver stays down.
@@ -42,7 +42,7 @@ const maxOutageErrors = 200
 // It runs on etcd and on kine; on kine the datastore goes down and comes back
 // with the API server, as k3s restarts both in one process.
 func TestAPIServerOutage(t *testing.T) {
-	for _, datastore := range []string{testcluster.DatastoreEtcd, testcluster.DatastoreKine} {
+	for _, datastore := range []string{cluster.DatastoreEtcd, cluster.DatastoreKine} {
 		t.Run(datastore, func(t *testing.T) { testAPIServerOutage(t, datastore) })
 	}
 }
@@ -51,7 +51,7 @@ func testAPIServerOutage(t *testing.T, datastore string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	start := time.Now()
-	c, err := testcluster.Start(ctx, testcluster.Options{Datastore: datastore})
+	c, err := cluster.Start(ctx, cluster.Options{Datastore: datastore})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func testAPIServerOutage(t *testing.T, datastore string) {
 	stopped := time.Now()
 	p.Signal(syscall.SIGCONT)
 	// kube-apiserver may take longer than the outage to stop (it drains
-	// for up to 10 s before testcluster kills it); the outage counts from
+	// for up to 10 s before the cluster package kills it); the outage counts from
 	// the stop request.
 	if st := p.WaitExit(max(time.Until(down.Add(outage)), 0)); st != nil {
 		t.Fatalf("controller exited during the outage: %v\n%s", st, ui.Tail(p.Log(), 30))

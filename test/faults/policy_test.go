@@ -15,8 +15,8 @@ import (
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestPolicyAsTheIdentity holds assets/admission.yaml to what the README
@@ -27,7 +27,7 @@ import (
 // make is still allowed. One row per point of the review
 // (reviews/2026-12-01-security-2.md, M1).
 func TestPolicyAsTheIdentity(t *testing.T) {
-	c := testcluster.Shared(t)
+	c := cluster.Shared(t)
 	e := kit.New(t, c)
 	admin, err := kube.Resolve(c.Kubeconfig, "")
 	if err != nil {

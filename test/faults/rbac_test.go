@@ -25,8 +25,8 @@ import (
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestLeastPrivilege provisions the service's identity exactly as `cnpa
@@ -44,7 +44,7 @@ import (
 //   - removed: identity.Remove (what `cnpa reset` calls) deletes it all,
 //     and the token no longer authenticates.
 func TestLeastPrivilege(t *testing.T) {
-	c := testcluster.Shared(t)
+	c := cluster.Shared(t)
 	e := kit.New(t, c)
 	admin, err := kube.Resolve(c.Kubeconfig, "")
 	if err != nil {
@@ -297,7 +297,7 @@ func TestLeastPrivilege(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var leaseReqs []testcluster.AuditEvent
+		var leaseReqs []cluster.AuditEvent
 		for _, ev := range evs {
 			if ev.ObjectRef.Resource == "leases" {
 				leaseReqs = append(leaseReqs, ev)
@@ -420,7 +420,7 @@ func coreBehaviour(e *kit.Env, name string) types.UID {
 
 // canI asks `kubectl auth can-i ARGS --as=<the service's ServiceAccount>`
 // as the admin: exit 0 and "yes" is allowed, exit 1 and "no" denied.
-func canI(t *testing.T, c *testcluster.Cluster, args ...string) bool {
+func canI(t *testing.T, c *cluster.Cluster, args ...string) bool {
 	t.Helper()
 	cmd := exec.Command(c.Kubectl(), append(append([]string{"auth", "can-i"}, args...), "--as="+identity.Username)...)
 	cmd.Env = c.Env()

@@ -23,8 +23,8 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestSoak: 1,000 TeamSpaces under random spec changes, quota edits,
@@ -46,7 +46,7 @@ func TestSoak(t *testing.T) {
 	}
 	t.Logf("soak: %d TeamSpaces, %s of churn at %d ops/s, seed %d", n, churn, rate, seed)
 
-	e := kit.New(t, testcluster.Shared(t))
+	e := kit.New(t, cluster.Shared(t))
 	s := &soak{e: e, t: t, live: map[string]types.UID{}, deleted: map[string]types.UID{}, dir: t.TempDir(),
 		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	s.start()

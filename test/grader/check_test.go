@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,18 +21,20 @@ import (
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
-// labCLI runs the cnpa binary against the shared cluster with one evidence
-// dir and one unit dir, as a learner would.
+// labCLI is kit.Lab on the shared cluster, with one evidence dir and one
+// unit dir, as a learner would run cnpa, and the grader's own helpers.
 type labCLI struct {
 	// Env is kit's admin view of the cluster, for what the tests read and
 	// write around the lab.
 	*kit.Env
+	// cnpa runs the binary (the harness of every suite that runs cnpa).
+	cnpa    *kit.Lab
 	t       *testing.T
-	cluster *testcluster.Cluster
+	cluster *cluster.Cluster
 	bin     string
 	dir     string
 	unitDir string
@@ -46,10 +46,12 @@ type labCLI struct {
 // controller that would release it.
 func newLabCLI(t *testing.T) *labCLI {
 	t.Helper()
-	c := testcluster.Shared(t)
+	c := cluster.Shared(t)
+	lab := kit.NewLab(context.Background(), t, c, kit.CnpaBinary(t))
+	// Each command says how long it took only where the test asks (must).
+	lab.Quiet = true
 	// The lab installs the CRD and reset removes it: kit only connects.
-	l := &labCLI{Env: kit.Connect(t, c), t: t, cluster: c, bin: kit.CnpaBinary(t),
-		dir: filepath.Join(t.TempDir(), "cnpa-op"), unitDir: filepath.Join(t.TempDir(), "systemd")}
+	l := &labCLI{Env: kit.Connect(t, c), cnpa: lab, t: t, cluster: c, bin: lab.Bin, dir: lab.Dir, unitDir: lab.UnitDir}
 	t.Cleanup(func() {
 		if code, out, errOut := l.reset("--purge"); code != 0 {
 			t.Logf("cnpa reset at the end: exit %d\n%s%s", code, out, errOut)
@@ -61,25 +63,14 @@ func newLabCLI(t *testing.T) *labCLI {
 	return l
 }
 
-// run runs cnpa and returns its exit code, stdout and stderr.
+// run runs cnpa, each command within 6 min, and returns its exit code,
+// stdout and stderr.
 func (l *labCLI) run(args ...string) (int, string, string) {
 	l.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, l.bin, append([]string{"--kubeconfig", l.cluster.Kubeconfig, "--dir", l.dir, "--no-color"}, args...)...)
-	cmd.Env = l.cluster.Env()
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out.String(), errOut.String()
-	case errors.As(err, &ee):
-		return ee.ExitCode(), out.String(), errOut.String()
-	}
-	l.t.Fatalf("run cnpa %v: %v", args, err)
-	return 0, "", ""
+	r := l.cnpa.CnpaIn(ctx, args...)
+	return r.Code, r.Stdout, r.Stderr
 }
 
 // must runs cnpa and fails the test unless it exits 0.
@@ -100,8 +91,7 @@ func (l *labCLI) lab(engine string) {
 	l.must("step", "all", "--engine", engine, "--service-manager", "process", "--unit-dir", l.unitDir, "--catchup-wait", "8s")
 }
 
-// reset runs `cnpa reset --yes` naming the service manager, so that a dir
-// without state never reaches for the machine's /etc/systemd/system.
+// reset runs `cnpa reset --yes` (kit.Lab's Reset) with extra arguments.
 func (l *labCLI) reset(extra ...string) (int, string, string) {
 	l.t.Helper()
 	return l.run(append([]string{"reset", "--yes", "--service-manager", "process", "--unit-dir", l.unitDir}, extra...)...)
@@ -110,12 +100,13 @@ func (l *labCLI) reset(extra ...string) (int, string, string) {
 // check runs `cnpa check -o json` and returns the exit code and report.
 func (l *labCLI) check(args ...string) (int, *check.Report) {
 	l.t.Helper()
-	code, out, errOut := l.run(append([]string{"check", "-o", "json"}, args...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	lab := *l.cnpa
+	lab.Ctx = ctx
 	var rep check.Report
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		l.t.Fatalf("check -o json (exit %d) does not parse: %v\nstdout:\n%s\nstderr:\n%s", code, err, out, errOut)
-	}
-	return code, &rep
+	r := lab.Check(&rep, args...)
+	return r.Code, &rep
 }
 
 // mustPass runs check and fails the test with every failure unless all pass.

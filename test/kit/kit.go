@@ -30,7 +30,7 @@ import (
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // Env is one test's admin view of a cluster. Its methods fail the test
@@ -39,7 +39,7 @@ import (
 type Env struct {
 	T       testing.TB
 	Ctx     context.Context
-	Cluster *testcluster.Cluster
+	Cluster *cluster.Cluster
 	Rest    *rest.Config
 	Kube    kubernetes.Interface
 	Dyn     dynamic.Interface
@@ -54,11 +54,11 @@ type Env struct {
 
 var (
 	crdMu        sync.Mutex
-	crdInstalled = map[*testcluster.Cluster]bool{}
+	crdInstalled = map[*cluster.Cluster]bool{}
 )
 
 // New is Connect, with the CRD installed once per cluster.
-func New(t testing.TB, c *testcluster.Cluster) *Env {
+func New(t testing.TB, c *cluster.Cluster) *Env {
 	t.Helper()
 	e := Connect(t, c)
 	crdMu.Lock()
@@ -75,7 +75,7 @@ func New(t testing.TB, c *testcluster.Cluster) *Env {
 // Connect builds admin clients for c from its kubeconfig, for tests that
 // install the CRD themselves (or remove it). Its context outlives the
 // test's cleanups, which still talk to the cluster.
-func Connect(t testing.TB, c *testcluster.Cluster) *Env {
+func Connect(t testing.TB, c *cluster.Cluster) *Env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	t.Cleanup(cancel)
@@ -131,7 +131,7 @@ func (e *Env) Kubectl(stdin []byte, args ...string) string {
 
 // Kubectl runs the kubebox kubectl against c as the admin, with cacheDir as
 // its discovery cache (empty: kubectl's default).
-func Kubectl(ctx context.Context, c *testcluster.Cluster, cacheDir string, stdin []byte, args ...string) (string, error) {
+func Kubectl(ctx context.Context, c *cluster.Cluster, cacheDir string, stdin []byte, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, c.Kubectl(), args...)
 	cmd.Env = c.Env()
 	if cacheDir != "" {
@@ -154,7 +154,7 @@ func Kubectl(ctx context.Context, c *testcluster.Cluster, cacheDir string, stdin
 // the engines must stay sound on the CRD a learner writes from LAB.md,
 // which lets through names and cpu values no controller can serve.
 // test/crd proves the shipped CRD refuses them.
-func InstallCRD(ctx context.Context, c *testcluster.Cluster, cacheDir string) error {
+func InstallCRD(ctx context.Context, c *cluster.Cluster, cacheDir string) error {
 	crd, err := LabSchemaCRD()
 	if err != nil {
 		return err

@@ -55,7 +55,7 @@ func (e *Env) StartLeaderPair(prefix, lease, archiveDir string) (a, b *Ctrl) {
 }
 
 // StartLeaderPairAs is StartLeaderPair with a kubeconfig for each ("" for
-// the admin's): with a user of their own each (testcluster Options.Users),
+// the admin's): with a user of their own each (cluster.Options.Users),
 // the audit log tells their requests apart.
 func (e *Env) StartLeaderPairAs(prefix, lease, archiveDir, kubeconfigA, kubeconfigB string) (a, b *Ctrl) {
 	e.T.Helper()

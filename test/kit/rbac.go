@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // Grant is one verb a Role or ClusterRole grants on one resource: the
@@ -77,7 +77,7 @@ func Grants(manifests ...[]byte) ([]Grant, error) {
 }
 
 // covers tells whether request ev is one that g grants.
-func (g Grant) covers(ev testcluster.AuditEvent) bool {
+func (g Grant) covers(ev cluster.AuditEvent) bool {
 	res := ev.ObjectRef.Resource
 	if ev.ObjectRef.Subresource != "" {
 		res += "/" + ev.ObjectRef.Subresource
@@ -100,10 +100,10 @@ func (g Grant) covers(ev testcluster.AuditEvent) bool {
 }
 
 // RBACUnused holds grants to the requests of events (one user's, from an
-// audit log that records reads too: testcluster.Options.AuditAllOf). It
+// audit log that records reads too: cluster.Options.AuditAllOf). It
 // returns each grant no request used, and each request no grant covers
 // (refused by RBAC, or made with a verb the roles lack), both sorted.
-func RBACUnused(grants []Grant, events []testcluster.AuditEvent) (unused []string, uncovered []string) {
+func RBACUnused(grants []Grant, events []cluster.AuditEvent) (unused []string, uncovered []string) {
 	used := make([]bool, len(grants))
 	seen := map[string]bool{}
 	for _, ev := range events {

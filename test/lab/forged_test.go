@@ -1,10 +1,7 @@
 package lab
 
 import (
-	"bytes"
 	"context"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -18,8 +15,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/timeline"
+	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestForgedEvents runs steps 1 to 5 on a real control plane while
@@ -42,32 +40,26 @@ func TestForgedEvents(t *testing.T) {
 func forgedEvents(t *testing.T, engine string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cluster, err := testcluster.Start(ctx, testcluster.Options{})
+	cl, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(cluster.Stop)
-	dir := filepath.Join(t.TempDir(), "cnpa-op")
-	unitDir := filepath.Join(t.TempDir(), "systemd")
-	cnpaIn := func(ctx context.Context, args ...string) ([]byte, error) {
-		cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cluster.Kubeconfig, "--dir", dir}, args...)...)
-		cmd.Env = append(cluster.Env(), "CLICOLOR_FORCE=1")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		return out.Bytes(), err
-	}
-	cnpa := func(args ...string) ([]byte, error) { return cnpaIn(ctx, args...) }
+	t.Cleanup(cl.Stop)
+	l := kit.NewLab(ctx, t, cl, cnpaBin)
+	l.Quiet, l.Color = true, true
+	l.Env = append(cl.Env(), "CLICOLOR_FORCE=1")
+	dir, unitDir := l.Dir, l.UnitDir
+	cnpa := l.CombinedOutput
 	// The service runs detached: stop it before the cluster goes, with a
 	// context of its own (ctx is cancelled by the time cleanups run, and
 	// a service left running outlives the test, polling a dead cluster).
-	t.Cleanup(func() { cnpaIn(context.Background(), "service", "stop") })
+	t.Cleanup(func() { l.CnpaIn(context.Background(), "service", "stop") })
 	for _, step := range []string{"1", "2", "3", "4"} {
 		if out, err := cnpa("step", step, "--engine", engine, "--service-manager", "process", "--unit-dir", unitDir); err != nil {
 			t.Fatalf("cnpa step %s: %v\n%s", step, err, out)
 		}
 	}
-	rc, err := clientcmd.BuildConfigFromFlags("", cluster.Kubeconfig)
+	rc, err := clientcmd.BuildConfigFromFlags("", cl.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}

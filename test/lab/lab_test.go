@@ -18,11 +18,12 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/doctor"
+	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/lab"
 	cnpalab "github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/timeline"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 	"github.com/labhub/cnpa/test/labassert"
 )
 
@@ -32,9 +33,9 @@ var cnpaBin string
 // labParallel is how many of the package's tests run at once. Each starts
 // control planes of its own and mostly waits on them (the controller's
 // loop, the garbage collector, step 7's 8 s), so its labs overlap instead
-// of running one after the other: TestContextAndOddPaths (three labs in a
-// row, the longest chain with TestStepAll's lab and replay) starts first,
-// and TestStepAll's five take the slots of the short tests as they end.
+// of running one after the other: TestStepAll's five labs (two of them
+// followed by their replay, the longest chain) take the slots of the
+// short tests as they end.
 // Three, not more: with six, beside make test's other packages, a
 // brand-new 2-core machine ran about nine control planes at once and
 // their API servers missed /readyz for 90 s. CNPA_LAB_PARALLEL changes it.
@@ -45,17 +46,41 @@ func TestMain(m *testing.M) {
 	kit.RunWithCnpa(m, &cnpaBin)
 }
 
+// TestStepAll runs the whole lab for every engine on both datastores, and
+// holds each run to LAB.md. The labs also carry two proofs that would
+// otherwise need labs of their own:
+//   - context and odd paths (the labs not replayed by bash: etcd/own,
+//     kine/go, kine/shell): cnpa runs with `--context good` against a
+//     kubeconfig whose current-context is a dead server, which KUBECONFIG
+//     names too, with the evidence dir and the kubeconfig on paths built to
+//     break quoting (kit.OddDir: a space, `%`, `$(touch …)`, `}`, a quote).
+//     The Go engine runs cnpa controller, the shell engine reconcile.sh's
+//     kubectl and jq, the own engine a learner's script that knows nothing
+//     of contexts (it must follow KUBECONFIG, which cnpa sets), all as a
+//     process-mode service under the own identity. Anything cnpa writes or
+//     starts that lost the context would talk to the dead server; anything
+//     that lost the quoting would fail or run the embedded touch;
+//   - RBAC as used (kine/go and kine/shell, under the own identity): the
+//     API server's audit log records every request of the service's
+//     ServiceAccount, reads and watches included, over `cnpa step all`
+//     and `cnpa check` (drift in step 5, deletion and archive in step 6),
+//     and assets/rbac.yaml is held to the two labs' requests together: a
+//     rule granting a verb that no request used fails, and so does a
+//     request no rule covers (rbacUse).
 func TestStepAll(t *testing.T) {
 	t.Parallel()
 	runs := map[string][]string{
-		testcluster.DatastoreEtcd: {"go", "shell", "own"},
-		testcluster.DatastoreKine: {"go", "shell"},
+		cluster.DatastoreEtcd: {"go", "shell", "own"},
+		cluster.DatastoreKine: {"go", "shell"},
 	}
-	for _, datastore := range []string{testcluster.DatastoreEtcd, testcluster.DatastoreKine} {
+	rbac := &rbacUse{}
+	// After every lab of the test (cleanups run after parallel subtests).
+	t.Cleanup(func() { rbac.hold(t) })
+	for _, datastore := range []string{cluster.DatastoreEtcd, cluster.DatastoreKine} {
 		for _, engine := range runs[datastore] {
 			t.Run(datastore+"/"+engine, func(t *testing.T) {
 				t.Parallel()
-				runLab(t, engine, datastore)
+				runLab(t, engine, datastore, rbac)
 			})
 		}
 	}
@@ -71,38 +96,56 @@ func doctorDatastore(r doctor.Report) string {
 	return ""
 }
 
-func runLab(t *testing.T, engine, datastore string) {
+func runLab(t *testing.T, engine, datastore string, rbac *rbacUse) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cluster, err := testcluster.Start(ctx, testcluster.Options{Datastore: datastore})
+	replayed := datastore == cluster.DatastoreEtcd && engine != "own"
+	// The replayed labs' shown commands are typed again by bash with this
+	// machine's paths swapped for the replay's: they keep plain paths and
+	// the cluster's own kubeconfig. The others take the context and the
+	// odd paths; the own identity's go and shell labs, the audit log.
+	odd := !replayed
+	audited := datastore == cluster.DatastoreKine && engine != "own"
+	opts := cluster.Options{Datastore: datastore}
+	if audited {
+		opts.AuditAllOf = []string{identity.Username}
+	}
+	cl, err := cluster.Start(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(cluster.Stop)
-	dir := filepath.Join(t.TempDir(), "cnpa-op")
-	var cnpaIn func(ctx context.Context, args ...string) ([]byte, error)
-	unitDir := filepath.Join(t.TempDir(), "systemd")
-	cnpa := func(args ...string) ([]byte, error) {
-		return cnpaIn(ctx, args...)
+	t.Cleanup(cl.Stop)
+	l := kit.NewLab(ctx, t, cl, cnpaBin)
+	l.Quiet = true
+	var markers []string
+	if odd {
+		base := t.TempDir()
+		kcDir, kcMarker := kit.OddDir(filepath.Join(base, "kube"))
+		l.Kubeconfig, l.Context = filepath.Join(kcDir, "two contexts"), "good"
+		writeTwoContexts(t, cl.Kubeconfig, l.Kubeconfig)
+		// The environment's KUBECONFIG is the same file: whatever falls
+		// back on it without the context meets the dead server too.
+		l.Env = []string{"KUBECONFIG=" + l.Kubeconfig}
+		for _, kv := range cl.Env() {
+			if !strings.HasPrefix(kv, "KUBECONFIG=") {
+				l.Env = append(l.Env, kv)
+			}
+		}
+		var marker string
+		l.Dir, marker = kit.OddDir(filepath.Join(base, "lab"))
+		markers = append(markers, marker, kcMarker)
 	}
-	cnpaIn = func(ctx context.Context, args ...string) ([]byte, error) {
-		cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cluster.Kubeconfig, "--dir", dir, "--no-color"}, args...)...)
-		cmd.Env = cluster.Env()
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		return out.Bytes(), err
-	}
+	dir, unitDir := l.Dir, l.UnitDir
 	// The service runs detached; stop it before the cluster goes (with a
 	// context of its own: ctx is cancelled by the time cleanups run).
-	t.Cleanup(func() { cnpaIn(context.Background(), "service", "stop") })
+	t.Cleanup(func() { l.CnpaIn(context.Background(), "service", "stop") })
 
 	// `cnpa doctor` tells the datastore (exit 1 is fine here: the machine
 	// may lack systemd; only the datastore line matters).
-	out, _ := cnpa("doctor", "-o", "json")
+	r := l.Cnpa("doctor", "-o", "json")
 	var rep doctor.Report
-	if err := json.Unmarshal(out, &rep); err != nil {
-		t.Fatalf("cnpa doctor -o json does not parse: %v\n%s", err, out)
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatalf("cnpa doctor -o json does not parse: %v\n%s", err, r.Output)
 	}
 	if got := doctorDatastore(rep); !strings.HasPrefix(got, datastore+" ") {
 		t.Errorf("cnpa doctor's datastore: got %q, want %s (…)", got, datastore)
@@ -113,24 +156,23 @@ func runLab(t *testing.T, engine, datastore string) {
 		// The learner's own reconcile.sh: missing at step 3, the step says
 		// what LAB.md asks of it; then the learner writes one (here cnpa's
 		// shell reference, as `cnpa scaffold` gives it).
-		if out, err := cnpa("step", "1", "--engine", "own", "--service-manager", "process", "--unit-dir", unitDir); err != nil {
-			t.Fatalf("cnpa step 1 --engine own: %v\n%s", err, out)
+		if r := l.Cnpa("step", "1", "--engine", "own", "--service-manager", "process", "--unit-dir", unitDir); r.Code != 0 {
+			t.Fatalf("cnpa step 1 --engine own: %v\n%s", r.Err(), r.Output)
 		}
-		if out, err := cnpa("step", "2"); err != nil {
-			t.Fatalf("cnpa step 2: %v\n%s", err, out)
+		if r := l.Cnpa("step", "2"); r.Code != 0 {
+			t.Fatalf("cnpa step 2: %v\n%s", r.Err(), r.Output)
 		}
-		out, err = cnpa("step", "3")
-		if err == nil || !bytes.Contains(out, []byte("reconcile.sh does not exist")) || !bytes.Contains(out, []byte("status subresource")) {
-			t.Fatalf("cnpa step 3 --engine own without reconcile.sh: err %v, want a failure saying it does not exist and what LAB.md asks:\n%s", err, out)
+		r := l.Cnpa("step", "3")
+		if r.Code == 0 || !strings.Contains(r.Output, "reconcile.sh does not exist") || !strings.Contains(r.Output, "status subresource") {
+			t.Fatalf("cnpa step 3 --engine own without reconcile.sh: err %v, want a failure saying it does not exist and what LAB.md asks:\n%s", r.Err(), r.Output)
 		}
-		if out, err := cnpa("scaffold", "reconcile.sh", "--engine", "shell"); err != nil {
-			t.Fatalf("cnpa scaffold: %v\n%s", err, out)
+		if r := l.Cnpa("scaffold", "reconcile.sh", "--engine", "shell"); r.Code != 0 {
+			t.Fatalf("cnpa scaffold: %v\n%s", r.Err(), r.Output)
 		}
 		script, _ = os.ReadFile(filepath.Join(dir, "reconcile.sh"))
 	}
 	start := time.Now()
-	stepArgs := []string{"step", "all", "--engine", engine, "--service-manager", "process", "--unit-dir", unitDir}
-	replayed := datastore == testcluster.DatastoreEtcd && engine != "own"
+	var stepArgs []string
 	switch {
 	case engine == "own":
 		// The own engine's run is not replayed (below): it shows the
@@ -148,19 +190,27 @@ func runLab(t *testing.T, engine, datastore string) {
 		// whole (the default output summarises the long ones).
 		stepArgs = append(stepArgs, "--verbose")
 	}
-	out, err = cnpa(stepArgs...)
-	stepOut := out
+	r = l.StepAll(engine, stepArgs...)
+	stepOut := []byte(r.Output)
 	t.Logf("cnpa step all (%s engine) took %s", engine, time.Since(start).Round(time.Millisecond))
-	if err != nil {
-		logs, _ := cnpa("service", "logs", "-n", "40")
-		t.Fatalf("cnpa step all: %v\n%s\nservice log:\n%s", err, out, logs)
+	if r.Code != 0 {
+		logs := l.Cnpa("service", "logs", "-n", "40")
+		t.Fatalf("cnpa step all: %v\n%s\nservice log:\n%s", r.Err(), r.Output, logs.Output)
+	}
+	if odd {
+		if engine == "own" && !bytes.Contains(stepOut, []byte(`sets current-context "good"`)) {
+			t.Errorf("step 3 (own engine) does not say how the learner's script gets the context:\n%s", stepOut)
+		}
+		if bytes.Contains(stepOut, []byte(deadServer)) {
+			t.Errorf("step all mentions the dead server %s:\n%s", deadServer, stepOut)
+		}
 	}
 
-	labassert.Lab(ctx, t, cluster.Kubeconfig, dir)
+	labassert.Lab(ctx, t, cl.Kubeconfig, dir)
 	labassert.Timelines(t, dir)
 	if engine != "own" {
 		outputShape(t, string(stepOut), engine, replayed)
-		timelineRequestsShown(t, dir, string(stepOut))
+		timelineRequestsShown(t, dir, string(stepOut), l.Context)
 		wordingSlips(t, string(stepOut))
 	}
 	if engine == "own" {
@@ -176,29 +226,48 @@ func runLab(t *testing.T, engine, datastore string) {
 	// here, so the shell loop's passes are slow: the live checks get more
 	// than check's default 30 s to see it act.
 	start = time.Now()
-	checkOut, err := cnpa("check", "--timeout", "90s")
-	if err != nil {
-		t.Errorf("cnpa check after step all: %v\n%s", err, checkOut)
+	chk := l.Cnpa("check", "--timeout", "90s")
+	checkOut := []byte(chk.Output)
+	if chk.Code != 0 {
+		t.Errorf("cnpa check after step all: %v\n%s", chk.Err(), checkOut)
 	} else {
 		t.Logf("cnpa check passed in %s", time.Since(start).Round(time.Millisecond))
 	}
+	if audited {
+		// What the service's identity asked for over step all and check.
+		events, err := cl.AuditSince(0, identity.Username)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rbac.add(t, engine, events)
+	}
+	if odd {
+		if logs, err := os.ReadFile(filepath.Join(dir, "cnpa-op.log")); err != nil {
+			t.Errorf("the service's log: %v", err)
+		} else if bytes.Contains(logs, []byte("127.0.0.1:1")) {
+			t.Errorf("the service talked to the dead server:\n%s", logs)
+		}
+	}
 	// The HTML report of this run, in a real browser: once, on etcd with
 	// the go engine, as the other runs would show the same page.
-	if datastore == testcluster.DatastoreEtcd && engine == "go" && err == nil {
-		t.Run("report", func(t *testing.T) { reportPage(ctx, t, cnpa, dir, checkOut, datastore+"-"+engine) })
+	if datastore == cluster.DatastoreEtcd && engine == "go" && chk.Code == 0 {
+		t.Run("report", func(t *testing.T) { reportPage(ctx, t, l, dir, checkOut, datastore+"-"+engine) })
 	}
 	// The service is running when the lab ends.
-	if out, err := cnpa("service", "status"); err != nil {
-		t.Errorf("service not active after step all: %v\n%s", err, out)
+	if r := l.Cnpa("service", "status"); r.Code != 0 {
+		t.Errorf("service not active after step all: %v\n%s", r.Err(), r.Output)
 	}
 	// Re-running a finished step keeps its evidence.
 	beforeData, _ := os.ReadFile(filepath.Join(dir, lab.ReconcileFile))
-	if out, err := cnpa("step", "3"); err != nil {
-		t.Errorf("re-running step 3: %v\n%s", err, out)
+	if r := l.Cnpa("step", "3"); r.Code != 0 {
+		t.Errorf("re-running step 3: %v\n%s", r.Err(), r.Output)
 	}
 	afterData, _ := os.ReadFile(filepath.Join(dir, lab.ReconcileFile))
 	if string(afterData) != string(beforeData) {
 		t.Errorf("reconcile.json after re-running step 3: got %s, want %s", afterData, beforeData)
+	}
+	for _, m := range markers {
+		kit.NoMarker(t, m)
 	}
 
 	// The commands the steps showed, replayed by hand on a fresh cluster,
@@ -207,13 +276,13 @@ func runLab(t *testing.T, engine, datastore string) {
 	// engine's commands but for reconcile.sh, which is the learner's file.
 	// The first cluster goes first: two at once would crowd the machine.
 	if replayed {
-		cnpaIn(context.Background(), "service", "stop")
-		cluster.Stop()
+		l.CnpaIn(context.Background(), "service", "stop")
+		cl.Stop()
 		// A budget of its own: the first run may have used much of ctx's
 		// on a crowded machine.
 		rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer rcancel()
-		replayLab(rctx, t, stepOut, cluster, dir, unitDir)
+		replayLab(rctx, t, stepOut, cl, dir, unitDir)
 	}
 }
 
@@ -222,9 +291,19 @@ func runLab(t *testing.T, engine, datastore string) {
 // for word, and the replay sends the shown commands and gets the same
 // evidence: what a timeline records is the request that was sent, not a
 // description written beside it.
-func timelineRequestsShown(t *testing.T, dir, out string) {
+//
+// With --context, every shown kubectl carries `--context <name>` and the
+// timelines record the request without it: the shown commands are
+// compared with that word taken out.
+func timelineRequestsShown(t *testing.T, dir, out, kubeContext string) {
 	t.Helper()
 	shown := shownCommands(out)
+	if kubeContext != "" {
+		word := regexp.MustCompile(`kubectl --context (` + regexp.QuoteMeta(kubeContext) + `|'` + regexp.QuoteMeta(kubeContext) + `') `)
+		for i, c := range shown {
+			shown[i] = word.ReplaceAllString(c, "kubectl ")
+		}
+	}
 	// sends: the shown command c is the request cmd, captures its answer
 	// ($(cmd -o …), $(cmd | jq …)), or feeds it a heredoc.
 	sends := func(c, cmd string) bool {
@@ -263,11 +342,13 @@ func timelineRequestsShown(t *testing.T, dir, out string) {
 // cluster is there, so the uids too), each recorded timeline as a chart
 // with one lane per actor and one dot per entry, the check's results, and
 // no network request. The screenshot is left in kit.ArtifactDir.
-func reportPage(ctx context.Context, t *testing.T, cnpa func(...string) ([]byte, error), dir string, checkOut []byte, name string) {
+func reportPage(ctx context.Context, t *testing.T, lab *kit.Lab, dir string, checkOut []byte, name string) {
+	l := *lab
+	l.T = t // this subtest's, to fail it
 	b := kit.NeedBrowser(t)
 	page := filepath.Join(t.TempDir(), "report.html")
-	if out, err := cnpa("report", "--html", page); err != nil {
-		t.Fatalf("cnpa report --html: %v\n%s", err, out)
+	if r := l.Cnpa("report", "--html", page); r.Code != 0 {
+		t.Fatalf("cnpa report --html: %v\n%s", r.Err(), r.Output)
 	}
 	html, dom := kit.OpenReport(ctx, t, b, page)
 	for _, r := range cnpalab.Rules {

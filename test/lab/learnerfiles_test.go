@@ -1,12 +1,10 @@
 package lab
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,7 +12,8 @@ import (
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestLearnersFilesKept is the review's M3 on a real control plane, for the
@@ -36,27 +35,21 @@ func TestLearnersFilesKept(t *testing.T) {
 	for _, engine := range []string{"go", "shell"} {
 		t.Run(engine, func(t *testing.T) {
 			// A cluster each: step 1 refuses a cluster past it.
-			cluster, err := testcluster.Start(ctx, testcluster.Options{})
+			cl, err := cluster.Start(ctx, cluster.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(cluster.Stop)
-			learnersFiles(ctx, t, cluster, engine)
+			t.Cleanup(cl.Stop)
+			learnersFiles(ctx, t, cl, engine)
 		})
 	}
 }
 
-func learnersFiles(ctx context.Context, t *testing.T, cluster *testcluster.Cluster, engine string) {
-	dir := filepath.Join(t.TempDir(), "cnpa-op")
-	unitDir := filepath.Join(t.TempDir(), "systemd")
-	cnpa := func(args ...string) ([]byte, error) {
-		cmd := exec.CommandContext(ctx, cnpaBin, append([]string{"--kubeconfig", cluster.Kubeconfig, "--dir", dir, "--no-color"}, args...)...)
-		cmd.Env = cluster.Env()
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		return out.Bytes(), err
-	}
+func learnersFiles(ctx context.Context, t *testing.T, cl *cluster.Cluster, engine string) {
+	l := kit.NewLab(ctx, t, cl, cnpaBin)
+	l.Quiet = true
+	dir, unitDir := l.Dir, l.UnitDir
+	cnpa := l.CombinedOutput
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/lab"
 	cnpalab "github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 	"github.com/labhub/cnpa/test/labassert"
 )
 
@@ -108,13 +108,13 @@ trap svc_stop EXIT
 // where a correct run is deterministic; uids and seconds, which differ by
 // nature, judged by the lab's rules (package lab) against the new
 // cluster, as labassert does for every lab run.
-func replayLab(ctx context.Context, t *testing.T, out []byte, a *testcluster.Cluster, dirA, unitDirA string) {
+func replayLab(ctx context.Context, t *testing.T, out []byte, a *cluster.Cluster, dirA, unitDirA string) {
 	cmds := shownCommands(string(out))
 	// Every step shows commands; a run that printed few has lost some.
 	if len(cmds) < 40 {
 		t.Fatalf("cnpa step all showed %d commands, want every action (40 or more):\n%s", len(cmds), out)
 	}
-	b, err := testcluster.Start(ctx, testcluster.Options{Datastore: testcluster.DatastoreEtcd})
+	b, err := cluster.Start(ctx, cluster.Options{Datastore: cluster.DatastoreEtcd})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,8 +15,8 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestResetKeepsAnotherUIDsRecord is the review's L2 on a real control
@@ -29,12 +28,12 @@ func TestResetKeepsAnotherUIDsRecord(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cluster, err := testcluster.Start(ctx, testcluster.Options{})
+	cl, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(cluster.Stop)
-	if err := kit.InstallCRD(ctx, cluster, t.TempDir()); err != nil {
+	t.Cleanup(cl.Stop)
+	if err := kit.InstallCRD(ctx, cl, t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "cnpa-op")
@@ -47,7 +46,7 @@ func TestResetKeepsAnotherUIDsRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := clientcmd.BuildConfigFromFlags("", cluster.Kubeconfig)
+	rc, err := clientcmd.BuildConfigFromFlags("", cl.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,12 +55,11 @@ func TestResetKeepsAnotherUIDsRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, cnpaBin, "--kubeconfig", cluster.Kubeconfig, "--dir", dir, "--no-color", "reset", "--yes")
-	cmd.Env = cluster.Env()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("cnpa reset --yes: %v\n%s", err, out.String())
+	l := kit.NewLab(ctx, t, cl, cnpaBin)
+	l.Dir = dir
+	out := l.Cnpa("reset", "--yes")
+	if out.Code != 0 {
+		t.Fatalf("cnpa reset --yes: %v\n%s", out.Err(), out.Output)
 	}
 	if after, _ := os.ReadFile(filepath.Join(archive, "beta.json")); !bytes.Equal(after, before) {
 		t.Errorf("reset overwrote step 6's archive/beta.json: got %s, want %s", after, before)
@@ -71,7 +69,7 @@ func TestResetKeepsAnotherUIDsRecord(t *testing.T) {
 	if err != nil || !strings.Contains(string(data), string(newer.GetUID())) {
 		t.Errorf("the newer beta's record %s: %v %s, want its uid %s", beside, err, data, newer.GetUID())
 	}
-	if !strings.Contains(out.String(), "kept "+filepath.Join(archive, "beta.json")) {
-		t.Errorf("reset does not say it kept archive/beta.json:\n%s", out.String())
+	if !strings.Contains(out.Output, "kept "+filepath.Join(archive, "beta.json")) {
+		t.Errorf("reset does not say it kept archive/beta.json:\n%s", out.Output)
 	}
 }

@@ -21,18 +21,18 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 func main() {
 	engine := flag.String("engine", "go", "engine: go or shell")
-	datastore := flag.String("datastore", testcluster.DatastoreEtcd, "datastore: "+testcluster.DatastoreEtcd+" or "+testcluster.DatastoreKine+" (k3s's default, SQLite)")
+	datastore := flag.String("datastore", cluster.DatastoreEtcd, "datastore: "+cluster.DatastoreEtcd+" or "+cluster.DatastoreKine+" (k3s's default, SQLite)")
 	dir := flag.String("dir", "", "evidence dir (default: a new temp dir)")
 	cnpa := flag.String("cnpa", ".bin/cnpa", "cnpa binary")
 	keep := flag.Bool("keep", false, "keep the cluster running until Ctrl-C after the lab")
 	verbose := flag.Bool("verbose", false, "run the steps with --verbose: every file and manifest in full")
 	flag.Parse()
-	if _, err := testcluster.ParseDatastore(*datastore); err != nil {
+	if _, err := cluster.ParseDatastore(*datastore); err != nil {
 		fmt.Fprintln(os.Stderr, "labrun: -datastore:", err)
 		os.Exit(2)
 	}
@@ -72,7 +72,7 @@ func run(engine, datastore, dir, cnpa string, keep, verbose bool) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
-	c, err := testcluster.Start(ctx, testcluster.Options{Datastore: datastore})
+	c, err := cluster.Start(ctx, cluster.Options{Datastore: datastore})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "labrun:", err)
 		return 2

@@ -40,15 +40,15 @@ func byHand(t *testing.T, controller string) {
 		t.Fatal(err)
 	}
 	// The loop outlives lab.sh; stop it before the cluster goes.
-	t.Cleanup(func() { killGroup(t, filepath.Join(l.dir, "cnpa-op.pid")) })
-	env := append(l.env(), "DIR="+l.dir, "UNIT_DIR="+l.unitDir, "RECONCILE="+reconcile, "REGISTER=1")
-	r := l.run(env, "bash", script)
-	if r.code != 0 {
-		t.Fatalf("the lab by hand failed\n%s\nloop log:\n%s", r, l.serviceLog())
+	t.Cleanup(func() { killGroup(t, filepath.Join(l.Dir, "cnpa-op.pid")) })
+	env := append(l.Env, "DIR="+l.Dir, "UNIT_DIR="+l.UnitDir, "RECONCILE="+reconcile, "REGISTER=1")
+	r := l.Run(env, "bash", script)
+	if r.Code != 0 {
+		t.Fatalf("the lab by hand failed\n%s\nloop log:\n%s", r, l.ServiceLog(30))
 	}
 	chk, rep := l.check()
-	if chk.code != 0 || !rep.OK() {
-		t.Errorf("cnpa check after the lab by hand: exit %d, failed %v, want exit 0 and none failed", chk.code, failedSummary(rep))
+	if chk.Code != 0 || !rep.OK() {
+		t.Errorf("cnpa check after the lab by hand: exit %d, failed %v, want exit 0 and none failed", chk.Code, failedSummary(rep))
 		for _, c := range failedChecks(rep) {
 			t.Logf("%s: %s (expected %s) → %s", c.ID, c.Actual, c.Expected, c.Hint)
 		}

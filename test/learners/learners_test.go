@@ -3,7 +3,9 @@
 // with a case.json saying what is expected) run with `cnpa step all
 // --engine own` and graded with `cnpa check`, and the whole lab done by
 // hand (byhand/lab.sh) with no cnpa step at all. Every case has a real
-// control plane of its own; a few run at once.
+// control plane of its own, but for the mistakes that stop step all at
+// step 3, before any loop runs, which take turns on one; a few control
+// planes run at once.
 package learners
 
 import (
@@ -14,7 +16,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -29,8 +30,8 @@ import (
 	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/steps"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // cnpaBin is the cnpa binary built once for the package.
@@ -101,18 +102,26 @@ type learnerCase struct {
 	// cnpa's default for a learner's own controller (admin, as LAB.md's
 	// service runs); for a controller the own identity cannot serve. admin where the own identity's admission policy
 	// refuses the mistake's writes, so that the case still tests what the
-	// grader sees, not what the policy prevents. A valid case runs under
-	// both identities and names none.
+	// grader sees, not what the policy prevents. A valid case names none:
+	// it runs under own, then admin where AdminToo says.
 	ServiceIdentity string `json:"service_identity"`
 	// Notes are check ids that must carry a note under every identity the
 	// case runs with: what the script does that LAB.md does not ask about.
 	Notes []string `json:"notes"`
+	// AdminToo (a valid case): after its lab under own, step 4 switches
+	// the service to admin and the lab is checked again (switchToAdmin).
+	// Set where the identity changes what the script does (a foreign
+	// namespace adopted under admin, refused under own) and on one plain
+	// valid case; a script that passed under own, the narrower identity,
+	// and never meets the policy, passes under admin the same way.
+	AdminToo bool `json:"admin_too"`
 }
 
 // identities are the --service-identity values a case's lab runs with. A
 // valid controller must pass under both: its lab runs under own, the
-// narrower, and then switches to admin (runCase), as docs/identity.md
-// lets a learner do, and is checked again. A second lab from step 1 under
+// narrower, and, where case.json says admin_too, then switches to admin
+// (runCase), as docs/identity.md lets a learner do, and is checked again.
+// A second lab from step 1 under
 // admin would cost as much again (a control plane, step all's 45 s of the
 // learner's loop) to show steps 5-7 with more rights than own's, which a
 // valid script does not use.
@@ -142,7 +151,9 @@ func loadCase(t *testing.T, dir string) learnerCase {
 	}
 	switch {
 	case c.Valid && (c.Step != 0 || len(c.Says) > 0 || c.CaughtBy != "" || (c.ServiceIdentity != "" && c.ServiceIdentity != "default")):
-		t.Fatalf("%s/case.json: a valid case has no step, says or caught_by, and service_identity only \"default\" (else it runs under both identities)", dir)
+		t.Fatalf("%s/case.json: a valid case has no step, says or caught_by, and service_identity only \"default\" (else it runs under own, and admin_too adds admin)", dir)
+	case !c.Valid && c.AdminToo:
+		t.Fatalf("%s/case.json: admin_too is for a valid case (a mistake names its one service_identity)", dir)
 	case !c.Valid && (!validStep(c.Step) || len(c.Says) == 0):
 		t.Fatalf("%s/case.json: a mistake needs a step (%s) and at least one phrase in says", dir, labdata.Range(".."))
 	case c.CaughtBy != "" && c.CaughtBy != "step" && c.CaughtBy != "check":
@@ -163,6 +174,7 @@ func TestCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	valid, mistakes := 0, 0
+	var early []string
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -174,12 +186,27 @@ func TestCorpus(t *testing.T) {
 		} else {
 			mistakes++
 		}
+		// A class learner keeps a cluster of its own: `cnpa class grade`
+		// flags two submissions of one cluster.
+		if _, class := classLearners[e.Name()+"/own"]; c.beforeLoop() && !class {
+			early = append(early, e.Name())
+			continue
+		}
 		for _, identity := range c.identities() {
 			t.Run(e.Name()+"/"+identity, func(t *testing.T) {
 				t.Parallel()
-				runCase(t, dir, c, identity)
+				runCase(t, newLab(t), dir, c, identity)
 			})
 		}
+	}
+	// The other mistakes that stop step all before step 4 starts a loop
+	// take turns on one control plane, `cnpa reset --yes` between them: a
+	// TestCorpus/step3/<case>/own each.
+	if len(early) > 0 {
+		t.Run(earlyGroup, func(t *testing.T) {
+			t.Parallel()
+			runEarly(t, early)
+		})
 	}
 	// The class test's learner who runs cnpa's own Go engine.
 	t.Run(goEngineCase, func(t *testing.T) {
@@ -192,13 +219,75 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// lab is one case's world: a control plane, an evidence dir, a unit dir.
+// earlyGroup is the subtest of the cases that share a control plane.
+const earlyGroup = "step3"
+
+// beforeLoop: cnpa step all stops this mistake at step 3, before step 4
+// starts the service's loop, so nothing of the case runs on after its
+// commands, and `cnpa reset --yes` leaves the cluster as new for the next.
+func (c learnerCase) beforeLoop() bool {
+	return !c.Valid && c.Step == 3 && c.CaughtBy == "step" && slices.Equal(c.identities(), []string{"own"})
+}
+
+// runEarly runs the cases named, one after the other, on one control
+// plane (a slot's), each with evidence and unit dirs of its own and its
+// own deadline, and `cnpa reset --yes` after each.
+func runEarly(t *testing.T, names []string) {
+	shared := newLab(t)
+	for _, name := range names {
+		dir := filepath.Join("cases", name)
+		c := loadCase(t, dir)
+		base := t.TempDir()
+		caseDir, unitDir := filepath.Join(base, "cnpa-op"), filepath.Join(base, "systemd")
+		passed := t.Run(name+"/own", func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), caseDeadline)
+			t.Cleanup(cancel)
+			l := &lab{kit.NewLab(ctx, t, shared.Cluster, cnpaBin)}
+			l.Env, l.Dir, l.UnitDir = shared.Env, caseDir, unitDir
+			runCase(t, l, dir, c, "own")
+		})
+		// The group's, after the case's own cleanups (its loop, if one
+		// ran, is stopped), on the case's evidence dir.
+		after := *shared.Lab
+		after.Dir, after.UnitDir = caseDir, unitDir
+		if r := after.Reset(); r.Code != 0 {
+			t.Fatalf("cnpa reset --yes after %s (passed: %t): the next case needs a clean cluster\n%s", name, passed, r)
+		}
+		// Reset removes what is the lab's; a namespace the mistake made
+		// without an owner (no-owner-reference) is not, and stays. The
+		// next case's step 1 wants no team-alpha: delete what is left of
+		// the lab's namespaces, and wait until they are gone.
+		removeTeamNamespaces(t, shared)
+	}
+}
+
+// removeTeamNamespaces deletes every namespace team-* on l's cluster and
+// waits until they are gone.
+func removeTeamNamespaces(t *testing.T, l *lab) {
+	t.Helper()
+	out := l.Run(nil, l.Cluster.Kubectl(), "--kubeconfig", l.Cluster.Kubeconfig, "get", "namespaces", "-o", "name")
+	if out.Code != 0 {
+		t.Fatalf("list namespaces: %s", out)
+	}
+	var names []string
+	for _, n := range strings.Fields(out.Stdout) {
+		if strings.HasPrefix(n, "namespace/team-") {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	args := append([]string{"--kubeconfig", l.Cluster.Kubeconfig, "delete", "--wait=true", "--timeout=2m"}, names...)
+	if r := l.Run(nil, l.Cluster.Kubectl(), args...); r.Code != 0 {
+		t.Fatalf("delete the namespaces reset left: %s", r)
+	}
+}
+
+// lab is one case's world: a control plane, an evidence dir, a unit dir,
+// and cnpa run on them (kit.Lab).
 type lab struct {
-	t       *testing.T
-	ctx     context.Context
-	cluster *testcluster.Cluster
-	dir     string
-	unitDir string
+	*kit.Lab
 }
 
 // newLab waits for a slot, then starts a control plane for the test. The
@@ -214,137 +303,74 @@ func newLab(t *testing.T) *lab {
 	}
 	t.Cleanup(func() { <-slots })
 	start := time.Now()
-	cluster, err := testcluster.Start(ctx, testcluster.Options{})
+	cl, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		t.Fatalf("start control plane: %v", err)
 	}
 	t.Logf("control plane up in %s", time.Since(start).Round(time.Millisecond))
-	l := &lab{t: t, ctx: ctx, cluster: cluster,
-		dir: filepath.Join(t.TempDir(), "cnpa-op"), unitDir: filepath.Join(t.TempDir(), "systemd")}
+	l := &lab{kit.NewLab(ctx, t, cl, cnpaBin)}
+	// Everything a case runs sees the cluster's KUBECONFIG and kubectl,
+	// and no CNPA_* variable of the caller's.
+	for _, kv := range cl.Env() {
+		if !strings.HasPrefix(kv, "CNPA_") {
+			l.Env = append(l.Env, kv)
+		}
+	}
 	// A lab the class test grades live outlives its case (room.hold).
 	if !room.hold(t, l) {
-		t.Cleanup(cluster.Stop)
+		t.Cleanup(cl.Stop)
 	}
 	return l
 }
 
-// env is the environment of everything a case runs: the cluster's
-// KUBECONFIG and kubectl, and no CNPA_* variable of the caller's.
-func (l *lab) env() []string {
-	var env []string
-	for _, kv := range l.cluster.Env() {
-		if !strings.HasPrefix(kv, "CNPA_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
-// result is one command's exit code and output.
-type result struct {
-	code        int
-	stdout      string
-	stderr      string
-	took        time.Duration
-	description string
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("%s: exit %d in %s\n--- stdout\n%s--- stderr\n%s", r.description, r.code, r.took.Round(time.Millisecond), r.stdout, r.stderr)
-}
-
-// run runs a command under the case's deadline. A command killed by the
-// deadline fails the test: no wait in cnpa may outlast its --timeout.
-func (l *lab) run(env []string, name string, args ...string) result {
-	l.t.Helper()
-	return l.runAs(filepath.Base(name)+" "+strings.Join(args, " "), env, name, args...)
-}
-
-// runAs is run with a description of the command for messages.
-func (l *lab) runAs(description string, env []string, name string, args ...string) result {
-	l.t.Helper()
-	cmd := exec.CommandContext(l.ctx, name, args...)
-	cmd.Env = env
-	// The reconcile loop is detached and may hold a copy of an output
-	// pipe; do not wait for it after the command itself has exited.
-	cmd.WaitDelay = 5 * time.Second
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errOut.String(), took: time.Since(start), description: description}
-	var ee *exec.ExitError
-	switch {
-	case l.ctx.Err() != nil:
-		l.t.Fatalf("%s: killed at the case's deadline (%s): a wait does not honour --timeout\n%s", r.description, caseDeadline, r)
-	case err == nil:
-	case errors.As(err, &ee) && ee.Exited():
-		r.code = ee.ExitCode()
-	default:
-		l.t.Fatalf("%s: %v\n%s", r.description, err, r)
-	}
-	l.t.Logf("%s: exit %d in %s", r.description, r.code, r.took.Round(time.Millisecond))
-	return r
-}
-
-// cnpa runs the cnpa binary on the case's cluster and evidence dir.
-func (l *lab) cnpa(args ...string) result {
-	l.t.Helper()
-	return l.runAs("cnpa "+strings.Join(args, " "), l.env(), cnpaBin,
-		append([]string{"--kubeconfig", l.cluster.Kubeconfig, "--dir", l.dir, "--no-color"}, args...)...)
-}
-
-// check runs `cnpa check -o json` and parses its report.
-func (l *lab) check() (result, *check.Report) {
-	l.t.Helper()
-	r := l.cnpa("check", "-o", "json", "--timeout", checkTimeout, "--service-manager", "process", "--unit-dir", l.unitDir)
-	if r.code == 2 {
-		l.t.Fatalf("cnpa check: usage or environment error\n%s", r)
-	}
+// check runs `cnpa check -o json` as the case's learner would and parses
+// its report.
+func (l *lab) check() (kit.Result, *check.Report) {
+	l.T.Helper()
 	var rep check.Report
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		l.t.Fatalf("cnpa check -o json does not parse: %v\n%s", err, r)
-	}
+	r := l.Check(&rep, "--timeout", checkTimeout, "--service-manager", "process", "--unit-dir", l.UnitDir)
 	return r, &rep
 }
 
-// runCase copies the case's reconcile.sh into a fresh evidence dir, runs
-// the lab with the own engine, checks it, and holds the outcome to
-// case.json.
-func runCase(t *testing.T, dir string, c learnerCase, identity string) {
-	l := newLab(t)
-	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+// runCase copies the case's reconcile.sh into l's fresh evidence dir, runs
+// the lab with the own engine on l's cluster, checks it, and holds the
+// outcome to case.json.
+func runCase(t *testing.T, l *lab, dir string, c learnerCase, identity string) {
+	if err := os.MkdirAll(l.Dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	script, err := os.ReadFile(filepath.Join(dir, "reconcile.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(l.dir, "reconcile.sh"), script, 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(l.Dir, "reconcile.sh"), script, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// Before the cluster stops (cleanups run last-in first-out), stop the
 	// loop; with a context of its own, since the case's may be over.
-	t.Cleanup(func() { l.stopService() })
+	t.Cleanup(func() { l.StopService() })
 
 	// --quiet: the diagnosis must be found in what the step says about
 	// the mistake, not in the commands it shows or the learner's script
 	// it quotes (which may name the very thing that is wrong).
-	args := []string{"step", "all", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout, "--quiet"}
+	args := []string{"step", "all", "--engine", "own", "--service-manager", "process", "--unit-dir", l.UnitDir, "--timeout", stepTimeout, "--quiet"}
 	if identity != "default" {
 		// The flag given where the case depends on it: the default for a
-		// learner's own controller is admin, as LAB.md's service runs.
+		// learner's own controller is admin, as the lab's service runs.
 		args = append(args, "--service-identity", identity)
 	}
-	steps := l.cnpa(args...)
-	if steps.code == 2 {
+	steps := l.Cnpa(args...)
+	if steps.Code == 2 {
 		t.Fatalf("cnpa step all --engine own: usage or environment error\n%s", steps)
 	}
-	if steps.code != 0 && steps.code != 1 {
+	if steps.Code != 0 && steps.Code != 1 {
 		t.Fatalf("cnpa step all: unexpected exit code\n%s", steps)
 	}
 	l.nothingOfCnpasLeft(labdata.ProbePrefix)
 	chk, rep := room.check(t, l, filepath.Base(dir)+"/"+identity)
+	if *update {
+		golden(t, l, filepath.Base(dir))
+	}
 	failed := failedChecks(rep)
 	for _, id := range c.Notes {
 		if ch := findCheck(rep, id); ch == nil || ch.Note == "" {
@@ -360,31 +386,31 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 	}
 
 	if c.Valid {
-		if steps.code != 0 {
-			t.Errorf("valid controller: cnpa step all exit %d, want 0\n%s\nservice log:\n%s", steps.code, steps, l.serviceLog())
+		if steps.Code != 0 {
+			t.Errorf("valid controller: cnpa step all exit %d, want 0\n%s\nservice log:\n%s", steps.Code, steps, l.ServiceLog(30))
 		}
-		if chk.code != 0 || !rep.OK() {
-			t.Errorf("valid controller: cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.code, failedSummary(rep), steps.stdout)
+		if chk.Code != 0 || !rep.OK() {
+			t.Errorf("valid controller: cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.Code, failedSummary(rep), steps.Stdout)
 		}
 		if identity == "default" {
-			if st, err := labenv.LoadState(l.dir); err != nil || st.Identity() != "admin" {
-				t.Errorf("a learner's own controller with no --service-identity: the lab's state says identity %q (%v), want admin, as LAB.md's service runs", st.Identity(), err)
+			if st, err := labenv.LoadState(l.Dir); err != nil || st.Identity() != "admin" {
+				t.Errorf("a learner's own controller with no --service-identity: the lab's state says identity %q (%v), want admin, as the lab's service runs", st.Identity(), err)
 			}
 			return
 		}
-		if steps.code == 0 {
+		if steps.Code == 0 && c.AdminToo {
 			l.switchToAdmin(c)
 		}
 		return
 	}
 
 	switch {
-	case c.CaughtBy == "step" && steps.code != 1:
-		t.Errorf("cnpa step all exit %d, want 1 (the mistake breaks step %d)\n%s", steps.code, c.Step, steps)
-	case c.CaughtBy == "check" && steps.code != 0:
-		t.Errorf("cnpa step all exit %d, want 0 (only check can see this mistake)\n%s", steps.code, steps)
+	case c.CaughtBy == "step" && steps.Code != 1:
+		t.Errorf("cnpa step all exit %d, want 1 (the mistake breaks step %d)\n%s", steps.Code, c.Step, steps)
+	case c.CaughtBy == "check" && steps.Code != 0:
+		t.Errorf("cnpa step all exit %d, want 0 (only check can see this mistake)\n%s", steps.Code, steps)
 	}
-	if steps.code == 1 {
+	if steps.Code == 1 {
 		if got := failingStep(steps); got != c.Step {
 			t.Errorf("cnpa step all failed at step %d, want step %d\n%s", got, c.Step, steps)
 		}
@@ -394,8 +420,8 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 			t.Errorf("cnpa step all's output names none of %q\n%s", c.Says, steps)
 		}
 	}
-	if chk.code != 1 {
-		t.Errorf("cnpa check exit %d, want 1 (%d passed, failed %v)\n%s", chk.code, rep.Passed, failedSummary(rep), chk.stderr)
+	if chk.Code != 1 {
+		t.Errorf("cnpa check exit %d, want 1 (%d passed, failed %v)\n%s", chk.Code, rep.Passed, failedSummary(rep), chk.Stderr)
 	}
 	if len(failed) == 0 {
 		t.Errorf("cnpa check: no failed check, want one of step %d", c.Step)
@@ -404,7 +430,7 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 	if first := failed[0].Step; first != c.Step {
 		t.Errorf("cnpa check: the earliest failed check is of step %d (%v), want step %d", first, failedSummary(rep), c.Step)
 	}
-	if steps.code == 0 {
+	if steps.Code == 0 {
 		// Only check saw it: its failed checks must name the mistake.
 		var text strings.Builder
 		for _, f := range failed {
@@ -416,7 +442,7 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 			t.Errorf("cnpa check's failed checks name none of %q:\n%s", c.Says, text.String())
 		}
 	}
-	t.Logf("caught: step all exit %d, failed checks %v", steps.code, failedSummary(rep))
+	t.Logf("caught: step all exit %d, failed checks %v", steps.Code, failedSummary(rep))
 }
 
 // switchToAdmin runs step 4 again with --service-identity admin, which
@@ -424,28 +450,28 @@ func runCase(t *testing.T, dir string, c learnerCase, identity string) {
 // kubeconfig, and holds the valid controller to a passing check under it,
 // with the same notes.
 func (l *lab) switchToAdmin(c learnerCase) {
-	l.t.Helper()
-	step4 := l.cnpa("step", "4", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir,
+	l.T.Helper()
+	step4 := l.Cnpa("step", "4", "--engine", "own", "--service-manager", "process", "--unit-dir", l.UnitDir,
 		"--timeout", stepTimeout, "--quiet", "--service-identity", "admin")
-	if step4.code != 0 {
-		l.t.Errorf("valid controller: cnpa step 4 --service-identity admin exit %d, want 0\n%s\nservice log:\n%s", step4.code, step4, l.serviceLog())
+	if step4.Code != 0 {
+		l.T.Errorf("valid controller: cnpa step 4 --service-identity admin exit %d, want 0\n%s\nservice log:\n%s", step4.Code, step4, l.ServiceLog(30))
 		return
 	}
-	if st, err := labenv.LoadState(l.dir); err != nil || st.Identity() != "admin" {
-		l.t.Errorf("after step 4 --service-identity admin the lab's state says identity %q (%v), want admin", st.Identity(), err)
+	if st, err := labenv.LoadState(l.Dir); err != nil || st.Identity() != "admin" {
+		l.T.Errorf("after step 4 --service-identity admin the lab's state says identity %q (%v), want admin", st.Identity(), err)
 	}
 	chk, rep := l.check()
-	if chk.code != 0 || !rep.OK() {
-		l.t.Errorf("valid controller under admin: cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.code, failedSummary(rep), chk.stderr)
+	if chk.Code != 0 || !rep.OK() {
+		l.T.Errorf("valid controller under admin: cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.Code, failedSummary(rep), chk.Stderr)
 	}
 	for _, ch := range rep.Checks {
 		if ch.Status == check.Note && !slices.Contains(c.Notes, ch.ID) {
-			l.t.Errorf("under admin: check %s is a note that case.json does not name: %s; %s", ch.ID, ch.Actual, ch.Note)
+			l.T.Errorf("under admin: check %s is a note that case.json does not name: %s; %s", ch.ID, ch.Actual, ch.Note)
 		}
 	}
 	for _, id := range c.Notes {
 		if ch := findCheck(rep, id); ch == nil || ch.Note == "" {
-			l.t.Errorf("under admin: check %s: want a note, got %+v", id, ch)
+			l.T.Errorf("under admin: check %s: want a note, got %+v", id, ch)
 		}
 	}
 }
@@ -458,12 +484,12 @@ var (
 
 // failingStep is the step at which `cnpa step all` stopped: the one its
 // error line names, else the last one it began.
-func failingStep(r result) int {
-	if m := stepFailed.FindStringSubmatch(r.stderr); m != nil {
+func failingStep(r kit.Result) int {
+	if m := stepFailed.FindStringSubmatch(r.Stderr); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n
 	}
-	m := stepHeader.FindAllStringSubmatch(r.stdout, -1)
+	m := stepHeader.FindAllStringSubmatch(r.Stdout, -1)
 	if len(m) == 0 {
 		return 0
 	}
@@ -475,10 +501,10 @@ func failingStep(r result) int {
 // its section of stdout without the step's teaching text (which names
 // every mistake of the step whether made or not), and stderr; the
 // case's own paths, whose temp dirs hold the test's name, read <dir>.
-func (l *lab) stepDiagnosis(r result, n int) string {
-	section := r.stdout
-	if m := stepHeader.FindAllStringIndex(r.stdout, -1); len(m) > 0 {
-		section = r.stdout[m[len(m)-1][0]:]
+func (l *lab) stepDiagnosis(r kit.Result, n int) string {
+	section := r.Stdout
+	if m := stepHeader.FindAllStringIndex(r.Stdout, -1); len(m) > 0 {
+		section = r.Stdout[m[len(m)-1][0]:]
 	}
 	if s, err := steps.Get(n); err == nil {
 		for _, line := range strings.Split(s.Teaches, "\n") {
@@ -487,12 +513,12 @@ func (l *lab) stepDiagnosis(r result, n int) string {
 			}
 		}
 	}
-	return l.withoutPaths(section + "\n" + r.stderr)
+	return l.withoutPaths(section + "\n" + r.Stderr)
 }
 
 // withoutPaths replaces the case's evidence and unit dirs with <dir>.
 func (l *lab) withoutPaths(s string) string {
-	return strings.NewReplacer(l.dir, "<dir>", l.unitDir, "<unit-dir>").Replace(s)
+	return strings.NewReplacer(l.Dir, "<dir>", l.UnitDir, "<unit-dir>").Replace(s)
 }
 
 // findCheck is the check with that id, or nil.
@@ -539,28 +565,22 @@ func says(out string, phrases []string) (string, bool) {
 	return "", false
 }
 
-// serviceLog is the end of the detached loop's log, for failure messages.
-func (l *lab) serviceLog() string {
-	data, err := os.ReadFile(filepath.Join(l.dir, "cnpa-op.log"))
-	if err != nil {
-		return "(no log: " + err.Error() + ")"
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) > 30 {
-		lines = lines[len(lines)-30:]
-	}
-	return strings.Join(lines, "\n")
-}
+// update: each case also submits its lab (cnpa submit) into
+// golden/testdata/<case>.json, where test/learners/golden judges it again
+// in milliseconds.
+var update = flag.Bool("update", false, "write each case's submission to golden/testdata/<case>.json")
 
-// stopService stops the detached loop with `cnpa service stop`.
-func (l *lab) stopService() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, cnpaBin, "--kubeconfig", l.cluster.Kubeconfig, "--dir", l.dir, "--no-color",
-		"service", "stop", "--service-manager", "process", "--unit-dir", l.unitDir)
-	cmd.Env = l.env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		l.t.Logf("cnpa service stop: %v\n%s", err, out)
+// golden writes the case's submission for test/learners/golden.
+func golden(t *testing.T, l *lab, name string) {
+	t.Helper()
+	out, err := filepath.Abs(filepath.Join("golden", "testdata", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := l.Cnpa("-o", "json", "submit", "--learner", name, "--out", out, "--timeout", checkTimeout,
+		"--service-manager", "process", "--unit-dir", l.UnitDir)
+	if _, err := os.Stat(out); r.Code == 2 || err != nil {
+		t.Errorf("cnpa submit for the golden file: %v\n%s", err, r)
 	}
 }
 
@@ -586,17 +606,17 @@ func killGroup(t *testing.T, pidFile string) {
 // prefix (cnpa-probe-*, cnpa-check-*), marked for deletion or not: a step
 // deletes its probes and waits until they are gone (issue 39).
 func (l *lab) nothingOfCnpasLeft(prefix string) {
-	l.t.Helper()
-	r := l.run(l.env(), l.cluster.Kubectl(), "get", "teamspaces,namespaces", "-o", "name")
-	q := l.run(l.env(), l.cluster.Kubectl(), "get", "resourcequotas", "-A", "-o",
+	l.T.Helper()
+	r := l.Run(nil, l.Cluster.Kubectl(), "--kubeconfig", l.Cluster.Kubeconfig, "get", "teamspaces,namespaces", "-o", "name")
+	q := l.Run(nil, l.Cluster.Kubectl(), "--kubeconfig", l.Cluster.Kubeconfig, "get", "resourcequotas", "-A", "-o",
 		`jsonpath={range .items[*]}resourcequota/{.metadata.namespace}/{.metadata.name}{"\n"}{end}`)
-	if r.code != 0 || q.code != 0 {
-		l.t.Errorf("list what is left: %s\n%s", r, q)
+	if r.Code != 0 || q.Code != 0 {
+		l.T.Errorf("list what is left: %s\n%s", r, q)
 		return
 	}
-	for _, line := range strings.Split(r.stdout+q.stdout, "\n") {
+	for _, line := range strings.Split(r.Stdout+q.Stdout, "\n") {
 		if strings.Contains(line, "/"+prefix) || strings.Contains(line, "/team-"+prefix) {
-			l.t.Errorf("left behind after the steps: %s (a step must delete its probes and wait until they are gone)", line)
+			l.T.Errorf("left behind after the steps: %s (a step must delete its probes and wait until they are gone)", line)
 		}
 	}
 }

@@ -81,23 +81,23 @@ WantedBy=multi-user.target
 // ownFiles writes every file of the learner's into the lab's dirs and
 // returns their paths with their bytes.
 func (l *lab) ownFiles(restart string) map[string][]byte {
-	l.t.Helper()
+	l.T.Helper()
 	script, err := os.ReadFile(filepath.Join("cases", "valid-create-patch", "reconcile.sh"))
 	if err != nil {
-		l.t.Fatal(err)
+		l.T.Fatal(err)
 	}
 	files := map[string][]byte{
-		filepath.Join(l.dir, "crd.yaml"):            []byte(ownCRD),
-		filepath.Join(l.dir, "alpha.yaml"):          []byte(ownAlpha),
-		filepath.Join(l.dir, "reconcile.sh"):        script,
-		filepath.Join(l.unitDir, "cnpa-op.service"): []byte(labUnit(l.dir, restart)),
+		filepath.Join(l.Dir, "crd.yaml"):            []byte(ownCRD),
+		filepath.Join(l.Dir, "alpha.yaml"):          []byte(ownAlpha),
+		filepath.Join(l.Dir, "reconcile.sh"):        script,
+		filepath.Join(l.UnitDir, "cnpa-op.service"): []byte(labUnit(l.Dir, restart)),
 	}
 	for p, data := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			l.t.Fatal(err)
+			l.T.Fatal(err)
 		}
 		if err := os.WriteFile(p, data, 0o755); err != nil {
-			l.t.Fatal(err)
+			l.T.Fatal(err)
 		}
 	}
 	return files
@@ -105,11 +105,11 @@ func (l *lab) ownFiles(restart string) map[string][]byte {
 
 // unchanged holds each of the learner's files to its bytes as written.
 func (l *lab) unchanged(files map[string][]byte) {
-	l.t.Helper()
+	l.T.Helper()
 	for p, want := range files {
 		got, err := os.ReadFile(p)
 		if err != nil || !bytes.Equal(got, want) {
-			l.t.Errorf("%s is not the learner's as written (err %v):\n%s\nwant:\n%s", p, err, got, want)
+			l.T.Errorf("%s is not the learner's as written (err %v):\n%s\nwant:\n%s", p, err, got, want)
 		}
 	}
 }
@@ -123,33 +123,33 @@ func TestLearnerWritesEveryFile(t *testing.T) {
 	t.Parallel()
 	l := newLab(t)
 	files := l.ownFiles("always")
-	t.Cleanup(func() { l.stopService() })
+	t.Cleanup(func() { l.StopService() })
 	for _, s := range labdata.Steps {
-		r := l.cnpa("step", fmt.Sprint(s.Number), "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout)
-		if r.code != 0 {
-			t.Fatalf("cnpa step %d exit %d, want 0\n%s\nservice log:\n%s", s.Number, r.code, r, l.serviceLog())
+		r := l.Cnpa("step", fmt.Sprint(s.Number), "--engine", "own", "--service-manager", "process", "--unit-dir", l.UnitDir, "--timeout", stepTimeout)
+		if r.Code != 0 {
+			t.Fatalf("cnpa step %d exit %d, want 0\n%s\nservice log:\n%s", s.Number, r.Code, r, l.ServiceLog(30))
 		}
 		switch s.Number {
 		case 1:
 			for _, f := range []string{"crd.yaml", "alpha.yaml"} {
-				if want := filepath.Join(l.dir, f) + " is yours"; !strings.Contains(r.stdout, want) {
-					t.Errorf("step 1 does not say %q:\n%s", want, r.stdout)
+				if want := filepath.Join(l.Dir, f) + " is yours"; !strings.Contains(r.Stdout, want) {
+					t.Errorf("step 1 does not say %q:\n%s", want, r.Stdout)
 				}
 			}
 		case 4:
-			if want := "cnpa-op.service is yours: cnpa uses it as it is"; !strings.Contains(r.stdout, want) {
-				t.Errorf("step 4 does not say %q:\n%s", want, r.stdout)
+			if want := "cnpa-op.service is yours: cnpa uses it as it is"; !strings.Contains(r.Stdout, want) {
+				t.Errorf("step 4 does not say %q:\n%s", want, r.Stdout)
 			}
 			l.nothingOfCnpasLeft(labdata.ProbePrefix)
 		}
 		l.unchanged(files)
 	}
-	if st, err := labenv.LoadState(l.dir); err != nil || st.Identity() != "admin" {
+	if st, err := labenv.LoadState(l.Dir); err != nil || st.Identity() != "admin" {
 		t.Errorf("the lab's state says identity %q (%v), want admin: the learner's unit runs as it says", st.Identity(), err)
 	}
 	chk, rep := l.check()
-	if chk.code != 0 || !rep.OK() {
-		t.Errorf("cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.code, failedSummary(rep), chk.stderr)
+	if chk.Code != 0 || !rep.OK() {
+		t.Errorf("cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.Code, failedSummary(rep), chk.Stderr)
 	}
 	for _, c := range rep.Checks {
 		if c.Status == check.Note {
@@ -166,13 +166,13 @@ func TestLearnersUnitRestartOnFailure(t *testing.T) {
 	t.Parallel()
 	l := newLab(t)
 	files := l.ownFiles("on-failure")
-	t.Cleanup(func() { l.stopService() })
-	r := l.cnpa("step", "all", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout, "--quiet")
-	if r.code != 1 || failingStep(r) != 4 {
-		t.Fatalf("cnpa step all exit %d at step %d, want 1 at step 4\n%s", r.code, failingStep(r), r)
+	t.Cleanup(func() { l.StopService() })
+	r := l.Cnpa("step", "all", "--engine", "own", "--service-manager", "process", "--unit-dir", l.UnitDir, "--timeout", stepTimeout, "--quiet")
+	if r.Code != 1 || failingStep(r) != 4 {
+		t.Fatalf("cnpa step all exit %d at step %d, want 1 at step 4\n%s", r.Code, failingStep(r), r)
 	}
-	if want := "Restart=on-failure: write Restart=always"; !strings.Contains(r.stderr, want) {
-		t.Errorf("step 4's failure does not say %q:\n%s", want, r.stderr)
+	if want := "Restart=on-failure: write Restart=always"; !strings.Contains(r.Stderr, want) {
+		t.Errorf("step 4's failure does not say %q:\n%s", want, r.Stderr)
 	}
 	l.unchanged(files)
 }

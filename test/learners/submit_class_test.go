@@ -32,8 +32,8 @@ import (
 	"github.com/labhub/cnpa/internal/class"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/submission"
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // goEngineCase is the corpus subtest of the learner who runs cnpa's Go
@@ -113,7 +113,7 @@ func (r *classroom) hold(t *testing.T, l *lab) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.dir, l.unitDir = filepath.Join(base, "cnpa-op"), filepath.Join(base, "systemd")
+	l.Dir, l.UnitDir = filepath.Join(base, "cnpa-op"), filepath.Join(base, "systemd")
 	r.mu.Lock()
 	r.held[name] = l
 	r.mu.Unlock()
@@ -125,7 +125,7 @@ func (r *classroom) hold(t *testing.T, l *lab) bool {
 // report and exits the same way, and writes the submission too: the class
 // costs the corpus no second grading. The copier is graded on her own
 // evidence first (her case's assertions), then submits another's.
-func (r *classroom) check(t *testing.T, l *lab, caseName string) (result, *check.Report) {
+func (r *classroom) check(t *testing.T, l *lab, caseName string) (kit.Result, *check.Report) {
 	t.Helper()
 	name, _, ok := learnerOf(t)
 	if !ok || !classWillRun() || name == copier {
@@ -137,7 +137,7 @@ func (r *classroom) check(t *testing.T, l *lab, caseName string) (result, *check
 	}
 	res := r.submit(t, l, caseName)
 	var rep check.Report
-	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
+	if err := json.Unmarshal([]byte(res.Stdout), &rep); err != nil {
 		t.Fatalf("cnpa -o json submit does not parse: %v\n%s", err, res)
 	}
 	return res, &rep
@@ -146,12 +146,12 @@ func (r *classroom) check(t *testing.T, l *lab, caseName string) (result, *check
 // submit runs `cnpa -o json submit` for the case's learner, at the end of
 // its lab. The copier first puts the copied learner's evidence in her own
 // dir.
-func (r *classroom) submit(t *testing.T, l *lab, caseName string) result {
+func (r *classroom) submit(t *testing.T, l *lab, caseName string) kit.Result {
 	t.Helper()
 	name, _, _ := learnerOf(t)
 	dir := r.submissions(t)
 	if name == copied {
-		if err := os.CopyFS(filepath.Join(dir, "evidence-"+copied), os.DirFS(l.dir)); err != nil {
+		if err := os.CopyFS(filepath.Join(dir, "evidence-"+copied), os.DirFS(l.Dir)); err != nil {
 			t.Errorf("keep %s's evidence for %s to copy: %v", copied, copier, err)
 		}
 		close(r.evidence)
@@ -159,17 +159,17 @@ func (r *classroom) submit(t *testing.T, l *lab, caseName string) result {
 	if name == copier {
 		select {
 		case <-r.evidence:
-		case <-l.ctx.Done():
+		case <-l.Ctx.Done():
 			t.Fatalf("%s's case (%s) never saved its evidence for %s to copy: run it too", copied, "valid-create-patch/own", copier)
 		}
 		// Her own files come back once she has submitted: the rest of her
 		// case (the switch to admin) grades her own lab, whose UIDs the
 		// copied files do not hold.
-		defer swapFiles(t, filepath.Join(dir, "evidence-"+copied), l.dir)()
+		defer swapFiles(t, filepath.Join(dir, "evidence-"+copied), l.Dir)()
 	}
-	res := l.cnpa("-o", "json", "submit", "--learner", name, "--out", filepath.Join(dir, name+".json"), "--timeout", checkTimeout,
-		"--service-manager", "process", "--unit-dir", l.unitDir)
-	if res.code == 2 {
+	res := l.Cnpa("-o", "json", "submit", "--learner", name, "--out", filepath.Join(dir, name+".json"), "--timeout", checkTimeout,
+		"--service-manager", "process", "--unit-dir", l.UnitDir)
+	if res.Code == 2 {
 		t.Fatalf("cnpa submit (%s as %s): usage or environment error\n%s", caseName, name, res)
 	}
 	if _, err := os.Stat(filepath.Join(dir, name+".json")); err != nil {
@@ -226,13 +226,13 @@ func runGoEngine(t *testing.T) {
 		return
 	}
 	l := newLab(t)
-	t.Cleanup(func() { l.stopService() })
-	steps := l.cnpa("step", "all", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", stepTimeout, "--quiet")
-	if steps.code != 0 {
-		t.Fatalf("cnpa step all with the Go engine: exit %d\n%s", steps.code, steps)
+	t.Cleanup(func() { l.StopService() })
+	steps := l.Cnpa("step", "all", "--service-manager", "process", "--unit-dir", l.UnitDir, "--timeout", stepTimeout, "--quiet")
+	if steps.Code != 0 {
+		t.Fatalf("cnpa step all with the Go engine: exit %d\n%s", steps.Code, steps)
 	}
-	if res, rep := room.check(t, l, goEngineCase); res.code != 0 || !rep.OK() {
-		t.Errorf("the Go engine's lab: cnpa submit exit %d, failed %v, want 0 and none", res.code, failedSummary(rep))
+	if res, rep := room.check(t, l, goEngineCase); res.Code != 0 || !rep.OK() {
+		t.Errorf("the Go engine's lab: cnpa submit exit %d, failed %v, want 0 and none", res.Code, failedSummary(rep))
 	}
 }
 
@@ -256,11 +256,11 @@ func TestClass(t *testing.T) {
 	defer cancel()
 	for _, l := range room.held {
 		// The kept labs' own cases are over: their commands run under this test now.
-		l.t, l.ctx = t, ctx
+		l.T, l.Ctx = t, ctx
 		t.Cleanup(func() {
-			l.stopService()
-			l.cluster.Stop()
-			os.RemoveAll(filepath.Dir(l.dir))
+			l.StopService()
+			l.Cluster.Stop()
+			os.RemoveAll(filepath.Dir(l.Dir))
 		})
 	}
 	var missing []string
@@ -302,12 +302,12 @@ func TestClass(t *testing.T) {
 	if err := os.WriteFile(roster, []byte("# December\nada\nbea\ncid\ndan\neve\ngus\nhal\nivy\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ports, err := testcluster.FreePorts(1)
+	ports, err := cluster.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dead := filepath.Join(work, "hal.kubeconfig")
-	if err := os.WriteFile(dead, []byte(testcluster.KubeconfigFor(fmt.Sprintf("https://127.0.0.1:%d", ports[0]), "no-token")), 0o600); err != nil {
+	if err := os.WriteFile(dead, []byte(cluster.KubeconfigFor(fmt.Sprintf("https://127.0.0.1:%d", ports[0]), "no-token")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	classYAML := "learners:\n"
@@ -315,11 +315,11 @@ func TestClass(t *testing.T) {
 		l := room.held[name]
 		// The services were stopped when their cases ended; a learner's
 		// controller runs when the instructor grades.
-		start := l.cnpa("service", "start", "--service-manager", "process", "--unit-dir", l.unitDir)
-		if start.code != 0 {
+		start := l.Cnpa("service", "start", "--service-manager", "process", "--unit-dir", l.UnitDir)
+		if start.Code != 0 {
 			t.Fatalf("start %s's service again: %s", name, start)
 		}
-		classYAML += fmt.Sprintf("- {name: %s, kubeconfig: %s}\n", name, l.cluster.Kubeconfig)
+		classYAML += fmt.Sprintf("- {name: %s, kubeconfig: %s}\n", name, l.Cluster.Kubeconfig)
 	}
 	classYAML += "- {name: hal, kubeconfig: " + dead + "}\n"
 	classFile := filepath.Join(work, "class.yaml")
@@ -444,7 +444,7 @@ func TestClass(t *testing.T) {
 // temporary TeamSpace of the grader.
 func assertNoProbesLeft(t *testing.T) {
 	for name, l := range room.held {
-		out, err := exec.Command(l.cluster.Kubectl(), "--kubeconfig", l.cluster.Kubeconfig, "get", "teamspaces", "-o", "name").Output()
+		out, err := exec.Command(l.Cluster.Kubectl(), "--kubeconfig", l.Cluster.Kubeconfig, "get", "teamspaces", "-o", "name").Output()
 		if err != nil {
 			t.Errorf("%s: list teamspaces: %v", name, err)
 			continue
@@ -461,7 +461,7 @@ func assertNoProbesLeft(t *testing.T) {
 func interruptLive(t *testing.T, ctx context.Context, work, subs string) {
 	l := room.held["gus"]
 	classFile := filepath.Join(work, "gus.yaml")
-	if err := os.WriteFile(classFile, []byte("learners:\n- {name: gus, kubeconfig: "+l.cluster.Kubeconfig+"}\n"), 0o644); err != nil {
+	if err := os.WriteFile(classFile, []byte("learners:\n- {name: gus, kubeconfig: "+l.Cluster.Kubeconfig+"}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(ctx, cnpaBin, "--no-color", "class", "grade", "--live", classFile, "--probe-timeout", "60s", filepath.Join(subs, "gus.json"))
@@ -472,7 +472,7 @@ func interruptLive(t *testing.T, ctx context.Context, work, subs string) {
 	}
 	seen := ""
 	_, _ = poll.Until(ctx, 100*time.Millisecond, 2*time.Minute, func(context.Context) (bool, string, error) {
-		out, _ := exec.Command(l.cluster.Kubectl(), "--kubeconfig", l.cluster.Kubeconfig, "get", "teamspaces", "-o", "name").Output()
+		out, _ := exec.Command(l.Cluster.Kubectl(), "--kubeconfig", l.Cluster.Kubeconfig, "get", "teamspaces", "-o", "name").Output()
 		for _, line := range strings.Fields(string(out)) {
 			if strings.Contains(line, check.TempPrefix) {
 				seen = line

@@ -31,8 +31,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/labhub/cnpa/internal/tether"
 	"github.com/labhub/cnpa/internal/ui"
+	"github.com/labhub/cnpa/test/kit/tether"
 )
 
 // containerPATH is what commands run by Exec see; the host's PATH may name

@@ -32,8 +32,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 func main() {
@@ -68,7 +68,7 @@ func run(outDir, cnpa, engine string, cols, reportHeight int) error {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
-	c, err := testcluster.Start(ctx, testcluster.Options{})
+	c, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		return err
 	}

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/testcluster"
 	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
 	"github.com/labhub/cnpa/test/labassert"
 	"github.com/labhub/cnpa/test/nspawn"
 )
@@ -69,11 +69,11 @@ func TestStepAllUnderSystemd(t *testing.T) {
 // runLab runs the whole lab under systemd with one engine; for the own
 // engine, script is the learner's reconcile.sh ("" for cnpa's shell one).
 func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine, script string) {
-	cluster, err := testcluster.Start(ctx, testcluster.Options{})
+	cl, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(cluster.Stop)
+	t.Cleanup(cl.Stop)
 	bootStart := time.Now()
 	c, err := nspawn.Boot(ctx, rootfs, nspawn.Options{
 		Binds:   []nspawn.Bind{{Host: bin, Container: optDir}},
@@ -90,7 +90,7 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine, script strin
 
 	// The k3s default kubeconfig path: cnpa finds it without flags, as on
 	// the lab's VM.
-	kc, err := os.ReadFile(cluster.Kubeconfig)
+	kc, err := os.ReadFile(cl.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine, script strin
 	t.Logf("Restart=always: pid %s killed, pid %s took over", oldPID, newPID)
 
 	// Every evidence value, read through the container's root.
-	labassert.Lab(ctx, t, cluster.Kubeconfig, fmt.Sprintf("/proc/%d/root%s", c.PID, evidenceDir))
+	labassert.Lab(ctx, t, cl.Kubeconfig, fmt.Sprintf("/proc/%d/root%s", c.PID, evidenceDir))
 	// The timelines, with the shell engine's log lines from the journal;
 	// a learner's script logs in its own words, which they are not held to.
 	if script == "" {
@@ -271,13 +271,13 @@ func hostBinaries(t *testing.T) string {
 	if err := kit.PlaceCnpa(filepath.Join(dir, "cnpa")); err != nil {
 		t.Fatalf("cnpa binary: %v", err)
 	}
-	kb, err := testcluster.KubeboxPath()
+	kb, err := cluster.KubeboxPath()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// kubebox picks its component from its name: as "kubectl" it is
 	// kubectl; kubebox-kubectl beside it is kubectl alone.
-	kubectl := testcluster.KubectlBeside(kb)
+	kubectl := cluster.KubectlBeside(kb)
 	if err := os.Link(kubectl, filepath.Join(dir, "kubectl")); err != nil {
 		if out, err := exec.Command("cp", kubectl, filepath.Join(dir, "kubectl")).CombinedOutput(); err != nil {
 			t.Fatalf("copy kubectl: %v\n%s", err, out)

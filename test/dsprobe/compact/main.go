@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 func main() {
@@ -27,7 +27,7 @@ func main() {
 	interval := flag.Duration("interval", 20*time.Second, "")
 	flag.Parse()
 	ctx := context.Background()
-	c, err := testcluster.Start(ctx, testcluster.Options{Datastore: *ds, ExtraAPIServerFlags: []string{"--etcd-compaction-interval=" + interval.String()}})
+	c, err := cluster.Start(ctx, cluster.Options{Datastore: *ds, ExtraAPIServerFlags: []string{"--etcd-compaction-interval=" + interval.String()}})
 	if err != nil {
 		fmt.Println(err)
 		os.Exit(1)

@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 func main() {
@@ -30,7 +30,7 @@ func main() {
 	idle := flag.Duration("idle", 130*time.Second, "")
 	flag.Parse()
 	ctx := context.Background()
-	c, err := testcluster.Start(ctx, testcluster.Options{Datastore: *ds})
+	c, err := cluster.Start(ctx, cluster.Options{Datastore: *ds})
 	if err != nil {
 		fmt.Println(err)
 		os.Exit(1)

@@ -26,7 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 func main() {
@@ -36,7 +36,7 @@ func main() {
 	flag.Parse()
 	ctx := context.Background()
 	t0 := time.Now()
-	c, err := testcluster.Start(ctx, testcluster.Options{Datastore: *ds})
+	c, err := cluster.Start(ctx, cluster.Options{Datastore: *ds})
 	if err != nil {
 		fmt.Println(err)
 		os.Exit(1)

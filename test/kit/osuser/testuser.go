@@ -1,8 +1,8 @@
-// Package testuser gives tests a real second user on this machine, for
+// Package osuser gives tests a real second user on this machine, for
 // what root must not trust of another user's files: created with
 // `useradd --system` once, commands run as it with `setpriv`. Tests that
 // need it skip when not run as root.
-package testuser
+package osuser
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package testcluster_test
+package cluster_test
 
 import (
 	"context"
@@ -22,16 +22,16 @@ import (
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
-func TestMain(m *testing.M) { testcluster.Main(m) }
+func TestMain(m *testing.M) { cluster.Main(m) }
 
 // TestControlPlaneIsReal proves the behaviours the lab relies on come from
 // real components: the status subresource, garbage collection through an
 // ownerReference to a cluster-scoped custom object, and the quota controller.
 func TestControlPlaneIsReal(t *testing.T) {
-	c := testcluster.Shared(t)
+	c := cluster.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rc, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
@@ -157,13 +157,13 @@ func TestKubectlBeside(t *testing.T) {
 	if err := os.WriteFile(kb, nil, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if got := testcluster.KubectlBeside(kb); got != kb {
+	if got := cluster.KubectlBeside(kb); got != kb {
 		t.Errorf("without kubebox-kubectl: got %s, want %s", got, kb)
 	}
 	if err := os.Mkdir(filepath.Join(dir, "kubebox-kubectl"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if got := testcluster.KubectlBeside(kb); got != kb {
+	if got := cluster.KubectlBeside(kb); got != kb {
 		t.Errorf("with a directory named kubebox-kubectl: got %s, want %s", got, kb)
 	}
 	os.Remove(filepath.Join(dir, "kubebox-kubectl"))
@@ -171,7 +171,7 @@ func TestKubectlBeside(t *testing.T) {
 	if err := os.WriteFile(want, nil, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if got := testcluster.KubectlBeside(kb); got != want {
+	if got := cluster.KubectlBeside(kb); got != want {
 		t.Errorf("with kubebox-kubectl: got %s, want %s", got, want)
 	}
 }

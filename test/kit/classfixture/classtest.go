@@ -1,8 +1,8 @@
-// Package classtest makes synthetic submissions of a correct lab run, for
+// Package classfixture makes synthetic submissions of a correct lab run, for
 // the class's unit tests and the bench's 1,000 learners: the evidence a
 // correct run writes, the facts of the cluster it leaves, and the checks a
 // real `cnpa submit` records for them, with uids of the learner's own.
-package classtest
+package classfixture
 
 import (
 	"bytes"

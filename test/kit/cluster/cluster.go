@@ -1,4 +1,4 @@
-// Package testcluster starts a real Kubernetes control plane for tests:
+// Package cluster starts a real Kubernetes control plane for tests:
 // kube-apiserver and kube-controller-manager from the kubebox binary
 // (test/kubebox, built by `make kubebox`), each in its own process, on
 // 127.0.0.1 with free ports and one temporary state directory. The
@@ -8,7 +8,7 @@
 // Nothing here is faked: generation bumps, the status subresource, garbage
 // collection, namespace deletion and the ResourceQuota controller are the
 // real ones from k8s.io/kubernetes v1.37.2.
-package testcluster
+package cluster
 
 import (
 	"context"
@@ -32,8 +32,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/labhub/cnpa/internal/tether"
 	"github.com/labhub/cnpa/internal/ui"
+	"github.com/labhub/cnpa/test/kit/tether"
 )
 
 // Cluster is one running control plane.

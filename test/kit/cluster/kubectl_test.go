@@ -1,4 +1,4 @@
-package testcluster_test
+package cluster_test
 
 import (
 	"bufio"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labhub/cnpa/internal/testcluster"
+	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // TestTestsKubectlSaysWhatKubectlSays: kubebox-kubectl skips loading
@@ -19,11 +19,11 @@ import (
 // help texts and two usage errors, in the default
 // language and in one with translations of its own.
 func TestTestsKubectlSaysWhatKubectlSays(t *testing.T) {
-	kb, err := testcluster.KubeboxPath()
+	kb, err := cluster.KubeboxPath()
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubectl := testcluster.KubectlBeside(kb)
+	kubectl := cluster.KubectlBeside(kb)
 	if kubectl == kb {
 		t.Fatalf("no kubebox-kubectl beside %s: run `make kubebox`", kb)
 	}

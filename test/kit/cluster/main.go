@@ -1,4 +1,4 @@
-package testcluster
+package cluster
 
 import (
 	"context"
@@ -18,7 +18,7 @@ var shared *Cluster
 // with Shared. Tests must use unique TeamSpace names, since they share it.
 // The cluster's datastore is $CNPA_DATASTORE (etcd when unset).
 //
-//	func TestMain(m *testing.M) { testcluster.Main(m) }
+//	func TestMain(m *testing.M) { cluster.Main(m) }
 func Main(m *testing.M) { MainWith(m, Options{}) }
 
 // MainWith is Main with the shared cluster started with opts (its
@@ -32,17 +32,17 @@ func MainWith(m *testing.M, opts Options) {
 	c, err := Start(ctx, opts)
 	cancel()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "testcluster: %v\n", err)
+		fmt.Fprintf(os.Stderr, "cluster: %v\n", err)
 		os.Exit(1)
 	}
-	fmt.Fprintf(os.Stderr, "testcluster: control plane on %s ready at %s in %s\n", c.Datastore, c.Server, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "cluster: control plane on %s ready at %s in %s\n", c.Datastore, c.Server, time.Since(start).Round(time.Millisecond))
 	shared = c
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		s := <-sig
 		c.Stop()
-		fmt.Fprintf(os.Stderr, "testcluster: stopped on %s\n", s)
+		fmt.Fprintf(os.Stderr, "cluster: stopped on %s\n", s)
 		os.Exit(1)
 	}()
 	code := m.Run()
@@ -54,7 +54,7 @@ func MainWith(m *testing.M, opts Options) {
 func Shared(t testing.TB) *Cluster {
 	t.Helper()
 	if shared == nil {
-		t.Fatal("testcluster.Shared: no cluster; call testcluster.Main from TestMain")
+		t.Fatal("cluster.Shared: no cluster; call cluster.Main from TestMain")
 	}
 	return shared
 }
