@@ -25,7 +25,7 @@ var labEnvFlags = flagList(
 	[]cli.Flag{&cli.StringFlag{Name: "engine", Usage: "`ENGINE` behind reconcile.sh and the service: go, shell, or own (your own reconcile.sh) (default go; remembered in the evidence dir, locked at step 3)"}},
 	serviceFlags,
 	[]cli.Flag{
-		&cli.StringFlag{Name: "service-identity", Usage: "`WHO` the service acts as: own (the cnpa-controller ServiceAccount, least privilege, as system user cnpa-op under systemd) or admin (root with your kubeconfig) (default: admin for your own reconcile.sh or unit, as LAB.md's service runs; own for cnpa's go and shell engines; remembered in the evidence dir once step 4 installs the service)"},
+		&cli.StringFlag{Name: "service-identity", Usage: "`WHO` the service acts as: own (the cnpa-controller ServiceAccount, least privilege, as system user cnpa-op under systemd) or admin (root with your kubeconfig) (default: admin for your own reconcile.sh or unit, as the lab text's service runs; own for cnpa's go and shell engines; remembered in the evidence dir once step 4 installs the service)"},
 		&cli.DurationFlag{Name: "timeout", Value: 3 * time.Minute, Usage: "longest wait for any one condition", Action: positive("timeout")},
 	},
 )

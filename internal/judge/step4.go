@@ -19,13 +19,23 @@ var step4Checks = &stepChecks{step: lab.Service, facts: []factCheck{
 				return Holds(false, "a unit file", f.UnitError)
 			case f.OtherDir != "":
 				v := Holds(false, "this lab's unit (evidence dir "+f.Dir+")", "the unit there serves another evidence dir, "+f.OtherDir)
-				v.Hint = "that service is another lab's: `cnpa --dir " + f.OtherDir + " check` grades it; `cnpa step 4` here installs this lab's in its place"
+				// Step 4 never rewrites a unit it did not write as it is
+				// (issue 39): it is moved away, then step 4 installs this
+				// lab's.
+				v.Hint = "that service is another lab's: `cnpa --dir " + f.OtherDir + " check` grades it; to serve this lab, move it away (`mv " +
+					lab.QuoteArg(f.Service.UnitPath) + " " + lab.QuoteArg(f.Service.UnitPath+".another-lab") + "`), then run `cnpa step 4`"
 				return v
 			}
 			return Holds(true, "a unit file", "exists")
 		}},
 	{id: "step4.restart_always", vm: true, title: "the unit says Restart=always: the controller comes back after any exit",
-		hint: hintText("run `cnpa step 4` again: it writes the unit with Restart=always"),
+		// The unit is fixed where it is: cnpa never rewrites a unit that
+		// is not its own as written (issue 39), and a hand edit makes it
+		// the learner's.
+		hint: func(_ *evidenceSet, f *Facts) string {
+			return "write Restart=always in its [Service] section (`sed -i 's/^Restart=.*/Restart=always/' " + lab.QuoteArg(f.Service.UnitPath) +
+				"`), then run `cnpa step 4`"
+		},
 		judge: func(_ *evidenceSet, f *Facts) Verdict {
 			switch {
 			case f.UnitError != "":

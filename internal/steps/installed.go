@@ -137,6 +137,10 @@ func (e lineEdit) sed(path string) string {
 	return words("sed", "-i", "s|^"+e.key+".*$|"+repl+"|", path)
 }
 
+// stampKey starts the line by which cnpa knows a unit as its own
+// (service.CnpaWrote); no character of it is special to sed.
+const stampKey = "# Written by cnpa; "
+
 // directive is a unit file's directive name, as in ExecStart=.
 var directive = regexp.MustCompile(`^[A-Za-z]+$`)
 
@@ -150,6 +154,12 @@ func lineEdits(before []byte, after []string) (edits []lineEdit, ok bool) {
 	}
 	for i := range old {
 		if old[i] == after[i] {
+			continue
+		}
+		if strings.HasPrefix(old[i], stampKey) && strings.HasPrefix(after[i], stampKey) {
+			// The first line, cnpa's stamp (package service), holds the
+			// hash of what it wrote: it changes with any other line.
+			edits = append(edits, lineEdit{key: stampKey, line: after[i]})
 			continue
 		}
 		key, _, found := strings.Cut(after[i], "=")

@@ -125,7 +125,7 @@ func learnersOrLabs(env *labenv.Env, sh shell, name string, labs []byte, diff fu
 		if path, err = sh.writeFile(env, name, labs); err != nil {
 			return "", nil, false, err
 		}
-		sh.comment("%s is cnpa's, LAB.md step 1's: you have none of your own (write yours there, and cnpa applies it instead)", path)
+		sh.comment("%s is cnpa's, the lab text's: you have none of your own (write yours there, and cnpa applies it instead)", path)
 		return path, labs, false, nil
 	}
 	fi, err := os.Lstat(path)

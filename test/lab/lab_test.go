@@ -473,8 +473,11 @@ func section(out string, n int) string {
 	return rest
 }
 
-// TestMakeLabLines: `make lab` (test/labrun) prints at most 350 lines by
-// default, the steps' teaching and every verdict included.
+// TestMakeLabLines: `make lab` (test/labrun) prints at most 360 lines by
+// default, the steps' teaching and every verdict included. It was 350
+// until step 1 said, for each of crd.yaml and alpha.yaml, that the file
+// is cnpa's because the learner has none, and cnpa's unit said how it
+// becomes the learner's (issue 39 asks for both lines): 354 then.
 func TestMakeLabLines(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -490,8 +493,8 @@ func TestMakeLabLines(t *testing.T) {
 	if strings.Contains(string(out), "$ cnpa [") || !strings.Contains(string(out), "\n$ cnpa step all --engine go --service-manager process --unit-dir ") {
 		t.Errorf("make lab does not show `$ cnpa step all --engine go --service-manager process --unit-dir …` as a command line:\n%s", out)
 	}
-	if n := strings.Count(string(out), "\n"); n > 350 {
-		t.Errorf("make lab printed %d lines, want at most 350:\n%s", n, out)
+	if n := strings.Count(string(out), "\n"); n > 360 {
+		t.Errorf("make lab printed %d lines, want at most 360:\n%s", n, out)
 	} else {
 		t.Logf("make lab printed %d lines", n)
 	}

@@ -120,7 +120,7 @@ func judgeCase(t *testing.T, name, path string) {
 			// Only check sees it: what it says names the mistake.
 			var text strings.Builder
 			for _, f := range failed {
-				fmt.Fprintf(&text, "%s: %s; %s; %s\n", f.ID, f.Actual, f.Hint, f.Diagnosis.Advice)
+				fmt.Fprintf(&text, "%s: %s; %s; %s\n", f.ID, f.Actual, f.Hint, f.Diagnosis.Name)
 			}
 			if !saysOne(text.String(), c.Says) {
 				t.Errorf("the failed checks name none of %q:\n%s", c.Says, text.String())
@@ -155,7 +155,7 @@ func want(checks []judge.Check, diagnosis string) string {
 	for _, c := range checks {
 		fmt.Fprintf(&b, "%s %s\n", c.ID, c.Status)
 		if c.Status == judge.Fail {
-			fmt.Fprintf(&b, "  hint: %s\n  diagnosis: %s\n", c.Hint, c.Diagnosis.Advice)
+			fmt.Fprintf(&b, "  hint: %s\n  diagnosis: %s\n", c.Hint, c.Diagnosis.Name)
 		}
 		if c.Note != "" {
 			fmt.Fprintf(&b, "  note: %s\n", c.Note)
