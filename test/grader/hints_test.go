@@ -246,7 +246,7 @@ func TestEveryHintWorks(t *testing.T) {
 			if err := os.Remove(unit); err != nil {
 				t.Fatal(err)
 			}
-		}, "step4.unit_file", []string{"mv ", "cnpa step 4"}, nil},
+		}, "step4.unit_file", []string{"cnpa step 4"}, nil},
 		{"unit removed, service stopped", 4, func(t *testing.T) {
 			l.must("service", "stop")
 			if err := os.Remove(unit); err != nil {
@@ -258,7 +258,9 @@ func TestEveryHintWorks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(unit, bytes.ReplaceAll(data, []byte("Restart=always"), []byte("Restart=on-failure")), 0o644); err != nil {
+			// The directive, as a learner edits it (the unit's comments
+			// name Restart=always too, and stay).
+			if err := os.WriteFile(unit, bytes.ReplaceAll(data, []byte("\nRestart=always"), []byte("\nRestart=on-failure")), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}, "step4.restart_always", []string{"sed -i ", "cnpa step 4"}, nil},
@@ -287,7 +289,7 @@ func TestEveryHintWorks(t *testing.T) {
 		// Last: the way back from anything, a fresh lab.
 		{"drift.json describes another quota", 5, func(t *testing.T) {
 			l.editJSON("drift.json", func(m map[string]any) { m["restored_uid"] = m["deleted_uid"] })
-		}, "step5.restored_uid_live", []string{"cnpa reset --yes", "cnpa step all --force"}, nil},
+		}, "step5.restored_uid_live", []string{"cnpa reset --yes", "cnpa step all"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
