@@ -59,6 +59,9 @@ const (
 	// and each check took 3-3.5 min (52 s and 60 s on the machine before),
 	// and five valid cases were killed in their last check at 9 min.
 	caseDeadline = 20 * time.Minute
+	// slotWait bounds a case's wait for a free slot: every other case
+	// before it, two at a time, on the slowest machine seen.
+	slotWait = 60 * time.Minute
 )
 
 func TestMain(m *testing.M) {
@@ -75,8 +78,11 @@ func TestMain(m *testing.M) {
 	// the limit unless -parallel was given.
 	explicit := false
 	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	// One more than the slots: the copier waits for the copied learner's
+	// case before she takes a slot (room.awaitCopied), and must not keep
+	// a case that has its slot free from running.
 	if !explicit {
-		flag.Set("test.parallel", strconv.Itoa(n))
+		flag.Set("test.parallel", strconv.Itoa(n+1))
 	}
 	kit.RunWithCnpa(m, &cnpaBin)
 }
@@ -294,14 +300,22 @@ type lab struct {
 // slot is given back after the cluster has stopped.
 func newLab(t *testing.T) *lab {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), caseDeadline)
-	t.Cleanup(cancel)
+	// copied's case, however it ends, lets the copier go on.
+	if name, _, ok := learnerOf(t); ok && name == copied {
+		t.Cleanup(room.copiedEnded)
+	}
+	room.awaitCopied(t)
+	// go test lets one more case run than there are slots (TestMain), so
+	// a case waits here; its deadline starts once it has a slot, so that
+	// the queue does not eat it.
 	select {
 	case slots <- struct{}{}:
-	case <-ctx.Done():
-		t.Fatal("no free slot for a control plane before the case's deadline")
+	case <-time.After(slotWait):
+		t.Fatalf("no free slot for a control plane in %s", slotWait)
 	}
 	t.Cleanup(func() { <-slots })
+	ctx, cancel := context.WithTimeout(context.Background(), caseDeadline)
+	t.Cleanup(cancel)
 	start := time.Now()
 	cl, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {

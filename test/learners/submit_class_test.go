@@ -65,12 +65,47 @@ type classroom struct {
 	dir  string
 	mu   sync.Mutex
 	held map[string]*lab
-	// evidence is closed once copied's evidence dir is saved under dir.
-	evidence chan struct{}
-	made     map[string]bool
+	// evidence is closed once copied's case has ended, whether or not it
+	// saved its evidence dir under dir (saved says).
+	evidence     chan struct{}
+	evidenceOnce sync.Once
+	saved        bool
+	made         map[string]bool
 }
 
 var room = &classroom{held: map[string]*lab{}, made: map[string]bool{}, evidence: make(chan struct{})}
+
+// copiedEnded tells the copier that copied's case is over.
+func (r *classroom) copiedEnded() { r.evidenceOnce.Do(func() { close(r.evidence) }) }
+
+// awaitCopied is the copier's wait for copied's evidence, before her case
+// takes a slot: waiting inside her case held a control plane idle and ran
+// down her deadline while copied's case queued behind others for the
+// other slot (a fresh-clone CI run lost eve that way, at 20 min). It is
+// bounded by the test binary's own deadline only.
+func (r *classroom) awaitCopied(t *testing.T) {
+	t.Helper()
+	if name, _, ok := learnerOf(t); !ok || name != copier || !classWillRun() {
+		return
+	}
+	ctx := context.Background()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-time.Minute))
+		defer cancel()
+	}
+	select {
+	case <-r.evidence:
+	case <-ctx.Done():
+		t.Fatalf("%s's case (%s) had not ended before the test binary's deadline: %s cannot copy it", copied, "valid-create-patch/own", copier)
+	}
+	r.mu.Lock()
+	saved := r.saved
+	r.mu.Unlock()
+	if !saved {
+		t.Fatalf("%s's case (%s) ended without saving its evidence for %s to copy: see its failure", copied, "valid-create-patch/own", copier)
+	}
+}
 
 // classWillRun tells whether TestClass is selected by -run: without it,
 // nothing is submitted and no lab is kept.
@@ -151,17 +186,17 @@ func (r *classroom) submit(t *testing.T, l *lab, caseName string) kit.Result {
 	name, _, _ := learnerOf(t)
 	dir := r.submissions(t)
 	if name == copied {
-		if err := os.CopyFS(filepath.Join(dir, "evidence-"+copied), os.DirFS(l.Dir)); err != nil {
+		err := os.CopyFS(filepath.Join(dir, "evidence-"+copied), os.DirFS(l.Dir))
+		if err != nil {
 			t.Errorf("keep %s's evidence for %s to copy: %v", copied, copier, err)
 		}
-		close(r.evidence)
+		r.mu.Lock()
+		r.saved = err == nil
+		r.mu.Unlock()
+		r.copiedEnded()
 	}
 	if name == copier {
-		select {
-		case <-r.evidence:
-		case <-l.Ctx.Done():
-			t.Fatalf("%s's case (%s) never saved its evidence for %s to copy: run it too", copied, "valid-create-patch/own", copier)
-		}
+		// awaitCopied saw copied's evidence saved before this case began.
 		// Her own files come back once she has submitted: the rest of her
 		// case (the switch to admin) grades her own lab, whose UIDs the
 		// copied files do not hold.
