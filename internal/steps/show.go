@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -452,9 +453,15 @@ func (s shell) remove(ctx context.Context, env *labenv.Env, o obj) error {
 // waitCmd shows the command a learner types to wait as the step is about to.
 func (s shell) waitCmd(line string) { s.cmd(line) }
 
-// kubectlWait is `kubectl wait <obj> --for=<cond> --timeout=<t>`.
+// kubectlWait is `kubectl wait <obj> --for=<cond> --timeout=<t>`, t the
+// step's --timeout.
 func kubectlWait(env *labenv.Env, o obj, cond string) string {
-	return kubectl(append(append([]string{"wait"}, o.slash()...), "--for="+cond, "--timeout="+env.Timeout.String())...)
+	return kubectlWaitFor(o, cond, env.Timeout)
+}
+
+// kubectlWaitFor is kubectlWait for a wait of its own length.
+func kubectlWaitFor(o obj, cond string, timeout time.Duration) string {
+	return kubectl(append(append([]string{"wait"}, o.slash()...), "--for="+cond, "--timeout="+timeout.String())...)
 }
 
 // until is a bash loop that polls until cond holds, for the waits kubectl

@@ -218,7 +218,7 @@ func releaseProbe(ctx context.Context, env *labenv.Env, sh shell, name string, g
 		return false, fmt.Sprintf("%s still there, deletionTimestamp %v, finalizers %v", name, u.GetDeletionTimestamp() != nil, u.GetFinalizers()), nil
 	}
 	if grace > 0 {
-		sh.waitCmd(kubectlWait(env, probe, "delete") + " --timeout=" + grace.String())
+		sh.waitCmd(kubectlWaitFor(probe, "delete", grace))
 		_, _ = poll.Until(ctx, 100*time.Millisecond, grace, gone)
 	}
 	if u, err := res.Get(ctx, name, metav1.GetOptions{}); err == nil && len(u.GetFinalizers()) > 0 {

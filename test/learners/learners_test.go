@@ -380,7 +380,7 @@ func runCase(t *testing.T, l *lab, dir string, c learnerCase, identity string) {
 	if steps.Code != 0 && steps.Code != 1 {
 		t.Fatalf("cnpa step all: unexpected exit code\n%s", steps)
 	}
-	l.nothingOfCnpasLeft(labdata.ProbePrefix)
+	l.nothingOfCnpasLeft(labdata.ProbePrefix, labdata.TempPrefix)
 	chk, rep := room.check(t, l, filepath.Base(dir)+"/"+identity)
 	if *update {
 		golden(t, l, filepath.Base(dir))
@@ -616,10 +616,10 @@ func killGroup(t *testing.T, pidFile string) {
 }
 
 // nothingOfCnpasLeft holds the cluster, right after a step, to having no
-// TeamSpace, namespace or quota of cnpa's temporary objects named with
-// prefix (cnpa-probe-*, cnpa-check-*), marked for deletion or not: a step
+// TeamSpace, namespace or quota of cnpa's temporary objects named with one
+// of prefixes (cnpa-probe-*, cnpa-check-*), marked for deletion or not: a step
 // deletes its probes and waits until they are gone (issue 39).
-func (l *lab) nothingOfCnpasLeft(prefix string) {
+func (l *lab) nothingOfCnpasLeft(prefixes ...string) {
 	l.T.Helper()
 	r := l.Run(nil, l.Cluster.Kubectl(), "--kubeconfig", l.Cluster.Kubeconfig, "get", "teamspaces,namespaces", "-o", "name")
 	q := l.Run(nil, l.Cluster.Kubectl(), "--kubeconfig", l.Cluster.Kubeconfig, "get", "resourcequotas", "-A", "-o",
@@ -629,8 +629,10 @@ func (l *lab) nothingOfCnpasLeft(prefix string) {
 		return
 	}
 	for _, line := range strings.Split(r.Stdout+q.Stdout, "\n") {
-		if strings.Contains(line, "/"+prefix) || strings.Contains(line, "/team-"+prefix) {
-			l.T.Errorf("left behind after the steps: %s (a step must delete its probes and wait until they are gone)", line)
+		for _, prefix := range prefixes {
+			if strings.Contains(line, "/"+prefix) || strings.Contains(line, "/team-"+prefix) {
+				l.T.Errorf("left behind after the steps: %s (a step must delete its probes and wait until they are gone)", line)
+			}
 		}
 	}
 }

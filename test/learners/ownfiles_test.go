@@ -115,7 +115,8 @@ func (l *lab) unchanged(files map[string][]byte) {
 }
 
 // TestLearnerWritesEveryFile: a learner who writes crd.yaml (with
-// extras), alpha.yaml, reconcile.sh and LAB.md step 4's unit, driven by
+// extras), alpha.yaml, reconcile.sh, LAB.md step 4's unit and step 8's
+// report.json (computed in python3 from the other files), driven by
 // `cnpa step N --engine own` one step at a time with cnpa's default
 // identity: every file is used as theirs, byte for byte, nothing of
 // step 4's probe is left, and `cnpa check` passes (issue 39).
@@ -125,6 +126,11 @@ func TestLearnerWritesEveryFile(t *testing.T) {
 	files := l.ownFiles("always")
 	t.Cleanup(func() { l.StopService() })
 	for _, s := range labdata.Steps {
+		if s.Number == 8 {
+			// Step 8 asks for a file computed from the others: the
+			// learner computes it, in a style unlike cnpa's jq.
+			files[filepath.Join(l.Dir, "report.json")] = l.ownReport()
+		}
 		r := l.Cnpa("step", fmt.Sprint(s.Number), "--engine", "own", "--service-manager", "process", "--unit-dir", l.UnitDir, "--timeout", stepTimeout)
 		if r.Code != 0 {
 			t.Fatalf("cnpa step %d exit %d, want 0\n%s\nservice log:\n%s", s.Number, r.Code, r, l.ServiceLog(30))
@@ -141,6 +147,11 @@ func TestLearnerWritesEveryFile(t *testing.T) {
 				t.Errorf("step 4 does not say %q:\n%s", want, r.Stdout)
 			}
 			l.nothingOfCnpasLeft(labdata.ProbePrefix)
+		case 8:
+			// Judged key by key, and kept as the learner wrote it.
+			if want := filepath.Join(l.Dir, "report.json") + " is yours"; !strings.Contains(r.Stdout, want) || !strings.Contains(r.Stdout, "every key holds") {
+				t.Errorf("step 8 does not say %q and that every key holds:\n%s", want, r.Stdout)
+			}
 		}
 		l.unchanged(files)
 	}
@@ -157,6 +168,41 @@ func TestLearnerWritesEveryFile(t *testing.T) {
 		}
 	}
 	l.unchanged(files)
+}
+
+// ownReport writes report.json as a learner may: a python3 one-off that
+// reads the other files, keys in an order of its own, indented by 4. It
+// returns the bytes written.
+func (l *lab) ownReport() []byte {
+	l.T.Helper()
+	const prog = `import json, sys
+d = sys.argv[1]
+def read(name):
+    with open(d + "/" + name) as f:
+        return json.load(f)
+before, gen, drift = read("before.json"), read("generation.json"), read("drift.json")
+catchup, beta = read("catchup.json"), read("archive/beta.json")
+report = {
+    "trigger": "level",
+    "finalizer": "platform.labhub.io/cleanup",
+    "archived": beta["uid"],
+    "restore_seconds": drift["restore_seconds"],
+    "generations_behind_while_stopped": catchup["generation"] - catchup["observed_while_stopped"],
+    "status_bumps_generation": gen["gen_after_spec"] - gen["gen_after_label"] > 1,
+    "crd_alone_created_namespace": before["namespace_exists"],
+}
+with open(d + "/report.json", "w") as f:
+    json.dump(report, f, indent=4)
+    f.write("\n")
+`
+	if r := l.Run(nil, "python3", "-c", prog, l.Dir); r.Code != 0 {
+		l.T.Fatalf("the learner's report.json: %s", r)
+	}
+	data, err := os.ReadFile(filepath.Join(l.Dir, "report.json"))
+	if err != nil {
+		l.T.Fatal(err)
+	}
+	return data
 }
 
 // TestLearnersUnitRestartOnFailure: a learner's unit with
