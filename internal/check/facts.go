@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -35,6 +36,10 @@ func gatherFacts(ctx context.Context, env *labenv.Env, svc service.Manager, repo
 		f.Service, f.Unit, f.UnitError, f.OtherDir = reported.Service, reported.Unit, reported.UnitError, reported.OtherDir
 		return f, nil
 	}
+	// Who wrote each file, for the hints: read here, on the learner's
+	// machine, so that judging reads nothing (and a submission's Dir is
+	// never read on the grader's machine).
+	f.Authors = lab.Authors(env.Dir)
 	var err error
 	if f.Service, err = svc.Status(ctx); err != nil {
 		return nil, fmt.Errorf("status of %s: %w", service.Name, err)

@@ -2,23 +2,15 @@ package judge
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
-
-// fileExists tells whether path is there.
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
 
 // crdField is one fact of LAB.md step 1 about the CRD on the server: where
 // it is in the object and what it must be.
@@ -89,7 +81,7 @@ func crdChecks() []factCheck {
 			}
 			path := filepath.Join(f.Dir, "crd.yaml")
 			apply := fmt.Sprintf("`kubectl apply --server-side --force-conflicts -f %s`", path)
-			if why, err := evidence.Theirs(f.Dir, "crd.yaml"); err == nil && why == "" && fileExists(path) {
+			if why, present := f.author(lab.CRDFile); present && why == "" {
 				return fmt.Sprintf("the CRD on the server is not the %s cnpa wrote (%s): apply it again with %s", path, strings.Join(lines, "; "), apply)
 			}
 			return fmt.Sprintf("in %s, %s; then apply it: %s", path, strings.Join(lines, "; "), apply)

@@ -1,7 +1,11 @@
 package judge
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -29,5 +33,42 @@ func TestFileFormatLinksNoGrader(t *testing.T) {
 	}
 	if slices.Contains(deps, "github.com/labhub/cnpa/assets") {
 		t.Errorf("submission, report or judge links github.com/labhub/cnpa/assets")
+	}
+}
+
+// TestJudgingReadsNoFiles: judge is the pure part of grading; it reads no
+// file of its own (no os, io/fs or os/exec among its imports, and none of
+// evidence's or lab's readers called). What it needs of the machine comes
+// in the Facts the hands gathered (Facts.Authors): a submission judged on
+// the instructor's machine must never read a path the learner named.
+func TestJudgingReadsNoFiles(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readers := map[string]bool{"evidence.Theirs": true, "evidence.ReadArchive": true, "lab.Read": true, "lab.ReadFile": true, "lab.Authors": true}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p := strings.Trim(imp.Path.Value, `"`); p == "os" || p == "io/fs" || p == "os/exec" || p == "io/ioutil" {
+				t.Errorf("%s imports %s: judging reads nothing; gather it among the facts (package check)", name, p)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && readers[x.Name+"."+sel.Sel.Name] {
+					t.Errorf("%s: %s calls %s.%s: judging reads nothing; gather it among the facts (package check)",
+						fset.Position(sel.Pos()), name, x.Name, sel.Sel.Name)
+				}
+			}
+			return true
+		})
 	}
 }

@@ -17,12 +17,19 @@ type evidenceSet struct {
 	archiveProblem string
 	// engine is the lab's, for the hints.
 	engine string
+	// facts say who wrote each file (Facts.Authors), for the hints.
+	facts *Facts
 }
 
-// gradeState is the grader's view of a state read once.
-func gradeState(st *lab.State, engine string) *evidenceSet {
-	return &evidenceSet{State: st, archiveProblem: betaArchiveProblem(st.Archive, st.ArchiveErr), engine: engine}
+// gradeState is the grader's view of a state read once, beside the facts
+// it is judged against.
+func gradeState(st *lab.State, f *Facts) *evidenceSet {
+	return &evidenceSet{State: st, archiveProblem: betaArchiveProblem(st.Archive, st.ArchiveErr), engine: f.Engine, facts: f}
 }
+
+// theirs tells whether the evidence file is the learner's now: cnpa's
+// manifest does not say cnpa wrote what it holds (edited by hand, say).
+func (ev *evidenceSet) theirs(file string) bool { return ev.facts.theirs(file) }
 
 // betaArchiveProblem says in the grader's words what is wrong with
 // archive/beta.json as read strictly (evidence.ReadArchive): name, uid and

@@ -42,4 +42,22 @@ type Facts struct {
 	// FinalizerOn: the lab's controller handles the finalizer (step 6
 	// turned it on), for a hint. Not kept in a submission.
 	FinalizerOn bool `json:"-"`
+	// Authors says who wrote the lab's files in Dir (lab.Authors), for the
+	// hints: only on the learner's own machine, so not kept in a
+	// submission, and never read from another machine's Dir.
+	Authors map[string]string `json:"-"`
+}
+
+// author is why file in Dir is the learner's ("" when cnpa wrote what it
+// holds), and whether it is known to be there at all.
+func (f *Facts) author(file string) (why string, present bool) {
+	why, present = f.Authors[file]
+	return why, present
+}
+
+// theirs tells whether file in Dir is the learner's: there, and not what
+// cnpa wrote. A step refuses to overwrite such a file unless --force.
+func (f *Facts) theirs(file string) bool {
+	why, present := f.author(file)
+	return present && why != ""
 }

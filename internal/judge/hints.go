@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -32,14 +31,6 @@ func (ev *evidenceSet) startOver() string {
 	}
 	return fmt.Sprintf("start over: `cnpa reset --yes` (it moves your own %s aside into %s/), then `%s`",
 		strings.Join(theirs, ", "), filepath.Join(ev.Dir, "own-<time>"), cmd)
-}
-
-// theirs tells whether the evidence file is the learner's now: cnpa's
-// manifest does not say cnpa wrote what it holds (edited by hand, say).
-// A step refuses to overwrite such a file unless --force.
-func (ev *evidenceSet) theirs(file string) bool {
-	why, err := evidence.Theirs(ev.Dir, file)
-	return err == nil && why != ""
 }
 
 // controllerHint is the advice when the running controller did not do its

@@ -79,7 +79,7 @@ func goodFacts(t *testing.T, dir string) *Facts {
 		Labels: map[string]string{teamspace.OwnerLabel: "alpha"}, OwnerReferences: []metav1.OwnerReference{alpha.OwnerReference()}}}
 	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: teamspace.QuotaName, Namespace: "team-alpha", UID: restoredUID},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("8"), corev1.ResourceRequestsCPU: resource.MustParse("1")}}}
-	return &Facts{CRD: u, Alpha: alpha, TeamAlpha: ns, Quota: q, Dir: dir,
+	return &Facts{CRD: u, Alpha: alpha, TeamAlpha: ns, Quota: q, Dir: dir, Authors: lab.Authors(dir),
 		Service: lab.ServiceStatus{Manager: "process", UnitPath: "/etc/systemd/system/cnpa-op.service", Installed: true, Enabled: true, Active: true, MainPID: 42},
 		Unit:    "[Service]\nExecStart=/bin/true\nRestart=always\n"}
 }
@@ -325,12 +325,12 @@ func TestRedo(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got := gradeState(lab.Read(dir), "").redo(tt.step); !strings.Contains(got, tt.want) {
+		if got := gradeState(lab.Read(dir), &Facts{Authors: lab.Authors(dir)}).redo(tt.step); !strings.Contains(got, tt.want) {
 			t.Errorf("redo(%d) with %v missing, %q edited: got %q, want it to contain %q", tt.step, tt.missing, tt.edited, got, tt.want)
 		}
 	}
 	// Starting over names the engine (reset keeps it; naming it does no harm).
-	ev := gradeState(lab.Read(labDir(t)), lab.EngineShell)
+	ev := gradeState(lab.Read(labDir(t)), &Facts{Engine: lab.EngineShell})
 	if got, want := ev.redo(2), "then `cnpa step all --engine shell`"; !strings.Contains(got, want) {
 		t.Errorf("redo(2) of a shell lab: got %q, want it to contain %q", got, want)
 	}

@@ -3,7 +3,6 @@ package judge
 import (
 	"path/filepath"
 
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -138,7 +137,7 @@ func scriptHint(f *Facts) string {
 func writesHint(f *Facts) string {
 	fix := "a pass must compare desired with actual and write only what differs: make " + lab.ScriptName + " skip objects that already match"
 	if f.Engine != lab.EngineOwn {
-		if why, err := evidence.Theirs(f.Dir, lab.ScriptName); err == nil && why != "" {
+		if why := f.Authors[lab.ScriptName]; why != "" {
 			// Step 3 never overwrites a script of the learner's.
 			path := scriptPath(f)
 			fix += " (" + why + "; cnpa's " + f.Engine + " engine has one that does: move yours away, `mv " + lab.QuoteArg(path) + " " +

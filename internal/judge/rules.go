@@ -77,7 +77,7 @@ var VMIDs = func() []string {
 // their checks to the report it returns. Judged again against facts an
 // earlier run recorded (a submission's), it grades that run again.
 func Judge(st *lab.State, f *Facts) *Report {
-	ev := gradeState(st, f.Engine)
+	ev := gradeState(st, f)
 	c := &checker{facts: f}
 	in := ev.inputs(f)
 	for _, step := range lab.Steps {
