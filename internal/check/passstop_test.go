@@ -47,9 +47,9 @@ func TestStoppedPassSays(t *testing.T) {
 // The witness waits three times step 4's convergence, within bounds.
 func TestWitnessWait(t *testing.T) {
 	for _, c := range []struct{ converged, timeout, want time.Duration }{
-		{0, 30 * time.Second, 10 * time.Second},
-		{2 * time.Second, 30 * time.Second, 10 * time.Second},
-		{6 * time.Second, 30 * time.Second, 18 * time.Second},
+		{0, 30 * time.Second, 20 * time.Second},
+		{2 * time.Second, 30 * time.Second, 20 * time.Second},
+		{8 * time.Second, 30 * time.Second, 24 * time.Second},
 		{20 * time.Second, 30 * time.Second, 30 * time.Second},
 		{0, 5 * time.Second, 5 * time.Second},
 	} {

@@ -73,14 +73,41 @@ func (r *run) foreignNamespace(ctx context.Context, witnessWait time.Duration) j
 	if _, err := tmp.createNamed(ctx, witness, 1, "", nil); err != nil {
 		return notAsked(err.Error())
 	}
-	reached, _ := await(ctx, witnessWait, func(ctx context.Context) (bool, string) {
+	// touched: the controller has written something of the witness's (a
+	// finalizer, its namespace, its status), so its pass got past the
+	// foreign TeamSpace.
+	touched := false
+	served := func(ctx context.Context) (bool, string) {
 		live, ns, q, err := liveState(ctx, env, witness)
 		if err != nil || live == nil {
 			return false, fmt.Sprint(orGone(err))
 		}
+		touched = touched || ns != nil || len(live.Finalizers) > 0 || live.Status != (teamspace.Status{})
 		p := pending(live, ns, q, false)
 		return p == "", p
-	})
+	}
+	reached, _ := await(ctx, witnessWait, served)
+	// Not served yet: a pass that stops at the foreign TeamSpace, or a
+	// slow one that goes on (its refused writes take time too, and a
+	// busy machine more). The log tells them apart: a pass that stops has
+	// met an error about the foreign TeamSpace and never touches the
+	// witness after it; until the log shows that error the pass has not
+	// got there yet. A slow pass gets the rest of the probe's time, so
+	// that the note names what it did there; one that stops costs at most
+	// 10 s more.
+	rest := max(r.opts.ProbeTimeout-witnessWait, 0)
+	if !reached && !touched && lastErrorAbout(r.serviceLog(ctx), name) != "" {
+		start := time.Now()
+		_, _ = await(ctx, min(10*time.Second, rest), func(ctx context.Context) (bool, string) {
+			done, seen := served(ctx)
+			reached = reached || done
+			return done || touched, seen
+		})
+		rest -= time.Since(start)
+	}
+	if !reached && (touched || lastErrorAbout(r.serviceLog(ctx), name) == "") {
+		reached, _ = await(ctx, max(rest, 0), served)
+	}
 	v := judgeForeignNamespace(ctx, env, ts)
 	var notes []string
 	if v.Note != "" {
@@ -132,7 +159,11 @@ func judgeForeignNamespace(ctx context.Context, env *labenv.Env, ts *teamspace.T
 
 // witnessWait is how long the foreign-namespace probe waits for its
 // witness: three times what the controller took to serve step 4's probe,
-// at least 10 s (a loop's sleep and pass), at most the probe timeout.
+// at least 20 s, at most the probe timeout. The witness comes after the
+// foreign TeamSpace, whose refused or skipped writes make that pass longer
+// than the one step 4's probe took: on a busy 2-core machine a bash loop
+// whose pass goes on past the refusal served it after 10 s, and the note
+// said "not served" instead of naming the refusal and its fix.
 func witnessWait(converged, timeout time.Duration) time.Duration {
-	return min(max(3*converged, 10*time.Second), timeout)
+	return min(max(3*converged, 20*time.Second), timeout)
 }

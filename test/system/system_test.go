@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
 	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/kit/cluster"
@@ -134,6 +135,7 @@ func runLab(ctx context.Context, t *testing.T, rootfs, bin, engine, script strin
 		journal, _ := try("journalctl", "-u", "cnpa-op", "--no-pager", "-n", "60")
 		t.Fatalf("cnpa step all: %v\n%s\n%s\njournal:\n%s", err, out, errOut, journal)
 	}
+	nothingOfCnpasLeft(t, cl)
 
 	// The unit as installed, enabled and running.
 	if _, err := try("test", "-f", unitPath); err != nil {
@@ -377,4 +379,29 @@ func replayStep3(ctx context.Context, t *testing.T, c *nspawn.Container, env []s
 		}
 	}
 	t.Logf("step 3 under systemd shows (and a replay ran): %s", shown[0])
+}
+
+// nothingOfCnpasLeft holds the cluster, right after `cnpa step all` under
+// systemd, to having no TeamSpace, namespace or quota of step 4's probe or
+// the grader's (cnpa-probe-*, cnpa-check-*), marked for deletion or not:
+// a step deletes its probes and waits until they are gone (issue 39).
+func nothingOfCnpasLeft(t *testing.T, cl *cluster.Cluster) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"get", "teamspaces,namespaces", "-o", "name"},
+		{"get", "resourcequotas", "-A", "-o", `jsonpath={range .items[*]}resourcequota/{.metadata.namespace}/{.metadata.name}{"\n"}{end}`},
+	} {
+		out, err := exec.Command(cl.Kubectl(), append([]string{"--kubeconfig", cl.Kubeconfig}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Errorf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+			continue
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			for _, prefix := range []string{labdata.ProbePrefix, labdata.TempPrefix} {
+				if strings.Contains(line, "/"+prefix) || strings.Contains(line, "/team-"+prefix) {
+					t.Errorf("left behind after cnpa step all under systemd: %s", line)
+				}
+			}
+		}
+	}
 }
