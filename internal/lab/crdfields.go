@@ -21,8 +21,14 @@ type CRDField struct {
 	Fix string
 }
 
-// String is the line a learner reads: "<path>: <fix>".
-func (f CRDField) String() string { return f.Path + ": " + f.Fix }
+// String is the line a learner reads: "<path>: <fix>", or the fix alone
+// for a field at the top of the file (apiVersion, kind).
+func (f CRDField) String() string {
+	if f.Path == "" {
+		return f.Fix
+	}
+	return f.Path + ": " + f.Fix
+}
 
 // crdFact is one row of LAB.md step 1's CRD, field by field: where it is
 // (under the v1alpha1 entry of spec.versions when inVersion) and the
@@ -45,17 +51,24 @@ func schemaProp(parts ...string) []string {
 	return p
 }
 
-// crdFacts are LAB.md step 1, field by field (the lab's crd.yaml holds
-// each; extras such as short names, printer columns and descriptions are
-// not asked about).
+// crdFacts are LAB.md step 1, field by field, in the order a learner reads
+// crd.yaml (the lab's crd.yaml holds each; extras such as short names,
+// printer columns and descriptions are not asked about). The first three
+// only a file can miss: the API server holds no CRD without them. One
+// table for both readers: step 1's file and `cnpa check`'s live object.
 var crdFacts = []crdFact{
+	{id: "step1.crd", path: []string{"apiVersion"}, want: "apiextensions.k8s.io/v1"},
+	{id: "step1.crd", path: []string{"kind"}, want: "CustomResourceDefinition"},
+	{id: "step1.crd", path: []string{"metadata", "name"}, want: teamspace.CRDName},
 	{id: "step1.crd.group", path: []string{"spec", "group"}, want: teamspace.Group},
 	{id: "step1.crd.scope", path: []string{"spec", "scope"}, want: "Cluster"},
 	{id: "step1.crd.kind", path: []string{"spec", "names", "kind"}, want: teamspace.Kind},
 	{id: "step1.crd.plural", path: []string{"spec", "names", "plural"}, want: teamspace.Resource},
+	{id: "step1.crd.version", inVersion: true, path: []string{"served"}, want: true},
+	{id: "step1.crd.version", inVersion: true, path: []string{"storage"}, want: true},
 	{id: "step1.crd.status_subresource", inVersion: true, path: []string{"subresources", "status"}, want: map[string]any{}},
-	{id: "step1.crd.pods_type", inVersion: true, path: append(schemaProp("spec", "pods"), "type"), want: "integer"},
 	{id: "step1.crd.pods_required", inVersion: true, path: append(schemaProp("spec"), "required"), want: []any{"pods"}},
+	{id: "step1.crd.pods_type", inVersion: true, path: append(schemaProp("spec", "pods"), "type"), want: "integer"},
 	{id: "step1.crd.pods_minimum", inVersion: true, path: append(schemaProp("spec", "pods"), "minimum"), want: int64(1)},
 	{id: "step1.crd.pods_maximum", inVersion: true, path: append(schemaProp("spec", "pods"), "maximum"), want: int64(50)},
 	{id: "step1.crd.cpu_type", inVersion: true, path: append(schemaProp("spec", "cpu"), "type"), want: "string"},
@@ -66,36 +79,28 @@ var crdFacts = []crdFact{
 
 // CRDFieldFixes compares a CRD (a CustomResourceDefinition as a JSON
 // object: crd.yaml decoded, or the live object) with LAB.md step 1, field
-// by field, and returns one line per field that differs, naming where it
+// by field, and returns one fix per field that differs, naming where it
 // is and what to write: `spec.versions[0].schema.openAPIV3Schema.
-// properties.spec: add required: [pods]`. A CRD without version
-// v1alpha1 gets that one line for every field under it. Fields LAB.md
-// does not ask about (short names, printer columns, descriptions, more
-// properties) are never named. Nil: the CRD is as LAB.md asks.
+// properties.spec: add required: [pods]`. A CRD without version v1alpha1
+// gets one fix for the whole version. Fields LAB.md does not ask about
+// (short names, printer columns, descriptions, more versions or
+// properties) are never named. Nil: the CRD is as LAB.md asks. Step 1
+// says these of the learner's crd.yaml, `cnpa check` of the CRD on the
+// server: one wording for both.
 func CRDFieldFixes(crd map[string]any) []CRDField {
 	var out []CRDField
 	version, index := crdVersionEntry(crd)
 	versionPath := fmt.Sprintf("spec.versions[%d]", index)
-	if version == nil {
-		out = append(out, CRDField{ID: "step1.crd.version", Path: "spec.versions",
-			Fix: "add a version " + teamspace.Version + " with served: true, storage: true and the schema LAB.md step 1 gives"})
-	} else {
-		for _, k := range []string{"served", "storage"} {
-			if version[k] != true {
-				out = append(out, CRDField{ID: "step1.crd.version", Path: versionPath, Fix: "write " + k + ": true"})
-			}
-		}
-	}
 	for _, f := range crdFacts {
 		root, base := crd, ""
 		if f.inVersion {
 			if version == nil {
-				continue
+				continue // one fix below for the missing version
 			}
 			root, base = version, versionPath+"."
 		}
 		parent, key := f.path[:len(f.path)-1], f.path[len(f.path)-1]
-		at := base + strings.Join(parent, ".")
+		at := strings.TrimSuffix(base+strings.Join(parent, "."), ".")
 		got, found := nested(root, f.path)
 		switch {
 		case f.id == "step1.crd.pods_required":
@@ -112,7 +117,22 @@ func CRDFieldFixes(crd map[string]any) []CRDField {
 			out = append(out, CRDField{ID: f.id, Path: at, Fix: "write " + key + ": " + yamlish(f.want) + " (it is " + yamlish(got) + ")"})
 		}
 	}
+	if version == nil {
+		out = append(out, CRDField{ID: "step1.crd.version", Path: "spec.versions",
+			Fix: "add a version named " + teamspace.Version + " (served: true, storage: true, subresources: {status: {}}, " +
+				"a schema with spec.pods integer required 1..50, spec.cpu string default \"1\", status.observedGeneration integer, " +
+				"status.namespace string)"})
+	}
 	return out
+}
+
+// CRDFixLines are CRDFieldFixes as the lines a learner reads.
+func CRDFixLines(crd map[string]any) []string {
+	var lines []string
+	for _, f := range CRDFieldFixes(crd) {
+		lines = append(lines, f.String())
+	}
+	return lines
 }
 
 // crdVersionEntry is the v1alpha1 entry of spec.versions and its index;
@@ -164,6 +184,8 @@ func sameValue(want, got any) bool {
 func number(v any) (float64, bool) {
 	switch n := v.(type) {
 	case int:
+		return float64(n), true
+	case int32:
 		return float64(n), true
 	case int64:
 		return float64(n), true

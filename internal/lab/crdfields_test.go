@@ -67,7 +67,16 @@ func TestCRDFieldFixes(t *testing.T) {
 		{"no v1alpha1", func(crd map[string]any) {
 			spec, _ := nested(crd, []string{"spec", "versions"})
 			spec.([]any)[0].(map[string]any)["name"] = "v1"
-		}, []string{"spec.versions: add a version v1alpha1 with served: true, storage: true and the schema LAB.md step 1 gives"}},
+		}, []string{"spec.versions: add a version named v1alpha1 (served: true, storage: true, subresources: {status: {}}, " +
+			"a schema with spec.pods integer required 1..50, spec.cpu string default \"1\", status.observedGeneration integer, status.namespace string)"}},
+		{"a file's own mistakes: served false, another kind", func(crd map[string]any) {
+			crd["kind"] = "CustomResource"
+			spec, _ := nested(crd, []string{"spec", "versions"})
+			spec.([]any)[0].(map[string]any)["served"] = false
+		}, []string{
+			"write kind: CustomResourceDefinition (it is CustomResource)",
+			"spec.versions[0]: write served: true (it is false)",
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -67,7 +67,7 @@ var step1 = &Step{
 		if err != nil {
 			return nil, err
 		}
-		if d := lab.CRDDiff(live.Object); len(d) > 0 {
+		if d := lab.CRDFixLines(live.Object); len(d) > 0 {
 			return nil, fieldsError("the CRD on the server, after applying "+crdPath+", differs from LAB.md step 1's", crdPath, d)
 		}
 		r.verdict("CRD as LAB.md step 1 says", true, onOff(yours, "yours, "+crdPath, "cnpa's, "+crdPath), "LAB.md step 1's fields")
@@ -163,8 +163,8 @@ func onlyIfYours(yours bool, path string) string {
 	return " (the API server refused your " + path + ", which cnpa left unchanged: fix it and run the step again)"
 }
 
-// crdDiff is lab.CRDDiff for step 1's file.
-func crdDiff(crd map[string]any) []string { return lab.CRDDiff(crd) }
+// crdDiff is lab.CRDFixLines for step 1's file.
+func crdDiff(crd map[string]any) []string { return lab.CRDFixLines(crd) }
 
 // alphaDiff compares a learner's alpha.yaml with LAB.md step 1's alpha,
 // one line per field: anything more (labels, spec.cpu) is theirs to add.
