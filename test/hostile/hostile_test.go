@@ -7,6 +7,7 @@ package hostile
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
@@ -36,15 +37,19 @@ type server struct {
 	*httptest.Server
 	mu   sync.Mutex
 	auth []string
+	// certs counts the client certificates the grader sent: it asks for
+	// them, and no kubeconfig the grader accepts here has one.
+	certs int
 	// message is the 500 Status's message for all but /version.
 	message string
 }
 
 func newServer(t *testing.T, version func(w http.ResponseWriter)) *server {
 	s := &server{message: "no"}
-	s.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.auth = append(s.auth, r.URL.Path+" "+r.Header.Get("Authorization"))
+		s.certs += len(r.TLS.PeerCertificates)
 		s.mu.Unlock()
 		if r.URL.Path == "/version" && version != nil {
 			version(w)
@@ -55,8 +60,17 @@ func newServer(t *testing.T, version func(w http.ResponseWriter)) *server {
 		msg, _ := json.Marshal(s.message)
 		fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":%s,"code":500}`, msg)
 	}))
+	s.TLS = &tls.Config{ClientAuth: tls.RequestClientCert}
+	s.StartTLS()
 	t.Cleanup(s.Close)
 	return s
+}
+
+// clientCerts is how many client certificates the grader sent.
+func (s *server) clientCerts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.certs
 }
 
 func (s *server) requests() []string {
