@@ -2,7 +2,21 @@
 // 40): a fake HTTPS API server in the test stands for a learner's
 // cluster, and submissions are forged and re-hashed with submission.Write,
 // as anyone can. None of it needs a real control plane: what is tested
-// is what the grader does with what a learner sends.
+// is what the grader does with what a learner sends. TestHostileClass
+// and the signal tests run the built cnpa (kit.RunWithCnpa: $CNPA_BIN,
+// or a build).
+//
+// Each finding of the review and its tests (docs/class.md has the same
+// table, with the tests in other packages):
+//   - N1 exec, auth-provider: TestKubeconfigRunsNoCommand, TestHostileClass
+//   - N2 file fields, proxy-url, impersonation: TestKubeconfigReadsNoLocalFile, TestHostileClass
+//   - N3 size: TestResponseSizeIsLimited, TestOversizeSubmission, TestHostileClass
+//   - N4 escapes, N5 formulas: TestNothingRawReachesTerminalOrSheet, TestHostileClass
+//   - N6 self-grading: TestInventedChecksCountForNothing, TestHostileClass (unverified)
+//   - N7 framing: TestOneLearnerCannotFrameAnother, TestHostileClass
+//   - N8 hard links, N9 etcd: internal/safefs, test/kit/cluster
+//   - N10 FIFOs: TestReportNeverWaitsOnAFIFO, TestBlockedReadEndsOnTheSecondSignal
+//   - N11 one file stops the class: TestOneBadSubmissionNeverStopsTheClass, TestHostileClass
 package hostile
 
 import (
