@@ -90,7 +90,7 @@ var classGradeCommand = &cli.Command{
 						progress.Line("%s: graded live in %s, %d passed, %d failed", ui.Clean(name), r.Took.Round(time.Second), r.Report.Passed, r.Report.Failed)
 					default:
 						// The detail may be the learner's server's own words.
-						progress.Warn("%s: %s after %s: %s (graded offline from the submission)", ui.Clean(name), r.Graded, r.Took.Round(time.Second), ui.Clean(r.Detail))
+						progress.Warn("%s: %s after %s: %s (graded 0: unverified)", ui.Clean(name), r.Graded, r.Took.Round(time.Second), ui.Clean(r.Detail))
 					}
 				}})
 			if err != nil {

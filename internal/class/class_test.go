@@ -8,9 +8,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/class"
 	"github.com/labhub/cnpa/internal/judge"
@@ -108,10 +111,12 @@ func TestGradeClass(t *testing.T) {
 		name, graded, diagnosis, flags string
 		steps, first                   int
 	}{
-		{"ada", class.GradedOffline, "", "copied-by:dee; same-cluster-as:eli", 8, 0},
+		// Offline, no source is named: whose cluster held the uid is each
+		// learner's own word (TestCopySourceOnlyFromLive).
+		{"ada", class.GradedOffline, "", "shares-uids-with:dee; same-cluster-as:eli", 8, 0},
 		{"bob", class.GradedOffline, "", "", 7, 5},
 		{"cy", class.GradedOffline, "", "tampered", 7, 5},
-		{"dee", class.GradedOffline, lab.MistakeStale.Name, "copied-from:ada", 4, 1},
+		{"dee", class.GradedOffline, lab.MistakeStale.Name, "shares-uids-with:ada", 4, 1},
 		{"eli", class.GradedOffline, "", "cnpa-version:v0.9; same-cluster-as:ada", 8, 0},
 		{"fay", class.GradedMissing, "", "no-submission", 0, 1},
 	} {
@@ -281,4 +286,178 @@ func TestBadInput(t *testing.T) {
 	if _, err := class.ReadClassFile(write("typo.yaml", "learner:\n- {name: ada}\n")); err == nil || !strings.Contains(err.Error(), "learners: [{name: alice") {
 		t.Errorf("CLASS.yaml with a typo: got %v", err)
 	}
+}
+
+// live is a learner graded live whose cluster holds what the submission's
+// facts say: the offline re-judging stands for the live report.
+func live(t *testing.T, s *submission.Submission) *class.LiveResult {
+	t.Helper()
+	checks, _, err := class.Offline(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &class.LiveResult{Graded: class.GradedLive, Report: &judge.Report{Checks: checks}, Facts: s.Facts}
+}
+
+// Copy flags name a source only from live grading (issue 40, N7): offline
+// every holder of a shared uid shares-uids-with the others; live, the
+// holder on whose cluster the object is is the source, whatever the
+// other claims in the facts of their own file.
+func TestCopySourceOnlyFromLive(t *testing.T) {
+	dir := t.TempDir()
+	gina := good(t, "gina", 1)
+	// dee copied gina's evidence files into her own lab, and left her
+	// facts alone.
+	dee := good(t, "dee", 2)
+	dee.Evidence = gina.Evidence
+	if err := classfixture.Record(dee); err != nil {
+		t.Fatal(err)
+	}
+	// mallory puts gina's alpha uid in her evidence and her facts alike,
+	// to be the one whose cluster held it.
+	mallory := good(t, "mallory", 3)
+	ginaAlpha, malloryAlpha := string(gina.Facts.Alpha.UID), string(mallory.Facts.Alpha.UID)
+	for f, text := range mallory.Evidence {
+		mallory.Evidence[f] = strings.ReplaceAll(text, malloryAlpha, ginaAlpha)
+	}
+	mallory.Facts.Alpha.UID = gina.Facts.Alpha.UID
+	for i := range mallory.Facts.TeamAlpha.OwnerReferences {
+		mallory.Facts.TeamAlpha.OwnerReferences[i].UID = gina.Facts.Alpha.UID
+	}
+	if err := classfixture.Record(mallory); err != nil {
+		t.Fatal(err)
+	}
+	g, d, m := roundTrip(t, dir, gina), roundTrip(t, dir, dee), roundTrip(t, dir, mallory)
+	// mallory's cluster, read live, holds her own alpha, not gina's.
+	malloryLive := live(t, m)
+	liveFacts := *m.Facts
+	alpha := *m.Facts.Alpha
+	alpha.UID = types.UID(malloryAlpha)
+	liveFacts.Alpha = &alpha
+	malloryLive.Facts = &liveFacts
+	// A second learner graded live on gina's cluster: two clusters never
+	// hold one object, so it is one cluster reached twice.
+	twin := good(t, "twin", 4)
+	twin.Evidence = gina.Evidence
+	if err := classfixture.Record(twin); err != nil {
+		t.Fatal(err)
+	}
+	tw := roundTrip(t, dir, twin)
+	twinLive := live(t, tw)
+	twinLive.Facts = g.Facts
+
+	for _, tc := range []struct {
+		name  string
+		subs  []*submission.Submission
+		live  map[string]*class.LiveResult
+		flags map[string]string
+	}{
+		{"offline: no source", []*submission.Submission{g, d}, nil,
+			map[string]string{"gina": "shares-uids-with:dee", "dee": "shares-uids-with:gina"}},
+		{"gina live: the source", []*submission.Submission{g, d}, map[string]*class.LiveResult{"gina": live(t, g)},
+			map[string]string{"gina": "copied-by:dee", "dee": "copied-from:gina"}},
+		{"dee live: her cluster does not hold it", []*submission.Submission{g, d}, map[string]*class.LiveResult{"dee": live(t, d)},
+			map[string]string{"gina": "shares-uids-with:dee", "dee": "shares-uids-with:gina"}},
+		{"mallory frames gina, offline", []*submission.Submission{g, m}, nil,
+			map[string]string{"gina": "shares-uids-with:mallory", "mallory": "shares-uids-with:gina"}},
+		{"mallory frames gina, mallory live", []*submission.Submission{g, m}, map[string]*class.LiveResult{"mallory": malloryLive},
+			map[string]string{"gina": "shares-uids-with:mallory", "mallory": "shares-uids-with:gina"}},
+		{"mallory frames gina, both live", []*submission.Submission{g, m}, map[string]*class.LiveResult{"mallory": malloryLive, "gina": live(t, g)},
+			map[string]string{"gina": "copied-by:mallory", "mallory": "copied-from:gina"}},
+		{"two live on one cluster", []*submission.Submission{g, tw}, map[string]*class.LiveResult{"gina": live(t, g), "twin": twinLive},
+			map[string]string{"gina": "shares-uids-with:twin", "twin": "shares-uids-with:gina"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gb, err := class.Grade(tc.subs, class.Options{Version: classfixture.Version, Now: time.Now(), Live: tc.live})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, want := range tc.flags {
+				var copyFlags []string
+				for _, f := range learner(t, gb, name).Flags {
+					if f.Kind == class.FlagCopiedFrom || f.Kind == class.FlagCopiedBy || f.Kind == class.FlagSharesUIDs {
+						copyFlags = append(copyFlags, f.String())
+					}
+				}
+				if got := strings.Join(copyFlags, "; "); got != want {
+					t.Errorf("%s: got %q, want %q", name, got, want)
+				}
+			}
+		})
+	}
+}
+
+// A learner to be graded live who was not (an unreachable cluster, or two
+// files claiming them) is never credited with the submission's own
+// score: 0 steps, 0 checks, first failing step 1, flagged unverified in
+// every output an LMS reads, and left out of the class's pass rate
+// (issue 40, N6).
+func TestNotGradedLiveIsUnverified(t *testing.T) {
+	dir := t.TempDir()
+	ada, hal := roundTrip(t, dir, good(t, "ada", 1)), roundTrip(t, dir, good(t, "hal", 2))
+	dup1, dup2 := roundTrip(t, t.TempDir(), good(t, "dup", 3)), roundTrip(t, t.TempDir(), good(t, "dup", 4))
+	subs := []*submission.Submission{ada, hal, dup1, dup2}
+	// GradeLive says dup was to be graded live, and why it was not,
+	// without reaching anything.
+	results, err := class.GradeLive(t.Context(), &class.ClassFile{Learners: []class.Reach{{Name: "dup", Kubeconfig: "/nonexistent"}}}, subs, class.LiveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := results["dup"]; r == nil || r.Graded != class.GradedOffline || r.Report != nil {
+		t.Fatalf("dup, two files: got %+v, want a result graded offline", r)
+	}
+	results["hal"] = &class.LiveResult{Graded: class.GradedUnreachable, Detail: "cannot reach the cluster: 500"}
+	gb, err := class.Grade(subs, class.Options{Version: classfixture.Version, Now: time.Now(), Live: results})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := learner(t, gb, "ada"); a.StepsPassed != class.Steps || !a.Verified() || len(a.Flags) != 0 {
+		t.Errorf("ada, offline and not in the class file: got %d steps, flags %q, want %d and none", a.StepsPassed, a.FlagList(), class.Steps)
+	}
+	for _, l := range gb.Learners {
+		if l.Name == "ada" {
+			continue
+		}
+		if l.StepsPassed != 0 || l.ChecksPassed != 0 || l.FirstFailingStep != 1 || l.Verified() || !strings.Contains(l.FlagList(), class.FlagUnverified) {
+			t.Errorf("%s: got %d steps, %d checks, first failing %d, flags %q; want 0, 0, 1, unverified", l.Name, l.StepsPassed, l.ChecksPassed, l.FirstFailingStep, l.FlagList())
+		}
+		if !strings.Contains(flagDetail(l, class.FlagUnverified), "not the submission's own 8/8 steps") {
+			t.Errorf("%s: the unverified flag does not say what the submission claimed: %q", l.Name, flagDetail(l, class.FlagUnverified))
+		}
+	}
+	if r := gb.StepPassRate[0]; r != 1 {
+		t.Errorf("step 1's pass rate: got %v, want 1 (ada's alone: an unverified row is neither pass nor fail)", r)
+	}
+	var b bytes.Buffer
+	if err := class.WriteCSV(&b, gb); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows[1:] {
+		if row[0] != "hal" {
+			continue
+		}
+		if row[1] != "0" || row[2] != "0" || row[4] != "1" || row[6] != class.FlagUnverified || row[7] != class.GradedUnreachable {
+			t.Errorf("hal's CSV row: got %q, want 0 steps, 0 checks, first failing 1, flags unverified, graded unreachable", row[:8])
+		}
+	}
+	b.Reset()
+	if err := class.WriteJUnit(&b, gb); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`<testsuite name="hal" tests="\d+" failures="1"`).MatchString(b.String()) || !strings.Contains(b.String(), `type="unverified"`) {
+		t.Errorf("JUnit: hal's suite is not one failure (live grading) and skipped checks:\n%.2000s", b.String())
+	}
+}
+
+func flagDetail(l *class.Learner, kind string) string {
+	for _, f := range l.Flags {
+		if f.Kind == kind {
+			return f.Detail
+		}
+	}
+	return ""
 }

@@ -42,10 +42,11 @@ const (
 	FlagTampered = "tampered"
 	// FlagEdited: the content no longer has the SHA-256 it carries.
 	FlagEdited = "edited"
-	// FlagCopiedFrom: the evidence holds uids of objects of another
-	// learner's cluster. FlagCopiedBy: another learner holds this one's.
-	// FlagSharesUIDs: two learners hold one uid, and neither's cluster
-	// shows whose object it was.
+	// FlagCopiedFrom: the evidence holds uids of objects live grading
+	// found on another learner's cluster. FlagCopiedBy: another learner
+	// holds this one's. FlagSharesUIDs: two learners hold one uid, and no
+	// live grading showed whose object it was (offline, the facts that
+	// would say are each learner's own word).
 	FlagCopiedFrom = "copied-from"
 	FlagCopiedBy   = "copied-by"
 	FlagSharesUIDs = "shares-uids-with"
@@ -63,6 +64,10 @@ const (
 	// FlagUnreadable: the file is not a submission cnpa can read, or its
 	// evidence cannot be unpacked; the row is graded 0.
 	FlagUnreadable = "unreadable"
+	// FlagUnverified: the learner was to be graded live and was not (their
+	// cluster unreachable, timed out, refused, or two files claim them):
+	// the row is graded 0, never the submission's own claim.
+	FlagUnverified = "unverified"
 )
 
 // Flag is one thing the instructor must look at.
@@ -105,6 +110,9 @@ type Learner struct {
 	File        string        `json:"file,omitempty"`
 
 	sub *submission.Submission
+	// live is what live grading read of the learner's cluster, nil when
+	// it was not graded live: what a copy flag may name a source from.
+	live *judge.Facts
 }
 
 // Gradebook is the whole class.
@@ -113,7 +121,7 @@ type Gradebook struct {
 	CnpaVersion string     `json:"cnpa_version"`
 	Learners    []*Learner `json:"learners"`
 	// StepPassRate is, per lab step in order, the share of learners with a
-	// submission who pass it.
+	// submission who pass it (unverified rows aside).
 	StepPassRate []float64 `json:"step_pass_rate"`
 	// Diagnoses counts the learners per diagnosis, most first.
 	Diagnoses []DiagnosisCount `json:"diagnoses"`
@@ -290,6 +298,32 @@ func (l *Learner) score() {
 	l.Diagnosis = judge.LabDiagnosis(l.Checks, facts)
 }
 
+// unverify grades 0 a learner who was to be graded live and was not: an
+// unreachable cluster is the learner's to make (a server that fails on
+// purpose), so the submission's own score, which anyone can write and
+// re-hash, is never credited. The checks and the diagnosis stay, for the
+// instructor; the score columns an LMS imports say 0, and the flag why.
+func (l *Learner) unverify() {
+	claim := fmt.Sprintf("%d/%d steps, %d/%d checks", l.StepsPassed, Steps, l.ChecksPassed, l.ChecksTotal)
+	l.StepsPassed, l.ChecksPassed, l.FirstFailingStep = 0, 0, 1
+	for i := range l.StepPassed {
+		l.StepPassed[i] = false
+	}
+	addFlag(l, Flag{Kind: FlagUnverified,
+		Detail: "to be graded live, and was not (" + l.Graded + "): graded 0, not the submission's own " + claim + "; grade again live"})
+}
+
+// Verified tells whether the row's score is one cnpa judged: false for a
+// learner who was to be graded live and was not (FlagUnverified).
+func (l *Learner) Verified() bool {
+	for _, f := range l.Flags {
+		if f.Kind == FlagUnverified {
+			return false
+		}
+	}
+	return true
+}
+
 // Grade makes the gradebook of subs (one per learner; see Load). Phases:
 //  1. each submission judged again offline, or taken from opts.Live;
 //  2. the flags between submissions: copies, shared clusters;
@@ -313,10 +347,12 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 		if bad := s.BadTimelines(); len(bad) > 0 {
 			disagree = append(disagree, "timelines named "+strings.Join(bad, ", ")+", which cnpa never writes (timeline-step1.json … timeline-step9.json): not unpacked")
 		}
-		if lr := opts.Live[s.Learner]; lr != nil {
+		lr := opts.Live[s.Learner]
+		if lr != nil {
 			l.Graded, l.GradedDetail = lr.Graded, lr.Detail
 			if lr.Report != nil {
 				l.Checks, _, _ = merge(s, lr.Report, func(id string) bool { return slices.Contains(judge.VMIDs, id) || reportedFailed(s, id) })
+				l.live = lr.Facts
 			}
 		}
 		if len(disagree) > 0 {
@@ -330,6 +366,9 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 				Detail: fmt.Sprintf("made by cnpa %s, graded by cnpa %s: the checks may differ between versions", s.CnpaVersion, opts.Version)})
 		}
 		l.score()
+		if lr != nil && l.Graded != GradedLive {
+			l.unverify()
+		}
 		gb.Learners = append(gb.Learners, l)
 	}
 	for _, u := range opts.Unreadable {
@@ -397,8 +436,11 @@ func flagDuplicates(ls []*Learner) {
 	}
 }
 
-// flagCopies flags every uid two learners' evidence share. The learner
-// whose own cluster held the object is the source.
+// flagCopies flags every uid two learners' evidence share. A source is
+// named only from live grading: the one holder on whose cluster live
+// grading found the object. Offline, the facts that would say whose
+// cluster held it are each learner's own word (mallory can put gina's
+// uid in hers and re-hash), so every holder shares-uids-with the others.
 func flagCopies(ls []*Learner) {
 	type holder struct {
 		l      *Learner
@@ -434,19 +476,18 @@ func flagCopies(ls []*Learner) {
 		if len(hs) < 2 {
 			continue
 		}
-		// The source is the one learner whose own cluster (the facts of
-		// their run) held the object. When several claim it, the claims
-		// are the learners' own words and one of them frames another: no
-		// source, every holder shares-uids-with the others.
+		// The source is the one holder whose cluster, read live, holds
+		// the object. Two that do are one cluster reached twice, and
+		// prove nothing of who made it: no source.
 		var source *Learner
-		claims := 0
+		found := 0
 		for _, h := range hs {
-			if ownUIDs(h.l.sub.Facts)[uid] {
+			if h.l.live != nil && ownUIDs(h.l.live)[uid] {
 				source = h.l
-				claims++
+				found++
 			}
 		}
-		if claims > 1 {
+		if found > 1 {
 			source = nil
 		}
 		for _, h := range hs {
@@ -477,7 +518,7 @@ func flagCopies(ls []*Learner) {
 				if copied[[2]string{p.to.Name, other}] {
 					continue // the copy is flagged with its source
 				}
-				detail := fmt.Sprintf("%s and %s hold the same %s uid, and neither's cluster shows whose it was", p.to.Name, other, obj)
+				detail := fmt.Sprintf("%s and %s hold the same %s uid, and no live grading showed whose cluster it is on", p.to.Name, other, obj)
 				addFlag(p.to, Flag{Kind: FlagSharesUIDs, With: other, Detail: detail})
 				for _, l := range ls {
 					if l.Name == other {
@@ -489,7 +530,7 @@ func flagCopies(ls []*Learner) {
 		}
 		what := strings.Join(objs, ", ")
 		addFlag(p.to, Flag{Kind: FlagCopiedFrom, With: p.from.Name,
-			Detail: fmt.Sprintf("the evidence holds the uids of %s's %s: objects of %s's cluster, not of this one", p.from.Name, what, p.from.Name)})
+			Detail: fmt.Sprintf("the evidence holds the uids of %s's %s: objects live grading found on %s's cluster, not on this one", p.from.Name, what, p.from.Name)})
 		addFlag(p.from, Flag{Kind: FlagCopiedBy, With: p.to.Name,
 			Detail: fmt.Sprintf("%s's evidence holds the uids of this learner's %s", p.to.Name, what)})
 	}
@@ -540,10 +581,14 @@ func (gb *Gradebook) summarize() {
 		if l.Graded == GradedMissing {
 			continue
 		}
-		n++
-		for i, ok := range l.StepPassed {
-			if ok {
-				gb.StepPassRate[i]++
+		// An unverified row's score is no one's: it counts neither as a
+		// pass nor as a failure; its diagnosis is still the evidence's.
+		if l.Verified() {
+			n++
+			for i, ok := range l.StepPassed {
+				if ok {
+					gb.StepPassRate[i]++
+				}
 			}
 		}
 		if l.Diagnosis != "" {

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
@@ -85,7 +86,10 @@ type LiveResult struct {
 	// Graded is GradedLive or GradedUnreachable; Detail says why.
 	Graded, Detail string
 	Report         *check.Report
-	Took           time.Duration
+	// Facts are the learner's cluster as live grading read it (nil when
+	// it was not reached): whose objects a shared uid names.
+	Facts *judge.Facts
+	Took  time.Duration
 }
 
 // LiveOptions tune GradeLive.
@@ -100,7 +104,9 @@ type LiveOptions struct {
 }
 
 // GradeLive grades, against their own clusters, the learners cf names
-// who have a submission, at most Parallel at once. A cluster that cannot
+// who have a submission, at most Parallel at once. Every learner it
+// returns a result for was to be graded live: Grade credits only those
+// graded GradedLive. A cluster that cannot
 // be reached, or a learner who takes longer than Timeout, is that
 // learner's result; the others go on. When ctx ends (Ctrl-C), every
 // learner's probes are removed before GradeLive returns, and it returns
@@ -121,8 +127,15 @@ func GradeLive(ctx context.Context, cf *ClassFile, subs []*submission.Submission
 	slots := make(chan struct{}, opts.Parallel)
 	for _, r := range cf.Learners {
 		s := by[r.Name]
-		if s == nil || twice[r.Name] {
-			continue // none, or two (flagged duplicate): nothing to grade live
+		switch {
+		case s == nil:
+			continue // missing: nothing to grade live
+		case twice[r.Name]:
+			// Two files claim the learner (flagged duplicate): neither is
+			// graded live, and neither's own score is credited, or sending
+			// a second file would be a way around live grading.
+			out[r.Name] = &LiveResult{Graded: GradedOffline, Detail: "two files claim learner " + r.Name + ": not graded live"}
+			continue
 		}
 		wg.Add(1)
 		go func() {
@@ -184,11 +197,13 @@ func gradeOne(ctx context.Context, r Reach, s *submission.Submission, opts LiveO
 		lctx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		defer cancel()
 	}
-	rep, _, err := check.Run(lctx, env, check.Options{ProbeTimeout: opts.ProbeTimeout, Reported: s.Facts})
+	rep, facts, err := check.Run(lctx, env, check.Options{ProbeTimeout: opts.ProbeTimeout, Reported: s.Facts})
 	var unreachable *check.UnreachableError
 	switch {
 	case err == nil:
-		return res(GradedLive, "", rep)
+		r := res(GradedLive, "", rep)
+		r.Facts = facts
+		return r
 	case ctx.Err() == nil && lctx.Err() != nil:
 		return res(GradedUnreachable, fmt.Sprintf("timed out after %s (--timeout)", opts.Timeout), nil)
 	case errors.As(err, &unreachable):

@@ -69,7 +69,9 @@ func csvCell(v string) string {
 func WriteJSON(w io.Writer, gb *Gradebook) error { return ui.WriteJSON(w, gb) }
 
 // WriteJUnit writes one testsuite per learner and one testcase per check;
-// a learner with no submission is a suite with one failing testcase.
+// a learner with no submission is a suite with one failing testcase, and
+// an unverified one has a failing "live grading" testcase and its checks
+// skipped.
 func WriteJUnit(w io.Writer, gb *Gradebook) error {
 	doc := judge.JUnitSuites{Name: "cnpa class grade"}
 	for _, l := range gb.Learners {
@@ -78,8 +80,18 @@ func WriteJUnit(w io.Writer, gb *Gradebook) error {
 			cases = append(cases, judge.JUnitCase{Name: "submission", ClassName: "cnpa.class." + l.Name,
 				Failure: &judge.JUnitFailure{Type: "missing", Message: "no submission", Text: "on the roster, but no submission"}})
 		}
+		verified := l.Verified()
+		if !verified {
+			cases = append(cases, judge.JUnitCase{Name: "live grading", ClassName: "cnpa.class." + l.Name,
+				Failure: &judge.JUnitFailure{Type: FlagUnverified, Message: l.Graded, Text: l.GradedDetail}})
+		}
 		for _, c := range l.Checks {
-			cases = append(cases, judge.JUnitOf(c, fmt.Sprintf("cnpa.class.%s.step%d", l.Name, c.Step), true))
+			tc := judge.JUnitOf(c, fmt.Sprintf("cnpa.class.%s.step%d", l.Name, c.Step), true)
+			if !verified {
+				// The submission's own claim: neither a pass nor a failure.
+				tc.Failure, tc.Skipped = nil, &judge.JUnitSkipped{Message: FlagUnverified + ": " + string(c.Status) + " as the submission claims"}
+			}
+			cases = append(cases, tc)
 		}
 		doc.Add(l.Name, cases)
 	}
@@ -92,7 +104,10 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 	p.Title("%d learners", len(gb.Learners))
 	for _, l := range gb.Learners {
 		first := "all steps pass"
-		if l.FirstFailingStep > 0 {
+		switch {
+		case !l.Verified():
+			first = FlagUnverified
+		case l.FirstFailingStep > 0:
 			first = fmt.Sprintf("first failing step %d", l.FirstFailingStep)
 		}
 		// Every value a learner or their server wrote (a name, a title

@@ -62,8 +62,8 @@ func objectUIDs(c *submission.Content) map[string]string {
 	return out
 }
 
-// ownUIDs are the uids of the objects the learner's own cluster held when
-// the submission was made: whose evidence a shared uid really is.
+// ownUIDs are the uids of the objects a cluster holds, as f saw them:
+// live, whose evidence a shared uid really is.
 func ownUIDs(f *judge.Facts) map[string]bool {
 	out := map[string]bool{}
 	if f == nil {

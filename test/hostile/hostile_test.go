@@ -2,11 +2,26 @@
 // 40): a fake HTTPS API server in the test stands for a learner's
 // cluster, and submissions are forged and re-hashed with submission.Write,
 // as anyone can. None of it needs a real control plane: what is tested
-// is what the grader does with what a learner sends.
+// is what the grader does with what a learner sends. TestHostileClass
+// and the signal tests run the built cnpa (kit.RunWithCnpa: $CNPA_BIN,
+// or a build).
+//
+// Each finding of the review and its tests (docs/class.md has the same
+// table, with the tests in other packages):
+//   - N1 exec, auth-provider: TestKubeconfigRunsNoCommand, TestHostileClass
+//   - N2 file fields, proxy-url, impersonation: TestKubeconfigReadsNoLocalFile, TestHostileClass
+//   - N3 size: TestResponseSizeIsLimited, TestOversizeSubmission, TestHostileClass
+//   - N4 escapes, N5 formulas: TestNothingRawReachesTerminalOrSheet, TestHostileClass
+//   - N6 self-grading: TestInventedChecksCountForNothing, TestHostileClass (unverified)
+//   - N7 framing: TestOneLearnerCannotFrameAnother, TestHostileClass
+//   - N8 hard links, N9 etcd: internal/safefs, test/kit/cluster
+//   - N10 FIFOs: TestReportNeverWaitsOnAFIFO, TestBlockedReadEndsOnTheSecondSignal
+//   - N11 one file stops the class: TestOneBadSubmissionNeverStopsTheClass, TestHostileClass
 package hostile
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
@@ -36,15 +51,19 @@ type server struct {
 	*httptest.Server
 	mu   sync.Mutex
 	auth []string
+	// certs counts the client certificates the grader sent: it asks for
+	// them, and no kubeconfig the grader accepts here has one.
+	certs int
 	// message is the 500 Status's message for all but /version.
 	message string
 }
 
 func newServer(t *testing.T, version func(w http.ResponseWriter)) *server {
 	s := &server{message: "no"}
-	s.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.auth = append(s.auth, r.URL.Path+" "+r.Header.Get("Authorization"))
+		s.certs += len(r.TLS.PeerCertificates)
 		s.mu.Unlock()
 		if r.URL.Path == "/version" && version != nil {
 			version(w)
@@ -55,8 +74,17 @@ func newServer(t *testing.T, version func(w http.ResponseWriter)) *server {
 		msg, _ := json.Marshal(s.message)
 		fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":%s,"code":500}`, msg)
 	}))
+	s.TLS = &tls.Config{ClientAuth: tls.RequestClientCert}
+	s.StartTLS()
 	t.Cleanup(s.Close)
 	return s
+}
+
+// clientCerts is how many client certificates the grader sent.
+func (s *server) clientCerts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.certs
 }
 
 func (s *server) requests() []string {

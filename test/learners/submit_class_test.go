@@ -272,9 +272,10 @@ func runGoEngine(t *testing.T) {
 }
 
 // TestClass grades the class the corpus submitted: ada (Go engine) and gus
-// live, hal live but unreachable, dan's submission edited after submit (a
-// failed check flipped to pass), eve with bea's evidence, ivy on the
-// roster with nothing sent.
+// live, hal live but unreachable (graded 0, unverified), dan's submission
+// edited after submit (a failed check flipped to pass), eve with bea's
+// evidence (both offline: shares-uids-with), ivy on the roster with
+// nothing sent.
 func TestClass(t *testing.T) {
 	dir := room.dir
 	if dir == "" {
@@ -387,12 +388,18 @@ func TestClass(t *testing.T) {
 		steps, first             int
 	}{
 		"ada": {class.GradedLive, "", "", 8, 0},
-		"bea": {class.GradedOffline, "", "copied-by:eve", 8, 0},
+		// bea and eve are graded offline: whose cluster their shared uids
+		// are on is each one's own word, so neither is named the source
+		// (issue 40, N7: a source only from live grading).
+		"bea": {class.GradedOffline, "", "shares-uids-with:eve", 8, 0},
 		"cid": {class.GradedOffline, labdata.MistakeStatusMain.Name, "", 2, 3},
 		"dan": {class.GradedOffline, labdata.MistakeNoArchive.Name, "tampered", 5, 6},
-		"eve": {class.GradedOffline, labdata.MistakeStale.Name, "copied-from:bea", 0, 1},
+		"eve": {class.GradedOffline, labdata.MistakeStale.Name, "shares-uids-with:bea", 0, 1},
 		"gus": {class.GradedLive, labdata.MistakeFinalizerList.Name, "", 5, 6},
-		"hal": {class.GradedUnreachable, labdata.MistakeQuotaSpec.Name, "", 2, 3},
+		// hal's live grading failed: graded 0, never the submission's own
+		// score, and flagged (issue 40, N6); the diagnosis is still the
+		// evidence's.
+		"hal": {class.GradedUnreachable, labdata.MistakeQuotaSpec.Name, class.FlagUnverified, 0, 1},
 		"ivy": {class.GradedMissing, "", "no-submission", 0, 1},
 	}
 	for _, l := range gb.Learners {
@@ -437,6 +444,9 @@ func TestClass(t *testing.T) {
 			if !strings.Contains(l.GradedDetail, "cannot reach the cluster") {
 				t.Errorf("hal: graded detail %q, want the unreachable cluster named", l.GradedDetail)
 			}
+			if l.StepsPassed != 0 || l.ChecksPassed != 0 {
+				t.Errorf("hal, unreachable: got %d steps, %d checks passed; want 0 and 0 (unverified)", l.StepsPassed, l.ChecksPassed)
+			}
 		}
 	}
 	assertNoProbesLeft(t)
@@ -466,7 +476,7 @@ func TestClass(t *testing.T) {
 	if len(load.PageRequests) > 0 {
 		t.Errorf("the class page made network requests: %v", load.PageRequests)
 	}
-	for _, s := range []string{`data-learner="eve"`, `data-flag="copied-from"`, `data-flag="tampered"`, `id="pass-rate"`,
+	for _, s := range []string{`data-learner="eve"`, `data-flag="shares-uids-with"`, `data-flag="unverified"`, `data-flag="tampered"`, `id="pass-rate"`,
 		`data-diagnosis="` + labdata.MistakeStatusMain.Name + `"`, `class="learner-report"`, `id="learner-2-step-6"`} {
 		if !strings.Contains(load.DOM, s) {
 			t.Errorf("the class page's DOM has no %s", s)
