@@ -90,6 +90,11 @@ type config struct {
 	classLearners, classOffline int
 	classEngine                 string
 	scaleSizes                  []int
+	// startupPhase: cnpa's start-up against the build before the
+	// catalogs (startup.go).
+	startupPhase  bool
+	startupBefore string
+	startupRuns   int
 	scaleProfile                time.Duration
 	cpuProfile                  string
 	inprocQPS                   float64
@@ -123,7 +128,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.resultsDir, "results", "", "directory for bench-<date>.json (default test/bench/results in the module; \"-\" for none)")
 	fs.StringVar(&cfg.workDir, "work", "", "directory for logs and binaries (default: a temporary one, kept when something failed)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work directory")
-	fs.StringVar(&phases, "phases", "steady,bulk,class", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N), bulk, scale (the same at each -scale-sizes, on one growing control plane); and class (`cnpa class grade` live, one learner at a time and all at once, and offline), once")
+	fs.StringVar(&phases, "phases", "steady,bulk,class,startup", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N), bulk, scale (the same at each -scale-sizes, on one growing control plane); and, once, class (`cnpa class grade` live, one learner at a time and all at once, and offline) and startup (`cnpa version` and `cnpa explain 5` in English and Japanese against -startup-before, no control plane)")
+	fs.StringVar(&cfg.startupBefore, "startup-before", defaultStartupBefore, "the startup phase's build to compare with: a git revision of this repository")
+	fs.IntVar(&cfg.startupRuns, "startup-runs", 40, "the startup phase's runs of each build, per command and locale")
 	fs.IntVar(&cfg.classLearners, "class-learners", 3, "the class phase's learners, each on a control plane of their own")
 	fs.StringVar(&cfg.classEngine, "class-engine", "shell", "the class phase's learners' engine: shell (a reconcile.sh loop, as most learners write one: grading waits on it) or go")
 	fs.IntVar(&cfg.classOffline, "class-offline", 1000, "synthetic submissions the class phase grades offline")
@@ -163,9 +170,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			cfg.scalePhase = true
 		case "class":
 			cfg.classPhase = true
+		case "startup":
+			cfg.startupPhase = true
 		case "":
 		default:
-			return nil, fmt.Errorf("-phases: unknown %q (known: steady, bulk, scale, class)", p)
+			return nil, fmt.Errorf("-phases: unknown %q (known: steady, bulk, scale, class, startup)", p)
 		}
 	}
 	for _, f := range strings.Split(scaleSizes, ",") {
@@ -176,8 +185,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		cfg.scaleSizes = append(cfg.scaleSizes, n)
 	}
 	switch {
-	case !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase && !cfg.classPhase:
+	case !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase && !cfg.classPhase && !cfg.startupPhase:
 		return nil, errors.New("-phases is empty")
+	case cfg.startupPhase && cfg.startupRuns < 1:
+		return nil, errors.New("-startup-runs must be at least 1")
 	case cfg.classPhase && (cfg.classLearners < 1 || cfg.classOffline < 0 || cfg.classEngine != "go" && cfg.classEngine != "shell"):
 		return nil, errors.New("-class-learners must be at least 1, -class-offline at least 0, -class-engine go or shell")
 	case len(cfg.contenders) == 0:
@@ -262,16 +273,30 @@ func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error)
 	if cfg.classPhase {
 		rep.Sizes.Phases = strings.TrimPrefix(rep.Sizes.Phases+",class", ",")
 	}
+	if cfg.startupPhase {
+		rep.Sizes.Phases = strings.TrimPrefix(rep.Sizes.Phases+",startup", ",")
+	}
 	if cfg.scalePhase {
 		rep.Sizes.ScaleSizes = cfg.scaleSizes
 	}
 	rep.LoadAverage = []string{loadAverage()}
+	if !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase {
+		// No contender runs (the class or start-up phase alone): build
+		// none of theirs but cnpa.
+		cfg.contenders = slices.DeleteFunc(cfg.contenders, func(c string) bool { return c != nameCnpa })
+	}
 	bin, err := prepare(ctx, cfg, root, work, rep.Skipped, logf)
 	if err != nil {
 		failed = true
 		return nil, err
 	}
 	b := &bench{cfg: cfg, bin: bin, work: work, logf: logf}
+	if cfg.startupPhase {
+		logf("[startup] starting")
+		rep.Startup = b.runStartup(ctx, root)
+		failed = failed || len(rep.Startup.Errors) > 0
+		writeStartupMarkdown(out, rep.Startup)
+	}
 	if cfg.classPhase {
 		logf("[class] starting")
 		rep.Class = b.runClass(ctx)
@@ -281,7 +306,7 @@ func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error)
 	var names []string
 	for _, name := range cfg.contenders {
 		if !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase {
-			break // the class phase alone
+			break // the class or start-up phase alone
 		}
 		if reason, ok := rep.Skipped[name]; ok {
 			logf("[%s] skipped: %s", name, reason)
@@ -366,7 +391,7 @@ func prepare(ctx context.Context, cfg *config, root, work string, skipped map[st
 		}
 		bin.cnpa = abs
 	}
-	if contains(cfg.contenders, nameCnpa) && bin.cnpa == "" {
+	if (contains(cfg.contenders, nameCnpa) || cfg.startupPhase) && bin.cnpa == "" {
 		bin.cnpa = filepath.Join(binDir, "cnpa")
 		logf("building cnpa")
 		if err := goBuild(ctx, root, bin.cnpa, "./cmd/cnpa"); err != nil {

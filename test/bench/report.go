@@ -25,6 +25,8 @@ type Report struct {
 	Targets []Target `json:"targets,omitempty"`
 	// Class is the class phase's numbers, when it ran.
 	Class *ClassResult `json:"class,omitempty"`
+	// Startup is the start-up phase's numbers, when it ran.
+	Startup *StartupResult `json:"startup,omitempty"`
 }
 
 // Sizes are the run's flags that shape the numbers.
