@@ -95,11 +95,11 @@ type config struct {
 	startupPhase  bool
 	startupBefore string
 	startupRuns   int
-	scaleProfile                time.Duration
-	cpuProfile                  string
-	inprocQPS                   float64
-	inprocBurst                 int
-	pairedFloor                 bool
+	scaleProfile  time.Duration
+	cpuProfile    string
+	inprocQPS     float64
+	inprocBurst   int
+	pairedFloor   bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
