@@ -151,11 +151,11 @@ func watchQuota(ctx context.Context, env *labenv.Env, w watch.Interface, what, w
 	defer func() {
 		switch {
 		case err == nil:
-			live.Done("done")
+			live.Done(say("steps.outcome.done"))
 		case ctx.Err() != nil:
-			live.Done("interrupted")
+			live.Done(say("steps.outcome.interrupted"))
 		default:
-			live.Done("gave up")
+			live.Done(say("steps.outcome.gave_up"))
 		}
 	}()
 	last := "no event yet"

@@ -151,11 +151,11 @@ var step6 = &Step{
 			case e, ok := <-w.ResultChan():
 				if !ok && ctx.Err() != nil {
 					// Ctrl-C closes the watch: say so, as waitFor does.
-					betaWait.Done("interrupted")
+					betaWait.Done(say("steps.outcome.interrupted"))
 					return nil, fmt.Errorf("while waiting for beta to be gone: %w", ctx.Err())
 				}
 				if !ok {
-					betaWait.Done("gave up")
+					betaWait.Done(say("steps.outcome.gave_up"))
 					return nil, fmt.Errorf("watch on beta closed before it was deleted")
 				}
 				u, _ := e.Object.(*unstructured.Unstructured)
@@ -170,7 +170,7 @@ var step6 = &Step{
 				}
 				gone = e.Type == watch.Deleted
 			case <-deadline:
-				betaWait.Done("gave up")
+				betaWait.Done(say("steps.outcome.gave_up"))
 				b, _ := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
 				last := "gone meanwhile"
 				if b != nil {
@@ -187,7 +187,7 @@ var step6 = &Step{
 				return nil, diagnosis(fmt.Sprintf("beta is not gone %s after the delete: %s:", env.Timeout, last), mistakes, serviceTail(ctx, env))
 			}
 		}
-		betaWait.Done("beta gone")
+		betaWait.Done(say("steps.outcome.beta_gone"))
 		sh.waitCmd(kubectlWait(env, namespaceObj("team-beta"), "delete"))
 		if _, err := waitFor(ctx, env, "team-beta to be garbage-collected", whyGarbageCollected, func(ctx context.Context) (bool, string, error) {
 			ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, "team-beta", metav1.GetOptions{})

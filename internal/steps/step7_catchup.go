@@ -105,7 +105,7 @@ var step7 = &Step{
 			case <-time.After(env.CatchupWait):
 				stopped.Done(ui.Waited)
 			case <-ctx.Done():
-				stopped.Done("interrupted")
+				stopped.Done(say("steps.outcome.interrupted"))
 				// The spec change happened and cannot happen again: take the
 				// reading LAB.md asks for (after 8 s stopped) before letting
 				// go, so that a rerun resumes from it instead of meeting a
