@@ -106,7 +106,11 @@ func printResult(p *ui.Printer, r *steps.Result, shown bool) {
 		p.Line("%s", paragraph("  ", "  ", ui.CleanLines(n)))
 	}
 	for _, v := range r.Verdicts {
-		p.Verdict(v.OK, v.Name, v.Got, v.Want)
+		name := v.Name
+		if v.Label != "" {
+			name = v.Label
+		}
+		p.Verdict(v.OK, name, v.Got, v.Want)
 	}
 	for _, f := range r.Fixes {
 		p.Line("%s", paragraph("  → ", "    ", ui.CleanLines(f)))

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/reaction"
@@ -32,6 +33,9 @@ type Step struct {
 // Verdict is one observed value beside the value a correct run yields.
 type Verdict struct {
 	Name string `json:"name"`
+	// Label is Name in the learner's language, when Name is words rather
+	// than an evidence key; -o json keeps Name, in English, as it is.
+	Label string `json:"-"`
 	Got  any    `json:"got"`
 	Want any    `json:"want"`
 	OK   bool   `json:"ok"`
@@ -78,6 +82,13 @@ func (r *Result) check(name string, got, want any) {
 // observed value (a path, a duration) beside what was expected.
 func (r *Result) verdict(name string, ok bool, got, want any) {
 	r.Verdicts = append(r.Verdicts, Verdict{Name: name, Got: got, Want: want, OK: ok})
+}
+
+// verdictT is verdict for a line named by words, message id of the
+// catalog: the JSON names it in English, the ✓/✗ table in the learner's
+// language.
+func (r *Result) verdictT(id string, ok bool, got, want any) {
+	r.Verdicts = append(r.Verdicts, Verdict{Name: i18n.English.T(id), Label: say(id), Got: got, Want: want, OK: ok})
 }
 
 // judge adds a verdict line for every key of the step's evidence file, as

@@ -71,7 +71,7 @@ var step1 = &Step{
 		if d := lab.CRDDiff(live.Object); len(d) > 0 {
 			return nil, fieldsError(say("steps.step1.crd_differs", "Path", crdPath), crdPath, d)
 		}
-		r.verdict(say("steps.step1.verdict_crd"), true, onOff(yours, say("steps.yours_path", "Path", crdPath), say("steps.cnpas_path", "Path", crdPath)), say("steps.step1.want_crd"))
+		r.verdictT("steps.step1.verdict_crd", true, onOff(yours, say("steps.yours_path", "Path", crdPath), say("steps.cnpas_path", "Path", crdPath)), say("steps.step1.want_crd"))
 		// A fresh cluster has no alpha; one that moved on cannot prove step 1.
 		if a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha"); err != nil {
 			return nil, err

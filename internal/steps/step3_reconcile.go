@@ -174,7 +174,7 @@ func (p *passes) record() lab.ReconcileRecord {
 func (p *passes) verdicts(env *labenv.Env, r *Result, alpha *teamspace.TeamSpace) {
 	r.check("team-quota hard.pods", teamspace.QuotaPods(p.after), alpha.Spec.Pods)
 	writes := secondPassWrites(p.beforeAll, p.afterAll)
-	r.verdict(say("steps.step3.verdict_writes"), len(writes) == 0, orNothingWritten(writes), say("steps.nothing"))
+	r.verdictT("steps.step3.verdict_writes", len(writes) == 0, orNothingWritten(writes), say("steps.nothing"))
 	for _, w := range writes {
 		r.note("%s", w)
 	}
