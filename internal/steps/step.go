@@ -36,9 +36,9 @@ type Verdict struct {
 	// Label is Name in the learner's language, when Name is words rather
 	// than an evidence key; -o json keeps Name, in English, as it is.
 	Label string `json:"-"`
-	Got  any    `json:"got"`
-	Want any    `json:"want"`
-	OK   bool   `json:"ok"`
+	Got   any    `json:"got"`
+	Want  any    `json:"want"`
+	OK    bool   `json:"ok"`
 }
 
 // Result is what a step observed and wrote.
