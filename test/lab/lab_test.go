@@ -477,7 +477,9 @@ func section(out string, n int) string {
 // default, the steps' teaching and every verdict included. It was 350
 // until step 1 said, for each of crd.yaml and alpha.yaml, that the file
 // is cnpa's because the learner has none, and cnpa's unit said how it
-// becomes the learner's (issue 39 asks for both lines): 354 then.
+// becomes the learner's (issue 39 asks for both lines): 354 then. 400
+// since issue 41 holds prose to 80 columns: the teaching text, the waits'
+// why and the comments take 381 lines in English, 387 in Japanese.
 //
 // In English and in Japanese (CNPA_LANG=ja, issue 41), every prose line is
 // at most 80 display columns (a command, a listing, a line with a path
@@ -502,16 +504,16 @@ func TestMakeLabLines(t *testing.T) {
 			if strings.Contains(string(out), "$ cnpa [") || !strings.Contains(string(out), "\n$ cnpa step all --engine go --service-manager process --unit-dir ") {
 				t.Errorf("make lab does not show `$ cnpa step all --engine go --service-manager process --unit-dir …` as a command line:\n%s", out)
 			}
-			if n := strings.Count(string(out), "\n"); n > 360 {
-				t.Errorf("make lab printed %d lines, want at most 360:\n%s", n, out)
+			if n := strings.Count(string(out), "\n"); n > 400 {
+				t.Errorf("make lab printed %d lines, want at most 400:\n%s", n, out)
 			} else {
 				t.Logf("make lab printed %d lines in %s", n, time.Since(start).Round(time.Second))
 			}
 			if problems := makeLabProblems(string(out), lang == "ja"); len(problems) > 0 {
 				t.Errorf("make lab with CNPA_LANG=%s: %d lines break the rules:\n%s\n\nall of it:\n%s", lang, len(problems), strings.Join(problems, "\n"), out)
 			}
-			if strings.Contains(string(out), "LAB.md") {
-				t.Errorf("make lab with CNPA_LANG=%s names LAB.md, a file the learner never has:\n%s", lang, kit.GrepLines(string(out), "LAB.md"))
+			if named := makeLabNamesLABmd(string(out)); len(named) > 0 {
+				t.Errorf("make lab with CNPA_LANG=%s names LAB.md, a file the learner never has:\n%s", lang, strings.Join(named, "\n"))
 			}
 		})
 	}

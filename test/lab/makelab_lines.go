@@ -106,3 +106,16 @@ func hasJapanese(s string) bool {
 	}
 	return false
 }
+
+// makeLabNamesLABmd are the lines of make lab's output that name LAB.md
+// (cnpa check's own only once they are translated, checkTranslated).
+func makeLabNamesLABmd(out string) []string {
+	lines, inCheck := classifyMakeLab(out)
+	var named []string
+	for _, l := range lines {
+		if strings.Contains(l.text, "LAB.md") && (!inCheck[l.n] || checkTranslated) {
+			named = append(named, fmt.Sprintf("line %d: %s", l.n, l.text))
+		}
+	}
+	return named
+}
