@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -102,8 +103,15 @@ func (s shell) value(v any) {
 // learner's literal keystrokes.
 func (s shell) comment(format string, a ...any) {
 	if s.p != nil {
-		// every line a comment, within 80 columns (a path may run longer)
-		s.p.Note("%s", ui.Indent("  # ", "  # ", fmt.Sprintf(format, a...), ui.Cols))
+		// every line a comment; wrapped to 80 columns in a language
+		// whose catalog holds paragraphs, English keeps its breaks (a
+		// line with a path may run longer)
+		text := fmt.Sprintf(format, a...)
+		if i18n.Current() == i18n.English {
+			s.p.Note("%s", "  # "+strings.ReplaceAll(text, "\n", "\n  # "))
+			return
+		}
+		s.p.Note("%s", ui.Indent("  # ", "  # ", text, ui.Cols))
 	}
 }
 
