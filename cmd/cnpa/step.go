@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/timeline"
@@ -62,8 +63,8 @@ var stepCommand = &cli.Command{
 				text, _ := lab.ExplainFor(s.Number, lab.Where{Dir: env.Dir, UnitDir: env.UnitDir, ServiceManager: env.Service.Name()})
 				p.Line("%s", text)
 			}
-			p.Title("Step %d — %s", s.Number, s.Title)
-			p.Note("%s", s.Teaches)
+			p.Title("%s", i18n.T("explain.heading", i18n.Args{"N": s.Number, "Title": s.Heading()}))
+			p.Note("%s", ui.Wrap(s.Text("teaches", s.Teaches), ui.Cols))
 		}
 		done := func(r *steps.Result) {
 			if out == "text" {
@@ -80,9 +81,9 @@ var stepCommand = &cli.Command{
 			if c.Context.Err() != nil {
 				// Ctrl-C, SIGTERM or SIGHUP: not a failure of the step,
 				// and what the step put back is in err.
-				fmt.Fprintf(os.Stderr, "step %d interrupted%s\n", run.Failed.Number, ui.CleanLines(interruptedDetail(run.Err)))
+				fmt.Fprintf(os.Stderr, "%s\n", i18n.T("cli.step.interrupted", i18n.Args{"N": run.Failed.Number, "Detail": ui.CleanLines(interruptedDetail(run.Err))}))
 			} else {
-				fmt.Fprintf(os.Stderr, "step %d failed: %s\n", run.Failed.Number, ui.CleanLines(run.Err.Error()))
+				fmt.Fprintf(os.Stderr, "%s\n", stepFailed(run.Failed.Number, ui.CleanLines(run.Err.Error())))
 			}
 		}
 		if out == "json" {
@@ -102,22 +103,49 @@ var stepCommand = &cli.Command{
 // among them, so only a kept file needs saying.
 func printResult(p *ui.Printer, r *steps.Result, shown bool) {
 	for _, n := range r.Notes {
-		p.Line("  %s", ui.CleanLines(n))
+		p.Line("%s", paragraph("  ", "  ", ui.CleanLines(n)))
 	}
 	for _, v := range r.Verdicts {
-		p.Verdict(v.OK, v.Name, v.Got, v.Want)
+		name := v.Name
+		if v.Label != "" {
+			name = v.Label
+		}
+		p.Verdict(v.OK, name, v.Got, v.Want)
 	}
 	for _, f := range r.Fixes {
-		p.Line("  → %s", ui.CleanLines(f))
+		p.Line("%s", paragraph("  → ", "    ", ui.CleanLines(f)))
 	}
 	timeline.Print(p, r.Timeline)
 	switch {
 	case r.File != "" && r.Kept:
-		p.Line("  kept %s", r.File)
+		p.Line("  %s", i18n.T("cli.step.kept", i18n.Args{"File": r.File}))
 	case r.File != "" && !shown:
-		p.Line("  wrote %s", r.File)
+		p.Line("  %s", i18n.T("cli.step.wrote", i18n.Args{"File": r.File}))
 	}
 	p.Line("")
+}
+
+// stepFailed is the line that says step n failed with msg, its first line
+// wrapped in a language whose catalog holds paragraphs (the rest of msg,
+// a diagnosis, is worded and wrapped where it is made).
+func stepFailed(n int, msg string) string {
+	first, rest, _ := strings.Cut(msg, "\n")
+	line := paragraph("", "  ", i18n.T("cli.step.failed", i18n.Args{"N": n, "Err": first}))
+	if rest != "" {
+		line += "\n" + rest
+	}
+	return line
+}
+
+// paragraph is s after first, its further lines after rest: wrapped to
+// 80 columns in a language whose catalog holds paragraphs (Japanese);
+// English keeps the breaks it is written with, each further line after
+// first as before.
+func paragraph(first, rest, s string) string {
+	if i18n.Current() == i18n.English {
+		return first + s
+	}
+	return ui.Indent(first, rest, s, ui.Cols)
 }
 
 // interruptedDetail is what an interrupted step's error adds to "step N

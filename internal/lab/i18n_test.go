@@ -177,3 +177,24 @@ func hasJapanese(s string) bool {
 	}
 	return false
 }
+
+// TestAdviceCatalog: each mistake's advice, said in English, is the
+// English catalog's lab.advice.* message word for word, and every other
+// language has it (lab.Say reads the catalog outside English).
+func TestAdviceCatalog(t *testing.T) {
+	for advice, id := range adviceIDs {
+		if got := i18n.English.T(id); got != advice {
+			t.Errorf("en.toml %s = %q, but the advice is %q", id, got, advice)
+		}
+		for _, l := range i18n.Langs {
+			if !l.Has(id) {
+				t.Errorf("%s has no %s", i18n.CatalogFile(l), id)
+			}
+		}
+	}
+	for _, m := range Mistakes {
+		if m.Advice != "" && adviceIDs[m.Advice] == "" {
+			t.Errorf("mistake %q: its advice has no message in the catalog", m.Name)
+		}
+	}
+}

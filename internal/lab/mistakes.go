@@ -3,6 +3,7 @@ package lab
 import (
 	"encoding/json"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -52,7 +53,8 @@ func MistakeNamed(name string) Mistake {
 	return Mistake{Name: name}
 }
 
-// The advice for the mistakes LAB.md warns about, each worded once.
+// The advice for the mistakes the lab text warns about, each worded once
+// (in English; Say gives it in the learner's language).
 const (
 	// KeepOtherFinalizers is the advice against the finalizer patch that
 	// overwrites the whole list, deleting other controllers' finalizers.
@@ -85,7 +87,7 @@ var (
 	MistakeEdge           = Mistake{Name: "edge-triggered: a deleted quota, or a change made while stopped, is missed"}
 	MistakeNotRunning     = Mistake{Name: "controller not running"}
 	MistakeStale          = Mistake{Name: "evidence does not describe this cluster (edited, copied or left from an earlier run)"}
-	MistakeCRD            = Mistake{Name: "CRD not as LAB.md step 1 asks"}
+	MistakeCRD            = Mistake{Name: "CRD not as LAB.md step 1 asks"} // a name, kept as submissions keep it
 
 	MistakeNoNamespace = Mistake{Name: "namespace not created",
 		Advice: "reconcile.sh must create namespace team-<name> for every TeamSpace"}
@@ -95,8 +97,38 @@ var (
 		Advice: "reconcile.sh must create ResourceQuota " + teamspace.QuotaName + " in team-<name>"}
 	MistakeStaleStatus = Mistake{Name: "status not kept current",
 		Advice: "status.observedGeneration must be the TeamSpace's current metadata.generation and status.namespace team-<name>"}
-	MistakeNoFinalizer = Mistake{Name: "finalizer not added", Advice: "LAB.md step 6: " + KeepOtherFinalizers}
+	MistakeNoFinalizer = Mistake{Name: "finalizer not added", Advice: "the lab text's step 6: " + KeepOtherFinalizers}
 )
+
+// adviceIDs are the catalog's messages (lab.advice.*) for each English
+// advice: the words a learner reads in the chosen language.
+var adviceIDs = map[string]string{
+	KeepOtherFinalizers:            "lab.advice.keep_other_finalizers",
+	ArchiveThenRelease:             "lab.advice.archive_then_release",
+	StatusViaSubresource:           "lab.advice.status_via_subresource",
+	MistakeQuotaSpec.Advice:        "lab.advice.quota_spec",
+	MistakeNoNamespace.Advice:      "lab.advice.no_namespace",
+	MistakeNoNamespaceLabel.Advice: "lab.advice.no_namespace_label",
+	MistakeNoQuota.Advice:          "lab.advice.no_quota",
+	MistakeStaleStatus.Advice:      "lab.advice.stale_status",
+	MistakeNoFinalizer.Advice:      "lab.advice.no_finalizer",
+}
+
+// Say is advice (a Mistake's Advice, or one of the advice constants
+// above: KeepOtherFinalizers, ArchiveThenRelease, StatusViaSubresource)
+// in the chosen language; other text is returned as it is. English is
+// the advice itself (TestAdviceCatalog holds the English catalog to it).
+func Say(advice string) string {
+	id, ok := adviceIDs[advice]
+	if !ok || i18n.Current() == i18n.English {
+		return advice
+	}
+	return i18n.T(id)
+}
+
+// Advise is the mistake's advice in the chosen language ("" when it has
+// none of its own).
+func (m Mistake) Advise() string { return Say(m.Advice) }
 
 // Mistakes lists every mistake, for reading one back by name.
 var Mistakes = []Mistake{MistakeStatusMain, MistakeNoOwner, MistakeQuotaSpec, MistakeWritesEachPass, MistakeFinalizerList,

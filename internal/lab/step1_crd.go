@@ -15,8 +15,9 @@ type BeforeRecord struct {
 
 // CRD is step 1.
 var CRD = &Step{Number: 1, Title: "Registering a type does nothing by itself", File: BeforeFile, OnceOnly: true,
-	Teaches: "A CRD only registers a new noun with the API server. Creating a TeamSpace stores it,\n" +
-		"but nobody acts on it yet: namespace team-alpha does not exist until a controller runs.",
+	Teaches: "A CRD only registers a new noun with the API server. Creating a TeamSpace stores\n" +
+		"it, but nobody acts on it yet: namespace team-alpha does not exist until a\n" +
+		"controller runs.",
 	// Its keys as LAB.md names them, in its order, and their JSON types.
 	Shape: []evidence.Key{
 		{Name: "uid", Kind: evidence.String},

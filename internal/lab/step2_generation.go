@@ -22,8 +22,9 @@ type GenerationRecord struct {
 
 // Generation is step 2.
 var Generation = &Step{Number: 2, Title: "What bumps metadata.generation", File: GenerationFile, OnceOnly: true,
-	Teaches: "Only a spec change bumps generation; a label moves resourceVersion only. With the\n" +
-		"status subresource on, status sent to the main endpoint is dropped without an error.",
+	Teaches: "Only a spec change bumps generation; a label moves resourceVersion only. With\n" +
+		"the status subresource on, status sent to the main endpoint is dropped without\n" +
+		"an error.",
 	// Its keys as LAB.md names them, in its order, and their JSON types.
 	Shape: []evidence.Key{
 		{Name: "uid", Kind: evidence.String},

@@ -16,8 +16,9 @@ type ReconcileRecord struct {
 
 // Reconcile is step 3.
 var Reconcile = &Step{Number: 3, Title: "The same result however often it runs", File: ReconcileFile,
-	Teaches: "reconcile.sh asks \"is desired equal to actual now?\", never \"what changed?\". Its first run\n" +
-		"creates team-alpha and team-quota; a second run finds nothing to do and writes nothing.",
+	Teaches: "reconcile.sh asks \"is desired equal to actual now?\", never \"what changed?\". Its\n" +
+		"first run creates team-alpha and team-quota; a second run finds nothing to do\n" +
+		"and writes nothing.",
 	// Its keys as LAB.md names them, in its order, and their JSON types.
 	Shape: []evidence.Key{
 		{Name: "quota_uid", Kind: evidence.String},

@@ -2,8 +2,9 @@ package lab
 
 // Service is step 4.
 var Service = &Step{Number: 4, Title: "Not once, but continuously", Timeline: true,
-	Teaches: "cnpa-op.service runs the reconcile loop forever (Restart=always). A new TeamSpace gets\n" +
-		"its namespace and quota within seconds with nobody acting, as the lab's grader checks.",
+	Teaches: "cnpa-op.service runs the reconcile loop forever (Restart=always). A new\n" +
+		"TeamSpace gets its namespace and quota within seconds with nobody acting, as the\n" +
+		"lab's grader checks.",
 	Explanation: Explanation{
 		Commands: []string{
 			"$EDITOR /etc/systemd/system/cnpa-op.service       # ExecStart=/bin/bash -c 'while true; do /root/cnpa-op/reconcile.sh; sleep 3; done'",

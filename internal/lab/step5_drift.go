@@ -22,8 +22,9 @@ type DriftRecord struct {
 
 // Drift is step 5.
 var Drift = &Step{Number: 5, Title: "The deleted quota is back seconds later", File: DriftFile, Timeline: true,
-	Teaches: "The controller does not know who deleted the quota; its next pass finds desired ≠ actual\n" +
-		"and creates it again: same name, new uid. A hand edit is undone the same way.",
+	Teaches: "The controller does not know who deleted the quota; its next pass finds desired\n" +
+		"≠ actual and creates it again: same name, new uid. A hand edit is undone the\n" +
+		"same way.",
 	// Its keys as LAB.md names them, in its order, and their JSON types.
 	Shape: []evidence.Key{
 		{Name: "deleted_uid", Kind: evidence.String},

@@ -16,9 +16,10 @@ type CleanupRecord struct {
 
 // Cleanup is step 6.
 var Cleanup = &Step{Number: 6, Title: "Cleanup before deletion", File: CleanupFile, Timeline: true,
-	Teaches: "Deleting an object with finalizers only sets deletionTimestamp; it goes when the list is\n" +
-		"empty. The controller archives beta, then removes only its finalizer; team-beta goes by\n" +
-		"garbage collection through its ownerReference, not by the controller.",
+	Teaches: "Deleting an object with finalizers only sets deletionTimestamp; it goes when the\n" +
+		"list is empty. The controller archives beta, then removes only its finalizer;\n" +
+		"team-beta goes by garbage collection through its ownerReference, not by the\n" +
+		"controller.",
 	// Its keys as LAB.md names them, in its order, and their JSON types.
 	Shape: []evidence.Key{
 		{Name: "uid", Kind: evidence.String},

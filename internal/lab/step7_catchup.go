@@ -19,9 +19,9 @@ type CatchupRecord struct {
 
 // Catchup is step 7.
 var Catchup = &Step{Number: 7, Title: "No change missed while stopped", File: CatchupFile, OnceOnly: true, Timeline: true,
-	Teaches: "While the controller is down, observedGeneration < generation says \"not acted on yet\".\n" +
-		"Started again, one pass reads the current state and catches up; it need not know what\n" +
-		"changed, or how often, while it was down.",
+	Teaches: "While the controller is down, observedGeneration < generation says \"not acted on\n" +
+		"yet\". Started again, one pass reads the current state and catches up; it need\n" +
+		"not know what changed, or how often, while it was down.",
 	// Its keys as LAB.md names them, in its order, and their JSON types.
 	Shape: []evidence.Key{
 		{Name: "generation", Kind: evidence.Integer},

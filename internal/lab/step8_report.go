@@ -33,8 +33,9 @@ var reportShape = []evidence.Key{
 
 // Report is step 8.
 var Report = &Step{Number: 8, Title: "Leave what the controller did as values", File: ReportFile, Computed: true,
-	Teaches: "report.json condenses the lab into values computed from the files above: the controller\n" +
-		"is level-triggered, so it converges from the current state whatever happened in between.",
+	Teaches: "report.json condenses the lab into values computed from the files above: the\n" +
+		"controller is level-triggered, so it converges from the current state whatever\n" +
+		"happened in between.",
 	Shape: reportShape,
 	Explanation: Explanation{
 		Commands: []string{

@@ -57,7 +57,7 @@ func needAlpha(ctx context.Context, env *labenv.Env, step int) (*teamspace.TeamS
 		return nil, err
 	}
 	if a == nil {
-		return nil, fmt.Errorf("step %d needs TeamSpace alpha: run `cnpa step 1`", step)
+		return nil, errors.New(say("steps.need.alpha", "N", step))
 	}
 	return a, nil
 }
@@ -65,7 +65,7 @@ func needAlpha(ctx context.Context, env *labenv.Env, step int) (*teamspace.TeamS
 func needCRD(ctx context.Context, env *labenv.Env, step int) error {
 	_, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return fmt.Errorf("step %d needs the CRD %s: run `cnpa step 1`", step, teamspace.CRDName)
+		return errors.New(say("steps.need.crd", "N", step, "CRD", teamspace.CRDName))
 	}
 	return err
 }
@@ -104,17 +104,17 @@ func waitFor(ctx context.Context, env *labenv.Env, what, why string, cond poll.O
 	switch {
 	case err != nil && ctx.Err() != nil:
 		// Ctrl-C, not the deadline: say so, never "gave up after 5s".
-		w.Done("interrupted")
-		return time.Since(start), fmt.Errorf("while waiting for %s: %w", what, ctx.Err())
+		w.Done(say("steps.outcome.interrupted"))
+		return time.Since(start), fmt.Errorf("%s: %w", say("steps.wait.while", "What", what), ctx.Err())
 	case errors.As(err, &timeout):
-		w.Done("gave up")
-		return time.Since(start), fmt.Errorf("gave up waiting for %s after %s; last observed: %s%s", what, time.Since(start).Round(time.Second),
-			orNothing(timeout.Last), controllerOutput(ctx, env))
+		w.Done(say("steps.outcome.gave_up"))
+		return time.Since(start), errors.New(say("steps.wait.gave_up", "What", what, "Took", time.Since(start).Round(time.Second),
+			"Last", orNothing(timeout.Last)) + controllerOutput(ctx, env))
 	case err != nil:
-		w.Done("failed")
-		return time.Since(start), fmt.Errorf("waiting for %s: %w", what, err)
+		w.Done(say("steps.outcome.failed"))
+		return time.Since(start), fmt.Errorf("%s: %w", say("steps.wait.failed", "What", what), err)
 	}
-	return w.Done("done"), nil
+	return w.Done(say("steps.outcome.done")), nil
 }
 
 // startWait shows a live wait on the progress printer (stderr).
@@ -123,12 +123,15 @@ func startWait(env *labenv.Env, what, why string) *ui.Wait {
 	if p == nil {
 		p = ui.New(io.Discard, true)
 	}
+	if why != "" {
+		why = say(why)
+	}
 	return p.Wait(what, why)
 }
 
 func orNothing(last string) string {
 	if last == "" {
-		return "nothing observed yet"
+		return say("steps.wait.nothing_yet")
 	}
 	return last
 }
@@ -145,7 +148,7 @@ func runScript(ctx context.Context, env *labenv.Env, sh shell, extraEnv ...strin
 	sh.cmd(run.Shown)
 	out, err := run.Run()
 	if err != nil {
-		return out, fmt.Errorf("%s failed, run %s: %v\n%s", env.ScriptPath(), run.As, err, strings.TrimSpace(out))
+		return out, fmt.Errorf("%s\n%s", say("steps.script_failed", "Script", env.ScriptPath(), "As", run.As, "Err", err), strings.TrimSpace(out))
 	}
 	return out, nil
 }

@@ -20,7 +20,7 @@ import (
 )
 
 // A diagnosis turns what a step observed into the likely mistake in the
-// controller under test, in LAB.md's words: the learner's own reconcile.sh
+// controller under test, in the lab text's words: the learner's own reconcile.sh
 // with --engine own, but the same words hold for any engine.
 
 // mistakeFor says which mistake leaves a TeamSpace with gap g after a pass
@@ -52,12 +52,12 @@ func mistakeFor(g teamspace.Gap, ts *teamspace.TeamSpace) lab.Mistake {
 // appeared although the pass exited 0).
 func advice(m lab.Mistake) string {
 	if m == lab.MistakeStatusMain {
-		return "status.observedGeneration never appeared although the pass exited 0: " + m.Advice
+		return say("steps.diag.status_never", "Advice", m.Advise())
 	}
-	return m.Advice
+	return m.Advise()
 }
 
-// diagnoseTeamSpace lists what one TeamSpace lacks by LAB.md after a pass,
+// diagnoseTeamSpace lists what one TeamSpace lacks by the lab text after a pass,
 // each gap with its likely mistake; nil when nothing is missing.
 func diagnoseTeamSpace(ctx context.Context, env *labenv.Env, name string, finalizerOn bool) ([]string, error) {
 	ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
@@ -77,9 +77,7 @@ func diagnoseTeamSpace(ctx context.Context, env *labenv.Env, name string, finali
 	var out []string
 	var foreign *teamspace.ForeignNamespaceError
 	if errors.As(blocked, &foreign) {
-		out = append(out, fmt.Sprintf("namespace %s has no ownerReference to TeamSpace %s (uid %s), so garbage collection "+
-			"cannot remove it when the TeamSpace goes: give it one (apiVersion %s, kind %s, name, uid)",
-			nsName, name, ts.UID, teamspace.APIVersion, teamspace.Kind))
+		out = append(out, say("steps.diag.foreign", "Namespace", nsName, "Name", name, "UID", ts.UID, "APIVersion", teamspace.APIVersion, "Kind", teamspace.Kind))
 	} else if blocked != nil {
 		out = append(out, blocked.Error())
 	}
@@ -99,15 +97,15 @@ func lastWriter(obj metav1.Object) string {
 		}
 	}
 	if newest == nil {
-		return "no managedFields"
+		return say("steps.diag.no_managed_fields")
 	}
-	who := fmt.Sprintf("field manager %q (%s", newest.Manager, newest.Operation)
+	op := string(newest.Operation)
 	if newest.Subresource != "" {
-		who += " on /" + newest.Subresource
+		op += " on /" + newest.Subresource
 	}
-	who += ")"
+	who := say("steps.diag.field_manager", "Manager", fmt.Sprintf("%q", newest.Manager), "Op", op)
 	if f := fieldNames(newest.FieldsV1); f != "" {
-		who += ", fields " + f
+		who += say("steps.diag.fields", "Fields", f)
 	}
 	return who
 }
@@ -163,9 +161,8 @@ func secondPassWrites(before, after []metav1.Object) []string {
 		case *teamspace.TeamSpace:
 			kind = "teamspace"
 		}
-		out = append(out, fmt.Sprintf("the second pass wrote %s %s (resourceVersion %s → %s): %s. A pass that finds "+
-			"desired = actual must write nothing; compare before writing (writes on every pass)",
-			kind, after[i].GetName(), before[i].GetResourceVersion(), after[i].GetResourceVersion(), lastWriter(after[i])))
+		out = append(out, say("steps.diag.second_pass_wrote", "Kind", kind, "Name", after[i].GetName(), "From", before[i].GetResourceVersion(),
+			"To", after[i].GetResourceVersion(), "Who", lastWriter(after[i])))
 	}
 	return out
 }
@@ -189,13 +186,13 @@ func controllerOutput(ctx context.Context, env *labenv.Env) string {
 	if st, err := env.Service.Status(ctx); err != nil || !st.Installed {
 		return ""
 	} else if !st.Active {
-		return " (the controller is not running: `cnpa service start`)"
+		return say("steps.diag.not_running")
 	}
 	out := serviceTail(ctx, env)
 	if out == "" {
 		return ""
 	}
-	return "\n  the controller's last output:\n    " + strings.ReplaceAll(out, "\n", "\n    ")
+	return "\n  " + say("steps.diag.last_output") + "\n    " + strings.ReplaceAll(out, "\n", "\n    ")
 }
 
 // diagnosis is an error that says what was observed, the likely mistake,
@@ -204,10 +201,10 @@ func diagnosis(observed string, mistakes []string, output string) error {
 	var b strings.Builder
 	b.WriteString(observed)
 	for _, m := range mistakes {
-		b.WriteString("\n  - " + m)
+		b.WriteString("\n" + para("  - ", "    ", m))
 	}
 	if output = strings.TrimSpace(output); output != "" {
-		b.WriteString("\n  the controller's last output:\n    " + strings.ReplaceAll(output, "\n", "\n    "))
+		b.WriteString("\n  " + say("steps.diag.last_output") + "\n    " + strings.ReplaceAll(output, "\n", "\n    "))
 	}
 	return errors.New(b.String())
 }

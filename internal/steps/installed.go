@@ -43,21 +43,21 @@ func showScript(sh shell, env *labenv.Env) {
 	path := env.ScriptPath()
 	data, err := os.ReadFile(path)
 	if err != nil {
-		sh.comment("%s cannot be read: %v", path, err)
+		sh.comment("%s", say("steps.show.unreadable", "Path", path, "Err", err))
 		return
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	switch env.Engine {
 	case labenv.EngineOwn:
-		sh.comment("your %s (own engine): cnpa runs it and never writes it", path)
+		sh.comment("%s", say("steps.show.own_script", "Path", path))
 		shown := lines[:min(len(lines), 12)]
-		sh.block(fmt.Sprintf("%s, its first %d of %d lines:", path, len(shown), len(lines)), shown, nil)
+		sh.block(say("steps.show.first_lines", "Path", path, "N", len(shown), "Of", len(lines)), shown, nil)
 	case labenv.EngineGo:
-		sh.comment("LAB.md step 3 has you write reconcile.sh; cnpa writes its own (Go engine):")
+		sh.comment("%s", say("steps.show.script_go"))
 		sh.cmd(cnpaCmd(env, "scaffold", labenv.ScriptName, "--engine", env.Engine, fmt.Sprintf("--finalizer=%t", env.State.Finalizer), "--force"))
 		sh.block(path+":", lines, markGoScript(lines))
 	default:
-		sh.comment("LAB.md step 3 has you write reconcile.sh; cnpa writes its own (shell engine, kubectl and jq):")
+		sh.comment("%s", say("steps.show.script_shell"))
 		sh.cmd(cnpaCmd(env, "scaffold", labenv.ScriptName, "--engine", env.Engine, fmt.Sprintf("--finalizer=%t", env.State.Finalizer), "--force"))
 		var key []string
 		for i, l := range lines {
@@ -66,7 +66,7 @@ func showScript(sh shell, env *labenv.Env) {
 				key = append(key, fmt.Sprintf("%4d  %s", i+1, t))
 			}
 		}
-		sh.block(fmt.Sprintf("%s (%d lines), the lines that talk to the API server:", path, len(lines)), key, nil)
+		sh.block(say("steps.show.api_lines", "Path", path, "N", len(lines)), key, nil)
 	}
 }
 
@@ -75,7 +75,7 @@ func markGoScript(lines []string) map[int]string {
 	marks := map[int]string{}
 	for i, l := range lines {
 		if strings.HasPrefix(l, "exec ") {
-			marks[i] = "one level-triggered pass over every TeamSpace, then exit"
+			marks[i] = say("steps.mark.go_exec")
 		}
 	}
 	return marks
@@ -94,7 +94,7 @@ func showPass(sh shell, env *labenv.Env, out string) {
 	}
 	showOutput(sh, strings.Join(rest, "\n"))
 	if env.Engine == labenv.EngineGo {
-		sh.block(fmt.Sprintf("the API requests of that pass (%d; method, path, response code):", len(requests)), requests, nil)
+		sh.block(say("steps.show.requests", "N", len(requests)), requests, nil)
 	}
 }
 
@@ -106,7 +106,7 @@ func showOutput(sh shell, out string) {
 	}
 	lines := strings.Split(out, "\n")
 	if len(lines) > 8 {
-		sh.answer("… %d lines before", len(lines)-8)
+		sh.answer("%s", say("steps.show.lines_before", "N", len(lines)-8))
 		lines = lines[len(lines)-8:]
 	}
 	for _, l := range lines {
@@ -117,14 +117,14 @@ func showOutput(sh shell, out string) {
 // unitMarks say why the lines of cnpa-op.service that the lab depends on
 // are there, keyed by the start of the line.
 var unitMarks = []struct{ prefix, why string }{
-	{"ExecStart=", "what runs: the reconcile loop, forever"},
-	{"Restart=always", "systemd restarts the controller if it dies (the grader checks it)"},
-	{"RestartSec=", "a second between a death and the restart"},
-	{`Environment="KUBECONFIG=`, "a unit has no login shell: which cluster, said here"},
-	{"User=", "its own system user, without privileges"},
-	{"LoadCredential=", "its kubeconfig: systemd gives it a private copy in %d"},
-	{"ReadWritePaths=", "the one writable path: evidence and archive records"},
-	{"WantedBy=multi-user.target", "`systemctl enable` starts it at every boot"},
+	{"ExecStart=", "steps.mark.exec_start"},
+	{"Restart=always", "steps.mark.restart"},
+	{"RestartSec=", "steps.mark.restart_sec"},
+	{`Environment="KUBECONFIG=`, "steps.mark.kubeconfig"},
+	{"User=", "steps.mark.user"},
+	{"LoadCredential=", "steps.mark.credential"},
+	{"ReadWritePaths=", "steps.mark.rw_paths"},
+	{"WantedBy=multi-user.target", "steps.mark.wanted_by"},
 }
 
 // lineEdit replaces the one line of a file that starts with key.
@@ -194,7 +194,7 @@ func showUnit(sh shell, env *labenv.Env, restart bool, before []byte) {
 	path := env.Service.UnitPath()
 	data, err := os.ReadFile(path)
 	if err != nil {
-		sh.comment("%s cannot be read: %v", path, err)
+		sh.comment("%s", say("steps.show.unreadable", "Path", path, "Err", err))
 		return
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
@@ -211,11 +211,11 @@ func showUnit(sh shell, env *labenv.Env, restart bool, before []byte) {
 		// LAB.md step 4's own unit is short: shown whole, as the lab does.
 		sh.cmd(heredoc("cat >", path, data))
 	} else {
-		sh.comment("wrote %s (%d lines: `cat` it, or --verbose shows it here)", path, len(lines))
+		sh.comment("%s", say("steps.show.wrote_lines", "Path", path, "N", len(lines)))
 	}
 	marks := map[int]string{}
 	var key []string
-	heading := "the lines of " + filepath.Base(path) + " that matter to the lab:"
+	heading := say("steps.show.unit_lines", "File", filepath.Base(path))
 	if restart {
 		was := map[string]bool{}
 		for _, l := range strings.Split(string(before), "\n") {
@@ -226,12 +226,12 @@ func showUnit(sh shell, env *labenv.Env, restart bool, before []byte) {
 				key = append(key, l)
 			}
 		}
-		heading = "what changed in " + filepath.Base(path) + ":"
+		heading = say("steps.show.unit_changed", "File", filepath.Base(path))
 	} else {
 		for _, l := range lines {
 			for _, m := range unitMarks {
 				if strings.HasPrefix(l, m.prefix) && (sh.verbose || slices.ContainsFunc(unitTaught, func(p string) bool { return strings.HasPrefix(l, p) })) {
-					marks[len(key)] = m.why
+					marks[len(key)] = say(m.why)
 					key = append(key, l)
 				}
 			}
@@ -256,8 +256,8 @@ const labUnitMark = "# cnpa-op.service as LAB.md step 4 shows it"
 // is, its lines that matter to the lab, and how it is started.
 func showLearnersUnit(sh shell, env *labenv.Env, data []byte) {
 	path := env.Service.UnitPath()
-	sh.comment("%s is yours: cnpa uses it as it is (never rewrites it), and it does what LAB.md step 4 asks", path)
-	sh.block("the lines of "+filepath.Base(path)+" that matter to the lab:", unitKeyLines(data), nil)
+	sh.comment("%s", say("steps.show.unit_yours", "Path", path))
+	sh.block(say("steps.show.unit_lines", "File", filepath.Base(path)), unitKeyLines(data), nil)
 	sh.systemctl(env, "daemon-reload")
 	sh.systemctl(env, "enable", "--now", service.Name)
 }

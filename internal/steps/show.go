@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -71,7 +72,7 @@ func (s shell) cmd(line string) {
 	}
 	lines := strings.Split(line, "\n")
 	if n := len(lines) - 2; !s.verbose && n > heredocShown && strings.HasSuffix(lines[0], "<<'EOF'") && lines[len(lines)-1] == "EOF" {
-		lines = []string{lines[0], fmt.Sprintf("… %d lines (--verbose shows them)", n), "EOF"}
+		lines = []string{lines[0], say("steps.show.heredoc_lines", "N", n), "EOF"}
 	}
 	if s.context != "" {
 		// The first line only: the others are a heredoc's content.
@@ -103,7 +104,15 @@ func (s shell) value(v any) {
 // learner's literal keystrokes.
 func (s shell) comment(format string, a ...any) {
 	if s.p != nil {
-		s.p.Note("  # %s", fmt.Sprintf(format, a...))
+		// every line a comment; wrapped to 80 columns in a language
+		// whose catalog holds paragraphs, English keeps its breaks (a
+		// line with a path may run longer)
+		text := fmt.Sprintf(format, a...)
+		if i18n.Current() == i18n.English {
+			s.p.Note("%s", "  # "+strings.ReplaceAll(text, "\n", "\n  # "))
+			return
+		}
+		s.p.Note("%s", ui.Indent("  # ", "  # ", text, ui.Cols))
 	}
 }
 
@@ -270,7 +279,7 @@ func (s shell) readBack(name string, o obj, path string, v any) string {
 	return got
 }
 
-// exists shows the exit-code test LAB.md step 1 describes, setting name
+// exists shows the exit-code test the lab text's step 1 describes, setting name
 // to true or false.
 func (s shell) exists(name string, o obj, exists bool) {
 	s.cmd(fmt.Sprintf("if %s >/dev/null 2>&1; then %s=true; else %s=false; fi", kubectl(append([]string{"get"}, o.args()...)...), name, name))
@@ -304,7 +313,7 @@ func (s shell) writeFile(env *labenv.Env, name string, content []byte) (string, 
 	}
 	kept(env, path, backup)
 	if n := strings.Count(strings.TrimSuffix(string(content), "\n"), "\n") + 1; !s.verbose && n > heredocShown {
-		s.comment("wrote %s (%d lines: `cat` it, or --verbose shows it here)", path, n)
+		s.comment("%s", say("steps.show.wrote_lines", "Path", path, "N", n))
 		return path, nil
 	}
 	s.cmd(heredoc("cat >", path, content))
@@ -315,7 +324,7 @@ func (s shell) writeFile(env *labenv.Env, name string, content []byte) (string, 
 // stream, which --quiet does not silence.
 func kept(env *labenv.Env, path, backup string) {
 	if backup != "" && env.Progress != nil {
-		env.Progress.Warn("  kept your %s as %s (--force)", path, backup)
+		env.Progress.Warn("  %s", say("steps.show.kept_backup", "Path", path, "Backup", backup))
 	}
 }
 
@@ -480,8 +489,7 @@ func (s shell) systemctl(env *labenv.Env, args ...string) {
 		return
 	}
 	if _, said := saidNoSystemd.LoadOrStore(s.p, true); !said {
-		s.comment("no systemd here: cnpa does the same with the unit's ExecStart as a detached process (%s)",
-			filepath.Join(env.Dir, "cnpa-op.pid"))
+		s.comment("%s", say("steps.show.no_systemd", "Pid", filepath.Join(env.Dir, "cnpa-op.pid")))
 	}
 }
 

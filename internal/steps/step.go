@@ -1,11 +1,12 @@
 // Package steps drives the lab's eight steps against a live cluster: each
-// does what LAB.md says, measures what it shows, writes its evidence file
+// does what the lab text says, measures what it shows, writes its evidence file
 // and says what the values mean.
 package steps
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/reaction"
@@ -31,9 +33,12 @@ type Step struct {
 // Verdict is one observed value beside the value a correct run yields.
 type Verdict struct {
 	Name string `json:"name"`
-	Got  any    `json:"got"`
-	Want any    `json:"want"`
-	OK   bool   `json:"ok"`
+	// Label is Name in the learner's language, when Name is words rather
+	// than an evidence key; -o json keeps Name, in English, as it is.
+	Label string `json:"-"`
+	Got   any    `json:"got"`
+	Want  any    `json:"want"`
+	OK    bool   `json:"ok"`
 }
 
 // Result is what a step observed and wrote.
@@ -79,6 +84,13 @@ func (r *Result) verdict(name string, ok bool, got, want any) {
 	r.Verdicts = append(r.Verdicts, Verdict{Name: name, Got: got, Want: want, OK: ok})
 }
 
+// verdictT is verdict for a line named by words, message id of the
+// catalog: the JSON names it in English, the ✓/✗ table in the learner's
+// language.
+func (r *Result) verdictT(id string, ok bool, got, want any) {
+	r.Verdicts = append(r.Verdicts, Verdict{Name: i18n.English.T(id), Label: say(id), Got: got, Want: want, OK: ok})
+}
+
 // judge adds a verdict line for every key of the step's evidence file, as
 // the lab's rules (package lab) judge it: the value written (ev) beside
 // what a correct run holds. st is the evidence dir as read once after the
@@ -102,7 +114,7 @@ func (r *Result) judged(st *lab.State, file string, ev any, alpha *teamspace.Tea
 			got = string(raw)
 		}
 		if j.Skip != "" {
-			got, ok = "not checked: "+j.Skip, false
+			got, ok = say("steps.not_checked", "Why", j.Skip), false
 		}
 		// The expected side is a JSON value where the rule has one ("3",
 		// "\"6\""), else words ("an integer ≥ 1").
@@ -161,8 +173,7 @@ func laterEvidence(dir string, s *lab.Step) string {
 // needs: reset (which moves the learner's own evidence aside and keeps
 // the lab's choices), then the whole lab.
 func startOver(env *labenv.Env) string {
-	return "start over: `cnpa reset --yes` (it moves your own evidence files aside into " +
-		filepath.Join(env.Dir, "own-<time>") + "/ and keeps the engine), then `cnpa step all`"
+	return say("steps.start_over", "Own", filepath.Join(env.Dir, "own-<time>")+"/")
 }
 
 // keep decides whether step s runs, or keeps the evidence file it finds
@@ -187,7 +198,7 @@ func keep(ctx context.Context, env *labenv.Env, s *Step, v any) (*Result, bool, 
 	later := laterEvidence(env.Dir, s.Step)
 	if _, err := os.Lstat(path); err != nil {
 		if later != "" {
-			return nil, false, fmt.Errorf("%s is missing but %s of a later step exists: %s", s.File, later, startOver(env))
+			return nil, false, errors.New(say("steps.keep.missing", "File", s.File, "Later", later, "StartOver", startOver(env)))
 		}
 		return nil, false, nil
 	}
@@ -210,7 +221,7 @@ func keep(ctx context.Context, env *labenv.Env, s *Step, v any) (*Result, bool, 
 		case theirs:
 			return damaged(env, s, why, problems, err, again), true, nil
 		case later != "":
-			return nil, false, fmt.Errorf("%s is missing or damaged but %s of a later step exists: %s", s.File, later, startOver(env))
+			return nil, false, errors.New(say("steps.keep.damaged", "File", s.File, "Later", later, "StartOver", startOver(env)))
 		}
 		return nil, false, nil
 	}
@@ -224,11 +235,11 @@ func keep(ctx context.Context, env *labenv.Env, s *Step, v any) (*Result, bool, 
 	}
 	switch {
 	case r.OK() && theirs:
-		r.note("%s is yours (%s): judged against the cluster key by key, every key holds, so it is kept as it is", path, why)
+		r.note("%s", say("steps.keep.yours_holds", "Path", path, "Why", why))
 	case r.OK() && later != "":
-		r.note("%s already written and %s depends on it: judged against the cluster, every key holds, so it is kept as it is", s.File, later)
+		r.note("%s", say("steps.keep.later_holds", "File", s.File, "Later", later))
 	case r.OK():
-		r.note("%s already written, and step %d cannot run twice on one cluster: judged against the cluster, every key holds, so it is kept as it is", s.File, s.Number)
+		r.note("%s", say("steps.keep.once_holds", "File", s.File, "N", s.Number))
 	case !theirs && later == "":
 		// cnpa's own record of a cluster that is gone: measure again.
 		return nil, false, nil
@@ -236,9 +247,9 @@ func keep(ctx context.Context, env *labenv.Env, s *Step, v any) (*Result, bool, 
 		// Neither kept nor written: the file stays as it is, unused.
 		r.Kept, r.File = false, ""
 		if theirs {
-			r.note("%s is yours (%s): judged against the cluster key by key, it does not hold; the step did not run, and your file is as it was", path, why)
+			r.note("%s", say("steps.keep.yours_fails", "Path", path, "Why", why))
 		} else {
-			r.note("%s no longer describes this cluster, and %s of a later step depends on it", path, later)
+			r.note("%s", say("steps.keep.stale", "Path", path, "Later", later))
 		}
 		for _, j := range judged {
 			if !j.OK {
@@ -246,7 +257,7 @@ func keep(ctx context.Context, env *labenv.Env, s *Step, v any) (*Result, bool, 
 			}
 		}
 		if theirs && later == "" && again && !slices.ContainsFunc(r.Fixes, func(f string) bool { return strings.Contains(f, "--force") }) {
-			r.Fixes = append(r.Fixes, "or "+againWithForce(s))
+			r.Fixes = append(r.Fixes, say("steps.fix.or", "Fix", againWithForce(s)))
 		}
 	}
 	return r, true, nil
@@ -272,11 +283,11 @@ func repeatable(s *Step, alpha *teamspace.TeamSpace) bool {
 func damaged(env *labenv.Env, s *Step, why string, problems []evidence.Problem, err error, again bool) *Result {
 	r := &Result{Step: s.Number, Title: s.Title}
 	if err != nil {
-		r.verdict(s.File, false, err.Error(), "a JSON object with the keys LAB.md names")
+		r.verdict(s.File, false, err.Error(), say("steps.want.json_object"))
 	}
 	for _, p := range problems {
 		if p.Key == "" {
-			r.verdict(s.File, false, p.Detail, "a JSON object with the keys LAB.md names")
+			r.verdict(s.File, false, p.Detail, say("steps.want.json_object"))
 			r.Fixes = append(r.Fixes, fmt.Sprintf("%s: %s", s.File, p.String()))
 			continue
 		}
@@ -290,15 +301,15 @@ func damaged(env *labenv.Env, s *Step, why string, problems []evidence.Problem, 
 		if want != "" {
 			r.Fixes = append(r.Fixes, lab.WriteValue(s.File, p.Key, want))
 		} else {
-			r.Fixes = append(r.Fixes, fmt.Sprintf("%s: remove %s: LAB.md does not name it", s.File, p.Key))
+			r.Fixes = append(r.Fixes, say("steps.fix.remove_key", "File", s.File, "Key", p.Key))
 		}
 	}
 	path := filepath.Join(env.Dir, s.File)
 	if again {
-		r.note("%s is yours (%s), and it does not fit LAB.md: fix it, or %s", path, why, againWithForce(s))
+		r.note("%s", say("steps.damaged.again", "Path", path, "Why", why, "Again", againWithForce(s)))
 	} else {
 		// The cluster has moved past the step: writing the value is the fix.
-		r.note("%s is yours (%s), and it does not fit LAB.md: fix it", path, why)
+		r.note("%s", say("steps.damaged", "Path", path, "Why", why))
 	}
 	return r
 }
@@ -306,11 +317,11 @@ func damaged(env *labenv.Env, s *Step, why string, problems []evidence.Problem, 
 // againWithForce is how the learner has cnpa write step s's file in place
 // of theirs, in words that say what --force does.
 func againWithForce(s *Step) string {
-	verb := "measure it again"
+	id := "steps.again.measure"
 	if s.Computed {
-		verb = "let cnpa compute it from the other files"
+		id = "steps.again.compute"
 	}
-	return fmt.Sprintf("%s: `cnpa step %d --force` (it keeps yours as %s.bak-<time>)", verb, s.Number, s.File)
+	return say(id, "N", s.Number, "File", s.File)
 }
 
 // fixFor is the advice for one key of a file that does not hold: what
@@ -322,13 +333,13 @@ func againWithForce(s *Step) string {
 func fixFor(env *labenv.Env, s *Step, j lab.Judged, theirs bool, later string, again bool) string {
 	switch {
 	case j.Skip != "":
-		return fmt.Sprintf("%s: not checked: %s", j.Key, j.Skip)
+		return j.Key + ": " + say("steps.not_checked", "Why", j.Skip)
 	case j.Verdict.Hint != nil && *j.Verdict.Hint == lab.StartOver && theirs && again:
-		return fmt.Sprintf("%s: %s, so no value of it can hold: %s", j.Key, j.Got, againWithForce(s))
+		return say("steps.fix.no_value", "Key", j.Key, "Got", j.Got, "Fix", againWithForce(s))
 	case j.Verdict.Hint != nil && *j.Verdict.Hint == lab.StartOver:
-		return fmt.Sprintf("%s: %s, so no value of it can hold: %s", j.Key, j.Got, startOver(env))
+		return say("steps.fix.no_value", "Key", j.Key, "Got", j.Got, "Fix", startOver(env))
 	case theirs:
 		return lab.WriteValue(s.File, j.Key, j.Want)
 	}
-	return fmt.Sprintf("%s: %s no longer describes this cluster and %s depends on it: %s", j.Key, s.File, later, startOver(env))
+	return say("steps.fix.stale", "Key", j.Key, "File", s.File, "Later", later, "StartOver", startOver(env))
 }

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ var step1 = &Step{
 			return nil, fmt.Errorf("%w%s", err, onlyIfYours(yours, crdPath))
 		}
 		sh.waitCmd(kubectlWait(env, obj{resource: "crd", name: teamspace.CRDName}, "condition=Established"))
-		if _, err := waitFor(ctx, env, "CRD "+teamspace.CRDName+" to be Established", whyCRDEstablished, func(ctx context.Context) (bool, string, error) {
+		if _, err := waitFor(ctx, env, say("steps.what.crd_established", "CRD", teamspace.CRDName), whyCRDEstablished, func(ctx context.Context) (bool, string, error) {
 			u, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 			if err != nil {
 				return false, "", err
@@ -68,14 +69,14 @@ var step1 = &Step{
 			return nil, err
 		}
 		if d := lab.CRDFixLines(live.Object); len(d) > 0 {
-			return nil, fieldsError("the CRD on the server, after applying "+crdPath+", differs from LAB.md step 1's", crdPath, d)
+			return nil, fieldsError(say("steps.step1.crd_differs", "Path", crdPath), crdPath, d)
 		}
-		r.verdict("CRD as LAB.md step 1 says", true, onOff(yours, "yours, "+crdPath, "cnpa's, "+crdPath), "LAB.md step 1's fields")
+		r.verdictT("steps.step1.verdict_crd", true, onOff(yours, say("steps.yours_path", "Path", crdPath), say("steps.cnpas_path", "Path", crdPath)), say("steps.step1.want_crd"))
 		// A fresh cluster has no alpha; one that moved on cannot prove step 1.
 		if a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha"); err != nil {
 			return nil, err
 		} else if a != nil && a.Generation > 1 {
-			return nil, fmt.Errorf("TeamSpace alpha exists with generation %d: this cluster is past step 1; start over with `cnpa reset --yes`", a.Generation)
+			return nil, errors.New(say("steps.step1.past", "Generation", a.Generation))
 		}
 		alphaPath, alphaYAML, yours, err := learnersOrLabs(env, sh, "alpha.yaml", []byte(AlphaYAML), alphaDiff)
 		if err != nil {
@@ -119,13 +120,13 @@ func learnersOrLabs(env *labenv.Env, sh shell, name string, labs []byte, diff fu
 	path = filepath.Join(env.Dir, name)
 	why, err := evidence.Theirs(env.Dir, name)
 	if err != nil {
-		return "", nil, false, fmt.Errorf("is %s yours? %w", path, err)
+		return "", nil, false, fmt.Errorf("%s %w", say("steps.is_yours", "Path", path), err)
 	}
 	if why == "" {
 		if path, err = sh.writeFile(env, name, labs); err != nil {
 			return "", nil, false, err
 		}
-		sh.comment("%s is cnpa's, the lab text's: you have none of your own (write yours there, and cnpa applies it instead)", path)
+		sh.comment("%s", say("steps.file_cnpas", "Path", path))
 		return path, labs, false, nil
 	}
 	fi, err := os.Lstat(path)
@@ -133,25 +134,25 @@ func learnersOrLabs(env *labenv.Env, sh shell, name string, labs []byte, diff fu
 		return "", nil, false, err
 	}
 	if !fi.Mode().IsRegular() {
-		return "", nil, false, fmt.Errorf("%s is %s: cnpa applies your %s as it is, and this is not a file; make it one", path, why, name)
+		return "", nil, false, errors.New(say("steps.not_a_file", "Path", path, "Why", why, "Name", name))
 	}
 	if data, err = os.ReadFile(path); err != nil {
 		return "", nil, false, err
 	}
 	var obj map[string]any
 	if err := yaml.Unmarshal(data, &obj); err != nil {
-		return "", nil, false, fmt.Errorf("your %s does not parse as one YAML object: %v (the file is unchanged; fix it and run the step again)", path, err)
+		return "", nil, false, errors.New(say("steps.not_yaml", "Path", path, "Err", err))
 	}
 	if d := diff(obj); len(d) > 0 {
-		return "", nil, false, fieldsError("your "+path+" differs from LAB.md step 1's", path, d)
+		return "", nil, false, fieldsError(say("steps.step1.yours_differs", "Path", path), path, d)
 	}
-	sh.comment("%s is yours (%s): cnpa applies it as it is", path, why)
+	sh.comment("%s", say("steps.file_yours", "Path", path, "Why", why))
 	return path, data, true, nil
 }
 
 // fieldsError is a step 1 failure with one line per field to write.
 func fieldsError(what, path string, lines []string) error {
-	return fmt.Errorf("%s (nothing was changed in the file): write in %s\n  %s", what, path, strings.Join(lines, "\n  "))
+	return fmt.Errorf("%s\n  %s", say("steps.fields_error", "What", what, "Path", path), strings.Join(lines, "\n  "))
 }
 
 // onlyIfYours is the end of an apply error's line: the file is the
@@ -160,7 +161,7 @@ func onlyIfYours(yours bool, path string) string {
 	if !yours {
 		return ""
 	}
-	return " (the API server refused your " + path + ", which cnpa left unchanged: fix it and run the step again)"
+	return say("steps.refused_yours", "Path", path)
 }
 
 // crdDiff is lab.CRDFixLines for step 1's file.
@@ -191,9 +192,9 @@ func alphaDiff(ts map[string]any) []string {
 		}
 		switch {
 		case cur == nil:
-			lines = append(lines, fmt.Sprintf("%sadd %s: %v", at, key, w.want))
+			lines = append(lines, at+say("steps.field.add", "Key", key, "Want", w.want))
 		case cur != w.want:
-			lines = append(lines, fmt.Sprintf("%schange %s: %v to %s: %v", at, key, cur, key, w.want))
+			lines = append(lines, at+say("steps.field.change", "Key", key, "Cur", cur, "Want", w.want))
 		}
 	}
 	return lines

@@ -3,7 +3,7 @@ package steps
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
@@ -21,7 +21,7 @@ var step2 = &Step{
 			return nil, err
 		}
 		if alpha.Generation != 1 {
-			return nil, fmt.Errorf("alpha's generation is %d, not 1: step 2 needs the alpha of step 1 untouched; start over with `cnpa reset --yes`", alpha.Generation)
+			return nil, errors.New(say("steps.step2.not_untouched", "Generation", alpha.Generation))
 		}
 		r := &Result{Step: s.Number, Title: s.Title}
 		sh := show(env)
@@ -48,9 +48,9 @@ var step2 = &Step{
 		}
 		sh.set("status_via_main", "$("+kubectl(append(append([]string{"get"}, alphaObj.args()...), "-o", "json")...)+" | jq -c '.status // null')", string(ev.StatusViaMain))
 		if rvStatus := patched.GetResourceVersion(); rvStatus == rvLabel {
-			r.noteUnshown(env, "server's answer to the status patch: unchanged object, resourceVersion still %s (kubectl prints `patched (no change)`)", rvStatus)
+			r.noteUnshown(env, "%s", say("steps.step2.status_unchanged", "RV", rvStatus))
 		} else {
-			r.note("server's answer to the status patch: resourceVersion %s → %s", rvLabel, rvStatus)
+			r.note("%s", say("steps.step2.status_moved", "From", rvLabel, "To", rvStatus))
 		}
 		spec, err := sh.mergePatch(ctx, env, alphaObj, `{"spec":{"pods":6}}`, patched.GetResourceVersion())
 		if err != nil {

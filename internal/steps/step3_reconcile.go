@@ -36,7 +36,7 @@ var step3 = &Step{
 					return nil, err
 				}
 				if errors.Is(statErr, fs.ErrNotExist) {
-					r.note("installed %s again (%s engine)", env.ScriptPath(), env.Engine)
+					r.note("%s", say("steps.step3.installed_again", "Path", env.ScriptPath(), "Engine", env.Engine))
 				}
 			}
 			return r, err
@@ -55,7 +55,7 @@ func runStep3(ctx context.Context, env *labenv.Env, s *Step, replaces *string) (
 		return nil, err
 	}
 	if alpha.Generation < 2 {
-		return nil, fmt.Errorf("alpha's generation is %d: run `cnpa step 2` first (its spec.pods=6 is what the quota must show)", alpha.Generation)
+		return nil, errors.New(say("steps.step3.need_step2", "Generation", alpha.Generation))
 	}
 	r := &Result{Step: s.Number, Title: s.Title}
 	if replaces != nil {
@@ -115,9 +115,9 @@ func rerunChanged(ctx context.Context, env *labenv.Env, s *Step) (*Result, error
 	var old lab.ReconcileRecord
 	problems, readErr := lab.ReadFile(env.Dir, s.File, &old)
 	if later == "" {
-		note := fmt.Sprintf("%s changed since step 3 ran it: running the new script; this run replaces %s", env.ScriptPath(), path)
+		note := say("steps.step3.changed", "Script", env.ScriptPath(), "Path", path)
 		if readErr == nil && len(problems) == 0 {
-			note += fmt.Sprintf(" (it held quota_uid %s, namespace_owner_uid %s, second_pass_rv_changed %v)", old.QuotaUID, old.NamespaceOwnerUID, old.SecondPassRVChanged)
+			note += say("steps.step3.it_held", "QuotaUID", old.QuotaUID, "OwnerUID", old.NamespaceOwnerUID, "Changed", old.SecondPassRVChanged)
 		}
 		return runStep3(ctx, env, s, &note)
 	}
@@ -126,15 +126,14 @@ func rerunChanged(ctx context.Context, env *labenv.Env, s *Step) (*Result, error
 		return nil, err
 	}
 	r := &Result{Step: s.Number, Title: s.Title, File: path, Evidence: old, Kept: true}
-	r.note("%s changed since step 3 ran it: running the new script twice and judging it; %s is kept as it is, since %s of a later step compares with it, so the new runs replace no evidence "+
-		"(to measure all of it with the new script: %s)", env.ScriptPath(), s.File, later, startOver(env))
+	r.note("%s", say("steps.step3.changed_kept", "Script", env.ScriptPath(), "File", s.File, "Later", later, "StartOver", startOver(env)))
 	sh := show(env)
 	p, err := twoPasses(ctx, env, r, sh, alpha)
 	if err != nil {
 		return nil, err
 	}
 	if readErr != nil || len(problems) > 0 {
-		return nil, fmt.Errorf("%s is missing or damaged but %s of a later step exists: %s", s.File, later, startOver(env))
+		return nil, errors.New(say("steps.keep.damaged", "File", s.File, "Later", later, "StartOver", startOver(env)))
 	}
 	if err := r.judge(lab.Read(env.Dir), s.File, old, alpha); err != nil {
 		return nil, err
@@ -175,11 +174,11 @@ func (p *passes) record() lab.ReconcileRecord {
 func (p *passes) verdicts(env *labenv.Env, r *Result, alpha *teamspace.TeamSpace) {
 	r.check("team-quota hard.pods", teamspace.QuotaPods(p.after), alpha.Spec.Pods)
 	writes := secondPassWrites(p.beforeAll, p.afterAll)
-	r.verdict("second pass writes", len(writes) == 0, orNothingWritten(writes), "nothing")
+	r.verdictT("steps.step3.verdict_writes", len(writes) == 0, orNothingWritten(writes), say("steps.nothing"))
 	for _, w := range writes {
 		r.note("%s", w)
 	}
-	r.noteUnshown(env, "quota resourceVersion %s before and %s after the second pass", p.before.ResourceVersion, p.after.ResourceVersion)
+	r.noteUnshown(env, "%s", say("steps.step3.rv", "Before", p.before.ResourceVersion, "After", p.after.ResourceVersion))
 }
 
 // twoPasses installs reconcile.sh (never over the learner's), runs it
@@ -191,7 +190,7 @@ func twoPasses(ctx context.Context, env *labenv.Env, r *Result, sh shell, alpha 
 		return nil, err
 	}
 	if env.Engine == labenv.EngineOwn {
-		r.note("running your %s (own engine)", env.ScriptPath())
+		r.note("%s", say("steps.step3.running_yours", "Path", env.ScriptPath()))
 		if env.Target.ContextGiven {
 			// kubectl has no variable for a context: say how the
 			// learner's script gets the one cnpa was given.
@@ -199,11 +198,10 @@ func twoPasses(ctx context.Context, env *labenv.Env, r *Result, sh shell, alpha 
 			if err != nil {
 				return nil, err
 			}
-			r.note("with KUBECONFIG=%s: its first file sets current-context %q, so plain kubectl uses it; "+
-				"a script that passes its own --kubeconfig must pass --context %s too", kc, env.Target.Context, env.Target.Context)
+			r.note("%s", say("steps.step3.context", "Kubeconfig", kc, "Context", env.Target.Context))
 		}
 	} else {
-		r.noteUnshown(env, "installed %s (%s engine)", env.ScriptPath(), env.Engine)
+		r.noteUnshown(env, "%s", say("steps.step3.installed", "Path", env.ScriptPath(), "Engine", env.Engine))
 	}
 	showScript(sh, env)
 	// The Go engine's pass logs its API requests: there is no script
@@ -217,20 +215,20 @@ func twoPasses(ctx context.Context, env *labenv.Env, r *Result, sh shell, alpha 
 		return nil, err
 	}
 	showPass(sh, env, out)
-	// One pass must converge (LAB.md step 3): say what is missing, and
+	// One pass must converge (the lab text's step 3): say what is missing, and
 	// why, now rather than after a timeout.
 	problems, err := diagnoseTeamSpace(ctx, env, "alpha", false)
 	if err != nil {
 		return nil, err
 	}
 	if len(problems) > 0 {
-		return nil, diagnosis(fmt.Sprintf("after one pass of %s, alpha is not converged (LAB.md step 3):", env.ScriptPath()), problems, out)
+		return nil, diagnosis(say("steps.step3.not_converged", "Script", env.ScriptPath()), problems, out)
 	}
 	ns := teamspace.NamespaceName("alpha")
 	// The quota controller writes status.hard after the quota appears;
 	// that write moves resourceVersion, so compare only after it.
 	sh.waitCmd(kubectlWait(env, quotaObj(ns), fmt.Sprintf("jsonpath={.status.hard.pods}=%d", alpha.Spec.Pods)))
-	if _, err := waitFor(ctx, env, "the quota controller to fill team-quota status.hard", whyQuotaStatus, func(ctx context.Context) (bool, string, error) {
+	if _, err := waitFor(ctx, env, say("steps.what.quota_status"), whyQuotaStatus, func(ctx context.Context) (bool, string, error) {
 		q, err := getQuota(ctx, env, ns)
 		if err != nil || q == nil {
 			return false, "team-quota absent", err
@@ -270,7 +268,7 @@ func twoPasses(ctx context.Context, env *labenv.Env, r *Result, sh shell, alpha 
 	}
 	before, _ := beforeAll[2].(*corev1.ResourceQuota)
 	if before == nil {
-		return nil, fmt.Errorf("team-alpha/team-quota is gone before the second pass")
+		return nil, errors.New(say("steps.step3.quota_gone"))
 	}
 	sh.readBack("rv_before", quotaObj(ns), "{.metadata.resourceVersion}", before)
 	out, err = runScript(ctx, env, sh)
@@ -285,7 +283,7 @@ func twoPasses(ctx context.Context, env *labenv.Env, r *Result, sh shell, alpha 
 	after, _ := afterAll[2].(*corev1.ResourceQuota)
 	nsObj, _ := afterAll[1].(*corev1.Namespace)
 	if after == nil || nsObj == nil {
-		return nil, fmt.Errorf("the second pass of %s removed team-alpha or its quota", env.ScriptPath())
+		return nil, errors.New(say("steps.step3.second_removed", "Script", env.ScriptPath()))
 	}
 	return &passes{ns: ns, beforeAll: beforeAll, afterAll: afterAll, before: before, after: after, nsObj: nsObj}, nil
 }
@@ -293,7 +291,7 @@ func twoPasses(ctx context.Context, env *labenv.Env, r *Result, sh shell, alpha 
 // orNothingWritten words the second pass's writes for a verdict line.
 func orNothingWritten(writes []string) string {
 	if len(writes) == 0 {
-		return "nothing"
+		return say("steps.nothing")
 	}
-	return fmt.Sprintf("%d object(s), see below", len(writes))
+	return say("steps.step3.objects", "N", len(writes))
 }

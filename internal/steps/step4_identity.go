@@ -26,8 +26,7 @@ func showIdentity(sh shell, env *labenv.Env) error {
 	if !sh.verbose {
 		return showIdentityPieces(sh, env)
 	}
-	sh.comment("the service's own identity, not your admin kubeconfig: ServiceAccount %s/%s with only the verbs it uses,", identity.Namespace, identity.ServiceAccount)
-	sh.comment("and a policy that keeps its writes to team-* namespaces (assets/rbac.yaml and assets/admission.yaml say why)")
+	sh.comment("%s", say("steps.identity.verbose", "SA", identity.Namespace+"/"+identity.ServiceAccount))
 	for _, m := range identity.Manifests() {
 		objs, err := identity.Objects(m)
 		if err != nil {
@@ -39,10 +38,10 @@ func showIdentity(sh shell, env *labenv.Env) error {
 		}
 	}
 	secret := obj{resource: "secret", name: identity.TokenSecret, ns: identity.Namespace}
-	sh.comment("kube-controller-manager's token controller puts the ServiceAccount's token into Secret %s/%s", identity.Namespace, identity.TokenSecret)
+	sh.comment("%s", say("steps.identity.token", "Secret", identity.Namespace+"/"+identity.TokenSecret))
 	sh.waitCmd(until(`[ -n "$(` + getCmd(secret, "{.data.token}") + ` 2>/dev/null)" ]`))
 	sh.cmd("secret=$(" + kubectl(append(append([]string{"get"}, secret.args()...), "-o", "json")...) + ")")
-	sh.comment("the service's kubeconfig: your cluster entry (server, CA), the ServiceAccount's token, readable by root only")
+	sh.comment("%s", say("steps.identity.kubeconfig"))
 	sh.cmd(`(umask 077; kubectl config view --raw --minify --flatten -o json | jq --argjson secret "$secret" ` +
 		quote(identity.KubeconfigJQ) + " > " + quote(env.CredentialPath()) + ")")
 	if !env.SystemUser() {
@@ -64,14 +63,14 @@ func showIdentity(sh shell, env *labenv.Env) error {
 
 // identityRoles say, by kind, what each piece of the identity is for.
 var identityRoles = map[string]string{
-	"ServiceAccount":                   "who the service is, instead of your admin kubeconfig",
-	"Secret":                           "its token, which kube-controller-manager fills in",
-	"ClusterRole":                      "only the verbs it uses, on TeamSpaces, namespaces, quotas, events",
-	"ClusterRoleBinding":               "gives the ServiceAccount that ClusterRole",
-	"Role":                             "its leader-election Lease, in " + identity.Namespace + " only",
-	"RoleBinding":                      "gives the ServiceAccount that Role",
-	"ValidatingAdmissionPolicy":        "its writes stay in team-* namespaces and their team-quota",
-	"ValidatingAdmissionPolicyBinding": "enforces that policy (Deny)",
+	"ServiceAccount":                   "steps.identity.role.sa",
+	"Secret":                           "steps.identity.role.secret",
+	"ClusterRole":                      "steps.identity.role.clusterrole",
+	"ClusterRoleBinding":               "steps.identity.role.clusterrolebinding",
+	"Role":                             "steps.identity.role.role",
+	"RoleBinding":                      "steps.identity.role.rolebinding",
+	"ValidatingAdmissionPolicy":        "steps.identity.role.policy",
+	"ValidatingAdmissionPolicyBinding": "steps.identity.role.binding",
 }
 
 // showIdentityPieces is showIdentity without --verbose: one line for each
@@ -86,7 +85,9 @@ func showIdentityPieces(sh shell, env *labenv.Env) error {
 			return err
 		}
 		for _, o := range objs {
-			marks[len(lines)] = identityRoles[o.GetKind()]
+			if id := identityRoles[o.GetKind()]; id != "" {
+				marks[len(lines)] = say(id, "Namespace", identity.Namespace)
+			}
 			name := o.GetName()
 			if ns := o.GetNamespace(); ns != "" {
 				name = ns + "/" + name
@@ -94,13 +95,13 @@ func showIdentityPieces(sh shell, env *labenv.Env) error {
 			lines = append(lines, o.GetKind()+" "+name)
 		}
 	}
-	marks[len(lines)] = "its kubeconfig: your cluster's server and CA with that token, readable by root only"
+	marks[len(lines)] = say("steps.identity.mark.kubeconfig")
 	lines = append(lines, env.CredentialPath())
 	if env.SystemUser() {
-		marks[len(lines)] = "the system user it runs as, owner of " + env.ArchiveDir()
+		marks[len(lines)] = say("steps.identity.mark.user", "Dir", env.ArchiveDir())
 		lines = append(lines, "user "+service.User)
 	}
-	sh.block("the service's own identity (assets/rbac.yaml and assets/admission.yaml say why; --verbose shows the commands):", lines, marks)
+	sh.block(say("steps.identity.heading"), lines, marks)
 	return nil
 }
 

@@ -31,7 +31,7 @@ var step4 = &Step{
 			return nil, err
 		}
 		if env.State.Engine == "" {
-			return nil, fmt.Errorf("step 4 needs reconcile.sh: run `cnpa step 3`")
+			return nil, errors.New(say("steps.step4.need_script"))
 		}
 		r := &Result{Step: s.Number, Title: s.Title}
 		probes := reaction.Probes
@@ -60,7 +60,7 @@ var step4 = &Step{
 		// alone does not do.
 		if before.Active {
 			if err := env.Service.Restart(ctx); err != nil {
-				return nil, fmt.Errorf("restart %s with the unit as written now: %w", before.UnitPath, err)
+				return nil, fmt.Errorf("%s: %w", say("steps.step4.restart", "Unit", before.UnitPath), err)
 			}
 		}
 		rx.ServiceUp(ctx)
@@ -71,11 +71,11 @@ var step4 = &Step{
 		}
 		if theirs {
 			showLearnersUnit(show(env), env, unitData)
-			r.verdict("your unit, used as it is", true, env.Service.UnitPath()+": "+strings.Join(unitKeyLines(unitData), "; "),
-				"Restart=always, ExecStart looping reconcile.sh every ~3 s")
+			r.verdictT("steps.step4.verdict_your_unit", true, env.Service.UnitPath()+": "+strings.Join(unitKeyLines(unitData), "; "),
+				say("steps.step4.want_your_unit"))
 		} else {
 			if env.Engine == labenv.EngineOwn && !env.OwnIdentity() {
-				show(env).comment("you have no %s of your own: cnpa wrote LAB.md step 4's (edit it, and cnpa uses yours as it is)", env.Service.UnitPath())
+				show(env).comment("%s", say("steps.step4.unit_cnpas", "Unit", env.Service.UnitPath()))
 			}
 			showUnit(show(env), env, false, nil)
 		}
@@ -83,32 +83,30 @@ var step4 = &Step{
 		if err != nil {
 			return nil, err
 		}
-		r.noteUnshown(env, "installed %s (%s), main pid %d", st.UnitPath, st.Manager, st.MainPID)
-		r.verdict("unit installed", st.Installed, st.UnitPath, "the unit file")
-		r.verdict("enabled", st.Enabled, onOff(st.Enabled, "enabled", "disabled"), "enabled")
-		r.verdict("active", st.Active, onOff(st.Active, fmt.Sprintf("active, main pid %d", st.MainPID), "inactive"), "active")
+		r.noteUnshown(env, "%s", say("steps.step4.installed", "Unit", st.UnitPath, "Manager", st.Manager, "PID", st.MainPID))
+		r.verdictT("steps.step4.verdict_installed", st.Installed, st.UnitPath, say("steps.step4.want_unit_file"))
+		r.verdictT("steps.step4.verdict_enabled", st.Enabled, onOff(st.Enabled, say("steps.step4.enabled"), say("steps.step4.disabled")), say("steps.step4.enabled"))
+		r.verdictT("steps.step4.verdict_active", st.Active, onOff(st.Active, say("steps.step4.active_pid", "PID", st.MainPID), say("steps.step4.inactive")), say("steps.step4.active"))
 		if env.OwnIdentity() {
-			r.noteUnshown(env, "the service acts as %s (kubeconfig %s, %s)", identity.Username, env.CredentialPath(),
-				onOff(env.SystemUser(), "a copy delivered by LoadCredential=, as system user "+service.User, "read in place, as the user running cnpa"))
+			r.noteUnshown(env, "%s", say("steps.step4.acts_as", "User", identity.Username, "Kubeconfig", env.CredentialPath(),
+				"How", onOff(env.SystemUser(), say("steps.step4.as_system_user", "User", service.User), say("steps.step4.in_place"))))
 			answer, err := env.ProbeIdentity(ctx)
 			if err != nil {
 				return nil, err
 			}
 			showIdentityProbe(show(env), env, answer)
-			refused, observed := identity.IsPolicyDenial(answer), "allowed"
+			refused, observed := identity.IsPolicyDenial(answer), say("steps.step4.allowed")
 			switch {
 			case refused:
-				observed = "refused by ValidatingAdmissionPolicy " + identity.Policy
+				observed = say("steps.step4.refused_by", "Policy", identity.Policy)
 			case answer != nil:
 				observed = answer.Error()
 			}
-			r.verdict("its identity may not touch kube-system", refused, observed, "refused by ValidatingAdmissionPolicy "+identity.Policy)
+			r.verdictT("steps.step4.verdict_identity", refused, observed, say("steps.step4.refused_by", "Policy", identity.Policy))
 		} else if theirs {
-			r.note("the service runs as your unit says (LAB.md's runs as root with the cluster's admin kubeconfig); " +
-				"`--service-identity own` runs cnpa's unit as a least-privilege ServiceAccount instead (docs/identity.md)")
+			r.note("%s", say("steps.step4.runs_as_unit"))
 		} else {
-			r.note("the service runs as root with your kubeconfig %s, as LAB.md's does (--service-identity admin); "+
-				"`--service-identity own` runs it as a least-privilege ServiceAccount instead (docs/identity.md)", env.Target.Path)
+			r.note("%s", say("steps.step4.runs_as_root", "Kubeconfig", env.Target.Path))
 		}
 		if err := ProbeController(ctx, env, r); err != nil {
 			return nil, err
@@ -169,14 +167,14 @@ func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 	}
 	ns := teamspace.NamespaceName(name)
 	sh.waitCmd(until(kubectl(append(append([]string{"get"}, quotaObj(ns).args()...), "-o", "name")...) + " >/dev/null 2>&1"))
-	took, err := waitFor(ctx, env, "the controller to create "+ns+" and its quota", whyProbeCreated, func(ctx context.Context) (bool, string, error) {
+	took, err := waitFor(ctx, env, say("steps.what.probe_created", "Namespace", ns), whyProbeCreated, func(ctx context.Context) (bool, string, error) {
 		return probeConverged(ctx, env, name)
 	})
 	if err != nil {
 		return fmt.Errorf("%w (is the service running? `cnpa service status`, `cnpa service logs`)", err)
 	}
-	r.note("probe %s: namespace and quota appeared by themselves in %s", name, took.Round(1e6))
-	r.verdict("probe namespace+quota by itself", true, fmt.Sprintf("%s and its quota in %s", ns, took.Round(1e6)), "by themselves, within --timeout")
+	r.note("%s", say("steps.step4.probe_appeared", "Name", name, "Took", took.Round(1e6)))
+	r.verdictT("steps.step4.verdict_probe", true, say("steps.step4.probe_in", "Namespace", ns, "Took", took.Round(1e6)), say("steps.step4.want_probe"))
 	r.reaction.You(deleteCmd(probe), "deleted TeamSpace "+name, probe.target())
 	held, err := releaseProbe(ctx, env, sh, name, probeGrace)
 	released = err == nil
@@ -184,13 +182,12 @@ func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 		return err
 	}
 	if len(held) > 0 {
-		r.note("probe %s was still held by finalizers %v %s after its delete: cnpa removed them, so that nothing of the probe is left. "+
-			"Releasing a deleted TeamSpace is LAB.md step 6's part (archive it, then remove %s), and step 6 checks it", name, held, probeGrace, teamspace.Finalizer)
+		r.note("%s", say("steps.step4.probe_held", "Name", name, "Held", fmt.Sprint(held), "Grace", probeGrace, "Finalizer", teamspace.Finalizer))
 		if err := rememberHeldProbe(env, name, held); err != nil {
 			return err
 		}
 	}
-	r.verdict("probe, its namespace and quota deleted", true, fmt.Sprintf("%s, %s and its quota gone", name, ns), "gone, nothing left behind")
+	r.verdictT("steps.step4.verdict_probe_gone", true, say("steps.step4.probe_gone", "Name", name, "Namespace", ns), say("steps.step4.want_probe_gone"))
 	return nil
 }
 
@@ -205,7 +202,7 @@ func releaseProbe(ctx context.Context, env *labenv.Env, sh shell, name string, g
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
 	probe := teamspaceObj(name)
 	if err := sh.remove(ctx, env, probe); err != nil && !apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("delete probe %s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", say("steps.step4.delete_probe", "Name", name), err)
 	}
 	gone := func(ctx context.Context) (bool, string, error) {
 		u, err := res.Get(ctx, name, metav1.GetOptions{})
@@ -247,7 +244,7 @@ func releaseProbe(ctx context.Context, env *labenv.Env, sh shell, name string, g
 		sh.waitCmd(until("! "+kubectl("get", "teamspace", name, "-o", "name")+" >/dev/null 2>&1") + " && " +
 			until("! "+kubectl("get", "namespace", ns, "-o", "name")+" >/dev/null 2>&1"))
 	}
-	_, err = waitFor(ctx, env, "probe "+name+", its namespace "+ns+" and quota to be gone", whyProbeGone, func(ctx context.Context) (bool, string, error) {
+	_, err = waitFor(ctx, env, say("steps.what.probe_gone", "Name", name, "Namespace", ns), whyProbeGone, func(ctx context.Context) (bool, string, error) {
 		done, seen, err := gone(ctx)
 		if err != nil || !done {
 			return false, seen, err

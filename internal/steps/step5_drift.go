@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -30,7 +31,7 @@ var step5 = &Step{
 			return nil, err
 		}
 		if st, _ := env.Service.Status(ctx); !st.Active {
-			return nil, fmt.Errorf("step 5 needs the controller running: run `cnpa step 4` (or `cnpa service start`)")
+			return nil, errors.New(say("steps.need.controller", "N", 5))
 		}
 		ns := teamspace.NamespaceName("alpha")
 		quotas := env.Clients.Kube.CoreV1().ResourceQuotas(ns)
@@ -39,7 +40,7 @@ var step5 = &Step{
 			return nil, err
 		}
 		if len(list.Items) == 0 {
-			return nil, fmt.Errorf("team-alpha/team-quota does not exist: run `cnpa step 3` and `cnpa step 4`")
+			return nil, errors.New(say("steps.step5.no_quota"))
 		}
 		old := list.Items[0]
 		r := &Result{Step: s.Number, Title: s.Title}
@@ -71,21 +72,18 @@ var step5 = &Step{
 			return nil, err
 		}
 		sh.waitCmd(until(`restored_uid=$(` + uidOf + ` 2>/dev/null) && [ -n "$restored_uid" ] && [ "$restored_uid" != "$deleted_uid" ]`))
-		restored, err := watchQuota(ctx, env, w, "team-quota with a new uid", whyQuotaRestored, func(q *corev1.ResourceQuota) bool { return q.UID != old.UID })
+		restored, err := watchQuota(ctx, env, w, say("steps.what.quota_restored"), whyQuotaRestored, func(q *corev1.ResourceQuota) bool { return q.UID != old.UID })
 		if err != nil && ctx.Err() != nil {
 			return nil, err
 		}
 		if err != nil {
-			return nil, diagnosis(err.Error(), []string{"nobody tells the controller the quota was deleted: a level-triggered pass " +
-				"compares every TeamSpace with the cluster on every run and recreates it. A pass that skips TeamSpaces whose " +
-				"status.observedGeneration equals metadata.generation is edge-triggered: it reacts to spec changes only, the " +
-				"opposite of the lab's point"}, serviceTail(ctx, env))
+			return nil, diagnosis(err.Error(), []string{say("steps.step5.diag_edge")}, serviceTail(ctx, env))
 		}
 		took := time.Since(start)
 		rx.SawNow(reaction.VersionKey(restored.ResourceVersion))
 		ev := lab.DriftRecord{DeletedUID: string(old.UID), RestoredUID: string(restored.UID), EditedTo: "99",
 			RestoreSeconds: int64(math.Ceil(took.Seconds()))}
-		r.note("restored in %d ms (restore_seconds rounds up to %d)", took.Milliseconds(), ev.RestoreSeconds)
+		r.note("%s", say("steps.step5.restored", "MS", took.Milliseconds(), "Seconds", ev.RestoreSeconds))
 		sh.value(restored.UID)
 		sh.set("restore_seconds", "$(( ($(date +%s%N) - start + 999999999) / 1000000000 ))", ev.RestoreSeconds)
 
@@ -110,7 +108,7 @@ var step5 = &Step{
 		// events (the quota controller's status write) must not count.
 		seenEdit := false
 		sh.waitCmd(until(`[ "$(` + kubectl(append(append([]string{"get"}, quota.args()...), "-o", "jsonpath={.spec.hard.pods}")...) + `)" != 99 ]`))
-		reverted, err := watchQuota(ctx, env, w2, "team-quota pods to go back from 99", whyQuotaReverted, func(q *corev1.ResourceQuota) bool {
+		reverted, err := watchQuota(ctx, env, w2, say("steps.what.quota_reverted"), whyQuotaReverted, func(q *corev1.ResourceQuota) bool {
 			if q.ResourceVersion == edited.GetResourceVersion() {
 				seenEdit = true
 				return false
@@ -118,9 +116,7 @@ var step5 = &Step{
 			return seenEdit && teamspace.QuotaPods(q) != "99"
 		})
 		if err != nil && ctx.Err() == nil {
-			return nil, diagnosis(err.Error(), []string{"the hand edit (hard.pods=99) was made by `kubectl patch`, so that field now " +
-				"belongs to the field manager kubectl-patch: a server-side apply without --force-conflicts fails with a conflict " +
-				"on every pass and never takes it back; a pass must compare the quota with the spec and write what differs"}, serviceTail(ctx, env))
+			return nil, diagnosis(err.Error(), []string{say("steps.step5.diag_conflict")}, serviceTail(ctx, env))
 		}
 		if err != nil {
 			return nil, err
@@ -128,7 +124,7 @@ var step5 = &Step{
 		rx.SawNow(reaction.VersionKey(reverted.ResourceVersion))
 		p := reverted.Spec.Hard[corev1.ResourcePods]
 		ev.RevertedTo = p.Value()
-		r.note("edit to 99 reverted to %d in %d ms", ev.RevertedTo, time.Since(editStart).Milliseconds())
+		r.note("%s", say("steps.step5.reverted", "To", ev.RevertedTo, "MS", time.Since(editStart).Milliseconds()))
 		sh.readBack("reverted_to", quota, "{.spec.hard.pods}", reverted)
 		if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
 			return nil, err
@@ -151,19 +147,19 @@ func watchQuota(ctx context.Context, env *labenv.Env, w watch.Interface, what, w
 	defer func() {
 		switch {
 		case err == nil:
-			live.Done("done")
+			live.Done(say("steps.outcome.done"))
 		case ctx.Err() != nil:
-			live.Done("interrupted")
+			live.Done(say("steps.outcome.interrupted"))
 		default:
-			live.Done("gave up")
+			live.Done(say("steps.outcome.gave_up"))
 		}
 	}()
-	last := "no event yet"
+	last := say("steps.wait.no_event")
 	for {
 		select {
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				return nil, fmt.Errorf("watch closed while waiting for %s (last: %s)", what, last)
+				return nil, errors.New(say("steps.wait.watch_closed", "What", what, "Last", last))
 			}
 			q, isQuota := ev.Object.(*corev1.ResourceQuota)
 			if !isQuota {
@@ -174,9 +170,9 @@ func watchQuota(ctx context.Context, env *labenv.Env, w watch.Interface, what, w
 				return q, nil
 			}
 		case <-timeout.C:
-			return nil, fmt.Errorf("gave up waiting for %s after %s; last observed: %s", what, env.Timeout, last)
+			return nil, errors.New(say("steps.wait.gave_up", "What", what, "Took", env.Timeout, "Last", last))
 		case <-ctx.Done():
-			return nil, fmt.Errorf("while waiting for %s: %w", what, ctx.Err())
+			return nil, fmt.Errorf("%s: %w", say("steps.wait.while", "What", what), ctx.Err())
 		}
 	}
 }
@@ -203,7 +199,6 @@ func freshBaseline(env *labenv.Env, r *Result, live *corev1.ResourceQuota) error
 	}
 	show(env).cmd("jq --arg uid " + quote(string(live.UID)) + " '.quota_uid = $uid' " + quote(path) + " > " + quote(path+".tmp") +
 		" && mv " + quote(path+".tmp") + " " + quote(path))
-	r.note("reconcile.json quota_uid was %s, a quota that is gone (an earlier try of this step deleted it, or somebody did): "+
-		"the live team-quota %s is the baseline now", was, live.UID)
+	r.note("%s", say("steps.step5.baseline", "Was", was, "UID", live.UID))
 	return nil
 }

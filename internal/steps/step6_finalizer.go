@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ var step6 = &Step{
 			return nil, err
 		}
 		if st, _ := env.Service.Status(ctx); !st.Active {
-			return nil, fmt.Errorf("step 6 needs the controller running: run `cnpa step 4` (or `cnpa service start`)")
+			return nil, errors.New(say("steps.need.controller", "N", 6))
 		}
 		r := &Result{Step: s.Number, Title: s.Title}
 		// The lab's "extend reconcile.sh": turn finalizer handling on in the
@@ -55,7 +56,7 @@ var step6 = &Step{
 		}
 		sh := show(env)
 		if env.Engine != labenv.EngineOwn {
-			sh.comment("LAB.md step 6: reconcile.sh now handles the finalizer; cnpa's with finalizer handling on:")
+			sh.comment("%s", say("steps.step6.script"))
 			sh.cmd(cnpaCmd(env, "scaffold", labenv.ScriptName, "--engine", env.Engine, "--finalizer=true", "--force"))
 		}
 		if env.Engine == labenv.EngineGo {
@@ -64,24 +65,28 @@ var step6 = &Step{
 			if err := env.InstallService(ctx, true); err != nil {
 				return nil, err
 			}
-			sh.comment("the Go engine's service runs the controller itself: its unit says --finalizer=true now")
+			sh.comment("%s", say("steps.step6.unit"))
 			showUnit(sh, env, true, before)
 		}
 		if env.Engine == labenv.EngineOwn {
-			r.note("finalizer handling is your %s's part (LAB.md step 6): it must add %s to alpha", env.ScriptPath(), teamspace.Finalizer)
+			r.note("%s", say("steps.step6.yours", "Script", env.ScriptPath(), "Finalizer", teamspace.Finalizer))
 		} else {
-			r.noteUnshown(env, "finalizer handling on: %s rewritten%s", env.ScriptPath(), map[bool]string{true: ", service restarted with --finalizer=true", false: ""}[env.Engine == labenv.EngineGo])
+			id := "steps.step6.on"
+			if env.Engine == labenv.EngineGo {
+				id = "steps.step6.on_restarted"
+			}
+			r.noteUnshown(env, "%s", say(id, "Script", env.ScriptPath()))
 		}
 		res := env.Clients.Dynamic.Resource(teamspace.GVR)
 		sh.waitCmd(until(`[[ "$(` + getCmd(teamspaceObj("alpha"), "{.metadata.finalizers}") + `)" == *` + teamspace.Finalizer + `* ]]`))
-		if _, err := waitFor(ctx, env, "alpha to carry "+teamspace.Finalizer, whyFinalizerAdded, func(ctx context.Context) (bool, string, error) {
+		if _, err := waitFor(ctx, env, say("steps.what.finalizer_added", "Finalizer", teamspace.Finalizer), whyFinalizerAdded, func(ctx context.Context) (bool, string, error) {
 			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
 			if err != nil || a == nil {
 				return false, "alpha absent", err
 			}
 			return teamspace.HasFinalizer(a.Finalizers, teamspace.Finalizer), fmt.Sprintf("finalizers %v", a.Finalizers), nil
 		}); err != nil {
-			return nil, diagnosis(err.Error(), []string{mistakeFor(teamspace.Gap{Kind: teamspace.GapFinalizer}, nil).Advice}, serviceTail(ctx, env))
+			return nil, diagnosis(err.Error(), []string{mistakeFor(teamspace.Gap{Kind: teamspace.GapFinalizer}, nil).Advise()}, serviceTail(ctx, env))
 		}
 		if err := earlierBeta(ctx, env, sh, r); err != nil {
 			return nil, err
@@ -95,11 +100,11 @@ var step6 = &Step{
 		}
 		beta, err := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
 		if err != nil || beta == nil {
-			return nil, fmt.Errorf("beta after create: %v", err)
+			return nil, fmt.Errorf("%s: %v", say("steps.step6.beta_created"), err)
 		}
 		sh.readBack("uid", teamspaceObj("beta"), "{.metadata.uid}", beta)
 		sh.waitCmd(until(kubectl("get", "namespace", "team-beta", "-o", "name") + ` >/dev/null 2>&1 && [[ "$(` + getCmd(teamspaceObj("beta"), "{.metadata.finalizers}") + `)" == *` + teamspace.Finalizer + `* ]]`))
-		if _, err := waitFor(ctx, env, "namespace team-beta and beta's finalizer", whyBetaConverged, func(ctx context.Context) (bool, string, error) {
+		if _, err := waitFor(ctx, env, say("steps.what.beta_converged"), whyBetaConverged, func(ctx context.Context) (bool, string, error) {
 			exists, err := namespaceExists(ctx, env, "team-beta")
 			b, gerr := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
 			if err != nil || gerr != nil || b == nil {
@@ -134,16 +139,17 @@ var step6 = &Step{
 		// answer, blocked_seen does not race the controller's release.
 		answer, err := deleteRaw(ctx, env, sh, betaAPI, "blocked_seen", ".metadata.deletionTimestamp != null")
 		if err != nil {
-			return nil, fmt.Errorf("delete beta: %w", err)
+			return nil, fmt.Errorf("%s: %w", say("steps.step6.delete_beta"), err)
 		}
 		rx.SawNow(reaction.DeletionKey("beta"))
 		ev.BlockedSeen = answer.GetDeletionTimestamp() != nil
 		sh.value(ev.BlockedSeen)
 		if ev.BlockedSeen {
-			r.noteUnshown(env, "the DELETE answered beta with deletionTimestamp %s and finalizers %v", answer.GetDeletionTimestamp().UTC().Format(time.RFC3339), answer.GetFinalizers())
+			r.noteUnshown(env, "%s", say("steps.step6.delete_answered", "Time", answer.GetDeletionTimestamp().UTC().Format(time.RFC3339), "Finalizers", fmt.Sprint(answer.GetFinalizers())))
 		}
 		sh.waitCmd(kubectlWait(env, teamspaceObj("beta"), "delete"))
-		betaWait := startWait(env, "beta to be gone", whyBetaGone)
+		betaGone := say("steps.what.beta_gone")
+		betaWait := startWait(env, betaGone, whyBetaGone)
 		deadline := time.After(env.Timeout)
 		gone := false
 		for !gone {
@@ -151,12 +157,12 @@ var step6 = &Step{
 			case e, ok := <-w.ResultChan():
 				if !ok && ctx.Err() != nil {
 					// Ctrl-C closes the watch: say so, as waitFor does.
-					betaWait.Done("interrupted")
-					return nil, fmt.Errorf("while waiting for beta to be gone: %w", ctx.Err())
+					betaWait.Done(say("steps.outcome.interrupted"))
+					return nil, fmt.Errorf("%s: %w", say("steps.wait.while", "What", betaGone), ctx.Err())
 				}
 				if !ok {
-					betaWait.Done("gave up")
-					return nil, fmt.Errorf("watch on beta closed before it was deleted")
+					betaWait.Done(say("steps.outcome.gave_up"))
+					return nil, errors.New(say("steps.step6.watch_closed"))
 				}
 				u, _ := e.Object.(*unstructured.Unstructured)
 				if u == nil {
@@ -166,30 +172,29 @@ var step6 = &Step{
 					// Noted only when the DELETE's answer did not already
 					// show it: the same fact once.
 					ev.BlockedSeen = true
-					r.note("beta seen with deletionTimestamp %s and finalizers %v", u.GetDeletionTimestamp().UTC().Format(time.RFC3339), u.GetFinalizers())
+					r.note("%s", say("steps.step6.beta_seen", "Time", u.GetDeletionTimestamp().UTC().Format(time.RFC3339), "Finalizers", fmt.Sprint(u.GetFinalizers())))
 				}
 				gone = e.Type == watch.Deleted
 			case <-deadline:
-				betaWait.Done("gave up")
+				betaWait.Done(say("steps.outcome.gave_up"))
 				b, _ := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
-				last := "gone meanwhile"
+				last := say("steps.step6.gone_meanwhile")
 				if b != nil {
 					last = fmt.Sprintf("deletionTimestamp %v, finalizers %v", b.DeletionTimestamp, b.Finalizers)
 					if teamspace.HasFinalizer(b.Finalizers, teamspace.Finalizer) {
-						last = fmt.Sprintf("the finalizer %s is left on beta (deletionTimestamp %v, finalizers %v)", teamspace.Finalizer, b.DeletionTimestamp, b.Finalizers)
+						last = say("steps.step6.left_on_beta", "Finalizer", teamspace.Finalizer, "Time", fmt.Sprint(b.DeletionTimestamp), "Finalizers", fmt.Sprint(b.Finalizers))
 					}
 				}
-				mistakes := []string{"for a TeamSpace with a deletionTimestamp, the controller must write archive/<name>.json " +
-					"(name, uid, pods) and then remove " + teamspace.Finalizer + ", and only that one"}
+				mistakes := []string{say("steps.step6.diag_release", "Finalizer", teamspace.Finalizer)}
 				if held := heldProbe(env); held != "" {
-					mistakes = append(mistakes, "step 4's probe was held the same way ("+held+"; cnpa released it there)")
+					mistakes = append(mistakes, say("steps.step6.probe_held", "Held", held))
 				}
-				return nil, diagnosis(fmt.Sprintf("beta is not gone %s after the delete: %s:", env.Timeout, last), mistakes, serviceTail(ctx, env))
+				return nil, diagnosis(say("steps.step6.not_gone", "Timeout", env.Timeout, "Last", last), mistakes, serviceTail(ctx, env))
 			}
 		}
-		betaWait.Done("beta gone")
+		betaWait.Done(say("steps.outcome.beta_gone"))
 		sh.waitCmd(kubectlWait(env, namespaceObj("team-beta"), "delete"))
-		if _, err := waitFor(ctx, env, "team-beta to be garbage-collected", whyGarbageCollected, func(ctx context.Context) (bool, string, error) {
+		if _, err := waitFor(ctx, env, say("steps.what.garbage_collected"), whyGarbageCollected, func(ctx context.Context) (bool, string, error) {
 			ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, "team-beta", metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
 				return true, "", nil
@@ -209,9 +214,8 @@ var step6 = &Step{
 			return nil, err
 		}
 		if rec == nil {
-			r.note("%v", diagnosis("beta is gone but "+filepath.Join(env.ArchiveDir(), "beta.json")+" was never written:",
-				[]string{"the finalizer was removed before (or without) writing the archive record: write the record, " +
-					"check it is there, then remove " + teamspace.Finalizer}, ""))
+			r.note("%v", diagnosis(say("steps.step6.no_archive", "Path", filepath.Join(env.ArchiveDir(), "beta.json")),
+				[]string{say("steps.step6.diag_no_archive", "Finalizer", teamspace.Finalizer)}, ""))
 		}
 		if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
 			return nil, err
@@ -225,7 +229,7 @@ var step6 = &Step{
 		if rec != nil {
 			r.check("archive/beta.json pods", rec.Pods, 2)
 		} else {
-			r.check("archive/beta.json", "<missing>", "name, uid, pods of beta")
+			r.check("archive/beta.json", "<missing>", say("steps.step6.want_archive"))
 		}
 		r.finishTimeline(ctx, rx)
 		return r, nil
@@ -250,15 +254,15 @@ func earlierBeta(ctx context.Context, env *labenv.Env, sh shell, r *Result) erro
 	}
 	switch {
 	case old != nil && old.DeletionTimestamp == nil:
-		r.note("TeamSpace beta exists already (uid %s), as an earlier step 6 left it before its delete: this run goes on with it", old.UID)
+		r.note("%s", say("steps.step6.beta_exists", "UID", old.UID))
 		return nil
 	case old == nil && ns == nil:
 		return nil
 	}
-	r.note("an earlier step 6 deleted beta and was cut short: waiting for beta and team-beta to be gone before this run creates beta again")
+	r.note("%s", say("steps.step6.earlier"))
 	sh.waitCmd(kubectlWait(env, teamspaceObj("beta"), "delete"))
 	sh.waitCmd(kubectlWait(env, namespaceObj("team-beta"), "delete"))
-	_, err = waitFor(ctx, env, "the beta of an earlier step 6 and its team-beta to be gone", whyEarlierBetaGone, func(ctx context.Context) (bool, string, error) {
+	_, err = waitFor(ctx, env, say("steps.what.earlier_beta_gone"), whyEarlierBetaGone, func(ctx context.Context) (bool, string, error) {
 		b, err := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
 		if err != nil {
 			return false, "", err

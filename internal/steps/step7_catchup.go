@@ -43,23 +43,17 @@ var step7 = &Step{
 		switch {
 		case resume:
 		case alpha.Spec.Pods == 8:
-			return nil, fmt.Errorf("alpha is at pods=8 already (generation %d), but no reading with the controller stopped was saved "+
-				"(an earlier step 7 was killed before it could take one): the change step 7 measures happens once on a cluster, "+
-				"so start over with `cnpa reset --yes`", alpha.Generation)
+			return nil, errors.New(say("steps.step7.at_8", "Generation", alpha.Generation))
 		case alpha.Spec.Pods == 6 && alpha.Generation == 2 && alpha.Status.ObservedGeneration < alpha.Generation:
 			// alpha is as step 2 left it; only the controller is behind
 			// (stopped, or not caught up yet): nothing to start over.
-			return nil, fmt.Errorf("step 7 starts from alpha in sync, and the controller has not caught up with it (pods=6, generation 2, observed %d): "+
-				"is it running? `cnpa service status`; start it with `cnpa service start`, wait for observed 2 "+
-				"(`kubectl get teamspace alpha -o jsonpath='{.status.observedGeneration}'`), then run `cnpa step 7` again",
-				alpha.Status.ObservedGeneration)
+			return nil, errors.New(say("steps.step7.behind", "Observed", alpha.Status.ObservedGeneration))
 		case alpha.Spec.Pods != 6 || alpha.Status.ObservedGeneration != alpha.Generation:
 			// Not "run steps 2-4 again": with their evidence written they
 			// keep it and change nothing, and an alpha put back by hand
 			// has a generation past the 2 that catchup.json must start from.
-			return nil, fmt.Errorf("step 7 needs alpha as step 2 left it and the controller caught up, pods=6 and in sync (now pods=%d, generation %d, observed %d): "+
-				"the change step 7 measures starts from there, so %s",
-				alpha.Spec.Pods, alpha.Generation, alpha.Status.ObservedGeneration, startOver(env))
+			return nil, errors.New(say("steps.step7.not_from_step2", "Pods", alpha.Spec.Pods, "Generation", alpha.Generation,
+				"Observed", alpha.Status.ObservedGeneration, "StartOver", startOver(env)))
 		}
 		alphaOnly := reaction.Only("alpha")
 		rx, err := reaction.Start(ctx, env, s.Number, s.Title, reaction.TeamSpaces(alphaOnly), reaction.Quotas(alphaOnly),
@@ -74,24 +68,23 @@ var step7 = &Step{
 		defer func() {
 			if st, _ := env.Service.Status(context.WithoutCancel(ctx)); !st.Active {
 				if serr := env.Service.Start(context.WithoutCancel(ctx)); serr != nil && err == nil {
-					err = fmt.Errorf("start the service again: %w", serr)
+					err = fmt.Errorf("%s: %w", say("steps.step7.start_again"), serr)
 				} else if serr == nil && err != nil {
-					err = fmt.Errorf("%w (%s started again)", err, service.Name)
+					err = fmt.Errorf("%w%s", err, say("steps.step7.started_again", "Service", service.Name))
 				}
 			}
 		}()
 		var ev lab.CatchupRecord
 		if resume {
 			ev = lab.CatchupRecord{Generation: saved.Generation, ObservedWhileStopped: saved.ObservedWhileStopped, QuotaPodsWhileStopped: saved.QuotaPodsWhileStopped}
-			r.note("resumed: an interrupted step 7 read alpha with the controller stopped at %s (generation %d, observed %d, quota pods %s); "+
-				"what is left is the catch-up", saved.At.Format(time.TimeOnly), ev.Generation, ev.ObservedWhileStopped, ev.QuotaPodsWhileStopped)
+			r.note("%s", say("steps.step7.resumed", "At", saved.At.Format(time.TimeOnly), "Generation", ev.Generation, "Observed", ev.ObservedWhileStopped, "Pods", ev.QuotaPodsWhileStopped))
 		} else {
 			sh.systemctl(env, "stop", service.Name)
 			rx.You(serviceCommand(env, "stop"), "stopped the controller", "service "+reaction.UnitName)
 			if err := env.Service.Stop(ctx); err != nil {
-				return nil, fmt.Errorf("stop %s: %w", env.Service.UnitPath(), err)
+				return nil, fmt.Errorf("%s: %w", say("steps.step7.stop", "Unit", env.Service.UnitPath()), err)
 			}
-			r.noteUnshown(env, "service stopped")
+			r.noteUnshown(env, "%s", say("steps.step7.stopped"))
 			const change = `{"spec":{"pods":8}}`
 			rx.Action(patchCmd(alphaObj, change), "set alpha spec.pods=8", alphaObj.target())
 			if _, err := sh.mergePatch(ctx, env, alphaObj, change, ""); err != nil {
@@ -99,21 +92,21 @@ var step7 = &Step{
 			}
 			patched := time.Now()
 			sh.cmd(words("sleep", fmt.Sprint(env.CatchupWait.Seconds())))
-			stopped := startWait(env, fmt.Sprintf("%s with the controller stopped", env.CatchupWait),
+			stopped := startWait(env, say("steps.what.stopped", "Wait", env.CatchupWait),
 				whyStopped)
 			select {
 			case <-time.After(env.CatchupWait):
 				stopped.Done(ui.Waited)
 			case <-ctx.Done():
-				stopped.Done("interrupted")
+				stopped.Done(say("steps.outcome.interrupted"))
 				// The spec change happened and cannot happen again: take the
 				// reading LAB.md asks for (after 8 s stopped) before letting
 				// go, so that a rerun resumes from it instead of meeting a
 				// cluster that has moved on.
 				if err := saveReadingWhenDue(env, ns, patched); err != nil {
-					return nil, fmt.Errorf("%w (and the reading with the controller stopped was not saved: %v)", ctx.Err(), err)
+					return nil, fmt.Errorf("%w%s", ctx.Err(), say("steps.step7.not_saved", "Err", err))
 				}
-				return nil, fmt.Errorf("%w; the reading with the controller stopped is saved, so `cnpa step 7` goes on from there", ctx.Err())
+				return nil, fmt.Errorf("%w%s", ctx.Err(), say("steps.step7.saved"))
 			}
 			a, q, err := readStopped(ctx, env, ns)
 			if err != nil {
@@ -133,15 +126,15 @@ var step7 = &Step{
 			sh.systemctl(env, "start", service.Name)
 			rx.You(serviceCommand(env, "start"), "started the controller", "service "+reaction.UnitName)
 			if err := env.Service.Start(ctx); err != nil {
-				return nil, fmt.Errorf("start %s: %w", env.Service.UnitPath(), err)
+				return nil, fmt.Errorf("%s: %w", say("steps.step7.start", "Unit", env.Service.UnitPath()), err)
 			}
-			r.noteUnshown(env, "service started")
+			r.noteUnshown(env, "%s", say("steps.step7.started"))
 		}
 		sh.waitCmd(kubectlWait(env, alphaObj, fmt.Sprintf("jsonpath={.status.observedGeneration}=%d", ev.Generation)) +
 			" && " + kubectlWait(env, quota, "jsonpath={.spec.hard.pods}=8"))
 		var lastAlpha *teamspace.TeamSpace
 		var lastQuota any
-		if _, err := waitFor(ctx, env, "observedGeneration = generation and quota pods = 8", whyCaughtUp, func(ctx context.Context) (bool, string, error) {
+		if _, err := waitFor(ctx, env, say("steps.what.caught_up"), whyCaughtUp, func(ctx context.Context) (bool, string, error) {
 			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
 			if err != nil || a == nil {
 				return false, "", err
@@ -232,7 +225,7 @@ func saveReadingWhenDue(env *labenv.Env, ns string, patched time.Time) error {
 	ctx, cancel := context.WithTimeout(context.Background(), labenv.LabCatchupWait+30*time.Second)
 	defer cancel()
 	if left := time.Until(patched.Add(labenv.LabCatchupWait)); left > 0 && env.Progress != nil {
-		env.Progress.Note("… %s more with the controller stopped, as LAB.md asks, to take the reading a rerun goes on from", left.Round(time.Second))
+		env.Progress.Note("%s", say("steps.step7.more", "Left", left.Round(time.Second)))
 	}
 	time.Sleep(time.Until(patched.Add(labenv.LabCatchupWait)))
 	a, q, err := readStopped(ctx, env, ns)

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -44,11 +43,11 @@ func (p *Printer) Wait(what, why string) *Wait {
 // wait is Wait without the ticking goroutine: tests drive Tick by hand.
 func (p *Printer) wait(what, why string, start time.Time) *Wait {
 	w := &Wait{p: p, what: what, start: start}
-	fmt.Fprintf(p.W, "  %s\n", i18n.T("wait.waiting", i18n.Args{"What": what}))
+	fmt.Fprintln(p.W, Indent("  ", "    ", i18n.T("wait.waiting", i18n.Args{"What": what}), Cols))
 	if why != "" {
-		// the why's next lines line up under its first
-		label := i18n.T("wait.why")
-		fmt.Fprintln(p.W, p.paint(faint, "    "+label+strings.ReplaceAll(why, "\n", "\n    "+strings.Repeat(" ", Width(label)))))
+		// the why's next lines line up under its first, within 80
+		// columns in every language
+		fmt.Fprintln(p.W, p.paint(faint, Hang("    "+i18n.T("wait.why"), why)))
 	}
 	return w
 }

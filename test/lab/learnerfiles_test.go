@@ -84,7 +84,7 @@ func learnersFiles(ctx context.Context, t *testing.T, cl *cluster.Cluster, engin
 	// field naming what to write, and never replaces them, --force or not.
 	for _, args := range [][]string{stepAll, append(stepAll, "--force")} {
 		out, err := cnpa(args...)
-		if err == nil || !strings.Contains(string(out), "your "+filepath.Join(dir, "crd.yaml")+" differs from LAB.md step 1's") ||
+		if err == nil || !strings.Contains(string(out), "your "+filepath.Join(dir, "crd.yaml")+" differs from the lab text's step 1") ||
 			!strings.Contains(string(out), "add apiVersion: apiextensions.k8s.io/v1") {
 			t.Fatalf("cnpa %s over a crd.yaml that is not the lab's: err %v, want step 1 to fail naming what to write:\n%s", strings.Join(args, " "), err, out)
 		}

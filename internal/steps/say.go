@@ -1,0 +1,30 @@
+package steps
+
+import (
+	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+// say is message id of the catalog (the steps.* messages) in the chosen
+// language, its placeholders given as name, value pairs:
+// say("steps.kept_yours", "Path", path, "Why", why).
+func say(id string, kv ...any) string {
+	if len(kv) == 0 {
+		return i18n.T(id)
+	}
+	a := i18n.Args{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		a[kv[i].(string)] = kv[i+1]
+	}
+	return i18n.T(id, a)
+}
+
+// para is s after first, wrapped to 80 columns with its further lines
+// after rest, in a language whose catalog holds paragraphs (Japanese);
+// English is written with its own breaks and printed as it is, first+s.
+func para(first, rest, s string) string {
+	if i18n.Current() == i18n.English {
+		return first + s
+	}
+	return ui.Indent(first, rest, s, ui.Cols)
+}

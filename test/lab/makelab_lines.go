@@ -1,0 +1,121 @@
+package lab
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+// checkTranslated says whether `cnpa check`'s own lines (its progress
+// lines and summary, internal/check and internal/judge) are held to the
+// same rules as the steps' in `make lab`: they are being translated
+// apart (issue 41), and the merge of that work turns this on. So do the
+// timelines' headings (internal/timeline), timelineTranslated.
+const (
+	checkTranslated    = false
+	timelineTranslated = false
+)
+
+// A makeLabLine is one line of `make lab`'s output, with what it is.
+type makeLabLine struct {
+	n    int    // its line number, from 1
+	text string // the line
+	kind string // "prose", or what else it is (command, answer, listing, …)
+}
+
+var (
+	// timelineRow is a row of a timeline's table: "  +1238 ms  kube-apiserver …".
+	timelineRow = regexp.MustCompile(`^\s+[+-][0-9.]+ (ms|s)  `)
+	// pathWord is a word with a slash in it (a path, an API path, a
+	// resource/name), which may make its line run longer.
+	pathWord = regexp.MustCompile(`\S/\S|^/|\s/`)
+	// englishWords are three English words in a row: a sentence in English.
+	englishWords = regexp.MustCompile(`\b[a-z]{2,}[,:;]? [a-z]{2,}[,:;]? [a-z]{2,}\b`)
+)
+
+// classifyMakeLab sorts `make lab`'s output into prose and what is not
+// (commands, their continuation lines, the server's answers below a
+// command, read-back values, listings, timeline rows, the ✓/✗ table,
+// labrun's own lines); inCheck marks the lines of `cnpa check`.
+func classifyMakeLab(out string) (lines []makeLabLine, inCheck map[int]bool) {
+	inCheck = map[int]bool{}
+	afterCmd, check := false, false
+	for i, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		kind := "prose"
+		switch {
+		case strings.HasPrefix(l, "$ "):
+			kind, check = "command", strings.HasPrefix(l, "$ cnpa check")
+			afterCmd = false
+		case strings.HasPrefix(l, "  $ ") || strings.HasPrefix(l, "  > "):
+			kind, afterCmd = "command", true
+		case strings.HasPrefix(l, "    → "):
+			kind = "value"
+		case afterCmd && strings.HasPrefix(l, "    "):
+			// kubectl's (or the script's) answer below its command
+			kind = "answer"
+		case strings.HasPrefix(l, "  │"):
+			kind = "listing"
+		case timelineRow.MatchString(l):
+			kind = "timeline"
+		case strings.HasPrefix(l, "  timeline (") && !timelineTranslated:
+			kind = "timeline"
+		case strings.HasPrefix(l, "  ✓ ") || strings.HasPrefix(l, "  ✗ "):
+			kind = "table"
+		case strings.HasPrefix(l, "labrun: ") || strings.HasSuffix(l, "(all of it: `make lab VERBOSE=1`)"):
+			kind = "labrun"
+		case strings.TrimSpace(l) == "":
+			kind = "blank"
+		}
+		if kind != "command" && kind != "answer" && kind != "value" {
+			afterCmd = false
+		}
+		lines = append(lines, makeLabLine{n: i + 1, text: l, kind: kind})
+		inCheck[i+1] = check
+	}
+	return lines, inCheck
+}
+
+// makeLabProblems are the lines of `make lab`'s output that break its
+// rules: a prose line wider than 80 display columns (a line with a path
+// may run longer), and, in Japanese, a prose line in English.
+func makeLabProblems(out string, japanese bool) []string {
+	lines, inCheck := classifyMakeLab(out)
+	var bad []string
+	for _, l := range lines {
+		if l.kind != "prose" || (inCheck[l.n] && !checkTranslated) {
+			continue
+		}
+		if w := ui.Width(l.text); w > ui.Cols && !pathWord.MatchString(l.text) {
+			bad = append(bad, fmt.Sprintf("line %d is %d columns wide: %s", l.n, w, l.text))
+		}
+		if japanese && !hasJapanese(l.text) && englishWords.MatchString(l.text) {
+			bad = append(bad, fmt.Sprintf("line %d is English: %s", l.n, l.text))
+		}
+	}
+	return bad
+}
+
+func hasJapanese(s string) bool {
+	for _, r := range s {
+		if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) {
+			return true
+		}
+	}
+	return false
+}
+
+// makeLabNamesLABmd are the lines of make lab's output that name LAB.md
+// (cnpa check's own only once they are translated, checkTranslated).
+func makeLabNamesLABmd(out string) []string {
+	lines, inCheck := classifyMakeLab(out)
+	var named []string
+	for _, l := range lines {
+		if strings.Contains(l.text, "LAB.md") && (!inCheck[l.n] || checkTranslated) {
+			named = append(named, fmt.Sprintf("line %d: %s", l.n, l.text))
+		}
+	}
+	return named
+}
