@@ -54,8 +54,7 @@ func labEnv(c *cli.Context) (*labenv.Env, error) {
 	}
 	env, err := labenv.NewEnv(t, labenv.Options{
 		Dir: dir, Engine: c.String("engine"), ServiceManager: c.String("service-manager"), UnitDir: c.String("unit-dir"),
-		ServiceIdentity: c.String("service-identity"),
-		CatchupWait:     c.Duration("catchup-wait"), Timeout: c.Duration("timeout"), Force: c.Bool("force"),
+		ServiceIdentity: c.String("service-identity"), Timeout: c.Duration("timeout"),
 		Progress: ui.New(os.Stderr, c.Bool("no-color")),
 	})
 	if err != nil {

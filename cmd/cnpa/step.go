@@ -46,15 +46,18 @@ var stepCommand = &cli.Command{
 		if c.Bool("quiet") && c.Bool("verbose") {
 			return usageError("--quiet hides what --verbose shows in full: give one of them")
 		}
-		env, err := labEnv(c)
+		base, err := labEnv(c)
 		if err != nil {
 			return err
 		}
+		// Flags, then the steps' options, then the run: nothing is
+		// assigned into the lab afterwards.
 		p := printer(c)
+		var view steps.View
 		if out == "text" && !c.Bool("quiet") {
-			env.Show = p
-			env.Verbose = c.Bool("verbose")
+			view = steps.View{Show: p, Verbose: c.Bool("verbose")}
 		}
+		env := steps.NewLab(base, view, steps.Options{Force: c.Bool("force"), CatchupWait: c.Duration("catchup-wait")})
 		started := func(s *steps.Step) {
 			if out != "text" {
 				return

@@ -22,23 +22,16 @@ import (
 // LabCatchupWait is LAB.md step 7's "After 8 seconds read alpha's …".
 const LabCatchupWait = 8 * time.Second
 
-// Env is what every lab command works with.
+// Env is what every lab command works with: the cluster, the evidence dir,
+// the learner's choices and their service. What only `cnpa step` needs
+// (what it shows, --verbose, --force, step 7's wait) is the steps' own
+// (steps.Lab), the kubectl way: flags, then options, then the run.
 type Env struct {
 	Dir     string
 	Target  *kube.Target
 	Clients *kube.Clients
 	// Progress receives wait progress (stderr for people).
 	Progress *ui.Printer
-	// Show receives what a step does as the commands a learner would type,
-	// the server's answers and the files installed (stdout); nil shows
-	// nothing (`cnpa step --quiet`, -o json).
-	Show *ui.Printer
-	// Verbose shows in full what Show would summarise: files and
-	// manifests written through a heredoc of more than a few lines (the
-	// CRD, the identity's RBAC and policy, the unit), and the commands
-	// behind the service's kubeconfig (`cnpa step --verbose`). Replaying
-	// the shown commands needs it.
-	Verbose bool
 	// Engine is "go" or "shell"; Service runs cnpa-op.service.
 	Engine  string
 	Service service.Manager
@@ -46,14 +39,9 @@ type Env struct {
 	// CnpaPath is the absolute path of this cnpa binary, for reconcile.sh
 	// and the unit of the Go engine.
 	CnpaPath string
-	// CatchupWait is how long step 7 waits with the service stopped
-	// (LabCatchupWait unless told otherwise).
-	CatchupWait time.Duration
 	// Timeout bounds each wait.
 	Timeout time.Duration
 	State   *State
-	// Force: see Options.
-	Force bool
 }
 
 // ArchiveDir is where the controller archives deleted TeamSpaces.
@@ -65,12 +53,9 @@ type Options struct {
 	Dir, Engine, ServiceManager, UnitDir string
 	// ServiceIdentity is own or admin; empty means as remembered, else
 	// Env.Identity's default (admin for a learner's own controller or unit).
-	ServiceIdentity      string
-	CatchupWait, Timeout time.Duration
-	Progress             *ui.Printer
-	// Force lets the steps write over the learner's files, keeping each as
-	// a backup (evidence.Put); never reconcile.sh.
-	Force bool
+	ServiceIdentity string
+	Timeout         time.Duration
+	Progress        *ui.Printer
 }
 
 // NewEnv builds the lab's environment. What the command line asks for
@@ -124,9 +109,6 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 	if self, err = filepath.EvalSymlinks(self); err != nil {
 		return nil, err
 	}
-	if opts.CatchupWait <= 0 {
-		opts.CatchupWait = LabCatchupWait
-	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 3 * time.Minute
 	}
@@ -135,7 +117,7 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 		return nil, err
 	}
 	return &Env{Dir: dir, Target: t, Clients: clients, Progress: opts.Progress, Engine: st.Engine, Service: mgr,
-		UnitDir: st.UnitDir, CnpaPath: self, CatchupWait: opts.CatchupWait, Timeout: opts.Timeout, State: st, Force: opts.Force}, nil
+		UnitDir: st.UnitDir, CnpaPath: self, Timeout: opts.Timeout, State: st}, nil
 }
 
 // DefaultUnitDir is where cnpa-op.service goes without --unit-dir.

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/labhub/cnpa/internal/kube"
-	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
@@ -33,7 +32,7 @@ var appliedKinds = map[string]schema.GroupVersionResource{
 // apply server-side-applies every object of a YAML stream, as the
 // learner's hand (fieldManager). It returns each object as kubectl names
 // it in its answer (teamspace.platform.labhub.io/alpha).
-func apply(ctx context.Context, env *labenv.Env, manifest []byte) (names []string, err error) {
+func apply(ctx context.Context, env *Lab, manifest []byte) (names []string, err error) {
 	objs, err := kube.Objects(appliedKinds, manifest)
 	if err != nil {
 		return nil, err
@@ -48,7 +47,7 @@ func apply(ctx context.Context, env *labenv.Env, manifest []byte) (names []strin
 }
 
 // needAlpha returns alpha or says which step creates it.
-func needAlpha(ctx context.Context, env *labenv.Env, step int) (*teamspace.TeamSpace, error) {
+func needAlpha(ctx context.Context, env *Lab, step int) (*teamspace.TeamSpace, error) {
 	if err := needCRD(ctx, env, step); err != nil {
 		return nil, err
 	}
@@ -62,7 +61,7 @@ func needAlpha(ctx context.Context, env *labenv.Env, step int) (*teamspace.TeamS
 	return a, nil
 }
 
-func needCRD(ctx context.Context, env *labenv.Env, step int) error {
+func needCRD(ctx context.Context, env *Lab, step int) error {
 	_, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return errors.New(say("steps.need.crd", "N", step, "CRD", teamspace.CRDName))
@@ -70,7 +69,7 @@ func needCRD(ctx context.Context, env *labenv.Env, step int) error {
 	return err
 }
 
-func getQuota(ctx context.Context, env *labenv.Env, ns string) (*corev1.ResourceQuota, error) {
+func getQuota(ctx context.Context, env *Lab, ns string) (*corev1.ResourceQuota, error) {
 	q, err := env.Clients.Kube.CoreV1().ResourceQuotas(ns).Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -78,13 +77,13 @@ func getQuota(ctx context.Context, env *labenv.Env, ns string) (*corev1.Resource
 	return q, err
 }
 
-func namespaceExists(ctx context.Context, env *labenv.Env, name string) (bool, error) {
+func namespaceExists(ctx context.Context, env *Lab, name string) (bool, error) {
 	ns, err := getNamespace(ctx, env, name)
 	return ns != nil, err
 }
 
 // getNamespace is the namespace, or nil when it does not exist.
-func getNamespace(ctx context.Context, env *labenv.Env, name string) (*corev1.Namespace, error) {
+func getNamespace(ctx context.Context, env *Lab, name string) (*corev1.Namespace, error) {
 	ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -96,7 +95,7 @@ func getNamespace(ctx context.Context, env *labenv.Env, name string) (*corev1.Na
 // awaited, why it takes time (why; "" when it should not) and the elapsed
 // time. On timeout the error carries the last observed values cond
 // reported, never a bare "timed out".
-func waitFor(ctx context.Context, env *labenv.Env, what, why string, cond poll.Observe) (time.Duration, error) {
+func waitFor(ctx context.Context, env *Lab, what, why string, cond poll.Observe) (time.Duration, error) {
 	start := time.Now()
 	w := startWait(env, what, why)
 	_, err := poll.Until(ctx, 100*time.Millisecond, env.Timeout, cond)
@@ -118,7 +117,7 @@ func waitFor(ctx context.Context, env *labenv.Env, what, why string, cond poll.O
 }
 
 // startWait shows a live wait on the progress printer (stderr).
-func startWait(env *labenv.Env, what, why string) *ui.Wait {
+func startWait(env *Lab, what, why string) *ui.Wait {
 	p := env.Progress
 	if p == nil {
 		p = ui.New(io.Discard, true)
@@ -139,7 +138,7 @@ func orNothing(last string) string {
 // runScript runs the installed reconcile.sh once as the service runs it
 // (under its own identity once step 4 has made it); a failure carries what
 // the script printed and whom it ran as.
-func runScript(ctx context.Context, env *labenv.Env, sh shell, extraEnv ...string) (string, error) {
+func runScript(ctx context.Context, env *Lab, sh shell, extraEnv ...string) (string, error) {
 	run, err := env.PrepareScriptRun(ctx, extraEnv...)
 	if err != nil {
 		return "", err

@@ -14,7 +14,6 @@ import (
 
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -59,7 +58,7 @@ func advice(m lab.Mistake) string {
 
 // diagnoseTeamSpace lists what one TeamSpace lacks by the lab text after a pass,
 // each gap with its likely mistake; nil when nothing is missing.
-func diagnoseTeamSpace(ctx context.Context, env *labenv.Env, name string, finalizerOn bool) ([]string, error) {
+func diagnoseTeamSpace(ctx context.Context, env *Lab, name string, finalizerOn bool) ([]string, error) {
 	ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
 	if err != nil || ts == nil {
 		return nil, err
@@ -170,7 +169,7 @@ func secondPassWrites(before, after []metav1.Object) []string {
 // serviceTail is the end of the running service's log (the script's last
 // passes), its error lines first, or "" when there is none: the one line
 // that says why is often a screen above the last.
-func serviceTail(ctx context.Context, env *labenv.Env) string {
+func serviceTail(ctx context.Context, env *Lab) string {
 	var b bytes.Buffer
 	if err := env.Service.Logs(ctx, 60, &b); err != nil {
 		return ""
@@ -182,7 +181,7 @@ func serviceTail(ctx context.Context, env *labenv.Env) string {
 
 // controllerOutput is what a wait that timed out adds to its last
 // observation: the controller's last output, or that it does not run.
-func controllerOutput(ctx context.Context, env *labenv.Env) string {
+func controllerOutput(ctx context.Context, env *Lab) string {
 	if st, err := env.Service.Status(ctx); err != nil || !st.Installed {
 		return ""
 	} else if !st.Active {

@@ -26,7 +26,7 @@ const defaultDir = "/root/cnpa-op"
 // cnpaCmd is a cnpa command line as typed, with --dir when the evidence
 // dir is not LAB.md's and --context when one was named (the scripts cnpa
 // writes carry it on).
-func cnpaCmd(env *labenv.Env, args ...string) string {
+func cnpaCmd(env *Lab, args ...string) string {
 	if env.Target.ContextGiven {
 		args = append([]string{"--context", env.Target.Context}, args...)
 	}
@@ -39,7 +39,7 @@ func cnpaCmd(env *labenv.Env, args ...string) string {
 // showScript shows how reconcile.sh came to be and what it is. cnpa's
 // engines write it as `cnpa scaffold` does, with the step's finalizer
 // switch; the own engine's is the learner's, never written.
-func showScript(sh shell, env *labenv.Env) {
+func showScript(sh shell, env *Lab) {
 	path := env.ScriptPath()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -83,7 +83,7 @@ func markGoScript(lines []string) map[int]string {
 
 // showPass shows what the first pass printed; for the Go engine its API
 // requests apart, as the lesson of a script that cannot be read.
-func showPass(sh shell, env *labenv.Env, out string) {
+func showPass(sh shell, env *Lab, out string) {
 	var requests, rest []string
 	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 		if r, ok := strings.CutPrefix(l, kube.RequestLogPrefix); ok {
@@ -190,7 +190,7 @@ var unitTaught = []string{"ExecStart=", "Restart=always"}
 // as a heredoc and every line the lab depends on (unitMarks). before is
 // the unit as it was when step 6 rewrites it (restart), nil in step 4:
 // step 6 shows only the lines that changed, never the unit a second time.
-func showUnit(sh shell, env *labenv.Env, restart bool, before []byte) {
+func showUnit(sh shell, env *Lab, restart bool, before []byte) {
 	path := env.Service.UnitPath()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -254,7 +254,7 @@ const labUnitMark = "# cnpa-op.service as LAB.md step 4 shows it"
 
 // showLearnersUnit shows step 4 with the learner's own unit: used as it
 // is, its lines that matter to the lab, and how it is started.
-func showLearnersUnit(sh shell, env *labenv.Env, data []byte) {
+func showLearnersUnit(sh shell, env *Lab, data []byte) {
 	path := env.Service.UnitPath()
 	sh.comment("%s", say("steps.show.unit_yours", "Path", path))
 	sh.block(say("steps.show.unit_lines", "File", filepath.Base(path)), unitKeyLines(data), nil)

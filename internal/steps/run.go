@@ -2,8 +2,6 @@ package steps
 
 import (
 	"context"
-
-	"github.com/labhub/cnpa/internal/labenv"
 )
 
 // Outcome is what a run of several steps left.
@@ -24,7 +22,7 @@ type Outcome struct {
 // step that ran to the end (the caller prints its verdicts); either may
 // be nil. A later step needs what the earlier ones left, so nothing runs
 // after a failure.
-func RunAll(ctx context.Context, env *labenv.Env, numbers []int, started func(*Step), done func(*Result)) Outcome {
+func RunAll(ctx context.Context, env *Lab, numbers []int, started func(*Step), done func(*Result)) Outcome {
 	var out Outcome
 	run := make([]*Step, len(numbers))
 	for i, n := range numbers {
@@ -39,7 +37,7 @@ func RunAll(ctx context.Context, env *labenv.Env, numbers []int, started func(*S
 }
 
 // runSteps is RunAll on steps already looked up.
-func runSteps(ctx context.Context, env *labenv.Env, run []*Step, started func(*Step), done func(*Result)) Outcome {
+func runSteps(ctx context.Context, env *Lab, run []*Step, started func(*Step), done func(*Result)) Outcome {
 	var out Outcome
 	for _, s := range run {
 		if started != nil {

@@ -31,7 +31,6 @@ import (
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -42,7 +41,7 @@ type shell struct {
 	// context is --context when one was named: every kubectl shown
 	// carries it, as the steps' own requests go to that context.
 	context string
-	// verbose shows every heredoc whole (labenv.Env.Verbose); without it
+	// verbose shows every heredoc whole (View.Verbose); without it
 	// a heredoc of more than heredocShown lines shows as its first and
 	// last line around a count, and the output is no longer a script.
 	verbose bool
@@ -52,7 +51,7 @@ type shell struct {
 // TeamSpace's YAML is, the CRD, the RBAC and the unit are not.
 const heredocShown = 8
 
-func show(env *labenv.Env) shell {
+func show(env *Lab) shell {
 	s := shell{p: env.Show, verbose: env.Verbose}
 	if env.Target != nil && env.Target.ContextGiven {
 		s.context = env.Target.Context
@@ -306,7 +305,7 @@ func stdinHeredoc(command string, content []byte) string {
 // writeFile writes a file the learner writes by hand, and shows it. A
 // file of the learner's at that name is refused, or with --force kept as
 // a backup, and the step says so (kept).
-func (s shell) writeFile(env *labenv.Env, name string, content []byte) (string, error) {
+func (s shell) writeFile(env *Lab, name string, content []byte) (string, error) {
 	path, backup, err := evidence.Put(env.Dir, name, content, 0o644, env.Force)
 	if err != nil {
 		return "", err
@@ -322,7 +321,7 @@ func (s shell) writeFile(env *labenv.Env, name string, content []byte) (string, 
 
 // kept tells the learner where --force put their file, on the progress
 // stream, which --quiet does not silence.
-func kept(env *labenv.Env, path, backup string) {
+func kept(env *Lab, path, backup string) {
 	if backup != "" && env.Progress != nil {
 		env.Progress.Warn("  %s", say("steps.show.kept_backup", "Path", path, "Backup", backup))
 	}
@@ -347,7 +346,7 @@ func evidenceCmd(path, file string) string {
 
 // writeEvidence writes the step's evidence file and shows the jq command
 // that writes it from the variables read before.
-func (s shell) writeEvidence(env *labenv.Env, file string, v any) (string, error) {
+func (s shell) writeEvidence(env *Lab, file string, v any) (string, error) {
 	path, backup, err := evidence.WriteForce(env.Dir, file, v, env.Force)
 	if err != nil {
 		return "", err
@@ -361,7 +360,7 @@ func (s shell) writeEvidence(env *labenv.Env, file string, v any) (string, error
 // `kubectl apply --server-side --field-manager=cnpa-lab --force-conflicts -f`
 // does, and shows the command and kubectl's answer. path "-" shows the
 // manifest as a heredoc on stdin.
-func (s shell) apply(ctx context.Context, env *labenv.Env, path string, manifest []byte) error {
+func (s shell) apply(ctx context.Context, env *Lab, path string, manifest []byte) error {
 	line := applyCmd(path)
 	if path == "-" {
 		line = stdinHeredoc(line, manifest)
@@ -384,7 +383,7 @@ const (
 // mergePatch sends a JSON merge patch as `kubectl patch --type=merge -p`
 // does and shows it with kubectl's answer: "(no change)" when the object's
 // resourceVersion did not move (prevRV, when known).
-func (s shell) mergePatch(ctx context.Context, env *labenv.Env, o obj, body, prevRV string) (*unstructured.Unstructured, error) {
+func (s shell) mergePatch(ctx context.Context, env *Lab, o obj, body, prevRV string) (*unstructured.Unstructured, error) {
 	s.cmd(patchCmd(o, body))
 	u, err := s.send(ctx, env, o, body, managerPatch)
 	if err != nil {
@@ -398,7 +397,7 @@ func (s shell) mergePatch(ctx context.Context, env *labenv.Env, o obj, body, pre
 // the value at path from the server's answer into variable name, as
 // `name=$(kubectl patch … -o jsonpath=path)` does: the patched object
 // itself, before any controller can act on it.
-func (s shell) mergePatchInto(ctx context.Context, env *labenv.Env, o obj, body, name, path string) (*unstructured.Unstructured, error) {
+func (s shell) mergePatchInto(ctx context.Context, env *Lab, o obj, body, name, path string) (*unstructured.Unstructured, error) {
 	s.cmd(name + "=$(" + patchCmd(o, body) + " " + words("-o", "jsonpath="+path) + ")")
 	u, err := s.send(ctx, env, o, body, managerPatch)
 	if err != nil {
@@ -414,7 +413,7 @@ func (s shell) mergePatchInto(ctx context.Context, env *labenv.Env, o obj, body,
 
 // label sets one label as `kubectl label` does (a merge patch of
 // metadata.labels) and shows it with kubectl's answer.
-func (s shell) label(ctx context.Context, env *labenv.Env, o obj, key, value string) (*unstructured.Unstructured, error) {
+func (s shell) label(ctx context.Context, env *Lab, o obj, key, value string) (*unstructured.Unstructured, error) {
 	s.cmd(kubectl(append(append([]string{"label"}, o.args()...), key+"="+value)...))
 	body, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{key: value}}})
 	u, err := s.send(ctx, env, o, string(body), managerLabel)
@@ -425,7 +424,7 @@ func (s shell) label(ctx context.Context, env *labenv.Env, o obj, key, value str
 	return u, nil
 }
 
-func (s shell) send(ctx context.Context, env *labenv.Env, o obj, body, manager string) (*unstructured.Unstructured, error) {
+func (s shell) send(ctx context.Context, env *Lab, o obj, body, manager string) (*unstructured.Unstructured, error) {
 	res := env.Clients.Dynamic.Resource(o.gvr)
 	opts := metav1.PatchOptions{FieldManager: manager}
 	if o.ns != "" {
@@ -443,7 +442,7 @@ func noChange(prevRV string, u *unstructured.Unstructured) string {
 
 // remove deletes an object as `kubectl delete --wait=false` does and shows
 // it with kubectl's answer.
-func (s shell) remove(ctx context.Context, env *labenv.Env, o obj) error {
+func (s shell) remove(ctx context.Context, env *Lab, o obj) error {
 	s.cmd(deleteCmd(o))
 	res := env.Clients.Dynamic.Resource(o.gvr)
 	var err error
@@ -464,7 +463,7 @@ func (s shell) waitCmd(line string) { s.cmd(line) }
 
 // kubectlWait is `kubectl wait <obj> --for=<cond> --timeout=<t>`, t the
 // step's --timeout.
-func kubectlWait(env *labenv.Env, o obj, cond string) string {
+func kubectlWait(env *Lab, o obj, cond string) string {
 	return kubectlWaitFor(o, cond, env.Timeout)
 }
 
@@ -483,7 +482,7 @@ var saidNoSystemd sync.Map // *ui.Printer → true
 
 // systemctl shows the systemd command a service action is; where the
 // service is a detached process (no systemd), it says so, once per run.
-func (s shell) systemctl(env *labenv.Env, args ...string) {
+func (s shell) systemctl(env *Lab, args ...string) {
 	s.cmd(words(append([]string{"systemctl"}, args...)...))
 	if s.p == nil || env.Service.Name() == "systemd" || args[0] == "daemon-reload" {
 		return
@@ -496,7 +495,7 @@ func (s shell) systemctl(env *labenv.Env, args ...string) {
 // deleteRaw sends DELETE path as `kubectl delete --raw` does and returns
 // the server's answer, the object as the delete left it; it shows the
 // command with the answer piped through jq filter into variable name.
-func deleteRaw(ctx context.Context, env *labenv.Env, sh shell, path, name, filter string) (*unstructured.Unstructured, error) {
+func deleteRaw(ctx context.Context, env *Lab, sh shell, path, name, filter string) (*unstructured.Unstructured, error) {
 	sh.cmd(name + "=$(" + deleteRawCmd(path) + " | jq " + quote(filter) + ")")
 	raw, err := env.Clients.Kube.Discovery().RESTClient().Delete().AbsPath(path).Do(ctx).Raw()
 	if err != nil {

@@ -18,7 +18,6 @@ import (
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/timeline"
@@ -27,7 +26,7 @@ import (
 // Step is one lab step: what it is (package lab) and how it runs.
 type Step struct {
 	*lab.Step
-	Run func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error)
+	Run func(ctx context.Context, env *Lab, s *Step) (*Result, error)
 }
 
 // Verdict is one observed value beside the value a correct run yields.
@@ -132,7 +131,7 @@ func (r *Result) note(format string, a ...any) { r.Notes = append(r.Notes, fmt.S
 // noteUnshown is a note that repeats what the shown commands and their
 // answers say already: kept only where they are not shown (--quiet, -o
 // json), so that the default output says each fact once.
-func (r *Result) noteUnshown(env *labenv.Env, format string, a ...any) {
+func (r *Result) noteUnshown(env *Lab, format string, a ...any) {
 	if env.Show == nil {
 		r.note(format, a...)
 	}
@@ -172,7 +171,7 @@ func laterEvidence(dir string, s *lab.Step) string {
 // startOver is the way back when the cluster has moved past what a step
 // needs: reset (which moves the learner's own evidence aside and keeps
 // the lab's choices), then the whole lab.
-func startOver(env *labenv.Env) string {
+func startOver(env *Lab) string {
 	return say("steps.start_over", "Own", filepath.Join(env.Dir, "own-<time>")+"/")
 }
 
@@ -193,7 +192,7 @@ func startOver(env *labenv.Env) string {
 //     fix, and the step fails: it never says "kept" over evidence that no
 //     longer describes the cluster;
 //  5. cnpa's own file of a step that can run again: the step runs.
-func keep(ctx context.Context, env *labenv.Env, s *Step, v any) (*Result, bool, error) {
+func keep(ctx context.Context, env *Lab, s *Step, v any) (*Result, bool, error) {
 	path := filepath.Join(env.Dir, s.File)
 	later := laterEvidence(env.Dir, s.Step)
 	if _, err := os.Lstat(path); err != nil {
@@ -280,7 +279,7 @@ func repeatable(s *Step, alpha *teamspace.TeamSpace) bool {
 // damaged is the failed step for the learner's own evidence file that
 // does not fit LAB.md's shape: one ✗ per key with the value to write, and
 // how --force measures it again instead.
-func damaged(env *labenv.Env, s *Step, why string, problems []evidence.Problem, err error, again bool) *Result {
+func damaged(env *Lab, s *Step, why string, problems []evidence.Problem, err error, again bool) *Result {
 	r := &Result{Step: s.Number, Title: s.Title}
 	if err != nil {
 		r.verdict(s.File, false, err.Error(), say("steps.want.json_object"))
@@ -330,7 +329,7 @@ func againWithForce(s *Step) string {
 // the learner's value is wrong, and the value to write is the fix; or
 // cnpa's own file, which a later file depends on, no longer matches, and
 // starting over is the way.
-func fixFor(env *labenv.Env, s *Step, j lab.Judged, theirs bool, later string, again bool) string {
+func fixFor(env *Lab, s *Step, j lab.Judged, theirs bool, later string, again bool) string {
 	switch {
 	case j.Skip != "":
 		return j.Key + ": " + say("steps.not_checked", "Why", j.Skip)

@@ -16,7 +16,6 @@ import (
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -31,7 +30,7 @@ spec:
 
 var step1 = &Step{
 	Step: lab.CRD,
-	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 		var kept lab.BeforeRecord
 		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
 			return r, err
@@ -116,7 +115,7 @@ var step1 = &Step{
 // missing from it, else the lab's, written only where the learner has
 // none. Either way the step says which. A file of the learner's that
 // differs fails the step with one line per field, the file unchanged.
-func learnersOrLabs(env *labenv.Env, sh shell, name string, labs []byte, diff func(map[string]any) []string) (path string, data []byte, yours bool, err error) {
+func learnersOrLabs(env *Lab, sh shell, name string, labs []byte, diff func(map[string]any) []string) (path string, data []byte, yours bool, err error) {
 	path = filepath.Join(env.Dir, name)
 	why, err := evidence.Theirs(env.Dir, name)
 	if err != nil {

@@ -6,12 +6,11 @@ import (
 	"errors"
 
 	"github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/labenv"
 )
 
 var step2 = &Step{
 	Step: lab.Generation,
-	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 		var kept lab.GenerationRecord
 		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
 			return r, err

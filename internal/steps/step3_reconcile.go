@@ -19,7 +19,7 @@ import (
 
 var step3 = &Step{
 	Step: lab.Reconcile,
-	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 		// The learner's script changed since step 3 ran it: run the new
 		// one and judge it, saying which evidence the new run replaces.
 		if scriptChanged(env) {
@@ -49,7 +49,7 @@ var step3 = &Step{
 // run it once, diagnose, run it a second time, write reconcile.json and
 // judge it. replaces, when set, is the note that says which evidence this
 // run replaces (the learner's script changed since step 3 ran it).
-func runStep3(ctx context.Context, env *labenv.Env, s *Step, replaces *string) (*Result, error) {
+func runStep3(ctx context.Context, env *Lab, s *Step, replaces *string) (*Result, error) {
 	alpha, err := needAlpha(ctx, env, s.Number)
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func runStep3(ctx context.Context, env *labenv.Env, s *Step, replaces *string) (
 // scriptChanged tells whether the learner's reconcile.sh differs from the
 // one step 3 ran when it wrote reconcile.json (State.ScriptSHA256). cnpa's engines' scripts are cnpa's to change (the finalizer
 // switch of step 6 does), so only the own engine's counts.
-func scriptChanged(env *labenv.Env) bool {
+func scriptChanged(env *Lab) bool {
 	prev := env.State.ScriptSHA256
 	if env.Engine != labenv.EngineOwn || prev == "" {
 		return false
@@ -109,7 +109,7 @@ func scriptChanged(env *labenv.Env) bool {
 // written again only when no later evidence depends on it (drift.json
 // compares with its quota_uid); else the new runs replace no evidence, and
 // the note says so.
-func rerunChanged(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
+func rerunChanged(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 	path := filepath.Join(env.Dir, s.File)
 	later := laterEvidence(env.Dir, s.Step)
 	var old lab.ReconcileRecord
@@ -171,7 +171,7 @@ func (p *passes) record() lab.ReconcileRecord {
 
 // verdicts adds the lines about the script itself: the quota it made and
 // what its second pass wrote.
-func (p *passes) verdicts(env *labenv.Env, r *Result, alpha *teamspace.TeamSpace) {
+func (p *passes) verdicts(env *Lab, r *Result, alpha *teamspace.TeamSpace) {
 	r.check("team-quota hard.pods", teamspace.QuotaPods(p.after), alpha.Spec.Pods)
 	writes := secondPassWrites(p.beforeAll, p.afterAll)
 	r.verdictT("steps.step3.verdict_writes", len(writes) == 0, orNothingWritten(writes), say("steps.nothing"))
@@ -185,7 +185,7 @@ func (p *passes) verdicts(env *labenv.Env, r *Result, alpha *teamspace.TeamSpace
 // once and checks that alpha converged, waits for the quota controller,
 // then runs it a second time, reading alpha, team-alpha and team-quota
 // before and after.
-func twoPasses(ctx context.Context, env *labenv.Env, r *Result, sh shell, alpha *teamspace.TeamSpace) (*passes, error) {
+func twoPasses(ctx context.Context, env *Lab, r *Result, sh shell, alpha *teamspace.TeamSpace) (*passes, error) {
 	if err := env.InstallScript(); err != nil {
 		return nil, err
 	}

@@ -16,13 +16,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/labhub/cnpa/internal/identity"
-	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/service"
 )
 
 // showIdentity shows the provisioning of the service's own identity.
-func showIdentity(sh shell, env *labenv.Env) error {
+func showIdentity(sh shell, env *Lab) error {
 	if !sh.verbose {
 		return showIdentityPieces(sh, env)
 	}
@@ -76,7 +75,7 @@ var identityRoles = map[string]string{
 // showIdentityPieces is showIdentity without --verbose: one line for each
 // piece of the identity and what it is for, instead of the manifests and
 // the commands that apply them.
-func showIdentityPieces(sh shell, env *labenv.Env) error {
+func showIdentityPieces(sh shell, env *Lab) error {
 	var lines []string
 	marks := map[int]string{}
 	for _, m := range identity.Manifests() {
@@ -108,7 +107,7 @@ func showIdentityPieces(sh shell, env *labenv.Env) error {
 // showIdentityProbe shows the proof that the identity is narrowed: as the
 // service, a label on kube-system (a dry run) must be refused by the
 // admission policy. The `!` is the shell's: the command is meant to fail.
-func showIdentityProbe(sh shell, env *labenv.Env, answer error) {
+func showIdentityProbe(sh shell, env *Lab, answer error) {
 	// No --context: the service's kubeconfig has one context, its own.
 	shell{p: sh.p}.cmd("! " + kubectl("--kubeconfig", env.CredentialPath(), "label", "namespace", "kube-system", identity.ProbeLabel, "--dry-run=server"))
 	if answer == nil {

@@ -26,7 +26,7 @@ import (
 
 var step4 = &Step{
 	Step: lab.Service,
-	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 		if _, err := needAlpha(ctx, env, s.Number); err != nil {
 			return nil, err
 		}
@@ -35,7 +35,7 @@ var step4 = &Step{
 		}
 		r := &Result{Step: s.Number, Title: s.Title}
 		probes := reaction.Probes
-		rx, err := reaction.Start(ctx, env, s.Number, s.Title, reaction.TeamSpaces(probes), reaction.Namespaces(probes),
+		rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.TeamSpaces(probes), reaction.Namespaces(probes),
 			reaction.Quotas(probes), reaction.Events(probes), reaction.ServiceLog(reaction.Any))
 		if err != nil {
 			return nil, err
@@ -119,7 +119,7 @@ var step4 = &Step{
 // lockService remembers the service manager and unit dir once the unit is
 // installed, also when starting it failed: the unit in that dir is what
 // the service and `cnpa reset` work on from now on (State.ServiceLocked).
-func lockService(ctx context.Context, env *labenv.Env) error {
+func lockService(ctx context.Context, env *Lab) error {
 	st, err := env.Service.Status(ctx)
 	if err != nil || !st.Installed {
 		// Nothing installed (or nothing known): nothing depends on the
@@ -146,7 +146,7 @@ const probeGrace = 10 * time.Second
 // is step 6's business (named in a note, and by step 6), never step 4's
 // failure. However the proof ends, the probe, its namespace and quota are
 // deleted and waited for (releaseProbe): nothing of it outlives the step.
-func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
+func ProbeController(ctx context.Context, env *Lab, r *Result) error {
 	name := lab.TempName(lab.ProbePrefix)
 	ts := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: %s\nspec:\n  pods: 1\n", teamspace.APIVersion, teamspace.Kind, name)
 	sh := show(env)
@@ -198,7 +198,7 @@ func ProbeController(ctx context.Context, env *labenv.Env, r *Result) error {
 // than left to the garbage collector, which on a young cluster can take a
 // minute or more to learn a new owner kind. It waits until all three are
 // gone and returns the finalizers that still held the probe after grace.
-func releaseProbe(ctx context.Context, env *labenv.Env, sh shell, name string, grace time.Duration) (held []string, err error) {
+func releaseProbe(ctx context.Context, env *Lab, sh shell, name string, grace time.Duration) (held []string, err error) {
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
 	probe := teamspaceObj(name)
 	if err := sh.remove(ctx, env, probe); err != nil && !apierrors.IsNotFound(err) {
@@ -272,7 +272,7 @@ func releaseProbe(ctx context.Context, env *labenv.Env, sh shell, name string, g
 // a finalizer, for step 6 to report as its mistake.
 const heldProbeFile = "step4-held-probe.txt"
 
-func rememberHeldProbe(env *labenv.Env, name string, held []string) error {
+func rememberHeldProbe(env *Lab, name string, held []string) error {
 	dir := filepath.Join(env.Dir, manifest.OwnDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -281,7 +281,7 @@ func rememberHeldProbe(env *labenv.Env, name string, held []string) error {
 }
 
 // heldProbe is what step 4 remembered (rememberHeldProbe), or "".
-func heldProbe(env *labenv.Env) string {
+func heldProbe(env *Lab) string {
 	data, err := os.ReadFile(filepath.Join(env.Dir, manifest.OwnDir, heldProbeFile))
 	if err != nil {
 		return ""
@@ -293,7 +293,7 @@ func heldProbe(env *labenv.Env) string {
 // for, or what it lacks first: check's pending, word for word. Our
 // finalizer is not owed (the grader does not ask it of a new TeamSpace),
 // and a spec no controller can serve owes nothing more.
-func probeConverged(ctx context.Context, env *labenv.Env, name string) (bool, string, error) {
+func probeConverged(ctx context.Context, env *Lab, name string) (bool, string, error) {
 	ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
 	if err != nil || ts == nil {
 		return false, name + " is gone", err

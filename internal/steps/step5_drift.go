@@ -14,14 +14,13 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 var step5 = &Step{
 	Step: lab.Drift,
-	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 		var kept lab.DriftRecord
 		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
 			return r, err
@@ -56,7 +55,7 @@ var step5 = &Step{
 		}
 		defer w.Stop()
 		alphaOnly := reaction.Only("alpha")
-		rx, err := reaction.Start(ctx, env, s.Number, s.Title, reaction.Quotas(alphaOnly), reaction.Events(alphaOnly), reaction.ServiceLog(alphaOnly))
+		rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.Quotas(alphaOnly), reaction.Events(alphaOnly), reaction.ServiceLog(alphaOnly))
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +139,7 @@ var step5 = &Step{
 
 // watchQuota reads w until a quota satisfies done, or the timeout passes
 // (the error then names the last quota seen).
-func watchQuota(ctx context.Context, env *labenv.Env, w watch.Interface, what, why string, done func(*corev1.ResourceQuota) bool) (q *corev1.ResourceQuota, err error) {
+func watchQuota(ctx context.Context, env *Lab, w watch.Interface, what, why string, done func(*corev1.ResourceQuota) bool) (q *corev1.ResourceQuota, err error) {
 	timeout := time.NewTimer(env.Timeout)
 	defer timeout.Stop()
 	live := startWait(env, what, why)
@@ -185,7 +184,7 @@ func watchQuota(ctx context.Context, env *labenv.Env, w watch.Interface, what, w
 // could ever pass (drift.json deleted_uid must be reconcile.json
 // quota_uid). LAB.md's quota_uid is "the uid of team-alpha/team-quota",
 // which the live one now is.
-func freshBaseline(env *labenv.Env, r *Result, live *corev1.ResourceQuota) error {
+func freshBaseline(env *Lab, r *Result, live *corev1.ResourceQuota) error {
 	var rec lab.ReconcileRecord
 	problems, err := lab.ReadFile(env.Dir, lab.ReconcileFile, &rec)
 	if err != nil || len(problems) > 0 || rec.QuotaUID == string(live.UID) {

@@ -33,7 +33,7 @@ spec:
 
 var step6 = &Step{
 	Step: lab.Cleanup,
-	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 		var kept lab.CleanupRecord
 		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
 			return r, err
@@ -124,7 +124,7 @@ var step6 = &Step{
 		}
 		defer w.Stop()
 		betaOnly := reaction.Only("beta")
-		rx, err := reaction.Start(ctx, env, s.Number, s.Title, reaction.TeamSpaces(betaOnly), reaction.Namespaces(betaOnly),
+		rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.TeamSpaces(betaOnly), reaction.Namespaces(betaOnly),
 			reaction.Archive("beta"), reaction.Events(betaOnly), reaction.ServiceLog(betaOnly))
 		if err != nil {
 			return nil, err
@@ -243,7 +243,7 @@ var step6 = &Step{
 //     would have; this run then deletes a beta of its own;
 //   - not deleted yet (the try stopped before its delete): it is the beta
 //     of beta.yaml, which this run applies again and goes on with.
-func earlierBeta(ctx context.Context, env *labenv.Env, sh shell, r *Result) error {
+func earlierBeta(ctx context.Context, env *Lab, sh shell, r *Result) error {
 	old, err := teamspace.Get(ctx, env.Clients.Dynamic, "beta")
 	if err != nil {
 		return err

@@ -22,7 +22,7 @@ import (
 
 var step7 = &Step{
 	Step: lab.Catchup,
-	Run: func(ctx context.Context, env *labenv.Env, s *Step) (r *Result, err error) {
+	Run: func(ctx context.Context, env *Lab, s *Step) (r *Result, err error) {
 		var kept lab.CatchupRecord
 		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
 			return r, err
@@ -56,7 +56,7 @@ var step7 = &Step{
 				"Observed", alpha.Status.ObservedGeneration, "StartOver", startOver(env)))
 		}
 		alphaOnly := reaction.Only("alpha")
-		rx, err := reaction.Start(ctx, env, s.Number, s.Title, reaction.TeamSpaces(alphaOnly), reaction.Quotas(alphaOnly),
+		rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.TeamSpaces(alphaOnly), reaction.Quotas(alphaOnly),
 			reaction.Events(alphaOnly), reaction.ServiceLog(alphaOnly))
 		if err != nil {
 			return nil, err
@@ -204,7 +204,7 @@ func loadStoppedReading(dir string) (*stoppedReading, error) {
 func removeStoppedReading(dir string) { _ = os.Remove(stoppedReadingPath(dir)) }
 
 // readStopped reads alpha and its quota.
-func readStopped(ctx context.Context, env *labenv.Env, ns string) (*teamspace.TeamSpace, *corev1.ResourceQuota, error) {
+func readStopped(ctx context.Context, env *Lab, ns string) (*teamspace.TeamSpace, *corev1.ResourceQuota, error) {
 	a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
 	if err != nil {
 		return nil, nil, err
@@ -221,7 +221,7 @@ func readStopped(ctx context.Context, env *labenv.Env, ns string) (*teamspace.Te
 // the patch (it waits out what is left of them, at most 8 s), so that the
 // reading is the one LAB.md asks for. The step's context has ended, so
 // this uses one of its own.
-func saveReadingWhenDue(env *labenv.Env, ns string, patched time.Time) error {
+func saveReadingWhenDue(env *Lab, ns string, patched time.Time) error {
 	ctx, cancel := context.WithTimeout(context.Background(), labenv.LabCatchupWait+30*time.Second)
 	defer cancel()
 	if left := time.Until(patched.Add(labenv.LabCatchupWait)); left > 0 && env.Progress != nil {

@@ -5,12 +5,11 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/labenv"
 )
 
 var step8 = &Step{
 	Step: lab.Report,
-	Run: func(ctx context.Context, env *labenv.Env, s *Step) (*Result, error) {
+	Run: func(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 		// report.json written by hand is the learner's: judged key by key
 		// against what the other files give, kept when every key holds
 		// (keep); --force computes cnpa's and keeps theirs as a backup.

@@ -31,7 +31,7 @@ func TestRegistry(t *testing.T) {
 func TestRunSteps(t *testing.T) {
 	boom := errors.New("boom")
 	fake := func(n int, ok bool, err error) *Step {
-		return &Step{Step: lab.Steps[n-1], Run: func(_ context.Context, _ *labenv.Env, s *Step) (*Result, error) {
+		return &Step{Step: lab.Steps[n-1], Run: func(_ context.Context, _ *Lab, s *Step) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
@@ -82,7 +82,7 @@ func TestRunSteps(t *testing.T) {
 // --force when what it compares with is gone and the step can run again;
 // starting over only when the cluster cannot repeat the step.
 func TestFixFor(t *testing.T) {
-	env := &labenv.Env{Dir: "/lab"}
+	env := &Lab{Env: &labenv.Env{Dir: "/lab"}}
 	startOver := lab.StartOver
 	gone := lab.Judged{Rule: lab.Rule{Key: "uid"}, Verdict: lab.Verdict{Want: "the live alpha's uid", Got: "TeamSpace alpha does not exist", Hint: &startOver}}
 	wrong := lab.Judged{Rule: lab.Rule{Key: "status_via_main"}, Verdict: lab.Verdict{Want: "null", Got: `""`}}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/reaction"
 )
 
@@ -23,7 +22,7 @@ func (r *Result) finishTimeline(ctx context.Context, rx *reaction.Recorder) {
 
 // serviceCommand is the command a learner types to start or stop the
 // service with the lab's service manager.
-func serviceCommand(env *labenv.Env, verb string) string {
+func serviceCommand(env *Lab, verb string) string {
 	if env.Service.Name() == "systemd" {
 		return "systemctl " + verb + " " + reaction.UnitName
 	}
