@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -122,7 +123,7 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 		p.Line("")
 		p.Title("Diagnoses")
 		for _, d := range gb.Diagnoses {
-			p.Line("  %s: %s (%s)", judge.Plural(len(d.Learners), "learner"), ui.Clean(d.Diagnosis), ui.Clean(strings.Join(d.Learners, ", ")))
+			p.Line("  %s: %s (%s)", i18n.N("plural.class.learners", len(d.Learners)), ui.Clean(d.Diagnosis), ui.Clean(strings.Join(d.Learners, ", ")))
 		}
 	}
 }

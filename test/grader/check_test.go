@@ -257,7 +257,7 @@ func testTampering(t *testing.T, l *labCLI) {
 		}, []string{"step5.restore_seconds"}, "cnpa"},
 		{"extra key", func(t *testing.T) func() {
 			return l.editJSON("reconcile.json", func(m map[string]any) { m["note"] = "mine" })
-		}, []string{"step3.file"}, "remove what LAB.md does not name"},
+		}, []string{"step3.file"}, "remove what the lab text does not name"},
 		{"missing key", func(t *testing.T) func() {
 			return l.editJSON("catchup.json", func(m map[string]any) { delete(m, "observed_after_start") })
 		}, []string{"step7.observed_after_start"}, "write `\"observed_after_start\": 3` in catchup.json"},
