@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -74,7 +73,7 @@ func (r *run) drift(ctx context.Context) judge.Verdict {
 			return false, i18n.T("check.drift.still_there")
 		}
 		got := quota.Spec.Hard[corev1.ResourcePods]
-		return got.Value() == pods, fmt.Sprintf("quota uid %s, hard.pods %s", quota.UID, got.String())
+		return got.Value() == pods, i18n.T("check.drift.quota_seen", i18n.Args{"UID": quota.UID, "Pods": got.String()})
 	})
 	if !ok {
 		return judge.Holds(false, want, i18n.T("check.drift.after_delete", i18n.Args{"Seen": seen}))
