@@ -132,8 +132,8 @@ func (c *checker) rule(ev *evidenceSet, rec *lab.Record, r lab.Rule, in *lab.Inp
 		}
 		return ev.redo(r.Step)
 	}
-	expected := ruleExpected(r)
-	c.key(rec, r.Key, r.ID, ruleTitle(r), expected, func() string { return hintOf(r.Hint, r.Expected) }, func(v any) Verdict {
+	expected := RuleExpected(r)
+	c.key(rec, r.Key, r.ID, RuleTitle(r), expected, func() string { return hintOf(r.Hint, r.Expected) }, func(v any) Verdict {
 		j := r.Judge(v, in)
 		out := Verdict{OK: j.OK, Want: j.Want, Got: j.Got, Skip: j.Skip}
 		if j.Want == r.Expected {

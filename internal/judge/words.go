@@ -20,11 +20,11 @@ func labStep(n int) string {
 	return i18n.T("check.lab_step", i18n.Args{"N": n, "Heading": s.Heading()})
 }
 
-// ruleTitle is rule r's title in the chosen language. The English is the
+// RuleTitle is rule r's title in the chosen language. The English is the
 // rule's own (package lab), where it is read and tested; the catalog's
 // check.rule.<id>.title holds the same words (TestCatalogMatchesRules) and
 // their translations. report.json's rules share one title.
-func ruleTitle(r lab.Rule) string {
+func RuleTitle(r lab.Rule) string {
 	if i18n.Current() == i18n.English {
 		return r.Title
 	}
@@ -34,10 +34,10 @@ func ruleTitle(r lab.Rule) string {
 	return i18n.T("check.rule." + r.ID + ".title")
 }
 
-// ruleExpected is rule r's expected value as shown: a JSON value as it
+// RuleExpected is rule r's expected value as shown: a JSON value as it
 // is, words in the chosen language (check.rule.<id>.expected, held to
 // the rule's English like the title).
-func ruleExpected(r lab.Rule) string {
+func RuleExpected(r lab.Rule) string {
 	if i18n.Current() == i18n.English || json.Valid([]byte(r.Expected)) {
 		return r.Expected
 	}

@@ -39,7 +39,7 @@ func TestCatalogMatchesRules(t *testing.T) {
 	defer i18n.Set(i18n.Current())
 	i18n.Set(i18n.Japanese)
 	for _, r := range lab.Rules {
-		if got := ruleTitle(r); got == r.Title || strings.HasPrefix(got, "check.") {
+		if got := RuleTitle(r); got == r.Title || strings.HasPrefix(got, "check.") {
 			t.Errorf("%s: the Japanese title is %q", r.ID, got)
 		}
 	}
