@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
@@ -33,19 +34,19 @@ func WriteText(p *ui.Printer, r *Report) {
 		case Pass:
 			p.Line("  %s %-36s %s", p.Mark(true), c.ID, c.Actual)
 			if c.Note != "" {
-				p.Note("      %s %s", note, c.Note)
+				p.Note("%s", prose("      "+note+" ", c.Note))
 			}
 		case Fail:
 			p.Line("  %s %-36s %s", p.Mark(false), c.ID, c.Title)
 			p.Line("      %s %s", found, c.Actual)
 			p.Line("      %s %s", expected, c.Expected)
 			if c.Hint != "" {
-				p.Warn("      → %s", c.Hint)
+				p.Warn("%s", prose("      → ", c.Hint))
 			}
 		case Note:
 			p.Line("  %s %-36s %s", p.Accent("i"), c.ID, c.Title)
 			p.Line("      %s %s", found, c.Actual)
-			p.Note("      %s %s", note, c.Note)
+			p.Note("%s", prose("      "+note+" ", c.Note))
 		case Skip:
 			p.Note("  - %-36s %s", c.ID, c.Actual)
 		}
@@ -61,6 +62,19 @@ func WriteText(p *ui.Printer, r *Report) {
 		summary += i18n.N("plural.check.summary_notes", r.Notes)
 	}
 	p.Title("%s", summary)
+}
+
+// prose is a hint or a note after its label. Other languages than English
+// are written as paragraphs (docs/i18n.md) and wrapped here to 80 display
+// columns, the next lines under the text; English keeps its one line, as
+// it always was.
+func prose(label, text string) string {
+	if i18n.Current() == i18n.English {
+		return label + text
+	}
+	indent := strings.Repeat(" ", ui.Width(label))
+	wrapped := ui.Wrap(indent+text, 80)
+	return label + wrapped[len(indent):]
 }
 
 // WriteJSON writes the report as indented JSON; its shape is stable.
