@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/manifest"

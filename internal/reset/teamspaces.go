@@ -13,9 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/archive"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
