@@ -88,7 +88,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*judge.Report, *ju
 		opts.Progress = ui.New(io.Discard, true)
 	}
 	if _, err := lab.Get(opts.Step); opts.Step != 0 && err != nil {
-		return nil, nil, errors.New(i18n.T("check.no_step", i18n.Args{"N": opts.Step, "Range": lab.Range(" to ")}))
+		return nil, nil, errors.New(i18n.T("check.no_step", i18n.Args{"N": opts.Step, "Range": lab.Range(i18n.T("check.range_sep"))}))
 	}
 	r := &run{env: env, svc: env.Service, opts: opts, at: judge.Local}
 	if opts.Reported != nil {
