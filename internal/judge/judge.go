@@ -40,7 +40,10 @@ const (
 )
 
 // Check is one graded fact: as `cnpa check` reports it, as a submission
-// records it, and as `cnpa class grade` grades it again.
+// records it, and as `cnpa class grade` grades it again. Its words (Title,
+// Expected and Actual when they are words, Hint, Note) are in the language
+// cnpa spoke when the check was made (package i18n); its ID, Step, Status
+// and Diagnosis are the same in every language.
 type Check struct {
 	// ID is stable across runs and releases, e.g. step5.restored_uid_new.
 	ID   string `json:"id"`
