@@ -10,10 +10,12 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
@@ -41,7 +43,9 @@ type Options struct {
 // UnreachableError says the cluster could not be asked: nothing is graded.
 type UnreachableError struct{ Err error }
 
-func (e *UnreachableError) Error() string { return "cannot reach the cluster: " + e.Err.Error() }
+func (e *UnreachableError) Error() string {
+	return i18n.T("check.unreachable", i18n.Args{"Err": e.Err.Error()})
+}
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // run is one grading's state, handed to each probe.
@@ -84,7 +88,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*judge.Report, *ju
 		opts.Progress = ui.New(io.Discard, true)
 	}
 	if _, err := lab.Get(opts.Step); opts.Step != 0 && err != nil {
-		return nil, nil, fmt.Errorf("there is no step %d: the lab has steps %s", opts.Step, lab.Range(" to "))
+		return nil, nil, errors.New(i18n.T("check.no_step", i18n.Args{"N": opts.Step, "Range": lab.Range(i18n.T("check.range_sep"))}))
 	}
 	r := &run{env: env, svc: env.Service, opts: opts, at: judge.Local}
 	if opts.Reported != nil {
@@ -108,12 +112,12 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*judge.Report, *ju
 	defer func() {
 		// Ctrl-C ends ctx; the temporary objects must go all the same.
 		if cerr := r.tmp.cleanup(context.WithoutCancel(ctx)); cerr != nil {
-			opts.Progress.Warn("cleanup of temporary TeamSpaces: %v", cerr)
+			opts.Progress.Warn("%s", i18n.T("check.cleanup_failed", i18n.Args{"Err": cerr.Error()}))
 		}
 	}()
 	rep.Checks = append(rep.Checks, r.probes(ctx)...)
 	if ctx.Err() != nil {
-		return nil, nil, fmt.Errorf("interrupted before every check ran: %w", ctx.Err())
+		return nil, nil, fmt.Errorf("%s: %w", i18n.T("check.interrupted"), ctx.Err())
 	}
 	rep.Dir, rep.Server = env.Dir, env.Target.Server
 	rep.Finish(opts.Step)

@@ -3,13 +3,13 @@ package check
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
@@ -32,12 +32,7 @@ type stoppedPass struct {
 }
 
 func (s *stoppedPass) String() string {
-	return fmt.Sprintf("the controller's pass stops at TeamSpace %s (%s), so every TeamSpace listed after it (%s) waits forever. "+
-		"A controller goes on with the next one: give each TeamSpace its own error handling "+
-		"(`reconcile \"$ts\" || echo \"$name: not converged\" >&2`) instead of letting `set -e` or `exit` end the pass. "+
-		"Beware: `set -e` does not apply inside a function called under `||`, so reconcile itself must stop at a failed command "+
-		"(`kubectl … || return 1` on each write)",
-		s.at, s.err, strings.Join(s.after, ", "))
+	return i18n.T("check.passstop", i18n.Args{"At": s.at, "Err": s.err, "After": strings.Join(s.after, ", ")})
 }
 
 // logLines is how much of the controller's log is searched.
@@ -106,7 +101,7 @@ func (r *run) stopsBefore(ctx context.Context, probe string) string {
 		}
 	}
 	if line := lastErrorAbout(log, probe); line != "" {
-		return "; the controller's last error about it: " + line
+		return i18n.T("check.passstop.last_error", i18n.Args{"Line": line})
 	}
 	return ""
 }

@@ -3,7 +3,6 @@ package check
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
@@ -87,13 +87,13 @@ func (r *run) cannot(p *judge.Probe) string {
 	case !p.Controller:
 		return ""
 	case f.CRD == nil:
-		return "the CRD is not installed (see step1.crd)"
+		return i18n.T("check.crd.skip_not_installed")
 	case f.OtherDir != "":
-		return "the installed controller serves another evidence dir (see step4.unit_file)"
+		return i18n.T("check.cannot.other_dir")
 	case !f.Service.Active && r.at == judge.Remote:
-		return "the controller was not running when the learner submitted (see step4.service_active, as reported)"
+		return i18n.T("check.cannot.not_running_submitted")
 	case !f.Service.Active:
-		return "the controller is not running (see step4.service_active)"
+		return i18n.T("check.cannot.not_running")
 	}
 	return ""
 }
@@ -117,10 +117,10 @@ func await(ctx context.Context, timeout time.Duration, observe func(ctx context.
 	})
 	last := seenLast
 	if last == "" {
-		last = "nothing observed"
+		last = i18n.T("check.nothing_observed")
 	}
 	if err != nil {
-		return false, fmt.Sprintf("after %s: %s", timeout, last)
+		return false, i18n.T("check.after", i18n.Args{"Timeout": timeout, "Last": last})
 	}
 	return true, last
 }

@@ -2,9 +2,9 @@ package check
 
 import (
 	"context"
-	"fmt"
 	"time"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -22,8 +22,8 @@ var _ = fills(probeConverges, judge.ProbeConverges)
 func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 	r.convergeFailed = true
 	timeout := r.opts.ProbeTimeout
-	r.opts.Progress.Note("… step 4: a temporary TeamSpace %s* must converge by itself", TempPrefix)
-	want := "namespace, quota (pods=2, requests.cpu=250m) and status within " + timeout.String()
+	r.opts.Progress.Note("%s", i18n.T("check.progress.converges", i18n.Args{"Prefix": TempPrefix}))
+	want := i18n.T("check.converges.want", i18n.Args{"Timeout": timeout.String()})
 	ts, err := r.tmp.create(ctx, 2, "250m", nil)
 	if err != nil {
 		return []judge.Verdict{judge.Holds(false, want, err.Error())}
@@ -37,7 +37,7 @@ func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 		case err != nil:
 			return false, err.Error()
 		case live == nil:
-			return false, ts.Name + " is gone"
+			return false, i18n.T("check.ts_gone", i18n.Args{"Name": ts.Name})
 		}
 		g := firstGap(live, ns, q, false)
 		if g == nil {
@@ -61,5 +61,5 @@ func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 		return []judge.Verdict{v}
 	}
 	r.converged, r.convergeFailed = took, false
-	return []judge.Verdict{judge.Holds(true, want, fmt.Sprintf("%s converged by itself in %s", ts.Name, took.Round(time.Millisecond)))}
+	return []judge.Verdict{judge.Holds(true, want, i18n.T("check.converges.got", i18n.Args{"Name": ts.Name, "Took": took.Round(time.Millisecond).String()}))}
 }

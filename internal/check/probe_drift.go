@@ -2,13 +2,13 @@ package check
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -26,9 +26,9 @@ var DriftLiveID = judge.ProbeDrift.ID
 // step 4's TeamSpace converge is not asked again.
 func probeDrift(ctx context.Context, r *run) []judge.Verdict {
 	if r.convergeFailed {
-		return []judge.Verdict{judge.Skipped("a new TeamSpace did not converge (see " + judge.ProbeConverges.ID + ")")}
+		return []judge.Verdict{judge.Skipped(i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))}
 	}
-	r.opts.Progress.Note("… step 5: a temporary TeamSpace's quota, deleted and then edited by hand, must come back as its spec says")
+	r.opts.Progress.Note("%s", i18n.T("check.progress.drift"))
 	return []judge.Verdict{r.drift(ctx)}
 }
 
@@ -36,7 +36,7 @@ func probeDrift(ctx context.Context, r *run) []judge.Verdict {
 func (r *run) drift(ctx context.Context) judge.Verdict {
 	env, tmp, timeout := r.env, r.tmp, r.opts.ProbeTimeout
 	const pods = 3
-	want := fmt.Sprintf("deleted quota back with a new uid, hard.pods edited to 99 back to %d, each within %s", pods, timeout)
+	want := i18n.T("check.drift.want", i18n.Args{"Pods": pods, "Timeout": timeout.String()})
 	ts, err := tmp.create(ctx, pods, "250m", nil)
 	if err != nil {
 		return judge.Holds(false, want, err.Error())
@@ -50,18 +50,18 @@ func (r *run) drift(ctx context.Context) judge.Verdict {
 		case err != nil:
 			return false, err.Error()
 		case live == nil:
-			return false, ts.Name + " is gone"
+			return false, i18n.T("check.ts_gone", i18n.Args{"Name": ts.Name})
 		}
 		q = quota
 		p := pending(live, ns, quota, false)
 		return p == "", p
 	})
 	if !ok {
-		return judge.Holds(false, want, ts.Name+" never converged: "+seen)
+		return judge.Holds(false, want, i18n.T("check.drift.never_converged", i18n.Args{"Name": ts.Name, "Seen": seen}))
 	}
 	deletedUID := q.UID
 	if err := quotas.Delete(ctx, teamspace.QuotaName, metav1.DeleteOptions{}); err != nil {
-		return judge.Holds(false, want, "delete the quota: "+err.Error())
+		return judge.Holds(false, want, i18n.T("check.drift.delete_failed", i18n.Args{"Err": err.Error()}))
 	}
 	start := time.Now()
 	ok, seen = await(ctx, timeout, func(ctx context.Context) (bool, string) {
@@ -70,18 +70,18 @@ func (r *run) drift(ctx context.Context) judge.Verdict {
 		case err != nil:
 			return false, "quota: " + err.Error()
 		case quota.UID == deletedUID:
-			return false, "the deleted quota is still there"
+			return false, i18n.T("check.drift.still_there")
 		}
 		got := quota.Spec.Hard[corev1.ResourcePods]
-		return got.Value() == pods, fmt.Sprintf("quota uid %s, hard.pods %s", quota.UID, got.String())
+		return got.Value() == pods, i18n.T("check.drift.quota_seen", i18n.Args{"UID": quota.UID, "Pods": got.String()})
 	})
 	if !ok {
-		return judge.Holds(false, want, "after the delete: "+seen)
+		return judge.Holds(false, want, i18n.T("check.drift.after_delete", i18n.Args{"Seen": seen}))
 	}
 	restored := time.Since(start)
 	patch := []byte(`{"spec":{"hard":{"pods":"99"}}}`)
 	if _, err := quotas.Patch(ctx, teamspace.QuotaName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager}); err != nil {
-		return judge.Holds(false, want, "edit the quota: "+err.Error())
+		return judge.Holds(false, want, i18n.T("check.drift.edit_failed", i18n.Args{"Err": err.Error()}))
 	}
 	start = time.Now()
 	ok, seen = await(ctx, timeout, func(ctx context.Context) (bool, string) {
@@ -93,7 +93,7 @@ func (r *run) drift(ctx context.Context) judge.Verdict {
 		return got.Value() == pods, "hard.pods " + got.String()
 	})
 	if !ok {
-		return judge.Holds(false, want, fmt.Sprintf("restored in %s, but after the edit to 99: %s", restored.Round(time.Millisecond), seen))
+		return judge.Holds(false, want, i18n.T("check.drift.not_reverted", i18n.Args{"Restored": restored.Round(time.Millisecond).String(), "Seen": seen}))
 	}
-	return judge.Holds(true, want, fmt.Sprintf("restored in %s, edit reverted in %s", restored.Round(time.Millisecond), time.Since(start).Round(time.Millisecond)))
+	return judge.Holds(true, want, i18n.T("check.drift.got", i18n.Args{"Restored": restored.Round(time.Millisecond).String(), "Reverted": time.Since(start).Round(time.Millisecond).String()}))
 }

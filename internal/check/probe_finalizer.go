@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -24,7 +25,7 @@ var _ = fills(probeFinalizer, judge.ProbeFinalizerAdded, judge.ProbeDeleteArchiv
 // removes that too. It returns the verdicts of
 // step6.finalizer_added_keeps_foreign and step6.delete_archives.
 func probeFinalizer(ctx context.Context, r *run) []judge.Verdict {
-	r.opts.Progress.Note("… step 6: a temporary TeamSpace holding another controller's finalizer (%s)", ForeignFinalizer)
+	r.opts.Progress.Note("%s", i18n.T("check.progress.finalizer", i18n.Args{"Foreign": ForeignFinalizer}))
 	added, deleted := r.finalizer(ctx)
 	return []judge.Verdict{added, deleted}
 }
@@ -35,7 +36,7 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 	wantAdded := fmt.Sprintf("finalizers [%s %s] within %s", ForeignFinalizer, teamspace.Finalizer, timeout)
 	ts, err := tmp.create(ctx, 1, "", []string{ForeignFinalizer})
 	if err != nil {
-		return judge.Holds(false, wantAdded, err.Error()), judge.Skipped("no temporary TeamSpace")
+		return judge.Holds(false, wantAdded, err.Error()), judge.Skipped(i18n.T("check.finalizer.no_temp"))
 	}
 	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {
 		live, err := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name)
@@ -49,8 +50,7 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 		var mistake lab.Mistake
 		if live, _ := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name); live != nil && teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer) &&
 			!teamspace.HasFinalizer(live.Finalizers, ForeignFinalizer) {
-			seen += ": another controller's finalizer was dropped: " + lab.KeepOtherFinalizers +
-				"; a merge or JSON-patch add, with the resourceVersion as precondition, does"
+			seen += i18n.T("check.finalizer.dropped", i18n.Args{"Keep": lab.KeepOtherFinalizers})
 			mistake = lab.MistakeFinalizerList
 		} else {
 			stop := r.stopsBefore(ctx, ts.Name)
@@ -64,11 +64,11 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 		_ = tmp.discard(ctx, ts.Name)
 		v := judge.Holds(false, wantAdded, seen)
 		v.Mistake = mistake
-		return v, judge.Skipped("our finalizer was never added (see step6.finalizer_added_keeps_foreign)")
+		return v, judge.Skipped(i18n.T("check.finalizer.never_added"))
 	}
 	added = judge.Holds(true, wantAdded, seen)
 
-	wantDeleted := fmt.Sprintf("after delete: finalizers [%s], deletionTimestamp set, archive/<name>.json with its uid, within %s", ForeignFinalizer, timeout)
+	wantDeleted := i18n.T("check.finalizer.want_deleted", i18n.Args{"Foreign": ForeignFinalizer, "Timeout": timeout.String()})
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
 	if err := res.Delete(ctx, ts.Name, metav1.DeleteOptions{}); err != nil {
 		return added, judge.Holds(false, wantDeleted, "delete: "+err.Error())
@@ -82,7 +82,7 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 		}
 		if live == nil {
 			vanished = true
-			return true, ts.Name + " is gone: the foreign finalizer was removed too"
+			return true, i18n.T("check.finalizer.foreign_removed", i18n.Args{"Name": ts.Name})
 		}
 		final = live
 		return !teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer), fmt.Sprintf("%s finalizers %v", ts.Name, live.Finalizers)
@@ -100,16 +100,15 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 		deleted = judge.Holds(false, wantDeleted, fmt.Sprintf("%s, deletionTimestamp %v", seen, final.DeletionTimestamp))
 	case tmp.remote:
 		// The record is on the learner's VM, out of this machine's sight.
-		deleted = judge.Holds(true, wantDeleted, fmt.Sprintf("finalizers %v; the archive record is on the learner's VM, not read from here", final.Finalizers))
+		deleted = judge.Holds(true, wantDeleted, i18n.T("check.finalizer.remote", i18n.Args{"Finalizers": fmt.Sprint(final.Finalizers)}))
 	case recErr != nil || rec == nil:
-		deleted = judge.Holds(false, wantDeleted, fmt.Sprintf("%s, but no archive record %s: %v",
-			seen, filepath.Join(env.ArchiveDir(), ts.Name+".json"), orGone(recErr)))
+		deleted = judge.Holds(false, wantDeleted, i18n.T("check.finalizer.no_record", i18n.Args{"Seen": seen, "Path": filepath.Join(env.ArchiveDir(), ts.Name+".json"), "Err": fmt.Sprint(orGone(recErr))}))
 		deleted.Mistake = lab.MistakeNoArchive
 	case rec.UID != string(ts.UID) || rec.Name != ts.Name:
 		data, _ := json.Marshal(rec)
-		deleted = judge.Holds(false, wantDeleted, fmt.Sprintf("archive record %s, uid should be %s", data, ts.UID))
+		deleted = judge.Holds(false, wantDeleted, i18n.T("check.finalizer.wrong_record", i18n.Args{"Record": string(data), "UID": ts.UID}))
 	default:
-		deleted = judge.Holds(true, wantDeleted, fmt.Sprintf("finalizers %v, archived uid %s", final.Finalizers, rec.UID))
+		deleted = judge.Holds(true, wantDeleted, i18n.T("check.finalizer.got", i18n.Args{"Finalizers": fmt.Sprint(final.Finalizers), "UID": rec.UID}))
 	}
 	// Our part done: drop the foreign finalizer, with the resourceVersion
 	// read as precondition so nothing else is lost. A conflict or any other

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
@@ -38,14 +39,14 @@ func probeForeignNamespace(ctx context.Context, r *run) []judge.Verdict {
 	// Last and alone: LAB.md does not ask about a namespace somebody
 	// else made, and a controller that stops its pass there must cost
 	// no other verdict.
-	r.opts.Progress.Note("… a namespace team-<name> somebody else made before its TeamSpace (LAB.md does not ask about it: a note at most)")
+	r.opts.Progress.Note("%s", i18n.T("check.progress.foreign"))
 	return []judge.Verdict{r.foreignNamespace(ctx, witnessWait(r.converged, r.opts.ProbeTimeout))}
 }
 
 // foreignNamespace is probeForeignNamespace's verdict.
 func (r *run) foreignNamespace(ctx context.Context, witnessWait time.Duration) judge.Verdict {
 	env, tmp := r.env, r.tmp
-	want := "no ownerReference to the TeamSpace, and its own labels only"
+	want := i18n.T("check.foreign.want")
 	base := lab.TempName(lab.TempPrefix)
 	name, witness := base+foreignSuffix, base+witnessSuffix
 	nsName := teamspace.NamespaceName(name)
@@ -59,12 +60,12 @@ func (r *run) foreignNamespace(ctx context.Context, witnessWait time.Duration) j
 	// The grader's own failures here are notes too: the check is one.
 	notAsked := func(got string) judge.Verdict {
 		v := judge.Holds(false, want, got)
-		v.Optional, v.Note = true, "the probe could not be set up, so nothing is known of this case"
+		v.Optional, v.Note = true, i18n.T("check.foreign.not_set_up")
 		return v
 	}
 	if _, err := env.Clients.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name: nsName, Labels: map[string]string{"owner": ForeignNamespaceOwner}}}, metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
-		return notAsked(fmt.Sprintf("create foreign namespace %s: %v", nsName, err))
+		return notAsked(i18n.T("check.foreign.create_failed", i18n.Args{"Name": nsName, "Err": err.Error()}))
 	}
 	ts, err := tmp.createNamed(ctx, name, 1, "", nil)
 	if err != nil {
@@ -114,17 +115,15 @@ func (r *run) foreignNamespace(ctx context.Context, witnessWait time.Duration) j
 		notes = append(notes, v.Note)
 	}
 	if !reached {
-		unserved := fmt.Sprintf("TeamSpace %s, made right after %s, was not served within %s", witness, name, witnessWait.Round(time.Second))
+		unserved := i18n.T("check.foreign.unserved", i18n.Args{"Witness": witness, "Name": name, "Wait": witnessWait.Round(time.Second).String()})
 		if stop := r.stoppedPassAt(ctx, name, witness); stop != nil {
 			unserved += ": " + stop.String()
 		}
 		notes = append(notes, unserved)
 	} else if line := lastErrorAbout(r.serviceLog(ctx), name); line != "" {
-		notes = append(notes, "your controller tried to write somebody else's namespace and was refused: "+line+
-			". Skip a team-<name> you do not own (one without your label platform.labhub.io/teamspace=<name> and ownerReference): "+
-			"a controller adopts nothing it did not make")
+		notes = append(notes, i18n.T("check.foreign.refused", i18n.Args{"Line": line}))
 	}
-	v.Note = strings.Join(notes, ". ")
+	v.Note = strings.Join(notes, i18n.T("check.foreign.note_sep"))
 	v.Optional = true
 	return v
 }
@@ -135,26 +134,21 @@ func (r *run) foreignNamespace(ctx context.Context, witnessWait time.Duration) j
 // engines refuse to adopt.
 func judgeForeignNamespace(ctx context.Context, env *labenv.Env, ts *teamspace.TeamSpace) judge.Verdict {
 	nsName := teamspace.NamespaceName(ts.Name)
-	want := "no ownerReference to TeamSpace " + ts.Name + " and its own labels only"
+	want := i18n.T("check.foreign.want_named", i18n.Args{"Name": ts.Name})
 	ns, err := getNamespace(ctx, env, nsName)
 	switch {
 	case err != nil:
 		return judge.Holds(false, want, err.Error())
 	case ns == nil:
-		v := judge.Holds(false, want, "namespace "+nsName+" is gone")
-		v.Note = "the controller deleted, or let be deleted, a namespace somebody else made: on a real platform that is " +
-			"a stranger's workloads gone"
+		v := judge.Holds(false, want, i18n.T("check.foreign.ns_gone", i18n.Args{"Name": nsName}))
+		v.Note = i18n.T("check.foreign.deleted_note")
 		return v
 	case teamspace.HasOwnerReference(ns.OwnerReferences, ts.UID):
-		v := judge.Holds(false, want, fmt.Sprintf("namespace %s (made by %s before the TeamSpace) now has an ownerReference to TeamSpace %s",
-			nsName, ForeignNamespaceOwner, ts.Name))
-		v.Note = "your controller adopted a namespace it did not make. LAB.md does not ask about this case, but on a real " +
-			"platform it hands a stranger's namespace to the TeamSpace, and to the garbage collector: deleting the TeamSpace " +
-			"deletes that namespace and everything in it. cnpa's engines create team-<name> only when it does not exist, and " +
-			"leave a foreign one alone"
+		v := judge.Holds(false, want, i18n.T("check.foreign.adopted", i18n.Args{"Name": nsName, "Owner": ForeignNamespaceOwner, "TeamSpace": ts.Name}))
+		v.Note = i18n.T("check.foreign.adopted_note")
 		return v
 	}
-	return judge.Holds(true, want, fmt.Sprintf("namespace %s left alone (owners %d, label owner=%s)", nsName, len(ns.OwnerReferences), ns.Labels["owner"]))
+	return judge.Holds(true, want, i18n.T("check.foreign.got", i18n.Args{"Name": nsName, "Owners": len(ns.OwnerReferences), "Owner": ns.Labels["owner"]}))
 }
 
 // witnessWait is how long the foreign-namespace probe waits for its

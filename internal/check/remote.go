@@ -2,9 +2,9 @@ package check
 
 import (
 	"context"
-	"errors"
 	"io"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/service"
 )
 
@@ -12,7 +12,13 @@ import (
 // seen from another machine it can be neither asked nor managed.
 type reportedService struct{ status service.Status }
 
-var errNotHere = errors.New("the service runs on the learner's VM: it cannot be managed from here")
+// notHere is what managing it says, in the language chosen by the time
+// it is said.
+type notHere struct{}
+
+func (notHere) Error() string { return i18n.T("check.remote.not_here") }
+
+var errNotHere error = notHere{}
 
 func (r reportedService) Name() string                                   { return r.status.Manager }
 func (r reportedService) UnitPath() string                               { return r.status.UnitPath }

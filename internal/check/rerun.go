@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
@@ -155,9 +156,9 @@ func diff(a, b *snapshot, excused map[string]string) []string {
 		}
 		switch old, ok := a.rv[k]; {
 		case !ok:
-			out = append(out, k+" created")
+			out = append(out, i18n.T("check.rerun.created", i18n.Args{"Key": k}))
 		case old != rv:
-			out = append(out, fmt.Sprintf("%s written (resourceVersion %s→%s)", k, old, rv))
+			out = append(out, i18n.T("check.rerun.written", i18n.Args{"Key": k, "Old": old, "New": rv}))
 		}
 	}
 	for k := range a.rv {
@@ -187,7 +188,7 @@ var _ = fills(probeRerun, judge.ProbeScriptRuns, judge.ProbeRerunWritesNothing)
 //     that run: the script then did its job, and the drift itself fails the
 //     check that looks at it (step5.quota_in_sync, say).
 func probeRerun(ctx context.Context, r *run) []judge.Verdict {
-	r.opts.Progress.Note("… running %s twice more to see that it writes nothing", lab.ScriptName)
+	r.opts.Progress.Note("%s", i18n.T("check.progress.rerun", i18n.Args{"Script": lab.ScriptName}))
 	runs, writes := rerun(ctx, r.env, judge.ProbeScriptRuns.Hint(r.facts))
 	return []judge.Verdict{runs, writes}
 }
@@ -200,11 +201,11 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes judg
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return judge.Holds(false, "an executable "+path, "missing"), judge.Skipped("no script to run (see " + runsID + ")")
+		return judge.Holds(false, i18n.T("check.rerun.want_exec", i18n.Args{"Path": path}), i18n.T("check.rerun.missing")), judge.Skipped(i18n.T("check.rerun.skip_no_script", i18n.Args{"ID": runsID}))
 	case fi.Mode()&0o111 == 0:
-		v := judge.Holds(false, "an executable "+path, "not executable, mode "+fi.Mode().String())
-		v.Hint = "make it executable: `chmod +x " + path + "`"
-		return v, judge.Skipped("no script to run (see " + runsID + ")")
+		v := judge.Holds(false, i18n.T("check.rerun.want_exec", i18n.Args{"Path": path}), i18n.T("check.rerun.not_exec", i18n.Args{"Mode": fi.Mode().String()}))
+		v.Hint = i18n.T("check.rerun.chmod", i18n.Args{"Path": path})
+		return v, judge.Skipped(i18n.T("check.rerun.skip_no_script", i18n.Args{"ID": runsID}))
 	}
 	finalizerOn := env.State != nil && env.State.Finalizer
 	var (
@@ -220,7 +221,8 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes judg
 	for i := 0; i <= 2; i++ {
 		s, err := takeSnapshot(ctx, env, finalizerOn)
 		if err != nil {
-			return judge.Skipped("cannot read the cluster: " + err.Error()), judge.Skipped("cannot read the cluster: " + err.Error())
+			why := i18n.T("check.rerun.cannot_read", i18n.Args{"Err": err.Error()})
+			return judge.Skipped(why), judge.Skipped(why)
 		}
 		snaps = append(snaps, s)
 		if i == 2 {
@@ -233,50 +235,48 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes judg
 		switch {
 		case err == nil:
 		case errors.As(err, &exit) && exit.Exited() && ctx.Err() == nil:
-			exits = append(exits, fmt.Sprintf("run %d: %v: %s", i+1, err, ui.Clean(lastChars(out, 400))))
+			exits = append(exits, i18n.T("check.rerun.exit", i18n.Args{"N": i + 1, "Err": err.Error(), "Out": ui.Clean(lastChars(out, 400))}))
 		default:
-			v := judge.Holds(false, "it runs to its end", fmt.Sprintf("run %d %s: %v: %s", i+1, as, err, ui.Clean(lastChars(out, 400))))
-			v.Hint = "run it by hand to see why: `" + path + "`; " + hint
-			return v, judge.Skipped("the script did not run (see " + runsID + ")")
+			v := judge.Holds(false, i18n.T("check.rerun.want_end"), i18n.T("check.rerun.failed", i18n.Args{"N": i + 1, "As": as, "Err": err.Error(), "Out": ui.Clean(lastChars(out, 400))}))
+			v.Hint = i18n.T("check.rerun.by_hand_and", i18n.Args{"Path": path, "Hint": hint})
+			return v, judge.Skipped(i18n.T("check.rerun.skip_not_run", i18n.Args{"ID": runsID}))
 		}
 	}
-	runs = judge.Holds(true, "it runs to its end, twice", "exit status 0, twice, "+as)
+	runs = judge.Holds(true, i18n.T("check.rerun.want_twice"), i18n.T("check.rerun.got_twice", i18n.Args{"As": as}))
 	if len(exits) > 0 {
-		runs = judge.Verdict{Want: "exit status 0", Got: strings.Join(exits, "; ") + " (" + as + ")", Optional: true,
-			Note: "LAB.md does not ask for exit status 0, so this is no failure; but a loop or a person reading the status " +
-				"takes a non-zero exit for a failed pass"}
+		runs = judge.Verdict{Want: i18n.T("check.rerun.want_exit0"), Got: strings.Join(exits, "; ") + " (" + as + ")", Optional: true,
+			Note: i18n.T("check.rerun.exit_note")}
 		if len(refused) > 0 {
-			runs.Note += ". The API server refused it " + as + ": " + strings.Join(refused, "; ") +
-				" (the service runs it so too: what root may do, the service's identity may not)"
+			runs.Note += i18n.T("check.rerun.refused_note", i18n.Args{"As": as, "Refused": strings.Join(refused, "; ")})
 		}
 	}
-	runs.Hint = "run it by hand to see why: `" + path + "`"
+	runs.Hint = i18n.T("check.rerun.by_hand", i18n.Args{"Path": path})
 
 	first := diff(snaps[0], snaps[1], snaps[0].pending)
 	second := diff(snaps[1], snaps[2], nil)
 	var got []string
 	if len(first) > 0 {
-		got = append(got, "first run: "+strings.Join(first, ", "))
+		got = append(got, i18n.T("check.rerun.first", i18n.Args{"Writes": strings.Join(first, ", ")}))
 	}
 	if len(second) > 0 {
-		got = append(got, "second run: "+strings.Join(second, ", "))
+		got = append(got, i18n.T("check.rerun.second", i18n.Args{"Writes": strings.Join(second, ", ")}))
 	}
 	// A refused write is still a write request: LAB.md's grader, which
 	// runs the script with more rights, would see it land. A refused read
 	// means the script cannot work under the identity it runs under.
 	if len(refused) > 0 {
-		got = append(got, "it sent requests that the API server refused "+as+": "+strings.Join(refused, "; "))
+		got = append(got, i18n.T("check.rerun.refused", i18n.Args{"As": as, "Refused": strings.Join(refused, "; ")}))
 	}
-	want := "no writes"
+	want := i18n.T("check.rerun.no_writes")
 	if len(got) == 0 {
-		actual := fmt.Sprintf("no writes to %d objects", len(snaps[2].rv))
+		actual := i18n.T("check.rerun.no_writes_to", i18n.Args{"N": len(snaps[2].rv)})
 		if len(snaps[0].pending) > 0 {
-			actual += fmt.Sprintf(" (the first run converged %s, which were behind)", keys(snaps[0].pending))
+			actual += i18n.T("check.rerun.pending", i18n.Args{"Keys": fmt.Sprint(keys(snaps[0].pending))})
 		}
 		return runs, judge.Holds(true, want, actual)
 	}
 	if u := snaps[2].unsettled; len(u) > 0 {
-		got = append(got, fmt.Sprintf("the quota controller had not caught up with %v after %s", u, settleWait))
+		got = append(got, i18n.T("check.rerun.unsettled", i18n.Args{"Keys": fmt.Sprint(u), "Wait": settleWait.String()}))
 	}
 	return runs, judge.Holds(false, want, strings.Join(got, "; "))
 }
@@ -303,7 +303,7 @@ func refusals(out string) []string {
 		}
 	}
 	if len(r) > 3 {
-		r = append(r[:3], fmt.Sprintf("and %d more", len(r)-3))
+		r = append(r[:3], i18n.T("check.rerun.more", i18n.Args{"N": len(r) - 3}))
 	}
 	return r
 }
@@ -316,7 +316,7 @@ func lastChars(s string, n int) string {
 		s = "…" + s[len(s)-n:]
 	}
 	if s == "" {
-		return "(no output)"
+		return i18n.T("check.rerun.no_output")
 	}
 	return s
 }

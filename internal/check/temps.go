@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
@@ -77,12 +78,11 @@ func (t *temps) sweepLeftovers(ctx context.Context, progress func(format string,
 		case time.Since(u.GetCreationTimestamp().Time) > leftoverAge:
 			old = append(old, name)
 		default:
-			progress("TeamSpace %s is another `cnpa check`'s probe, made %s ago: two checks at once on one cluster see each other's probes",
-				name, time.Since(u.GetCreationTimestamp().Time).Round(time.Second))
+			progress("%s", i18n.T("check.temps.another", i18n.Args{"Name": name, "Age": time.Since(u.GetCreationTimestamp().Time).Round(time.Second).String()}))
 		}
 	}
 	if len(old) > 0 {
-		progress("removing %s, left by an earlier `cnpa check`", strings.Join(old, ", "))
+		progress("%s", i18n.T("check.temps.removing", i18n.Args{"Names": strings.Join(old, ", ")}))
 		if err := t.discard(ctx, old...); err != nil {
 			progress("%v", err)
 		}
@@ -124,7 +124,7 @@ func (t *temps) discard(ctx context.Context, names ...string) error {
 		}
 	}
 	for _, n := range t.waitGone(ctx, left, 15*time.Second) {
-		errs = append(errs, fmt.Errorf("temporary TeamSpace %s is still there: `kubectl delete teamspace %s`", n, n))
+		errs = append(errs, errors.New(i18n.T("check.temps.still_there", i18n.Args{"Name": n})))
 	}
 	return errors.Join(errs...)
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/submission"
@@ -160,7 +161,7 @@ func Offline(s *submission.Submission) (checks []judge.Check, disagree []string,
 	}
 	defer os.RemoveAll(dir)
 	if err := s.Materialize(dir, filepath.Join(dir, lab.OwnDir)); err != nil {
-		return nil, nil, fmt.Errorf("%s: unpack the evidence: %w", s.Path, err)
+		return nil, nil, fmt.Errorf("%s: %s: %w", s.Path, i18n.T("class.unpack"), err)
 	}
 	again := rejudge(dir, s.Facts)
 	return merge(s, again, func(string) bool { return false })
@@ -189,15 +190,15 @@ func merge(s *submission.Submission, judged *judge.Report, asReported func(id st
 			// Seen from here the failure may not say why (the service's
 			// log is on the VM); the learner's own run may have, and its
 			// diagnosis with it.
-			c.Actual += "; as the learner's run saw it: " + r.Actual
+			c.Actual += i18n.T("class.as_run_saw", i18n.Args{"Actual": r.Actual})
 			c.Diagnosis = judge.Diagnose(r, s.Facts)
 		}
 		switch {
 		case !ok:
-			disagree = append(disagree, j.ID+" (not recorded)")
+			disagree = append(disagree, i18n.T("class.not_recorded", i18n.Args{"ID": j.ID}))
 		case r.Status != j.Status:
 			c.Recorded = r.Status
-			disagree = append(disagree, fmt.Sprintf("%s (recorded %s, evidence says %s)", j.ID, r.Status, j.Status))
+			disagree = append(disagree, i18n.T("class.recorded_differs", i18n.Args{"ID": j.ID, "Recorded": r.Status, "Status": j.Status}))
 		}
 		checks = append(checks, c)
 	}
@@ -213,15 +214,15 @@ func merge(s *submission.Submission, judged *judge.Report, asReported func(id st
 		step, ok := reportable(r.ID)
 		switch {
 		case !ok:
-			disagree = append(disagree, strconv.QuoteToASCII(r.ID)+" (not a check of the lab)")
+			disagree = append(disagree, i18n.T("class.not_a_check", i18n.Args{"ID": strconv.QuoteToASCII(r.ID)}))
 			continue
 		case taken[r.ID]:
-			disagree = append(disagree, r.ID+" (recorded twice)")
+			disagree = append(disagree, i18n.T("class.recorded_twice", i18n.Args{"ID": r.ID}))
 			continue
 		}
 		taken[r.ID] = true
 		if r.Step != step {
-			disagree = append(disagree, fmt.Sprintf("%s (recorded at step %d, a check of step %d)", r.ID, r.Step, step))
+			disagree = append(disagree, i18n.T("class.wrong_step", i18n.Args{"ID": r.ID, "At": r.Step, "Step": step}))
 			r.Step = step
 		}
 		r = judge.Rediagnose(r, s.Facts)
@@ -304,13 +305,13 @@ func (l *Learner) score() {
 // re-hash, is never credited. The checks and the diagnosis stay, for the
 // instructor; the score columns an LMS imports say 0, and the flag why.
 func (l *Learner) unverify() {
-	claim := fmt.Sprintf("%d/%d steps, %d/%d checks", l.StepsPassed, Steps, l.ChecksPassed, l.ChecksTotal)
+	claim := i18n.T("class.unverified_claim", i18n.Args{"Steps": l.StepsPassed, "StepsTotal": Steps, "Checks": l.ChecksPassed, "ChecksTotal": l.ChecksTotal})
 	l.StepsPassed, l.ChecksPassed, l.FirstFailingStep = 0, 0, 1
 	for i := range l.StepPassed {
 		l.StepPassed[i] = false
 	}
 	addFlag(l, Flag{Kind: FlagUnverified,
-		Detail: "to be graded live, and was not (" + l.Graded + "): graded 0, not the submission's own " + claim + "; grade again live"})
+		Detail: i18n.T("class.unverified", i18n.Args{"Graded": l.Graded, "Claim": claim})})
 }
 
 // Verified tells whether the row's score is one cnpa judged: false for a
@@ -345,7 +346,7 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 		}
 		l.Checks, l.Graded = checks, GradedOffline
 		if bad := s.BadTimelines(); len(bad) > 0 {
-			disagree = append(disagree, "timelines named "+strings.Join(bad, ", ")+", which cnpa never writes (timeline-step1.json … timeline-step9.json): not unpacked")
+			disagree = append(disagree, i18n.T("class.bad_timelines", i18n.Args{"Names": strings.Join(bad, ", ")}))
 		}
 		lr := opts.Live[s.Learner]
 		if lr != nil {
@@ -356,14 +357,14 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 			}
 		}
 		if len(disagree) > 0 {
-			l.Flags = append(l.Flags, Flag{Kind: FlagTampered, Detail: "the recorded results disagree with the evidence: " + strings.Join(disagree, "; ")})
+			l.Flags = append(l.Flags, Flag{Kind: FlagTampered, Detail: i18n.T("class.tampered", i18n.Args{"What": strings.Join(disagree, "; ")})})
 		}
 		if !s.HashOK {
-			l.Flags = append(l.Flags, Flag{Kind: FlagEdited, Detail: "the content does not have the SHA-256 the file carries: it was changed after `cnpa submit`"})
+			l.Flags = append(l.Flags, Flag{Kind: FlagEdited, Detail: i18n.T("class.edited")})
 		}
 		if opts.Version != "" && s.CnpaVersion != opts.Version {
 			l.Flags = append(l.Flags, Flag{Kind: FlagVersion, With: s.CnpaVersion,
-				Detail: fmt.Sprintf("made by cnpa %s, graded by cnpa %s: the checks may differ between versions", s.CnpaVersion, opts.Version)})
+				Detail: i18n.T("class.version", i18n.Args{"Made": s.CnpaVersion, "Graded": opts.Version})})
 		}
 		l.score()
 		if lr != nil && l.Graded != GradedLive {
@@ -389,13 +390,13 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 		for _, l := range gb.Learners {
 			have[l.Name] = true
 			if !on[l.Name] {
-				l.Flags = append(l.Flags, Flag{Kind: FlagNotOnRoster, Detail: "the roster does not name " + l.Name})
+				l.Flags = append(l.Flags, Flag{Kind: FlagNotOnRoster, Detail: i18n.T("class.not_on_roster", i18n.Args{"Name": l.Name})})
 			}
 		}
 		for _, n := range opts.Roster {
 			if !have[n] {
-				l := &Learner{Name: n, Graded: GradedMissing, GradedDetail: "no submission",
-					Flags: []Flag{{Kind: FlagNoSubmission, Detail: "on the roster, but no submission"}}}
+				l := &Learner{Name: n, Graded: GradedMissing, GradedDetail: i18n.T("class.no_submission"),
+					Flags: []Flag{{Kind: FlagNoSubmission, Detail: i18n.T("class.no_submission_roster")}}}
 				l.score()
 				l.FirstFailingStep = 1
 				gb.Learners = append(gb.Learners, l)
@@ -429,7 +430,7 @@ func flagDuplicates(ls []*Learner) {
 			for _, o := range group {
 				if o != l {
 					addFlag(l, Flag{Kind: FlagDuplicate, With: filepath.Base(o.File),
-						Detail: fmt.Sprintf("%s are all submissions of learner %s: keep the one the learner sent, and grade again", strings.Join(files, ", "), name)})
+						Detail: i18n.T("class.duplicate", i18n.Args{"Files": strings.Join(files, ", "), "Name": name})})
 				}
 			}
 		}
@@ -518,7 +519,7 @@ func flagCopies(ls []*Learner) {
 				if copied[[2]string{p.to.Name, other}] {
 					continue // the copy is flagged with its source
 				}
-				detail := fmt.Sprintf("%s and %s hold the same %s uid, and no live grading showed whose cluster it is on", p.to.Name, other, obj)
+				detail := i18n.T("class.same_uid", i18n.Args{"A": p.to.Name, "B": other, "Object": obj})
 				addFlag(p.to, Flag{Kind: FlagSharesUIDs, With: other, Detail: detail})
 				for _, l := range ls {
 					if l.Name == other {
@@ -530,9 +531,9 @@ func flagCopies(ls []*Learner) {
 		}
 		what := strings.Join(objs, ", ")
 		addFlag(p.to, Flag{Kind: FlagCopiedFrom, With: p.from.Name,
-			Detail: fmt.Sprintf("the evidence holds the uids of %s's %s: objects live grading found on %s's cluster, not on this one", p.from.Name, what, p.from.Name)})
+			Detail: i18n.T("class.copied_from", i18n.Args{"From": p.from.Name, "What": what})})
 		addFlag(p.from, Flag{Kind: FlagCopiedBy, With: p.to.Name,
-			Detail: fmt.Sprintf("%s's evidence holds the uids of this learner's %s", p.to.Name, what)})
+			Detail: i18n.T("class.copied_by", i18n.Args{"To": p.to.Name, "What": what})})
 	}
 }
 
@@ -565,7 +566,7 @@ func flagSameCluster(ls []*Learner) {
 			for _, o := range group {
 				if o != l {
 					addFlag(l, Flag{Kind: FlagSameCluster, With: o.Name,
-						Detail: fmt.Sprintf("%s's submission is of the same cluster (kube-system uid %s)", o.Name, uid)})
+						Detail: i18n.T("class.same_cluster", i18n.Args{"Name": o.Name, "UID": uid})})
 				}
 			}
 		}

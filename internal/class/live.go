@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
@@ -43,10 +45,10 @@ func ReadClassFile(path string) (*ClassFile, error) {
 	}
 	var cf ClassFile
 	if err := yaml.UnmarshalStrict(data, &cf); err != nil {
-		return nil, fmt.Errorf("--live %s is not a class file (%v): write `learners: [{name: alice, kubeconfig: PATH, context: NAME}]`", path, err)
+		return nil, errors.New(i18n.T("class.live.not_class_file", i18n.Args{"Path": path, "Err": err.Error()}))
 	}
 	if len(cf.Learners) == 0 {
-		return nil, fmt.Errorf("--live %s names no learner: write `learners: [{name: alice, kubeconfig: PATH, context: NAME}]`", path)
+		return nil, errors.New(i18n.T("class.live.no_learner", i18n.Args{"Path": path}))
 	}
 	var errs []error
 	seen := map[string]bool{}
@@ -54,16 +56,16 @@ func ReadClassFile(path string) (*ClassFile, error) {
 		r := &cf.Learners[i]
 		switch {
 		case r.Name == "":
-			errs = append(errs, fmt.Errorf("%s: learner %d has no name", path, i+1))
+			errs = append(errs, errors.New(i18n.T("class.live.no_name", i18n.Args{"Path": path, "N": i + 1})))
 			continue
 		case submission.CheckName(r.Name) != nil:
-			errs = append(errs, fmt.Errorf("%s: learner %d's name %s: give plain names", path, i+1, submission.CheckName(r.Name)))
+			errs = append(errs, errors.New(i18n.T("class.live.bad_name", i18n.Args{"Path": path, "N": i + 1, "Err": fmt.Sprint(submission.CheckName(r.Name))})))
 			continue
 		case seen[r.Name]:
-			errs = append(errs, fmt.Errorf("%s: learner %q is named twice: give each learner once", path, r.Name))
+			errs = append(errs, errors.New(i18n.T("class.live.twice", i18n.Args{"Path": path, "Name": strconv.Quote(r.Name)})))
 			continue
 		case r.Kubeconfig == "":
-			errs = append(errs, fmt.Errorf("%s: learner %q has no kubeconfig: give the path of a kubeconfig that reaches their cluster", path, r.Name))
+			errs = append(errs, errors.New(i18n.T("class.live.no_kubeconfig", i18n.Args{"Path": path, "Name": strconv.Quote(r.Name)})))
 			continue
 		}
 		seen[r.Name] = true
@@ -71,8 +73,8 @@ func ReadClassFile(path string) (*ClassFile, error) {
 			r.Kubeconfig = filepath.Join(filepath.Dir(path), r.Kubeconfig)
 		}
 		if _, err := os.Stat(r.Kubeconfig); err != nil {
-			errs = append(errs, fmt.Errorf("%s: learner %q's kubeconfig %s: %v: copy the learner's kubeconfig there (from their VM, e.g. /etc/rancher/k3s/k3s.yaml with the server address changed to one you reach), or fix the path",
-				path, r.Name, r.Kubeconfig, errors.Unwrap(err)))
+			errs = append(errs, errors.New(i18n.T("class.live.bad_kubeconfig", i18n.Args{"Path": path, "Name": strconv.Quote(r.Name),
+				"Kubeconfig": r.Kubeconfig, "Err": fmt.Sprint(errors.Unwrap(err))})))
 		}
 	}
 	if len(errs) > 0 {
@@ -134,7 +136,7 @@ func GradeLive(ctx context.Context, cf *ClassFile, subs []*submission.Submission
 			// Two files claim the learner (flagged duplicate): neither is
 			// graded live, and neither's own score is credited, or sending
 			// a second file would be a way around live grading.
-			out[r.Name] = &LiveResult{Graded: GradedOffline, Detail: "two files claim learner " + r.Name + ": not graded live"}
+			out[r.Name] = &LiveResult{Graded: GradedOffline, Detail: i18n.T("class.two_files", i18n.Args{"Name": r.Name})}
 			continue
 		}
 		wg.Add(1)
@@ -157,7 +159,7 @@ func GradeLive(ctx context.Context, cf *ClassFile, subs []*submission.Submission
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("interrupted: every probe made is removed: %w", err)
+		return nil, fmt.Errorf("%s: %w", i18n.T("class.live.interrupted"), err)
 	}
 	return out, nil
 }
@@ -205,7 +207,7 @@ func gradeOne(ctx context.Context, r Reach, s *submission.Submission, opts LiveO
 		r.Facts = facts
 		return r
 	case ctx.Err() == nil && lctx.Err() != nil:
-		return res(GradedUnreachable, fmt.Sprintf("timed out after %s (--timeout)", opts.Timeout), nil)
+		return res(GradedUnreachable, i18n.T("class.live.timed_out", i18n.Args{"Timeout": opts.Timeout.String()}), nil)
 	case errors.As(err, &unreachable):
 		return res(GradedUnreachable, unreachable.Error(), nil)
 	}

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/submission"
 )
@@ -26,11 +28,11 @@ func Load(args []string) (subs []*submission.Submission, unreadable []*submissio
 	var paths []string
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
-			return nil, nil, fmt.Errorf("%s comes after the submissions: put every flag before them (`cnpa class grade %s … DIR`)", a, a)
+			return nil, nil, errors.New(i18n.T("class.load.flag_after", i18n.Args{"Flag": a}))
 		}
 		fi, err := os.Stat(a)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w (give submission files, or a directory of them)", a, err)
+			return nil, nil, fmt.Errorf("%s: %w %s", a, err, i18n.T("class.load.give_files"))
 		}
 		if !fi.IsDir() {
 			paths = append(paths, a)
@@ -41,7 +43,7 @@ func Load(args []string) (subs []*submission.Submission, unreadable []*submissio
 			return nil, nil, err
 		}
 		if len(matches) == 0 {
-			return nil, nil, fmt.Errorf("%s holds no *.json file: put the learners' %s files there (one per learner, any name ending in .json)", a, submission.DefaultName)
+			return nil, nil, errors.New(i18n.T("class.load.no_json", i18n.Args{"Dir": a, "Name": submission.DefaultName}))
 		}
 		sort.Strings(matches)
 		paths = append(paths, matches...)
@@ -53,7 +55,7 @@ func Load(args []string) (subs []*submission.Submission, unreadable []*submissio
 		case errors.As(err, &bad):
 			unreadable = append(unreadable, bad)
 		case err != nil:
-			unreadable = append(unreadable, &submission.Error{Path: p, Problem: "cannot be read (" + err.Error() + ")", Fix: "check the file"})
+			unreadable = append(unreadable, &submission.Error{Path: p, Problem: i18n.T("class.load.unreadable", i18n.Args{"Err": err.Error()}), Fix: i18n.T("class.load.check_file")})
 		default:
 			subs = append(subs, s)
 		}
@@ -89,11 +91,11 @@ func ReadRoster(path string) ([]string, error) {
 			continue
 		}
 		if err := submission.CheckName(name); err != nil {
-			errs = append(errs, fmt.Errorf("roster %s: the name on line %d %s: give plain names", path, n, err))
+			errs = append(errs, errors.New(i18n.T("class.load.roster_bad_name", i18n.Args{"Path": path, "Line": n, "Err": fmt.Sprint(err)})))
 			continue
 		}
 		if at, dup := first[name]; dup {
-			errs = append(errs, fmt.Errorf("roster %s: %q is on line %d and again on line %d: give each learner once", path, name, at, n))
+			errs = append(errs, errors.New(i18n.T("class.load.roster_twice", i18n.Args{"Path": path, "Name": strconv.Quote(name), "At": at, "Line": n})))
 			continue
 		}
 		first[name] = n
@@ -106,7 +108,7 @@ func ReadRoster(path string) ([]string, error) {
 		return nil, errors.Join(errs...)
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("roster %s names nobody: one learner's name a line", path)
+		return nil, errors.New(i18n.T("class.load.roster_empty", i18n.Args{"Path": path}))
 	}
 	return names, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -78,18 +79,18 @@ func WriteJUnit(w io.Writer, gb *Gradebook) error {
 		var cases []judge.JUnitCase
 		if l.Graded == GradedMissing {
 			cases = append(cases, judge.JUnitCase{Name: "submission", ClassName: "cnpa.class." + l.Name,
-				Failure: &judge.JUnitFailure{Type: "missing", Message: "no submission", Text: "on the roster, but no submission"}})
+				Failure: &judge.JUnitFailure{Type: "missing", Message: i18n.T("class.no_submission"), Text: i18n.T("class.no_submission_roster")}})
 		}
 		verified := l.Verified()
 		if !verified {
-			cases = append(cases, judge.JUnitCase{Name: "live grading", ClassName: "cnpa.class." + l.Name,
+			cases = append(cases, judge.JUnitCase{Name: i18n.T("class.junit_live"), ClassName: "cnpa.class." + l.Name,
 				Failure: &judge.JUnitFailure{Type: FlagUnverified, Message: l.Graded, Text: l.GradedDetail}})
 		}
 		for _, c := range l.Checks {
 			tc := judge.JUnitOf(c, fmt.Sprintf("cnpa.class.%s.step%d", l.Name, c.Step), true)
 			if !verified {
 				// The submission's own claim: neither a pass nor a failure.
-				tc.Failure, tc.Skipped = nil, &judge.JUnitSkipped{Message: FlagUnverified + ": " + string(c.Status) + " as the submission claims"}
+				tc.Failure, tc.Skipped = nil, &judge.JUnitSkipped{Message: FlagUnverified + ": " + i18n.T("class.as_claimed", i18n.Args{"Status": string(c.Status)})}
 			}
 			cases = append(cases, tc)
 		}
@@ -101,20 +102,22 @@ func WriteJUnit(w io.Writer, gb *Gradebook) error {
 // WriteText prints the gradebook for people: one line per learner, then
 // the pass rate per step, the histogram of diagnoses, and every flag.
 func WriteText(p *ui.Printer, gb *Gradebook) {
-	p.Title("%d learners", len(gb.Learners))
+	p.Title("%s", i18n.N("plural.class.learners", len(gb.Learners)))
 	for _, l := range gb.Learners {
-		first := "all steps pass"
+		first := i18n.T("class.all_pass")
 		switch {
 		case !l.Verified():
 			first = FlagUnverified
 		case l.FirstFailingStep > 0:
-			first = fmt.Sprintf("first failing step %d", l.FirstFailingStep)
+			first = i18n.T("class.first_failing", i18n.Args{"N": l.FirstFailingStep})
 		}
 		// Every value a learner or their server wrote (a name, a title
 		// turned diagnosis, an error's message) goes through ui.Clean: data
 		// on the instructor's terminal, never a command.
-		line := fmt.Sprintf("  %s %-16s %d/%d steps  %3d/%-3d checks  %-11s %s", p.Mark(l.FirstFailingStep == 0 && len(l.Flags) == 0),
-			ui.Clean(l.Name), l.StepsPassed, Steps, l.ChecksPassed, l.ChecksTotal, l.Graded, first)
+		line := fmt.Sprintf("  %s %s %s  %s  %-11s %s", p.Mark(l.FirstFailingStep == 0 && len(l.Flags) == 0), ui.Pad(ui.Clean(l.Name), 16),
+			i18n.T("class.line.steps", i18n.Args{"Passed": l.StepsPassed, "Steps": Steps}),
+			i18n.T("class.line.checks", i18n.Args{"Passed": fmt.Sprintf("%3d", l.ChecksPassed), "Total": fmt.Sprintf("%-3d", l.ChecksTotal)}),
+			l.Graded, first)
 		if l.Diagnosis != "" {
 			line += ": " + ui.Clean(l.Diagnosis)
 		}
@@ -127,7 +130,7 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 		}
 	}
 	p.Line("")
-	p.Title("Pass rate per step")
+	p.Title("%s", i18n.T("class.pass_rate"))
 	var rates []string
 	for i, r := range gb.StepPassRate {
 		rates = append(rates, fmt.Sprintf("%d: %.0f%%", i+1, 100*r))
@@ -135,9 +138,9 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 	p.Line("  %s", strings.Join(rates, "  "))
 	if len(gb.Diagnoses) > 0 {
 		p.Line("")
-		p.Title("Diagnoses")
+		p.Title("%s", i18n.T("class.diagnoses"))
 		for _, d := range gb.Diagnoses {
-			p.Line("  %s: %s (%s)", judge.Plural(len(d.Learners), "learner"), ui.Clean(d.Diagnosis), ui.Clean(strings.Join(d.Learners, ", ")))
+			p.Line("  %s: %s (%s)", i18n.N("plural.class.learners", len(d.Learners)), ui.Clean(d.Diagnosis), ui.Clean(strings.Join(d.Learners, ", ")))
 		}
 	}
 }

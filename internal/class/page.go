@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/report"
@@ -31,7 +32,25 @@ var page = template.Must(template.New("class").Funcs(template.FuncMap{
 		return float64(a) / float64(b)
 	},
 	"utc": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	// The page's words in the chosen language, as cnpa report's page has
+	// them: lang is <html lang>, t a message (its values escaped), th one
+	// whose catalog text holds markup, tn one with a count.
+	"lang": func() string { return string(i18n.Current()) },
+	"t":    message,
+	"th":   message,
+	"tn":   func(id string, n int) template.HTML { return template.HTML(i18n.N(id, n)) },
 }).Parse(pageText))
+
+// message is message id as HTML: the catalogs are embedded and tested,
+// so their text is the page's own; the values (name, value pairs) are the
+// learners' or the cluster's, and escaped.
+func message(id string, kv ...any) template.HTML {
+	a := i18n.Args{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		a[fmt.Sprint(kv[i])] = template.HTMLEscapeString(fmt.Sprint(kv[i+1]))
+	}
+	return template.HTML(i18n.T(id, a))
+}
 
 // classPage is what the class page shows.
 type classPage struct {
@@ -76,7 +95,7 @@ func WriteHTML(w io.Writer, gb *Gradebook) error {
 		}
 		body, err := learnerReport(l, cp.Anchors[l.Name]+"-", gb)
 		if err != nil {
-			return fmt.Errorf("the report of %s: %w", l.Name, err)
+			return fmt.Errorf("%s: %w", i18n.T("class.report_of", i18n.Args{"Name": l.Name}), err)
 		}
 		cp.Reports[l.Name] = body
 	}
@@ -101,7 +120,7 @@ func learnerReport(l *Learner, prefix string, gb *Gradebook) (template.HTML, err
 	rep := &judge.Report{Dir: s.Facts.Dir, Server: s.Cluster.Server}
 	for _, c := range l.Checks {
 		if c.AsReported {
-			c.Actual += " (as reported)"
+			c.Actual += i18n.T("check.junit.as_reported")
 		}
 		rep.Checks = append(rep.Checks, c)
 	}

@@ -8,14 +8,16 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// crdField is one fact of LAB.md step 1 about the CRD on the server: where
-// it is in the object and what it must be.
+// crdField is one fact of the lab text's step 1 about the CRD on the
+// server: where it is in the object and what it must be. Its title is
+// message check.title.<id>, with V (the value it must have) in it.
 type crdField struct {
-	id, title string
+	id string
 	// inVersion: path is under the v1alpha1 entry of spec.versions.
 	inVersion bool
 	path      []string
@@ -36,30 +38,29 @@ func prop(parts ...string) []string {
 	return p
 }
 
-// crdFields are LAB.md step 1, field by field.
+// crdFields are the lab text's step 1, field by field.
 var crdFields = []crdField{
-	{id: "step1.crd.group", title: "the CRD's group is " + teamspace.Group, path: []string{"spec", "group"}, want: teamspace.Group},
-	{id: "step1.crd.scope", title: "the CRD's scope is Cluster", path: []string{"spec", "scope"}, want: "Cluster"},
-	{id: "step1.crd.kind", title: "the CRD's kind is " + teamspace.Kind, path: []string{"spec", "names", "kind"}, want: teamspace.Kind},
-	{id: "step1.crd.plural", title: "the CRD's plural is " + teamspace.Resource, path: []string{"spec", "names", "plural"}, want: teamspace.Resource},
-	{id: "step1.crd.status_subresource", title: "v1alpha1 enables the status subresource", inVersion: true, path: []string{"subresources", "status"}, want: map[string]any{}},
-	{id: "step1.crd.pods_type", title: "spec.pods is an integer", inVersion: true, path: append(prop("spec", "pods"), "type"), want: "integer"},
-	{id: "step1.crd.pods_required", title: "spec.pods is required", inVersion: true, path: append(prop("spec"), "required")},
-	{id: "step1.crd.pods_minimum", title: "spec.pods has minimum 1", inVersion: true, path: append(prop("spec", "pods"), "minimum"), want: 1},
-	{id: "step1.crd.pods_maximum", title: "spec.pods has maximum 50", inVersion: true, path: append(prop("spec", "pods"), "maximum"), want: 50},
-	{id: "step1.crd.cpu_type", title: "spec.cpu is a string", inVersion: true, path: append(prop("spec", "cpu"), "type"), want: "string"},
-	{id: "step1.crd.cpu_default", title: `spec.cpu defaults to "1"`, inVersion: true, path: append(prop("spec", "cpu"), "default"), want: teamspace.DefaultCPU},
-	{id: "step1.crd.observed_generation_type", title: "status.observedGeneration is an integer", inVersion: true, path: append(prop("status", "observedGeneration"), "type"), want: "integer"},
-	{id: "step1.crd.namespace_type", title: "status.namespace is a string", inVersion: true, path: append(prop("status", "namespace"), "type"), want: "string"},
+	{id: "step1.crd.group", path: []string{"spec", "group"}, want: teamspace.Group},
+	{id: "step1.crd.scope", path: []string{"spec", "scope"}, want: "Cluster"},
+	{id: "step1.crd.kind", path: []string{"spec", "names", "kind"}, want: teamspace.Kind},
+	{id: "step1.crd.plural", path: []string{"spec", "names", "plural"}, want: teamspace.Resource},
+	{id: "step1.crd.status_subresource", inVersion: true, path: []string{"subresources", "status"}, want: map[string]any{}},
+	{id: "step1.crd.pods_type", inVersion: true, path: append(prop("spec", "pods"), "type"), want: "integer"},
+	{id: "step1.crd.pods_required", inVersion: true, path: append(prop("spec"), "required")},
+	{id: "step1.crd.pods_minimum", inVersion: true, path: append(prop("spec", "pods"), "minimum"), want: 1},
+	{id: "step1.crd.pods_maximum", inVersion: true, path: append(prop("spec", "pods"), "maximum"), want: 50},
+	{id: "step1.crd.cpu_type", inVersion: true, path: append(prop("spec", "cpu"), "type"), want: "string"},
+	{id: "step1.crd.cpu_default", inVersion: true, path: append(prop("spec", "cpu"), "default"), want: teamspace.DefaultCPU},
+	{id: "step1.crd.observed_generation_type", inVersion: true, path: append(prop("status", "observedGeneration"), "type"), want: "integer"},
+	{id: "step1.crd.namespace_type", inVersion: true, path: append(prop("status", "namespace"), "type"), want: "string"},
 }
 
-// crdChecks grade the CRD on the server against LAB.md step 1: it exists
+// crdChecks grade the CRD on the server against the lab text's step 1: it exists
 // and is Established, its names and scope, version v1alpha1 served and
 // stored with the status subresource, and the schema field by field.
 func crdChecks() []factCheck {
 	hint := func(_ *evidenceSet, f *Facts) string {
-		return fmt.Sprintf("the CRD must be LAB.md step 1's: apply it again with `kubectl apply --server-side --force-conflicts -f %s`",
-			filepath.Join(f.Dir, "crd.yaml"))
+		return i18n.T("check.crd.hint", i18n.Args{"Step": labStep(1), "Path": filepath.Join(f.Dir, "crd.yaml")})
 	}
 	// fieldHint names, for one field, where it is and what to write
 	// (lab.CRDFieldFixes): applying the same file again cannot fix a
@@ -82,47 +83,48 @@ func crdChecks() []factCheck {
 			path := filepath.Join(f.Dir, "crd.yaml")
 			apply := fmt.Sprintf("`kubectl apply --server-side --force-conflicts -f %s`", path)
 			if why, present := f.author(lab.CRDFile); present && why == "" {
-				return fmt.Sprintf("the CRD on the server is not the %s cnpa wrote (%s): apply it again with %s", path, strings.Join(lines, "; "), apply)
+				return i18n.T("check.crd.hint_not_written", i18n.Args{"Path": path, "Fixes": strings.Join(lines, "; "), "Apply": apply})
 			}
-			return fmt.Sprintf("in %s, %s; then apply it: %s", path, strings.Join(lines, "; "), apply)
+			return i18n.T("check.crd.hint_fix", i18n.Args{"Path": path, "Fixes": strings.Join(lines, "; "), "Apply": apply})
 		}
 	}
 	checks := []factCheck{
-		{id: "step1.crd", mistake: lab.MistakeCRD, title: "the CRD " + teamspace.CRDName + " is installed and Established", hint: hint,
+		{id: "step1.crd", mistake: lab.MistakeCRD, title: "check.title.step1.crd", args: i18n.Args{"V": teamspace.CRDName}, hint: hint,
 			judge: func(_ *evidenceSet, f *Facts) Verdict {
+				want := i18n.T("check.crd.want")
 				if f.CRD == nil {
-					return Holds(false, "installed, Established", "not installed")
+					return Holds(false, want, i18n.T("check.crd.not_installed"))
 				}
 				conds, _, _ := unstructured.NestedSlice(f.CRD.Object, "status", "conditions")
 				for _, x := range conds {
 					if m, _ := x.(map[string]any); m["type"] == "Established" && m["status"] == "True" {
-						return Holds(true, "installed, Established", "Established")
+						return Holds(true, want, "Established")
 					}
 				}
-				return Holds(false, "installed, Established", "not Established yet")
+				return Holds(false, want, i18n.T("check.crd.not_established"))
 			}},
-		{id: "step1.crd.version", mistake: lab.MistakeCRD, title: "version " + teamspace.Version + " is served and is the storage version", hint: fieldHint("step1.crd.version"),
+		{id: "step1.crd.version", mistake: lab.MistakeCRD, title: "check.title.step1.crd.version", args: i18n.Args{"V": teamspace.Version}, hint: fieldHint("step1.crd.version"),
 			judge: func(_ *evidenceSet, f *Facts) Verdict {
 				want := teamspace.Version + " served=true storage=true"
 				version := crdVersion(f)
 				switch {
 				case f.CRD == nil:
-					return Skipped("the CRD is not installed (see step1.crd)")
+					return Skipped(i18n.T("check.crd.skip_not_installed"))
 				case version == nil:
-					return Holds(false, want, "no version "+teamspace.Version)
+					return Holds(false, want, i18n.T("check.crd.no_version", i18n.Args{"V": teamspace.Version}))
 				}
 				got := fmt.Sprintf("%s served=%v storage=%v", teamspace.Version, version["served"], version["storage"])
 				return Holds(got == want, want, got)
 			}},
 	}
 	for _, fld := range crdFields {
-		checks = append(checks, factCheck{id: fld.id, mistake: lab.MistakeCRD, title: fld.title, hint: fieldHint(fld.id), judge: func(_ *evidenceSet, f *Facts) Verdict {
+		checks = append(checks, factCheck{id: fld.id, mistake: lab.MistakeCRD, title: "check.title." + fld.id, args: i18n.Args{"V": fld.want}, hint: fieldHint(fld.id), judge: func(_ *evidenceSet, f *Facts) Verdict {
 			version := crdVersion(f)
 			switch {
 			case f.CRD == nil:
-				return Skipped("the CRD is not installed (see step1.crd)")
+				return Skipped(i18n.T("check.crd.skip_not_installed"))
 			case fld.inVersion && version == nil:
-				return Skipped("the CRD has no version " + teamspace.Version + " (see step1.crd.version)")
+				return Skipped(i18n.T("check.crd.skip_no_version", i18n.Args{"V": teamspace.Version}))
 			}
 			root := f.CRD.Object
 			if fld.inVersion {
@@ -131,10 +133,10 @@ func crdChecks() []factCheck {
 			got, found, _ := unstructured.NestedFieldNoCopy(root, fld.path...)
 			if fld.id == "step1.crd.pods_required" {
 				req, _ := got.([]any)
-				return Holds(slices.Contains(req, any("pods")), `required includes "pods"`, "required "+show(req))
+				return Holds(slices.Contains(req, any("pods")), i18n.T("check.crd.required_want"), i18n.T("check.crd.required_got", i18n.Args{"V": show(req)}))
 			}
 			if !found {
-				return Holds(false, show(fld.want), "not set")
+				return Holds(false, show(fld.want), i18n.T("check.crd.not_set"))
 			}
 			return Same(fld.want, got)
 		}})

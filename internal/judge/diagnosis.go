@@ -1,10 +1,9 @@
 package judge
 
 import (
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -129,7 +128,7 @@ func LabDiagnosis(checks []Check, f *Facts) string {
 	for _, c := range checks {
 		if c.Status == Fail && c.Step == first {
 			if c.notDone {
-				return fmt.Sprintf("step %d not done", first)
+				return i18n.T("check.step_not_done", i18n.Args{"N": first})
 			}
 			return c.Title
 		}

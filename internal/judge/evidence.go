@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -40,11 +41,11 @@ func betaArchiveProblem(rec *evidence.ArchiveRecord, err error) string {
 	var shape *evidence.ArchiveError
 	switch {
 	case errors.As(err, &shape):
-		return file + " " + archiveProblem(shape.Problems)
+		return i18n.T("check.archive.problem", i18n.Args{"File": file, "Problem": archiveProblem(shape.Problems)})
 	case err != nil:
-		return file + " is unreadable: " + err.Error()
+		return i18n.T("check.archive.unreadable", i18n.Args{"File": file, "Err": err.Error()})
 	case rec == nil:
-		return file + " is missing"
+		return i18n.T("check.archive.missing", i18n.Args{"File": file})
 	}
 	return ""
 }
@@ -55,9 +56,9 @@ func archiveProblem(problems []evidence.Problem) string {
 	for _, p := range problems {
 		switch {
 		case p.Key == "":
-			return "is not a JSON object"
+			return i18n.T("check.archive.not_object")
 		case strings.HasPrefix(p.Detail, "missing"):
-			out = append(out, "has no "+p.Key)
+			out = append(out, i18n.T("check.archive.has_no", i18n.Args{"Key": p.Key}))
 		default:
 			out = append(out, p.String())
 		}

@@ -1,15 +1,15 @@
 package judge
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
 // hintStartService is the advice when the controller is not running.
-const hintStartService = "the controller is not running: `cnpa service start` (logs: `cnpa service logs`)"
+func hintStartService() string { return i18n.T("check.hint.start_service") }
 
 // startOver is the way back to a lab that passes: reset, then the whole
 // lab again. Reset keeps the lab's choices (the engine among them) and
@@ -27,26 +27,25 @@ func (ev *evidenceSet) startOver() string {
 		}
 	}
 	if len(theirs) == 0 {
-		return "start over: `cnpa reset --yes`, then `" + cmd + "`"
+		return i18n.T("check.hint.start_over", i18n.Args{"Cmd": cmd})
 	}
-	return fmt.Sprintf("start over: `cnpa reset --yes` (it moves your own %s aside into %s/), then `%s`",
-		strings.Join(theirs, ", "), filepath.Join(ev.Dir, "own-<time>"), cmd)
+	return i18n.T("check.hint.start_over_theirs", i18n.Args{"Files": strings.Join(theirs, ", "), "Aside": filepath.Join(ev.Dir, "own-<time>"), "Cmd": cmd})
 }
 
 // controllerHint is the advice when the running controller did not do its
 // part: with the own engine, the learner's script is the controller and
-// what it must do is the point; else cnpa's service may just be stopped.
-func controllerHint(must string) func(*evidenceSet, *Facts) string {
-	return func(_ *evidenceSet, f *Facts) string { return controllerAdvice(f, must) }
+// what it must do (message mustID) is the point; else cnpa's service may
+// just be stopped.
+func controllerHint(mustID string) func(*evidenceSet, *Facts) string {
+	return func(_ *evidenceSet, f *Facts) string { return controllerAdvice(f, i18n.T(mustID)) }
 }
 
 // controllerAdvice is controllerHint's text for the facts at hand.
 func controllerAdvice(f *Facts, must string) string {
 	if f.Engine == lab.EngineOwn {
-		return "your " + filepath.Join(f.Dir, lab.ScriptName) + " " + must +
-			"; it runs in a loop as " + lab.ServiceName + " (`cnpa service status`, `cnpa service logs` shows its last passes)"
+		return i18n.T("check.hint.own_controller", i18n.Args{"Script": filepath.Join(f.Dir, lab.ScriptName), "Must": must, "Service": lab.ServiceName})
 	}
-	return hintStartService
+	return hintStartService()
 }
 
 // redo says how to get step n's evidence written (again). A OnceOnly step
@@ -56,13 +55,13 @@ func controllerAdvice(f *Facts, must string) string {
 func (ev *evidenceSet) redo(n int) string {
 	s, err := lab.Get(n)
 	if err != nil {
-		return fmt.Sprintf("run `cnpa step %d`", n)
+		return i18n.T("check.redo.run", i18n.Args{"N": n})
 	}
 	if s.Computed {
 		if ev.theirs(s.File) {
-			return fmt.Sprintf("run `cnpa step %d --force` again: it recomputes %s from the other files (yours, changed since cnpa wrote it, is kept as %s.bak-<time>)", n, s.File, s.File)
+			return i18n.T("check.redo.recompute_force", i18n.Args{"N": n, "File": s.File})
 		}
-		return fmt.Sprintf("run `cnpa step %d` again: it recomputes %s from the other files", n, s.File)
+		return i18n.T("check.redo.recompute", i18n.Args{"N": n, "File": s.File})
 	}
 	own, later := "", ""
 	for _, f := range lab.Files {
@@ -78,23 +77,23 @@ func (ev *evidenceSet) redo(n int) string {
 	}
 	switch {
 	case own == "" && later == "":
-		return fmt.Sprintf("run `cnpa step %d`", n)
+		return i18n.T("check.redo.run", i18n.Args{"N": n})
 	case own != "" && s.OnceOnly && ev.theirs(own):
 		// The learner's file: a value is fixed by writing it; the step
 		// itself cannot run again on this cluster.
-		return fmt.Sprintf("%s is yours: write the value each ✗ line of it expects; or %s", own, ev.startOver())
+		return i18n.T("check.redo.yours", i18n.Args{"File": own, "StartOver": ev.startOver()})
 	case s.OnceOnly:
-		return fmt.Sprintf("the cluster has moved past step %d, so it cannot be repeated: %s", n, ev.startOver())
+		return i18n.T("check.redo.once_only", i18n.Args{"N": n, "StartOver": ev.startOver()})
 	case later != "":
-		return fmt.Sprintf("%s of a later step exists, so `cnpa step %d` would keep what it wrote: %s", later, n, ev.startOver())
+		return i18n.T("check.redo.later", i18n.Args{"Later": later, "N": n, "StartOver": ev.startOver()})
 	case ev.theirs(own):
-		return fmt.Sprintf("run `cnpa step %d --force` again (%s changed since cnpa wrote it: --force keeps yours as %s.bak-<time>)", n, own, own)
+		return i18n.T("check.redo.force", i18n.Args{"N": n, "File": own})
 	}
-	return fmt.Sprintf("run `cnpa step %d` again", n)
+	return i18n.T("check.redo.again", i18n.Args{"N": n})
 }
 
 // stale is the hint for a value that disagrees with the cluster or another
 // file: it was edited, or is left from an earlier run.
 func (ev *evidenceSet) stale(n int, file string) string {
-	return file + " does not describe this cluster (edited, or left from an earlier run): " + ev.redo(n)
+	return i18n.T("check.hint.stale", i18n.Args{"File": file, "Redo": ev.redo(n)})
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -32,14 +33,17 @@ const (
 	// missing or broken, and that thing's own check fails. A report with a
 	// skip therefore always has a failure too.
 	Skip Status = "skip"
-	// Note: the check looks at something LAB.md does not ask for, and it
+	// Note: the check looks at something the lab text does not ask for, and it
 	// does not hold. Check.Note says what that would mean on a real
 	// platform; a note never counts as a failure.
 	Note Status = "note"
 )
 
 // Check is one graded fact: as `cnpa check` reports it, as a submission
-// records it, and as `cnpa class grade` grades it again.
+// records it, and as `cnpa class grade` grades it again. Its words (Title,
+// Expected and Actual when they are words, Hint, Note) are in the language
+// cnpa spoke when the check was made (package i18n); its ID, Step, Status
+// and Diagnosis are the same in every language.
 type Check struct {
 	// ID is stable across runs and releases, e.g. step5.restored_uid_new.
 	ID   string `json:"id"`
@@ -50,8 +54,8 @@ type Check struct {
 	Expected string `json:"expected"`
 	Actual   string `json:"actual"`
 	Hint     string `json:"hint,omitempty"`
-	// Note tells what cnpa's own engines do beyond what LAB.md asks, or
-	// what a check LAB.md does not ask for found; it is shown beside the
+	// Note tells what cnpa's own engines do beyond what the lab text asks,
+	// or what a check the lab text does not ask for found; it is shown beside the
 	// check and never fails it.
 	Note string `json:"note,omitempty"`
 	// Diagnosis is the classic mistake a failed check points to (Diagnose),
@@ -137,10 +141,10 @@ type Verdict struct {
 	Skip      string
 	// Hint overrides the check's hint for this outcome.
 	Hint string
-	// Note is what cnpa's engines add beyond LAB.md, or what a check of
-	// something LAB.md does not ask found (see Check.Note).
+	// Note is what cnpa's engines add beyond the lab text, or what a check
+	// of something the lab text does not ask found (see Check.Note).
 	Note string
-	// Optional: LAB.md does not ask for what this checks, so when it does
+	// Optional: the lab text does not ask for what this checks, so when it does
 	// not hold the check is a note, not a failure.
 	Optional bool
 	// Mistake is the classic mistake this outcome shows, when it shows
@@ -172,7 +176,7 @@ func newCheck(id string, step int, title string, hint func() string, mistake lab
 	ch := Check{ID: id, Step: step, Title: title, Expected: v.Want, Actual: v.Got, Note: v.Note}
 	switch {
 	case v.Skip != "":
-		ch.Status, ch.Actual = Skip, "not checked: "+v.Skip
+		ch.Status, ch.Actual = Skip, i18n.T("check.not_checked", i18n.Args{"Why": v.Skip})
 		return ch
 	case v.OK:
 		ch.Status = Pass
@@ -208,17 +212,17 @@ func (c *checker) add(id string, step int, title string, hint func() string, v V
 func text(s string) func() string { return func() string { return s } }
 
 // file adds stepN.file: the record exists, is one JSON object, and has no
-// key LAB.md does not name (a missing or mistyped key fails that key's own
-// check instead).
+// key the lab text does not name (a missing or mistyped key fails that
+// key's own check instead).
 func (c *checker) file(r *lab.Record, hint string) {
-	title := r.File + " exists, is one JSON object and has no keys beyond LAB.md's"
-	v := Holds(true, "a JSON object with the keys LAB.md names", "a JSON object, no keys beyond LAB.md's")
+	title := i18n.T("check.file.title", i18n.Args{"File": r.File})
+	v := Holds(true, i18n.T("check.file.want"), i18n.T("check.file.got"))
 	switch {
 	case r.Problem != "":
 		v = Holds(false, v.Want, r.File+" "+r.Problem)
 	case len(r.Extra) > 0:
 		v = Holds(false, v.Want, fmt.Sprint(r.Extra))
-		hint = "remove what LAB.md does not name; better, let cnpa write it: " + hint
+		hint = i18n.T("check.file.hint_extra", i18n.Args{"Hint": hint})
 	}
 	c.add(fmt.Sprintf("step%d.file", r.Step), r.Step, title, text(hint), v)
 	if r.Missing() {

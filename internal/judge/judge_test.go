@@ -18,6 +18,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/labhub/cnpa/assets"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -238,8 +239,23 @@ func setSchema(f *Facts, v any, prop, field string) {
 }
 
 // TestOutputGolden pins the three renderings of one report with a pass, a
-// failure and a skip.
+// failure and a skip, in English and in Japanese (report.ja.*: the words
+// translated, the ids, keys, values and commands as they are).
 func TestOutputGolden(t *testing.T) {
+	for _, l := range i18n.Langs {
+		t.Run(string(l), func(t *testing.T) {
+			defer i18n.Set(i18n.Current())
+			i18n.Set(l)
+			suffix := ""
+			if l != i18n.English {
+				suffix = "." + string(l)
+			}
+			testOutputGolden(t, suffix)
+		})
+	}
+}
+
+func testOutputGolden(t *testing.T, suffix string) {
 	dir := labDir(t)
 	f := goodFacts(t, dir)
 	os.Remove(filepath.Join(dir, "archive", "beta.json"))
@@ -261,7 +277,7 @@ func TestOutputGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, got := range map[string][]byte{"report.txt": text.Bytes(), "report.json": js.Bytes(), "report.junit.xml": junit.Bytes()} {
-		golden := filepath.Join("testdata", name+".golden")
+		golden := filepath.Join("testdata", strings.Replace(name, ".", suffix+".", 1)+".golden")
 		if *update {
 			if err := os.WriteFile(golden, got, 0o644); err != nil {
 				t.Fatal(err)

@@ -2,11 +2,11 @@ package judge
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -41,11 +41,11 @@ func LoadLast(dir string) (*Last, error) {
 	case !found && err == nil:
 		return nil, nil
 	case errors.As(err, &bad):
-		return nil, fmt.Errorf("%s: %v (run `cnpa check` again to rewrite it)", bad.Path, bad.Err)
+		return nil, errors.New(i18n.T("check.last.bad", i18n.Args{"Path": bad.Path, "Err": bad.Err.Error()}))
 	case err != nil:
 		return nil, err
 	case l.Report == nil:
-		return nil, fmt.Errorf("%s: no report in it (run `cnpa check` again to rewrite it)", LastPath(dir))
+		return nil, errors.New(i18n.T("check.last.empty", i18n.Args{"Path": LastPath(dir)}))
 	}
 	return &l, nil
 }

@@ -4,15 +4,19 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
 // WriteText prints the report for people: grouped by step, ✓ or ✗ and the
 // id with what was found; for a failure also what was expected and the
-// hint; then the summary line "N passed, M failed".
+// hint; then the summary line "N passed, M failed". The words are the
+// chosen language's; ids, values and commands are as they are.
 func WriteText(p *ui.Printer, r *Report) {
+	found, expected, note := i18n.T("check.label.found"), i18n.T("check.label.expected"), i18n.T("check.label.note")
 	step := 0
 	for _, c := range r.Checks {
 		if c.Step != step {
@@ -22,27 +26,27 @@ func WriteText(p *ui.Printer, r *Report) {
 			step = c.Step
 			title := ""
 			if s, err := lab.Get(step); err == nil {
-				title = " — " + s.Title
+				title = " — " + s.Heading()
 			}
-			p.Title("Step %d%s", step, title)
+			p.Title("%s%s", i18n.T("check.step", i18n.Args{"N": step}), title)
 		}
 		switch c.Status {
 		case Pass:
 			p.Line("  %s %-36s %s", p.Mark(true), c.ID, c.Actual)
 			if c.Note != "" {
-				p.Note("      note: %s", c.Note)
+				p.Note("%s", prose("      "+note+" ", c.Note))
 			}
 		case Fail:
 			p.Line("  %s %-36s %s", p.Mark(false), c.ID, c.Title)
-			p.Line("      found:    %s", c.Actual)
-			p.Line("      expected: %s", c.Expected)
+			p.Line("      %s %s", found, c.Actual)
+			p.Line("      %s %s", expected, c.Expected)
 			if c.Hint != "" {
-				p.Warn("      → %s", c.Hint)
+				p.Warn("%s", prose("      → ", c.Hint))
 			}
 		case Note:
 			p.Line("  %s %-36s %s", p.Accent("i"), c.ID, c.Title)
-			p.Line("      found:    %s", c.Actual)
-			p.Note("      note: %s", c.Note)
+			p.Line("      %s %s", found, c.Actual)
+			p.Note("%s", prose("      "+note+" ", c.Note))
 		case Skip:
 			p.Note("  - %-36s %s", c.ID, c.Actual)
 		}
@@ -50,14 +54,27 @@ func WriteText(p *ui.Printer, r *Report) {
 	if len(r.Checks) > 0 {
 		p.Line("")
 	}
-	summary := fmt.Sprintf("%d passed, %d failed", r.Passed, r.Failed)
+	summary := i18n.T("check.summary", i18n.Args{"Passed": r.Passed, "Failed": r.Failed})
 	if r.Skipped > 0 {
-		summary += fmt.Sprintf(", %d not checked", r.Skipped)
+		summary += i18n.T("check.summary_skipped", i18n.Args{"Skipped": r.Skipped})
 	}
 	if r.Notes > 0 {
-		summary += fmt.Sprintf(", %s (not failures: LAB.md does not ask for them)", Plural(r.Notes, "note"))
+		summary += i18n.N("plural.check.summary_notes", r.Notes)
 	}
 	p.Title("%s", summary)
+}
+
+// prose is a hint or a note after its label. Other languages than English
+// are written as paragraphs (docs/i18n.md) and wrapped here to 80 display
+// columns, the next lines under the text; English keeps its one line, as
+// it always was.
+func prose(label, text string) string {
+	if i18n.Current() == i18n.English {
+		return label + text
+	}
+	indent := strings.Repeat(" ", ui.Width(label))
+	wrapped := ui.Wrap(indent+text, 80)
+	return label + wrapped[len(indent):]
 }
 
 // WriteJSON writes the report as indented JSON; its shape is stable.
@@ -111,20 +128,21 @@ type (
 func JUnitOf(c Check, className string, withDiagnosis bool) JUnitCase {
 	tc := JUnitCase{Name: c.ID, ClassName: className, SystemOut: c.Title + ": " + c.Actual}
 	if withDiagnosis && c.AsReported {
-		tc.SystemOut += " (as reported)"
+		tc.SystemOut += i18n.T("check.junit.as_reported")
 	}
 	switch c.Status {
 	case Fail:
-		text := fmt.Sprintf("found:    %s\nexpected: %s\nhint:     %s", c.Actual, c.Expected, c.Hint)
+		text := i18n.T("check.junit.failure", i18n.Args{"Found": c.Actual, "Expected": c.Expected, "Hint": c.Hint})
 		if withDiagnosis {
-			text += "\ndiagnosis: " + c.Diagnosis.Name
+			// The diagnosis is the mistake's name, an id as the JSON has it.
+			text += "\n" + i18n.T("check.junit.diagnosis", i18n.Args{"Name": c.Diagnosis.Name})
 		}
 		tc.Failure = &JUnitFailure{Type: "fail", Message: c.Title, Text: text}
 	case Skip:
 		tc.Skipped = &JUnitSkipped{Message: c.Actual}
 	case Note:
-		// A passing testcase: LAB.md does not ask for it.
-		tc.SystemOut += "\nnote: " + c.Note
+		// A passing testcase: the lab text does not ask for it.
+		tc.SystemOut += "\n" + i18n.T("check.label.note") + " " + c.Note
 	}
 	return tc
 }
@@ -181,12 +199,4 @@ func WriteJUnitDoc(w io.Writer, doc JUnitSuites) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", data)
 	return err
-}
-
-// Plural is "1 note", "2 notes".
-func Plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -3,6 +3,7 @@ package judge
 import (
 	"path/filepath"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -24,8 +25,10 @@ const (
 // says what it grades and what to do when it fails; its hands, the one
 // function that runs it, are package check's (probe_*.go).
 type Probe struct {
-	ID    string
-	Step  *lab.Step
+	ID   string
+	Step *lab.Step
+	// Title is the message id of what it grades (check.title.<id>), said
+	// in the chosen language when the check is made.
 	Title string
 	// Hint is the advice when it fails (a verdict may override it).
 	Hint func(f *Facts) string
@@ -41,7 +44,7 @@ func (p *Probe) RunsAt(w Where) bool { return p.Where&w != 0 }
 
 // Check is the probe's check for its verdict, diagnosed against f.
 func (p *Probe) Check(v Verdict, f *Facts) Check {
-	return newCheck(p.ID, p.Step.Number, p.Title, func() string { return p.Hint(f) }, mistakeOf[p.ID], v, f)
+	return newCheck(p.ID, p.Step.Number, i18n.T(p.Title, i18n.Args{"Script": lab.ScriptName, "Foreign": ForeignFinalizer}), func() string { return p.Hint(f) }, mistakeOf[p.ID], v, f)
 }
 
 // ForeignFinalizer stands for another controller's finalizer, which ours
@@ -55,26 +58,22 @@ const ForeignFinalizer = "example.com/keep"
 // must cost no other verdict).
 var (
 	ProbeScriptRuns = &Probe{ID: "step3.script_runs", Step: lab.Reconcile, Where: Local,
-		Title: lab.ScriptName + " runs to its end, twice", Hint: scriptHint}
+		Title: "check.title.step3.script_runs", Hint: scriptHint}
 	ProbeRerunWritesNothing = &Probe{ID: "step3.rerun_writes_nothing", Step: lab.Reconcile, Where: Local,
-		Title: "running " + lab.ScriptName + " twice more writes nothing (TeamSpaces, their namespaces, quotas)", Hint: writesHint}
+		Title: "check.title.step3.rerun_writes_nothing", Hint: writesHint}
 	ProbeConverges = &Probe{ID: "step4.new_teamspace_converges", Step: lab.Service, Where: Local | Remote, Controller: true,
-		Title: "a new TeamSpace gets its namespace, quota and status by itself",
-		Hint: func(*Facts) string {
-			return "is the controller running and reconciling? `cnpa service status`, `cnpa service logs`"
-		}}
+		Title: "check.title.step4.new_teamspace_converges",
+		Hint:  func(*Facts) string { return i18n.T("check.probe.converges.hint") }}
 	ProbeDrift = &Probe{ID: "step5.drift_reverted_live", Step: lab.Drift, Where: Local | Remote, Controller: true,
-		Title: "a temporary TeamSpace's deleted quota comes back as a new object, and a hand edit to it goes back",
+		Title: "check.title.step5.drift_reverted_live",
 		Hint:  driftHint}
 	ProbeFinalizerAdded = &Probe{ID: "step6.finalizer_added_keeps_foreign", Step: lab.Cleanup, Where: Local | Remote, Controller: true,
-		Title: "a TeamSpace with a foreign finalizer (" + ForeignFinalizer + ") gets ours too and keeps the other", Hint: finalizerHint}
+		Title: "check.title.step6.finalizer_added_keeps_foreign", Hint: finalizerHint}
 	ProbeDeleteArchives = &Probe{ID: "step6.delete_archives", Step: lab.Cleanup, Where: Local | Remote, Controller: true,
-		Title: "deleted, it is archived to archive/<name>.json and loses only our finalizer", Hint: finalizerHint}
+		Title: "check.title.step6.delete_archives", Hint: finalizerHint}
 	ProbeForeignNamespace = &Probe{ID: "step3.foreign_namespace_left_alone", Step: lab.Reconcile, Where: Local, Controller: true,
-		Title: "a namespace team-<name> that existed before its TeamSpace is not adopted",
-		Hint: func(*Facts) string {
-			return "create team-<name> only when it does not exist, and never add an ownerReference to a namespace you did not make"
-		}}
+		Title: "check.title.step3.foreign_namespace_left_alone",
+		Hint:  func(*Facts) string { return i18n.T("check.probe.foreign.hint") }}
 )
 
 // Probes is every probe, in the order they run.
@@ -98,28 +97,29 @@ func probeIDs(w Where) []string {
 	return ids
 }
 
-// driftMust is what the controller must do for the drift probe.
-const driftMust = "must recreate a deleted quota and put back a hand edit on its next pass"
-
-// driftHint is the advice when the drift probe fails.
+// driftHint is the advice when the drift probe fails: what the
+// controller must do.
 func driftHint(f *Facts) string {
+	must := i18n.T("check.probe.drift.must")
 	if f.Engine == lab.EngineOwn {
-		return controllerAdvice(f, driftMust)
+		return controllerAdvice(f, must)
 	}
-	return "the controller " + driftMust
+	return i18n.T("check.probe.the_controller", i18n.Args{"Must": must})
 }
 
 // finalizerMust is what the controller must do for the finalizer probe:
-// the advice for both mistakes LAB.md warns about, worded once (package
-// lab).
-const finalizerMust = "must " + lab.KeepOtherFinalizers + " and, " + lab.ArchiveThenRelease
+// the advice for both mistakes the lab text warns about, worded once
+// (package lab).
+func finalizerMust() string {
+	return i18n.T("check.probe.finalizer.must", i18n.Args{"Keep": lab.KeepOtherFinalizers, "Archive": lab.ArchiveThenRelease})
+}
 
 // finalizerHint is the advice when the finalizer probe fails.
 func finalizerHint(f *Facts) string {
 	if f.Engine == lab.EngineOwn {
-		return controllerAdvice(f, finalizerMust)
+		return controllerAdvice(f, finalizerMust())
 	}
-	return "the controller " + finalizerMust + "; run `cnpa step 6` (it turns finalizer handling on)"
+	return i18n.T("check.probe.finalizer.hint", i18n.Args{"Must": finalizerMust()})
 }
 
 // scriptPath is reconcile.sh's path in the evidence dir.
@@ -128,22 +128,22 @@ func scriptPath(f *Facts) string { return filepath.Join(f.Dir, lab.ScriptName) }
 // scriptHint is the advice when reconcile.sh is not there to rerun.
 func scriptHint(f *Facts) string {
 	if f.Engine == lab.EngineOwn {
-		return "with --engine own, " + lab.ScriptName + " is yours: put it back at " + scriptPath(f) + " (executable), as LAB.md step 3 asks"
+		return i18n.T("check.probe.script.hint_own", i18n.Args{"Script": lab.ScriptName, "Path": scriptPath(f), "Step": labStep(3)})
 	}
-	return "run `cnpa step 3` again: it installs " + lab.ScriptName
+	return i18n.T("check.probe.script.hint", i18n.Args{"Script": lab.ScriptName})
 }
 
 // writesHint is the advice when a rerun of reconcile.sh wrote.
 func writesHint(f *Facts) string {
-	fix := "a pass must compare desired with actual and write only what differs: make " + lab.ScriptName + " skip objects that already match"
+	fix := i18n.T("check.probe.writes.hint", i18n.Args{"Script": lab.ScriptName})
 	if f.Engine != lab.EngineOwn {
 		if why := f.Authors[lab.ScriptName]; why != "" {
 			// Step 3 never overwrites a script of the learner's.
 			path := scriptPath(f)
-			fix += " (" + why + "; cnpa's " + f.Engine + " engine has one that does: move yours away, `mv " + lab.QuoteArg(path) + " " +
-				lab.QuoteArg(path) + ".mine`, then `cnpa step 3` installs it)"
+			fix += i18n.T("check.probe.writes.theirs", i18n.Args{"Why": why, "Engine": f.Engine,
+				"Move": "mv " + lab.QuoteArg(path) + " " + lab.QuoteArg(path) + ".mine"})
 		} else {
-			fix += " (`cnpa step 3` installs one that does)"
+			fix += i18n.T("check.probe.writes.ours")
 		}
 	}
 	return fix

@@ -2,9 +2,10 @@ package judge
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 	"strings"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -20,7 +21,10 @@ type stepChecks struct {
 
 // factCheck is one fact of the cluster or the machine, graded like a key.
 type factCheck struct {
+	// id is the check's; title the message id of what must hold (its
+	// words are the chosen language's), args its placeholders.
 	id, title string
+	args      i18n.Args
 	// titleFor, when set, words the title from the facts instead.
 	titleFor func(f *Facts) string
 	// hint is the advice when the check fails (a verdict may override it).
@@ -90,9 +94,11 @@ func Judge(st *lab.State, f *Facts) *Report {
 			}
 		}
 		for _, l := range s.facts {
-			title := l.title
+			var title string
 			if l.titleFor != nil {
 				title = l.titleFor(f)
+			} else {
+				title = i18n.T(l.title, l.args)
 			}
 			mistake := l.mistake
 			if mistake.IsZero() {
@@ -118,7 +124,7 @@ func (c *checker) rule(ev *evidenceSet, rec *lab.Record, r lab.Rule, in *lab.Inp
 		case h == lab.StartOver:
 			return ev.startOver()
 		case theirs && json.Valid([]byte(want)) && lab.StepOf(r.File).Computed:
-			return lab.WriteValue(r.File, r.Key, want) + ", or " + ev.redo(r.Step)
+			return i18n.T("check.either", i18n.Args{"A": lab.WriteValue(r.File, r.Key, want), "B": ev.redo(r.Step)})
 		case theirs && json.Valid([]byte(want)):
 			return lab.WriteValue(r.File, r.Key, want)
 		case h == lab.Stale:
@@ -126,9 +132,14 @@ func (c *checker) rule(ev *evidenceSet, rec *lab.Record, r lab.Rule, in *lab.Inp
 		}
 		return ev.redo(r.Step)
 	}
-	c.key(rec, r.Key, r.ID, r.Title, r.Expected, func() string { return hintOf(r.Hint, r.Expected) }, func(v any) Verdict {
+	expected := RuleExpected(r)
+	c.key(rec, r.Key, r.ID, RuleTitle(r), expected, func() string { return hintOf(r.Hint, r.Expected) }, func(v any) Verdict {
 		j := r.Judge(v, in)
 		out := Verdict{OK: j.OK, Want: j.Want, Got: j.Got, Skip: j.Skip}
+		if j.Want == r.Expected {
+			// The rule's words for what it wants, in the title's language.
+			out.Want = expected
+		}
 		h := r.Hint
 		if j.Hint != nil {
 			h = *j.Hint
@@ -170,7 +181,7 @@ func (ev *evidenceSet) reportInputsProblem(err error) error {
 		bad = append(bad, lab.BetaArchive)
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%s, which report.json is computed from, fails its own checks", strings.Join(bad, ", "))
+		return errors.New(i18n.T("check.report_inputs_fail", i18n.Args{"Files": strings.Join(bad, ", ")}))
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -12,35 +13,34 @@ import (
 // team-alpha as the reconcile pass leaves it. The re-runs of reconcile.sh
 // are probes (package check, probe_rerun.go).
 var step3Checks = &stepChecks{step: lab.Reconcile, facts: []factCheck{
-	{id: "step3.namespace_owned", title: "team-alpha is labelled " + teamspace.OwnerLabel + "=alpha and owned by the live alpha",
+	{id: "step3.namespace_owned", title: "check.title.step3.namespace_owned", args: i18n.Args{"Label": teamspace.OwnerLabel},
 		hint: func(_ *evidenceSet, f *Facts) string {
-			return "LAB.md step 3: one pass of reconcile.sh gives team-<name> the label " + teamspace.OwnerLabel +
-				"=<name> and an ownerReference to the TeamSpace (its uid); run `" + lab.QuoteArg(filepath.Join(f.Dir, lab.ScriptName)) +
-				"` once and compare `kubectl get namespace team-alpha -o yaml`"
+			return i18n.T("check.step3.namespace_owned.hint", i18n.Args{"Step": labStep(3), "Label": teamspace.OwnerLabel,
+				"Script": lab.QuoteArg(filepath.Join(f.Dir, lab.ScriptName))})
 		},
 		judge: namespaceOwned},
 }}
 
 // namespaceOwned: team-alpha carries our label and an ownerReference to
-// alpha, as LAB.md asks. cnpa's engines also mark that reference
+// alpha, as the lab text asks. cnpa's engines also mark that reference
 // controller: a note, never a failure.
 func namespaceOwned(_ *evidenceSet, f *Facts) Verdict {
-	want := "labelled alpha, ownerReference to alpha's uid"
+	want := i18n.T("check.step3.namespace_owned.want")
 	switch {
 	case f.Alpha == nil:
-		return Holds(false, want, "TeamSpace alpha does not exist")
+		return Holds(false, want, i18n.T("check.alpha_missing"))
 	case f.TeamAlpha == nil:
-		return Holds(false, want, "namespace team-alpha does not exist")
+		return Holds(false, want, i18n.T("check.team_alpha_missing"))
 	}
 	var owners []string
 	for _, r := range f.TeamAlpha.OwnerReferences {
 		owners = append(owners, fmt.Sprintf("%s/%s uid %s", r.Kind, r.Name, r.UID))
 	}
-	got := fmt.Sprintf("label %q, owners %v", f.TeamAlpha.Labels[teamspace.OwnerLabel], owners)
+	got := i18n.T("check.step3.namespace_owned.got", i18n.Args{"Label": fmt.Sprintf("%q", f.TeamAlpha.Labels[teamspace.OwnerLabel]), "Owners": fmt.Sprint(owners)})
 	ok := f.TeamAlpha.Labels[teamspace.OwnerLabel] == "alpha" && teamspace.HasOwnerReference(f.TeamAlpha.OwnerReferences, f.Alpha.UID)
-	v := Holds(ok, fmt.Sprintf("label \"alpha\", owner TeamSpace/alpha uid %s", f.Alpha.UID), got)
+	v := Holds(ok, i18n.T("check.step3.namespace_owned.exact", i18n.Args{"UID": f.Alpha.UID}), got)
 	if ok && !teamspace.OwnedBy(f.TeamAlpha.OwnerReferences, f.Alpha.UID) {
-		v.Note = "cnpa's engines also mark this ownerReference controller: true (only one controller may own the namespace); LAB.md does not ask for it"
+		v.Note = i18n.T("check.step3.namespace_owned.note")
 	}
 	return v
 }

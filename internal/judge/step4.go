@@ -1,9 +1,9 @@
 package judge
 
 import (
-	"fmt"
 	"regexp"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -11,77 +11,82 @@ import (
 // running now; the temporary TeamSpace it must serve is a live probe
 // (package check, probe_converges.go).
 var step4Checks = &stepChecks{step: lab.Service, facts: []factCheck{
-	{id: "step4.unit_file", vm: true, titleFor: func(f *Facts) string { return "the unit file " + f.Service.UnitPath + " exists" },
-		hint: hintText("run `cnpa step 4` again: it writes the unit"),
+	{id: "step4.unit_file", vm: true, titleFor: func(f *Facts) string {
+		return i18n.T("check.title.step4.unit_file", i18n.Args{"Path": f.Service.UnitPath})
+	},
+		hint: func(*evidenceSet, *Facts) string { return i18n.T("check.step4.unit_file.hint") },
 		judge: func(_ *evidenceSet, f *Facts) Verdict {
 			switch {
 			case f.UnitError != "":
-				return Holds(false, "a unit file", f.UnitError)
+				return Holds(false, i18n.T("check.step4.unit_file.want"), f.UnitError)
 			case f.OtherDir != "":
-				v := Holds(false, "this lab's unit (evidence dir "+f.Dir+")", "the unit there serves another evidence dir, "+f.OtherDir)
+				v := Holds(false, i18n.T("check.step4.unit_file.want_ours", i18n.Args{"Dir": f.Dir}), i18n.T("check.step4.unit_file.other", i18n.Args{"Dir": f.OtherDir}))
 				// Step 4 never rewrites a unit it did not write as it is
 				// (issue 39): it is moved away, then step 4 installs this
 				// lab's.
-				v.Hint = "that service is another lab's: `cnpa --dir " + f.OtherDir + " check` grades it; to serve this lab, move it away (`mv " +
-					lab.QuoteArg(f.Service.UnitPath) + " " + lab.QuoteArg(f.Service.UnitPath+".another-lab") + "`), then run `cnpa step 4`"
+				v.Hint = i18n.T("check.step4.unit_file.hint_other", i18n.Args{"Dir": f.OtherDir,
+					"Move": "mv " + lab.QuoteArg(f.Service.UnitPath) + " " + lab.QuoteArg(f.Service.UnitPath+".another-lab")})
 				return v
 			}
-			return Holds(true, "a unit file", "exists")
+			return Holds(true, i18n.T("check.step4.unit_file.want"), i18n.T("check.step4.unit_file.exists"))
 		}},
-	{id: "step4.restart_always", vm: true, title: "the unit says Restart=always: the controller comes back after any exit",
+	{id: "step4.restart_always", vm: true, title: "check.title.step4.restart_always",
 		// The unit is fixed where it is: cnpa never rewrites a unit that
 		// is not its own as written (issue 39), and a hand edit makes it
 		// the learner's.
 		hint: func(_ *evidenceSet, f *Facts) string {
-			return "write Restart=always in its [Service] section (`sed -i 's/^Restart=.*/Restart=always/' " + lab.QuoteArg(f.Service.UnitPath) +
-				"`), then run `cnpa step 4`"
+			return i18n.T("check.step4.restart_always.hint", i18n.Args{"Unit": lab.QuoteArg(f.Service.UnitPath)})
 		},
 		judge: func(_ *evidenceSet, f *Facts) Verdict {
 			switch {
 			case f.UnitError != "":
-				return Skipped("no unit file (see step4.unit_file)")
+				return Skipped(i18n.T("check.step4.skip_no_unit"))
 			case f.OtherDir != "":
-				return Skipped("the unit is another evidence dir's (see step4.unit_file)")
+				return Skipped(i18n.T("check.step4.skip_other_dir"))
 			}
 			m := restartLine.FindAllStringSubmatch(string(f.Unit), -1)
-			got := "no Restart= line"
-			if len(m) > 0 {
-				got = "Restart=" + m[len(m)-1][1]
+			if len(m) == 0 {
+				return Holds(false, "Restart=always", i18n.T("check.step4.no_restart_line"))
 			}
+			got := "Restart=" + m[len(m)-1][1]
 			return Holds(got == "Restart=always", "Restart=always", got)
 		}},
-	{id: "step4.service_enabled", vm: true, titleFor: func(f *Facts) string { return lab.ServiceName + " is enabled (" + f.Service.Manager + ")" },
+	{id: "step4.service_enabled", vm: true, titleFor: func(f *Facts) string {
+		return i18n.T("check.title.step4.service_enabled", i18n.Args{"Service": lab.ServiceName, "Manager": f.Service.Manager})
+	},
 		hint: func(_ *evidenceSet, f *Facts) string {
 			if f.Service.Manager != "systemd" {
-				return "process mode has no boot-time start; the service counts as enabled once installed: run `cnpa step 4` again"
+				return i18n.T("check.step4.service_enabled.hint_process")
 			}
-			return "enable it: `systemctl enable " + lab.ServiceName + "` (or run `cnpa step 4` again)"
+			return i18n.T("check.step4.service_enabled.hint", i18n.Args{"Service": lab.ServiceName})
 		},
 		judge: func(_ *evidenceSet, f *Facts) Verdict {
 			if f.OtherDir != "" {
-				return Skipped("the unit is another evidence dir's (see step4.unit_file)")
+				return Skipped(i18n.T("check.step4.skip_other_dir"))
 			}
 			return Same(true, f.Service.Enabled)
 		}},
-	{id: "step4.service_active", vm: true, titleFor: func(f *Facts) string { return lab.ServiceName + " is running (" + f.Service.Manager + ")" },
+	{id: "step4.service_active", vm: true, titleFor: func(f *Facts) string {
+		return i18n.T("check.title.step4.service_active", i18n.Args{"Service": lab.ServiceName, "Manager": f.Service.Manager})
+	},
 		hint: func(_ *evidenceSet, f *Facts) string {
 			if f.Service.Manager != "systemd" && !f.Service.Installed && f.Engine != lab.EngineOwn {
 				// cnpa's engine, its unit gone: step 4 installs and starts it.
-				return "no unit installed: run `cnpa step 4` again: it writes the unit and starts the service"
+				return i18n.T("check.step4.service_active.hint_no_unit")
 			}
 			if f.Service.Manager != "systemd" && !f.Service.Installed {
 				// A lab done by hand on a machine without systemd: its
 				// loop runs somewhere cnpa cannot see.
-				return "no systemd here, and cnpa knows of no loop it can check: `cnpa step 4 --engine own --service-manager process` runs LAB.md's loop (bash -c 'while true; do <dir>/reconcile.sh; sleep 3; done') as a process cnpa can check"
+				return i18n.T("check.step4.service_active.hint_no_systemd")
 			}
-			return hintStartService
+			return hintStartService()
 		},
 		judge: func(_ *evidenceSet, f *Facts) Verdict {
 			if f.OtherDir != "" {
-				return Skipped("the unit is another evidence dir's (see step4.unit_file)")
+				return Skipped(i18n.T("check.step4.skip_other_dir"))
 			}
 			if f.Service.Active {
-				return Holds(true, "active", fmt.Sprintf("active, main pid %d", f.Service.MainPID))
+				return Holds(true, "active", i18n.T("check.step4.active_pid", i18n.Args{"PID": f.Service.MainPID}))
 			}
 			return Holds(false, "active", "inactive")
 		}},

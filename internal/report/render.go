@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 )
 
@@ -46,7 +47,7 @@ var page = template.Must(template.New("page").Funcs(langFuncs).Funcs(template.Fu
 		return "–"
 	},
 	"stepWord": func(s Status) string {
-		return map[Status]string{OK: "as expected", Bad: "needs work", Missing: "not done yet", Skipped: "not compared"}[s]
+		return i18n.T(map[Status]string{OK: "report.step.ok", Bad: "report.step.bad", Missing: "report.step.missing", Skipped: "report.step.skipped"}[s])
 	},
 	"add": func(a, b float64) float64 { return a + b },
 }).Parse(pageText))

@@ -9,11 +9,11 @@
 package report
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -184,19 +184,22 @@ func judgeFile(st *Step, rec *lab.Record, in *lab.Inputs) {
 	if err != nil {
 		st.FileProblem = err.Error()
 		if rec.Missing() {
-			st.FileProblem = fmt.Sprintf("%s is not written yet: run `cnpa step %d`", st.File, st.Number)
+			st.FileProblem = i18n.T("report.not_written", i18n.Args{"File": st.File, "N": st.Number})
 			st.NotWritten = true
 		}
 		for _, r := range lab.For(st.File) {
-			st.Values = append(st.Values, Value{Key: r.Key, Title: r.Title, Got: "—", Want: r.Expected, Status: Missing})
+			st.Values = append(st.Values, Value{Key: r.Key, Title: judge.RuleTitle(r), Got: "—", Want: judge.RuleExpected(r), Status: Missing})
 		}
 		return
 	}
 	for _, j := range lab.Judge(st.File, values, in) {
-		v := Value{Key: j.Key, Title: j.Title, Got: j.Value, Want: j.Want}
+		v := Value{Key: j.Key, Title: judge.RuleTitle(j.Rule), Got: j.Value, Want: j.Want}
+		if j.Want == j.Expected {
+			v.Want = judge.RuleExpected(j.Rule)
+		}
 		switch {
 		case j.Skip != "":
-			v.Status, v.Want, v.Why = Skipped, j.Expected, "not compared: "+j.Skip
+			v.Status, v.Want, v.Why = Skipped, judge.RuleExpected(j.Rule), i18n.T("report.not_compared", i18n.Args{"Why": j.Skip})
 		case j.OK:
 			v.Status = OK
 		default:
@@ -206,7 +209,7 @@ func judgeFile(st *Step, rec *lab.Record, in *lab.Inputs) {
 			}
 		}
 		if v.Want == "" {
-			v.Want = j.Expected
+			v.Want = judge.RuleExpected(j.Rule)
 		}
 		st.Values = append(st.Values, v)
 	}
@@ -219,9 +222,9 @@ func addTimeline(st *Step, dir string) {
 	case err != nil:
 		st.TimelineNote = err.Error()
 	case tl == nil:
-		st.TimelineNote = fmt.Sprintf("no timeline recorded: `cnpa step %d` writes %s", st.Number, relPath(dir, timeline.Path(dir, st.Number)))
+		st.TimelineNote = i18n.T("report.no_timeline", i18n.Args{"N": st.Number, "Path": relPath(dir, timeline.Path(dir, st.Number))})
 	case len(tl.Entries) == 0:
-		st.TimelineNote = "the timeline has no entries"
+		st.TimelineNote = i18n.T("report.timeline_empty")
 	default:
 		tl.Sorted()
 		chart, rows := layout(tl)
@@ -258,13 +261,12 @@ func stepStatus(st *Step) Status {
 // written after it (then its verdicts may no longer hold).
 func summarizeCheck(dir string, last *judge.Last) *Check {
 	if last == nil {
-		return &Check{Missing: "`cnpa check` has not been run on this evidence dir: run it, then `cnpa report --html` again"}
+		return &Check{Missing: i18n.T("report.check_missing")}
 	}
 	r := last.Report
 	c := &Check{At: last.At, Server: r.Server, Partial: r.Step, Passed: r.Passed, Failed: r.Failed, Skipped: r.Skipped}
 	if name, at := newestEvidence(dir); at.After(last.At) {
-		c.Stale = fmt.Sprintf("%s was written at %s, after this check: run `cnpa check` again for verdicts on the evidence as it is now",
-			name, at.UTC().Format("2006-01-02 15:04:05 UTC"))
+		c.Stale = i18n.T("report.check_stale", i18n.Args{"File": name, "At": at.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}
 	return c
 }

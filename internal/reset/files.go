@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/manifest"
@@ -89,10 +90,10 @@ func removeOurs(dir string, records bool, r *Result, log func(string, ...any)) e
 		if !records && isEvidence(filepath.Base(p)) && filepath.Dir(p) == filepath.Clean(dir) {
 			continue // moved aside with the learner's own evidence (moveOwnEvidence)
 		}
-		log("kept %s: cnpa wrote it, but it has changed since (or it is reached through a symlink), so it is not cnpa's to remove", p)
+		log("%s", i18n.T("reset.kept_changed", i18n.Args{"Path": p}))
 	}
 	for _, p := range f.notRecords {
-		log("kept %s: the archive dir's manifest names it, but it is no archive record (<name>.json in %s), and that manifest is writable by the service's user", p, dir)
+		log("%s", i18n.T("reset.kept_not_record", i18n.Args{"Path": p, "Dir": dir}))
 	}
 	own := filepath.Join(dir, manifest.OwnDir)
 	if _, err := os.Lstat(own); err == nil {
@@ -103,7 +104,7 @@ func removeOurs(dir string, records bool, r *Result, log func(string, ...any)) e
 		}
 	}
 	if removed > 0 {
-		log("removed %d %s cnpa wrote in %s", removed, map[bool]string{true: "file", false: "files"}[removed == 1], dir)
+		log("%s", i18n.N("plural.reset.removed_files", removed, i18n.Args{"Dir": dir}))
 	}
 	return errors.Join(errs...)
 }
@@ -121,7 +122,7 @@ func removeFiles(env *labenv.Env, purge bool, r *Result, log func(string, ...any
 		// it is not cnpa's. An error means not empty, or not there.
 		_ = os.Remove(env.ArchiveDir())
 	} else if _, err := os.Stat(env.ArchiveDir()); err == nil {
-		log("kept the archive records in %s (--purge removes those cnpa wrote)", env.ArchiveDir())
+		log("%s", i18n.T("reset.kept_records", i18n.Args{"Dir": env.ArchiveDir()}))
 	}
 	if err := removeOurs(env.Dir, false, r, log); err != nil {
 		errs = append(errs, err)
@@ -173,7 +174,7 @@ func moveAside(dir, aside string, names []string) ([]string, error) {
 			continue
 		}
 		if err := os.MkdirAll(aside, 0o755); err != nil {
-			return moved, fmt.Errorf("make %s for your own evidence: %w", aside, err)
+			return moved, fmt.Errorf("%s: %w", i18n.T("reset.make_aside", i18n.Args{"Dir": aside}), err)
 		}
 		to := filepath.Join(aside, n)
 		if _, err := os.Lstat(to); err == nil {
@@ -230,8 +231,7 @@ func moveOwnEvidence(dir string, now time.Time, r *Result, log func(string, ...a
 		for _, m := range moved {
 			short = append(short, filepath.Base(m))
 		}
-		log("moved your own evidence (%s) into %s/: it described the cluster this reset deleted, and the new run writes its own; "+
-			"nothing of it is deleted", strings.Join(short, ", "), aside)
+		log("%s", i18n.T("reset.moved_aside", i18n.Args{"Files": strings.Join(short, ", "), "Aside": aside}))
 	}
 	return err
 }
@@ -258,7 +258,7 @@ func keepChoices(env *labenv.Env, log func(string, ...any)) error {
 	if err := env.SaveState(); err != nil {
 		return fmt.Errorf("keep the lab's choices in %s: %w", filepath.Join(env.Dir, labenv.StateFile), err)
 	}
-	log("kept the lab's choices for the new run: engine %s, service manager %s, unit dir %s, service identity %s (a flag of `cnpa step` changes them)",
-		env.State.Engine, env.State.ServiceManager, env.State.UnitDir, env.State.Identity())
+	log("%s", i18n.T("reset.kept_choices", i18n.Args{"Engine": env.State.Engine, "Manager": env.State.ServiceManager,
+		"UnitDir": env.State.UnitDir, "Identity": env.State.Identity()}))
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
@@ -171,7 +172,7 @@ func listTeamSpaces(ctx context.Context, env *labenv.Env) (*unstructured.Unstruc
 	_, err := poll.Until(ctx, 200*time.Millisecond, env.Timeout, func(ctx context.Context) (bool, string, error) {
 		l, err := env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
 		if apierrors.IsNotFound(err) {
-			return false, "the API server does not serve teamspaces yet although the CRD exists", nil
+			return false, i18n.T("reset.not_served_yet"), nil
 		}
 		if err != nil {
 			return false, "", err

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/labenv"
 )
 
@@ -40,10 +41,10 @@ func deleteNamespaces(ctx context.Context, env *labenv.Env, nss []corev1.Namespa
 		}
 	}
 	if len(dependents) > 0 {
-		log("waiting for the garbage collector to delete %v (their ownerReference is not a controller's)", dependents)
+		log("%s", i18n.T("reset.waiting_gc", i18n.Args{"Names": fmt.Sprint(dependents)}))
 	}
 	if len(nss) > 0 {
-		log("deleting namespaces %v", r.Namespaces)
+		log("%s", i18n.T("reset.deleting_namespaces", i18n.Args{"Names": fmt.Sprint(r.Namespaces)}))
 	}
 	var left []string
 	err := wait(ctx, env.Timeout, func(ctx context.Context) (bool, error) {
@@ -60,8 +61,8 @@ func deleteNamespaces(ctx context.Context, env *labenv.Env, nss []corev1.Namespa
 	}, 0)
 	if err != nil {
 		sort.Strings(left)
-		return fmt.Errorf("namespaces %v not gone: %w", left, err)
+		return fmt.Errorf("%s: %w", i18n.T("reset.namespaces_not_gone", i18n.Args{"Names": fmt.Sprint(left)}), err)
 	}
-	log("namespaces gone")
+	log("%s", i18n.T("reset.namespaces_gone"))
 	return nil
 }

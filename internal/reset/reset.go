@@ -18,10 +18,10 @@ package reset
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"time"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
@@ -244,7 +244,7 @@ func wait(ctx context.Context, timeout time.Duration, cond func(context.Context)
 	})
 	var gaveUp *poll.TimeoutError
 	if errors.As(err, &gaveUp) {
-		return fmt.Errorf("gave up after %s", timeout)
+		return errors.New(i18n.T("reset.gave_up", i18n.Args{"Timeout": timeout.String()}))
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
@@ -20,8 +21,7 @@ func removeService(ctx context.Context, env *labenv.Env, log func(string, ...any
 		if err := m.Remove(ctx); err != nil {
 			return fmt.Errorf("remove %s of the evidence dir %s: %w", service.Name, dir, err)
 		}
-		log("stopped and removed %s of the evidence dir %s: it runs on the identity and the CRD this reset deletes, "+
-			"and would fail on every pass (`cnpa --dir %s step 4` installs it again)", service.Name, dir, dir)
+		log("%s", i18n.T("reset.removed_other_service", i18n.Args{"Service": service.Name, "Dir": dir}))
 	}
 	// Asked first so that "removed" is said only of a unit that was there;
 	// a status that cannot be read is no reason not to remove it.
@@ -30,9 +30,9 @@ func removeService(ctx context.Context, env *labenv.Env, log func(string, ...any
 		return fmt.Errorf("remove %s: %w", service.Name, err)
 	}
 	if statusErr == nil && !before.Installed && !before.Active {
-		log("no %s installed (%s): nothing to remove", service.Name, env.Service.Name())
+		log("%s", i18n.T("reset.no_service", i18n.Args{"Service": service.Name, "Manager": env.Service.Name()}))
 	} else {
-		log("removed %s (%s)", service.Name, env.Service.Name())
+		log("%s", i18n.T("reset.removed_service", i18n.Args{"Service": service.Name, "Manager": env.Service.Name()}))
 	}
 	return nil
 }
@@ -43,7 +43,7 @@ func removeIdentity(ctx context.Context, env *labenv.Env, r *Result, log func(st
 	removed, err := identity.Remove(ctx, env.Clients)
 	r.Identity = append(r.Identity, removed...)
 	if len(removed) > 0 {
-		log("deleted the service's identity %s: %s", identity.Username, strings.Join(removed, ", "))
+		log("%s", i18n.T("reset.deleted_identity", i18n.Args{"User": identity.Username, "Objects": strings.Join(removed, ", ")}))
 	}
 	return err
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/archive"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
@@ -42,9 +43,9 @@ func deleteTeamSpaces(ctx context.Context, env *labenv.Env, listed []unstructure
 			// to drop, the grader's foreign stand-in included.
 			if _, err := res.Patch(ctx, name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`),
 				metav1.PatchOptions{FieldManager: fieldManager}); err != nil && !apierrors.IsNotFound(err) {
-				failures = append(failures, fmt.Errorf("drop the finalizers of cnpa's temporary TeamSpace %s: %w", name, err))
+				failures = append(failures, fmt.Errorf("%s: %w", i18n.T("reset.drop_temp_finalizers", i18n.Args{"Name": name}), err))
 			}
-			log("deleted cnpa's temporary TeamSpace %s", name)
+			log("%s", i18n.T("reset.deleted_temp", i18n.Args{"Name": name}))
 			continue
 		}
 		archivedTo, err := releaseOurs(ctx, env, name, log)
@@ -55,9 +56,9 @@ func deleteTeamSpaces(ctx context.Context, env *labenv.Env, listed []unstructure
 		}
 		if archivedTo != "" {
 			r.Archived = append(r.Archived, name)
-			log("deleted TeamSpace %s (archived to %s, finalizer %s removed)", name, archivedTo, teamspace.Finalizer)
+			log("%s", i18n.T("reset.deleted_archived", i18n.Args{"Name": name, "File": archivedTo, "Finalizer": teamspace.Finalizer}))
 		} else {
-			log("deleted TeamSpace %s", name)
+			log("%s", i18n.T("reset.deleted_teamspace", i18n.Args{"Name": name}))
 		}
 	}
 	held := map[string][]string{}
@@ -83,7 +84,7 @@ func deleteTeamSpaces(ctx context.Context, env *labenv.Env, listed []unstructure
 			names = append(names, fmt.Sprintf("%s (finalizers %v)", n, f))
 		}
 		sort.Strings(names)
-		return errors.Join(append(failures, fmt.Errorf("TeamSpaces held by finalizers that are not cnpa's: %v; whoever set them must remove them (or `kubectl patch teamspace NAME --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]'`), then run `cnpa reset` again", names))...)
+		return errors.Join(append(failures, errors.New(i18n.T("reset.foreign_finalizers", i18n.Args{"Names": fmt.Sprint(names)})))...)
 	}
 	return errors.Join(failures...)
 }
@@ -112,8 +113,8 @@ func releaseOurs(ctx context.Context, env *labenv.Env, name string, log func(str
 			func(rec evidence.ArchiveRecord) error {
 				var held string
 				if file, held = archiveFile(env.ArchiveDir(), ts.Name, ts.UID); held != "" {
-					log("kept %s (it holds %s, not this TeamSpace's %s); archiving %s to %s instead",
-						filepath.Join(env.ArchiveDir(), ts.Name+".json"), held, ts.UID, name, filepath.Join(env.ArchiveDir(), file))
+					log("%s", i18n.T("reset.kept_archive", i18n.Args{"Kept": filepath.Join(env.ArchiveDir(), ts.Name+".json"), "Held": held,
+						"UID": ts.UID, "Name": name, "File": filepath.Join(env.ArchiveDir(), file)}))
 				}
 				return evidence.WriteArchiveAs(env.ArchiveDir(), file, rec)
 			},
@@ -123,9 +124,9 @@ func releaseOurs(ctx context.Context, env *labenv.Env, name string, log func(str
 			})
 		if out.ArchiveErr != nil {
 			if err != nil && !apierrors.IsNotFound(err) {
-				return "", fmt.Errorf("archive teamspace %s: %v; and remove finalizer %s: %w", name, out.ArchiveErr, teamspace.Finalizer, err)
+				return "", fmt.Errorf("%s: %w", i18n.T("reset.archive_and_release_failed", i18n.Args{"Name": name, "Err": fmt.Sprint(out.ArchiveErr), "Finalizer": teamspace.Finalizer}), err)
 			}
-			log("TeamSpace %s released without an archive record (it cannot be written: %v)", name, out.ArchiveErr)
+			log("%s", i18n.T("reset.released_no_record", i18n.Args{"Name": name, "Err": fmt.Sprint(out.ArchiveErr)}))
 			return "", nil
 		}
 		switch {
@@ -150,7 +151,7 @@ func archiveFile(dir, name string, uid types.UID) (file, held string) {
 	old, err := evidence.ReadArchive(dir, name)
 	switch {
 	case err != nil:
-		return name + "." + string(uid) + ".json", "one that does not read"
+		return name + "." + string(uid) + ".json", i18n.T("reset.unreadable_record")
 	case old != nil && old.UID != string(uid):
 		return name + "." + string(uid) + ".json", "uid " + old.UID
 	}
@@ -172,6 +173,6 @@ func deleteCRD(ctx context.Context, env *labenv.Env, log func(string, ...any)) e
 	}, 0); err != nil {
 		return fmt.Errorf("CRD %s not gone: %w", teamspace.CRDName, err)
 	}
-	log("deleted CRD %s", teamspace.CRDName)
+	log("%s", i18n.T("reset.deleted_crd", i18n.Args{"CRD": teamspace.CRDName}))
 	return nil
 }

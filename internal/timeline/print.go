@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -18,23 +19,28 @@ func Print(p *ui.Printer, tl *Timeline) {
 	if tl == nil || len(tl.Entries) == 0 {
 		return
 	}
-	p.Line("  %s %s", p.Bold("timeline"), p.Faint("(times since: "+ui.Clean(tl.Action)+")"))
+	p.Line("  %s %s", p.Bold(i18n.T("timeline.heading")), p.Faint(i18n.T("timeline.since", i18n.Args{"Action": ui.Clean(tl.Action)})))
 	atW, actorW, whatW := 0, 0, 0
 	// Every entry's text came from the cluster, a file or a log: cleaned
 	// (ui.Clean) before it is measured or printed.
 	entries := make([]Entry, len(tl.Entries))
+	// The actor is said in the chosen language (the JSON keeps its
+	// constant), and the columns are measured in display columns: a
+	// Japanese character is two.
+	words := make([]string, len(tl.Entries))
 	for i, e := range tl.Entries {
 		e.Actor, e.What, e.Source = ui.Clean(e.Actor), ui.Clean(e.What), ui.Clean(e.Source)
 		entries[i] = e
+		words[i] = actorWords(e.Actor)
 	}
-	for _, e := range entries {
+	for i, e := range entries {
 		atW = max(atW, len(FormatAt(e.At)))
-		actorW = max(actorW, len(e.Actor))
-		whatW = max(whatW, len([]rune(e.What)))
+		actorW = max(actorW, ui.Width(words[i]))
+		whatW = max(whatW, ui.Width(e.What))
 	}
 	whatW = min(whatW, 90)
-	for _, e := range entries {
-		actor := fmt.Sprintf("%-*s", actorW, e.Actor)
+	for i, e := range entries {
+		actor := ui.Pad(words[i], actorW)
 		switch e.Actor {
 		case You:
 			actor = p.Bold(actor)
@@ -45,9 +51,23 @@ func Print(p *ui.Printer, tl *Timeline) {
 		if r := []rune(what); len(r) > 90 {
 			what = string(r[:89]) + "…"
 		}
-		pad := strings.Repeat(" ", max(0, whatW-len([]rune(what))))
+		pad := strings.Repeat(" ", max(0, whatW-ui.Width(what)))
 		p.Line("  %*s  %s  %s%s  %s", atW, FormatAt(e.At), actor, what, pad, p.Faint(e.Source))
 	}
+}
+
+// actorWords is who acted, in the chosen language: one of the actors the
+// steps name, or the recorded text as it is.
+func actorWords(a string) string {
+	id, ok := map[string]string{
+		You: "timeline.actor.you", Controller: "timeline.actor.controller", GarbageCollector: "timeline.actor.garbage_collector",
+		NamespaceController: "timeline.actor.namespace_controller", QuotaController: "timeline.actor.quota_controller",
+		ServiceManager: "timeline.actor.service_manager", OtherWriter: "timeline.actor.other_writer",
+	}[a]
+	if !ok {
+		return a
+	}
+	return i18n.T(id)
 }
 
 // FormatAt words a time since the action: milliseconds below ten seconds

@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/manifest"
 )
 
@@ -165,7 +166,7 @@ func Load(dir string, step int) (*Timeline, error) {
 	var bad *atomicfile.DecodeError
 	switch {
 	case errors.As(err, &bad):
-		return nil, fmt.Errorf("%s: %w (run the step again to rewrite it)", bad.Path, bad.Err)
+		return nil, fmt.Errorf("%s: %w %s", bad.Path, bad.Err, i18n.T("timeline.rewrite"))
 	case err != nil:
 		return nil, err
 	case !found:

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -61,5 +62,28 @@ func TestSaveLoadPrint(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "\x1b[") {
 		t.Errorf("colour with noColor set")
+	}
+}
+
+// In Japanese the actors are the catalog's words and the columns stay
+// aligned by display width (a Japanese character is two columns); what was
+// recorded (the action, what happened, how it was seen) is as recorded.
+func TestPrintJapanese(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.Japanese)
+	start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	tl := &Timeline{Step: 6, Action: "kubectl delete teamspace beta", Start: start}
+	tl.Add(start, You, "deleted beta", FromRead)
+	tl.Add(start.Add(4*time.Millisecond), Controller, "archive/beta.json written", FromFile)
+	tl.Add(start.Add(900*time.Millisecond), GarbageCollector, "namespace team-beta deleted", FromWatch)
+	var out bytes.Buffer
+	Print(ui.New(&out, true), tl)
+	want := "" +
+		"  タイムライン (時刻は次からの経過: kubectl delete teamspace beta)\n" +
+		"    +0 ms  あなた              deleted beta                 read\n" +
+		"    +4 ms  コントローラー      archive/beta.json written    file\n" +
+		"  +900 ms  ガベージコレクター  namespace team-beta deleted  watch\n"
+	if out.String() != want {
+		t.Errorf("Print:\ngot:\n%s\nwant:\n%s", out.String(), want)
 	}
 }

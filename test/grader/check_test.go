@@ -187,6 +187,43 @@ func TestCheck(t *testing.T) {
 		}
 	})
 
+	// In Japanese (--lang ja, as LANG=ja_JP.UTF-8 chooses it): the words
+	// are the catalog's, the ids, keys and values as they are, and no
+	// line names a file the learner never had.
+	t.Run("japanese", func(t *testing.T) {
+		out := l.must("--lang", "ja", "check")
+		for _, want := range []string{"件合格、0件不合格", "✓ step5.restored_uid_new", "ステップ5 — 削除したクォータが数秒後に復活する"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("cnpa --lang ja check lacks %q:\n%s", want, out)
+			}
+		}
+		code, js, _ := l.run("--lang", "ja", "check", "-o", "json")
+		if code != 0 {
+			t.Fatalf("cnpa --lang ja check -o json: exit %d", code)
+		}
+		var ja check.Report
+		if err := json.Unmarshal([]byte(js), &ja); err != nil {
+			t.Fatalf("json output does not parse: %v\n%s", err, js)
+		}
+		if len(ja.Checks) != len(rep.Checks) {
+			t.Errorf("%d checks in Japanese, %d in English", len(ja.Checks), len(rep.Checks))
+		}
+		for i, c := range ja.Checks {
+			if i >= len(rep.Checks) {
+				break
+			}
+			if c.ID != rep.Checks[i].ID || c.Status != rep.Checks[i].Status {
+				t.Errorf("check %d: %s %s in Japanese, %s %s in English", i, c.ID, c.Status, rep.Checks[i].ID, rep.Checks[i].Status)
+			}
+			if c.Title == rep.Checks[i].Title || !strings.ContainsFunc(c.Title, func(r rune) bool { return r > 0x3000 }) {
+				t.Errorf("check %s: title %q is not Japanese", c.ID, c.Title)
+			}
+		}
+		if strings.Contains(out+js, "LAB.md") {
+			t.Errorf("the Japanese output names LAB.md")
+		}
+	})
+
 	t.Run("junit", func(t *testing.T) {
 		code, out, _ := l.run("check", "-o", "junit")
 		if code != 0 {
@@ -257,7 +294,7 @@ func testTampering(t *testing.T, l *labCLI) {
 		}, []string{"step5.restore_seconds"}, "cnpa"},
 		{"extra key", func(t *testing.T) func() {
 			return l.editJSON("reconcile.json", func(m map[string]any) { m["note"] = "mine" })
-		}, []string{"step3.file"}, "remove what LAB.md does not name"},
+		}, []string{"step3.file"}, "remove what the lab text does not name"},
 		{"missing key", func(t *testing.T) func() {
 			return l.editJSON("catchup.json", func(m map[string]any) { delete(m, "observed_after_start") })
 		}, []string{"step7.observed_after_start"}, "write `\"observed_after_start\": 3` in catchup.json"},

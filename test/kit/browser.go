@@ -99,8 +99,15 @@ func (b *Browser) LoadPage(ctx context.Context, work, url string) (*Load, error)
 
 // Screenshot writes a PNG of url as a window of width × height pixels.
 func (b *Browser) Screenshot(ctx context.Context, work, url, png string, width, height int) error {
+	return b.ScreenshotEnv(ctx, work, url, png, width, height, nil)
+}
+
+// ScreenshotEnv is Screenshot with env added to the browser's environment
+// (FONTCONFIG_FILE, say, to render with other fonts).
+func (b *Browser) ScreenshotEnv(ctx context.Context, work, url, png string, width, height int, env []string) error {
 	cmd := exec.CommandContext(ctx, b.Path, b.args(filepath.Join(work, "profile"),
 		"--screenshot="+png, fmt.Sprintf("--window-size=%d,%d", width, height), url)...)
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

@@ -1,0 +1,196 @@
+package i18n
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// learnerFacing are the packages whose every word reaches a learner or an
+// instructor, and so is in the catalog: TestNoProseOutsideTheCatalog reads
+// their source. A package is added here once its words are in the catalog
+// (one line; its literals the lint must let be go in allowProse below).
+var learnerFacing = []string{
+	"internal/judge",    // cnpa check's checks: titles, hints, notes, text/JSON/JUnit
+	"internal/check",    // cnpa check's live probes
+	"internal/reset",    // cnpa reset
+	"internal/timeline", // the timelines of steps 5 to 7
+	"internal/report",   // cnpa report, text and HTML
+	"internal/class",    // cnpa class grade: text and the class page
+}
+
+// prose is what English words for people look like in a string literal:
+// two words of letters with a space between ("is gone", "run it"). Ids
+// (step5.quota_in_sync), keys, paths, placeholders and format verbs alone
+// do not match.
+var prose = regexp.MustCompile(`[A-Za-z]{2,}[,:;]? [A-Za-z]{2,}`)
+
+// codeSpan is a `command` inside a literal: a command is said as it is.
+var codeSpan = regexp.MustCompile("`[^`]*`")
+
+// allowProse are the literals of learnerFacing that look like prose and
+// stay as they are in every language, each with why. Anything else that
+// looks like prose fails the lint: say it with i18n.T.
+var allowProse = map[string]string{
+	// Error context wrapped around an error (fmt.Errorf("...: %w")), as the
+	// house style writes it (STYLE.md: wrap with context, lowercase): it
+	// names the API operation that failed, as kubectl's own errors do; the
+	// learner reads the error it wraps, whose words are the API server's.
+	"get CRD %s: %w":                       "error context",
+	"get team-alpha/team-quota: %w":        "error context",
+	"get namespace %s: %w":                 "error context",
+	"get teamspace %s: %w":                 "error context",
+	"status of %s: %w":                     "error context",
+	"list teamspaces: %w":                  "error context",
+	"list namespaces: %w":                  "error context",
+	"list resourcequotas: %w":              "error context",
+	"drop the finalizers of %s: %w":        "error context",
+	"create temporary TeamSpace %s: %w":    "error context",
+	"delete namespace %s: %w":              "error context",
+	"delete teamspace %s: %w":              "error context",
+	"delete CRD %s: %w":                    "error context",
+	"CRD %s not gone: %w":                  "error context",
+	"remove finalizer %s from %s: %w":      "error context",
+	"remove %s of the evidence dir %s: %w": "error context",
+	"keep the lab's choices in %s: %w":     "error context",
+	// Values, not words: recorded in files that other programs read, and
+	// said in the chosen language where they are shown.
+	"garbage collector":         "timeline.GarbageCollector, a value of timeline-stepN.json; printed as timeline.actor.*",
+	"namespace controller":      "timeline.NamespaceController, likewise",
+	"quota controller":          "timeline.QuotaController, likewise",
+	"service manager":           "timeline.ServiceManager, likewise",
+	"another writer":            "timeline.OtherWriter, likewise",
+	" served=true storage=true": "a CRD version's fields and values, as kubectl shows them",
+	// Commands, said as they are.
+	"cnpa class grade": "the JUnit document's name: the command that made it",
+	"cnpa check":       "the JUnit document's name: the command that made it",
+	"cnpa step all":    "a command the hints give",
+	// Text a program matches, not a person reads.
+	"would exceed context deadline":        "client-go's rate limiter's error, matched",
+	"may only add or remove the finalizer": "the admission policy's message, matched in the controller's log",
+	"is forbidden":                         "kubectl's error, matched in the script's output",
+}
+
+// allowUsed are the allowProse entries the lint met.
+var allowUsed = map[string]bool{}
+
+// Every string literal of the learner-facing packages that reads as prose
+// is in the catalog: it appears in the code only as a message id (i18n.T,
+// i18n.N), or is in allowProse with a reason. Logs (log, slog) and struct
+// tags are not output to a learner; comments are not literals.
+//
+// This holds "no learner-facing string outside the catalog" for these
+// packages at the source, where a new message is written: a new English
+// sentence printed, returned as an error, put in a check's title, hint,
+// note, expected or found fails here, whatever function carries it.
+func TestNoProseOutsideTheCatalog(t *testing.T) {
+	root := filepath.Join("..", "..")
+	var found []string
+	for _, pkg := range learnerFacing {
+		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no Go files (%v)", pkg, err)
+		}
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			found = append(found, proseIn(t, file)...)
+		}
+	}
+	for s := range allowProse {
+		if !allowUsed[s] {
+			t.Errorf("allowProse has %q, which no learner-facing package says any more: drop it", s)
+		}
+	}
+	sort.Strings(found)
+	for _, f := range found {
+		t.Errorf("%s: English outside the catalog: say it with i18n.T (catalog/*.toml), or allow it in allowProse with why", f)
+	}
+}
+
+// proseIn lists the prose literals of one file, as file:line: "literal".
+func proseIn(t *testing.T, file string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.ParseFile(fset, file, src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ImportSpec:
+			return false
+		case *ast.Field:
+			// A struct tag (json:"...") is for encoding/json; look at the
+			// type only.
+			ast.Inspect(n.Type, func(ast.Node) bool { return true })
+			return false
+		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok {
+					switch x.Name {
+					case "slog", "log", "logger":
+						// Log lines stay English (docs/i18n.md).
+						return false
+					}
+				}
+			}
+		case *ast.BasicLit:
+			if n.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(n.Value)
+			if err != nil {
+				return true
+			}
+			if _, ok := allowProse[s]; ok {
+				allowUsed[s] = true
+				return true
+			}
+			if prose.MatchString(codeSpan.ReplaceAllString(s, "")) {
+				out = append(out, fmt.Sprintf("%s: %q", fset.Position(n.Pos()), s))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// The lint sees English wherever it is carried (printed, returned as an
+// error, put in a value) and lets ids, keys, values, commands, logs and
+// struct tags be.
+func TestProseInFindsEnglish(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "x.go")
+	src := "package x\n\n" +
+		"type R struct {\n\tA string `json:\"a,omitempty\" yaml:\"the a field\"`\n}\n\n" +
+		"func f(p printer) error {\n" +
+		"\tp.Line(\"the controller is gone\")\n" + // flagged
+		"\t_ = R{A: \"not converged yet\"}\n" + // flagged
+		"\tslog.Info(\"reconcile pass done\", \"name\", n)\n" +
+		"\t_ = i18n.T(\"check.step5.quota_in_sync\")\n" +
+		"\t_ = \"`kubectl get teamspaces`\"\n" +
+		"\t_ = \"step5.quota_in_sync\"\n" +
+		"\treturn fmt.Errorf(\"no step %d\", n)\n" + // flagged
+		"}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := proseIn(t, file)
+	if len(got) != 3 || !strings.Contains(got[0], "the controller is gone") || !strings.Contains(got[1], "not converged yet") || !strings.Contains(got[2], "no step %d") {
+		t.Errorf("proseIn: got %q, want the three English literals", got)
+	}
+}
