@@ -94,7 +94,7 @@ func (u Unit) identity() string {
 		// its specifiers would be expanded.
 		"LoadCredential=" + CredentialName + ":" + specifierFree(u.Credential),
 		"# /root and /home are empty to it, but for what it must reach: the archive",
-		"# dir (owned by " + u.User + ", at the path LAB.md names) and what it runs.",
+		"# dir (owned by " + u.User + ", at the path the lab text names) and what it runs.",
 		"ProtectHome=tmpfs",
 		"BindPaths=" + bindPath(u.ArchiveDir),
 	}
