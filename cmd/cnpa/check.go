@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
@@ -39,7 +40,7 @@ var checkCommand = &cli.Command{
 		if s := c.String("step"); s != "" {
 			n, err := strconv.Atoi(s)
 			if _, gerr := lab.Get(n); err != nil || gerr != nil {
-				return usageError("--step %q: give a step number from %s", s, lab.Range(" to "))
+				return usageError("%s", i18n.T("cli.check.bad_step", i18n.Args{"Step": fmt.Sprintf("%q", s), "First": lab.Steps[0].Number, "Last": lab.Steps[len(lab.Steps)-1].Number}))
 			}
 			step = n
 		}
@@ -48,7 +49,7 @@ var checkCommand = &cli.Command{
 		}
 		if dir, _ := evidenceDir(c); !lab.AnyWritten(dir) {
 			// Seventy lines of "missing" would bury the one thing to do.
-			return cli.Exit(fmt.Sprintf("no evidence yet in %s: run `cnpa step 1` (by hand, step 1 of the lab text writes before.json)", dir), 1)
+			return cli.Exit(i18n.T("cli.check.no_evidence", i18n.Args{"Dir": dir}), 1)
 		}
 		env, err := labEnv(c)
 		if err != nil {
@@ -63,7 +64,7 @@ var checkCommand = &cli.Command{
 		// Kept for `cnpa report --html`; failing to keep it costs the
 		// report its check results, not the grading, so it only warns.
 		if err := judge.SaveLast(env.Dir, rep, time.Now()); err != nil {
-			ui.New(os.Stderr, c.Bool("no-color")).Warn("could not keep this report for `cnpa report`: %v", err)
+			ui.New(os.Stderr, c.Bool("no-color")).Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))
 		}
 		switch out {
 		case "json":
@@ -91,9 +92,9 @@ func needEvidenceDir(c *cli.Context) error {
 		return err
 	}
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return cli.Exit(fmt.Sprintf("evidence dir %s does not exist: pass --dir (or CNPA_DIR), or start the lab with `cnpa step 1`", dir), 2)
+		return cli.Exit(i18n.T("cli.dir.missing", i18n.Args{"Dir": dir}), 2)
 	} else if err != nil {
-		return cli.Exit(fmt.Sprintf("evidence dir %s: %v", dir, err), 2)
+		return cli.Exit(i18n.T("cli.dir.error", i18n.Args{"Dir": dir, "Err": err.Error()}), 2)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/class"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -58,7 +59,7 @@ var classGradeCommand = &cli.Command{
 			return err
 		}
 		if c.NArg() == 0 {
-			return usageError("give the submissions: `cnpa class grade DIR` (every *.json in it) or the files")
+			return usageError("%s", i18n.T("cli.class.give_submissions"))
 		}
 		subs, unreadable, err := class.Load(c.Args().Slice())
 		if err != nil {
@@ -72,7 +73,7 @@ var classGradeCommand = &cli.Command{
 		}
 		if html := c.String("html"); html != "" {
 			if fi, err := os.Stat(html); err == nil && fi.IsDir() {
-				return usageError("--html %s is a directory: give a file name, e.g. %s", html, filepath.Join(html, "class.html"))
+				return usageError("%s", i18n.T("cli.html_is_dir", i18n.Args{"Out": html, "Example": filepath.Join(html, "class.html")}))
 			}
 		}
 		if live := c.String("live"); live != "" {
@@ -107,9 +108,9 @@ var classGradeCommand = &cli.Command{
 				return fmt.Errorf("render the class page: %w", err)
 			}
 			if err := atomicfile.WriteFile(html, buf.Bytes(), 0o644); err != nil {
-				return cli.Exit(fmt.Sprintf("write %s: %v", html, err), 2)
+				return cli.Exit(i18n.T("cli.submit.write", i18n.Args{"Path": html, "Err": err.Error()}), 2)
 			}
-			ui.New(os.Stderr, c.Bool("no-color")).Note("wrote the class page %s", html)
+			ui.New(os.Stderr, c.Bool("no-color")).Note("%s", i18n.T("cli.class.wrote", i18n.Args{"Path": html}))
 		}
 		switch out {
 		case "json":

@@ -55,7 +55,7 @@ func explainPaths(c *cli.Context) (lab.Where, error) {
 	}
 	w := lab.Where{UnitDir: labenv.DefaultUnitDir, ServiceManager: "process"}
 	if w.Dir, err = filepath.Abs(d); err != nil {
-		return lab.Where{}, usageError("--dir %s: %v", d, err)
+		return lab.Where{}, usageError("%s: %v", "--dir "+d, err)
 	}
 	if service.SystemdRunning() {
 		w.ServiceManager = "systemd"

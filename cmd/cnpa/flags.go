@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // Numeric flags are checked where they are parsed: a value that makes no
@@ -14,7 +16,7 @@ import (
 func positive(name string) func(*cli.Context, time.Duration) error {
 	return func(_ *cli.Context, d time.Duration) error {
 		if d <= 0 {
-			return usageError("--%s %s: give a positive duration, e.g. 30s or 3m", name, d)
+			return usageError("%s", i18n.T("cli.flag.duration", i18n.Args{"Flag": "--" + name, "Value": d.String()}))
 		}
 		return nil
 	}
@@ -24,7 +26,7 @@ func positive(name string) func(*cli.Context, time.Duration) error {
 func atLeast(name string, min int) func(*cli.Context, int) error {
 	return func(_ *cli.Context, n int) error {
 		if n < min {
-			return usageError("--%s %d: give a whole number of at least %d", name, n, min)
+			return usageError("%s", i18n.T("cli.flag.at_least", i18n.Args{"Flag": "--" + name, "Value": n, "Min": min}))
 		}
 		return nil
 	}

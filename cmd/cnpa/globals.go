@@ -68,7 +68,7 @@ func target(c *cli.Context) (*kube.Target, error) {
 func evidenceDir(c *cli.Context) (string, error) {
 	dir := c.String("dir")
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return "", cli.Exit(fmt.Sprintf("evidence dir %s is a file, not a directory: remove it or pass --dir", dir), 2)
+		return "", cli.Exit(i18n.T("cli.dir.file", i18n.Args{"Dir": dir}), 2)
 	}
 	return dir, nil
 }
@@ -81,7 +81,7 @@ func output(c *cli.Context, allowed ...string) (string, error) {
 			return o, nil
 		}
 	}
-	return "", usageError("-o %s is not supported by %s: use one of %v", o, c.Command.Name, allowed)
+	return "", usageError("%s", i18n.T("cli.output.unsupported", i18n.Args{"Output": o, "Cmd": c.Command.Name, "Allowed": fmt.Sprint(allowed)}))
 }
 
 func printer(c *cli.Context) *ui.Printer {

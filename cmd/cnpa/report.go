@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
@@ -35,11 +36,11 @@ var reportCommand = &cli.Command{
 	Action: func(c *cli.Context) error {
 		out := c.String("html")
 		if out == "" {
-			return usageError("give --html FILE: the report is an HTML page (e.g. `cnpa report --html report.html`)")
+			return usageError("%s", i18n.T("cli.report.give_html"))
 		}
 		if out != "-" {
 			if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-				return usageError("--html %s is a directory: give a file name, e.g. %s", out, filepath.Join(out, "report.html"))
+				return usageError("%s", i18n.T("cli.html_is_dir", i18n.Args{"Out": out, "Example": filepath.Join(out, "report.html")}))
 			}
 		}
 		if err := needEvidenceDir(c); err != nil {
@@ -68,10 +69,10 @@ var reportCommand = &cli.Command{
 		// Atomic: a page mailed while it is rewritten is the old one or
 		// the new one, and a failed write leaves the old one whole.
 		if err := atomicfile.WriteFile(out, buf.Bytes(), 0o644); err != nil {
-			return cli.Exit(fmt.Sprintf("write %s: %v", out, err), 2)
+			return cli.Exit(i18n.T("cli.submit.write", i18n.Args{"Path": out, "Err": err.Error()}), 2)
 		}
 		abs, _ := filepath.Abs(out)
-		printer(c).Line("wrote %s: %d of %d values as expected; open it in a browser (file://%s)", out, p.ValuesOK, p.ValuesTotal, abs)
+		printer(c).Line("%s", i18n.T("cli.report.wrote", i18n.Args{"Path": out, "OK": p.ValuesOK, "Total": p.ValuesTotal, "Abs": abs}))
 		if unknown != "" {
 			printer(c).Note("%s: the uids compared with the live alpha are shown as not compared", unknown)
 		}
@@ -85,20 +86,20 @@ var reportCommand = &cli.Command{
 func liveAlpha(c *cli.Context) (*teamspace.TeamSpace, string) {
 	t, err := kube.Resolve(c.String("kubeconfig"), c.String("context"))
 	if err != nil {
-		printer(c).Note("no cluster: %v", err)
-		return nil, "no cluster when the report was made"
+		printer(c).Note("%s", i18n.T("cli.report.no_cluster", i18n.Args{"Err": err.Error()}))
+		return nil, i18n.T("cli.report.no_cluster_then")
 	}
 	cl, err := kube.NewClients(t)
 	if err != nil {
-		printer(c).Note("no cluster: %v", err)
-		return nil, "no cluster when the report was made"
+		printer(c).Note("%s", i18n.T("cli.report.no_cluster", i18n.Args{"Err": err.Error()}))
+		return nil, i18n.T("cli.report.no_cluster_then")
 	}
 	ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
 	defer cancel()
 	alpha, err := teamspace.Get(ctx, cl.Dynamic, "alpha")
 	if err != nil {
-		printer(c).Note("reading alpha from %s: %v", t.Server, err)
-		return nil, "the cluster at " + t.Server + " did not answer when the report was made"
+		printer(c).Note("%s", i18n.T("cli.report.reading_alpha", i18n.Args{"Server": t.Server, "Err": err.Error()}))
+		return nil, i18n.T("cli.report.no_answer_then", i18n.Args{"Server": t.Server})
 	}
 	return alpha, ""
 }

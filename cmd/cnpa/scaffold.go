@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -31,7 +32,7 @@ var scaffoldCommand = &cli.Command{
 	},
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 || c.Args().First() != labenv.ScriptName {
-			return usageError("scaffold writes %s: `cnpa scaffold %s --engine shell`", labenv.ScriptName, labenv.ScriptName)
+			return usageError("%s", i18n.T("cli.scaffold.usage", i18n.Args{"Script": labenv.ScriptName}))
 		}
 		dir, err := evidenceDir(c)
 		if err != nil {
@@ -50,7 +51,11 @@ var scaffoldCommand = &cli.Command{
 		if err != nil {
 			return cli.Exit(err.Error(), 2)
 		}
-		printer(c).Line("wrote %s (cnpa's %s engine, finalizer handling %s)", path, c.String("engine"), map[bool]string{true: "on", false: "off"}[c.Bool("finalizer")])
+		handling := i18n.T("cli.scaffold.off")
+		if c.Bool("finalizer") {
+			handling = i18n.T("cli.scaffold.on")
+		}
+		printer(c).Line("%s", i18n.T("cli.scaffold.wrote", i18n.Args{"Path": path, "Engine": c.String("engine"), "Handling": handling}))
 		return nil
 	},
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -26,11 +27,11 @@ var serviceCommand = &cli.Command{
 				return ui.WriteJSON(os.Stdout, st)
 			}
 			p := printer(c)
-			p.Line("%s (%s) unit %s", service.Name, st.Manager, st.UnitPath)
-			p.Verdict(st.Installed, "installed", st.Installed, true)
+			p.Line("%s", i18n.T("cli.service.unit", i18n.Args{"Name": service.Name, "Manager": st.Manager, "Path": st.UnitPath}))
+			p.Verdict(st.Installed, "installed", st.Installed, true) // the names are Status's JSON fields
 			p.Verdict(st.Enabled, "enabled", st.Enabled, true)
 			p.Verdict(st.Active, "active", st.Active, true)
-			p.Line("  main pid %d", st.MainPID)
+			p.Line("  %s", i18n.T("cli.service.main_pid", i18n.Args{"PID": st.MainPID}))
 			if !st.Active {
 				return failed()
 			}

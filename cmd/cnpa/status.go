@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/status"
 )
 
@@ -36,7 +37,7 @@ var statusCommand = &cli.Command{
 		show := func(ctx context.Context) error {
 			s, err := status.Take(ctx, env.Clients, env.Service)
 			if err != nil {
-				return cli.Exit(fmt.Sprintf("cannot read the cluster at %s (kubeconfig %s): %v", env.Target.Server, env.Target.Path, err), 2)
+				return cli.Exit(i18n.T("cli.cannot_read_cluster", i18n.Args{"Server": env.Target.Server, "Path": env.Target.Path, "Err": err.Error()}), 2)
 			}
 			if out == "json" {
 				return status.WriteJSON(os.Stdout, s)

@@ -33,7 +33,7 @@ var stepCommand = &cli.Command{
 	}, labEnvFlags...),
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
-			return usageError("step needs one argument: a step number %s or `all`", lab.Range(".."))
+			return usageError("%s", i18n.T("cli.step.argument", i18n.Args{"Range": lab.Range("..")}))
 		}
 		numbers, err := stepNumbers(c.Args().First())
 		if err != nil {
@@ -44,7 +44,7 @@ var stepCommand = &cli.Command{
 			return err
 		}
 		if c.Bool("quiet") && c.Bool("verbose") {
-			return usageError("--quiet hides what --verbose shows in full: give one of them")
+			return usageError("%s", i18n.T("cli.step.quiet_verbose"))
 		}
 		base, err := labEnv(c)
 		if err != nil {

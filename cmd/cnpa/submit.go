@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/submission"
@@ -46,13 +46,13 @@ var submitCommand = &cli.Command{
 		}
 		dir, _ := evidenceDir(c)
 		if !lab.AnyWritten(dir) {
-			return cli.Exit(fmt.Sprintf("no evidence yet in %s: do the lab first (`cnpa step 1`, or the lab text by hand), then submit", dir), 1)
+			return cli.Exit(i18n.T("cli.submit.no_evidence", i18n.Args{"Dir": dir}), 1)
 		}
 		learner := c.String("learner")
 		if learner == "" {
 			u, err := user.Current()
 			if err != nil || u.Username == "" {
-				return usageError("give --learner NAME: your name as the instructor's roster has it")
+				return usageError("%s", i18n.T("cli.submit.give_learner"))
 			}
 			learner = u.Username
 		}
@@ -61,7 +61,7 @@ var submitCommand = &cli.Command{
 			out = filepath.Join(dir, submission.DefaultName)
 		}
 		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-			return usageError("--out %s is a directory: give a file name, e.g. %s", out, filepath.Join(out, submission.DefaultName))
+			return usageError("%s", i18n.T("cli.submit.out_is_dir", i18n.Args{"Out": out, "Example": filepath.Join(out, submission.DefaultName)}))
 		}
 		env, err := labEnv(c)
 		if err != nil {
@@ -77,10 +77,10 @@ var submitCommand = &cli.Command{
 			return cli.Exit(err.Error(), 2)
 		}
 		if err := judge.SaveLast(env.Dir, rep, time.Now()); err != nil {
-			progress.Warn("could not keep this report for `cnpa report`: %v", err)
+			progress.Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))
 		}
 		if err := submission.Write(out, content); err != nil {
-			return cli.Exit(fmt.Sprintf("write %s: %v", out, err), 2)
+			return cli.Exit(i18n.T("cli.submit.write", i18n.Args{"Path": out, "Err": err.Error()}), 2)
 		}
 		p := printer(c)
 		switch format {
@@ -94,11 +94,11 @@ var submitCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
-		p.Line("wrote %s for learner %s: %d passed, %d failed", out, learner, rep.Passed, rep.Failed)
+		p.Line("%s", i18n.T("cli.submit.wrote", i18n.Args{"Path": out, "Learner": learner, "Passed": rep.Passed, "Failed": rep.Failed}))
 		if content.Diagnosis != "" {
-			p.Note("diagnosis: %s (`cnpa check` shows every check)", content.Diagnosis)
+			p.Note("%s", i18n.T("cli.submit.diagnosis", i18n.Args{"Diagnosis": content.Diagnosis}))
 		}
-		p.Line("send this one file to your instructor")
+		p.Line("%s", i18n.T("cli.submit.send"))
 		if !rep.OK() {
 			return failed()
 		}

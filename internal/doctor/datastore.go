@@ -9,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/kube"
 )
 
@@ -60,26 +61,26 @@ func datastoreCheck(ctx context.Context, k kube.Typed) Result {
 func datastoreDetail(m metricsSeen, merr error, label labelState, lerr error) string {
 	switch {
 	case m.kine:
-		return DatastoreKine + " (kine_* series on the API server's /metrics: kine runs in its process, as k3s's SQLite datastore)"
+		return DatastoreKine + " (" + i18n.T("cli.doctor.datastore.kine_metrics") + ")"
 	case label == labelPresent:
-		return DatastoreEtcd + " (k3s embedded etcd: server node labelled " + k3sEtcdLabel + ")"
+		return DatastoreEtcd + " (" + i18n.T("cli.doctor.datastore.embedded_etcd", i18n.Args{"Label": k3sEtcdLabel}) + ")"
 	case label == labelAbsent && m.read:
-		return DatastoreEtcd + " (external: a k3s server without embedded etcd, and no kine_* series on /metrics)"
+		return DatastoreEtcd + " (" + i18n.T("cli.doctor.datastore.external_etcd") + ")"
 	case label == labelAbsent:
-		return DatastoreKine + " (k3s server node without the " + k3sEtcdLabel + " label: SQLite, or an external database)"
+		return DatastoreKine + " (" + i18n.T("cli.doctor.datastore.no_label", i18n.Args{"Label": k3sEtcdLabel}) + ")"
 	case m.etcd:
-		return DatastoreEtcd + " (etcd_* series and no kine_* ones on the API server's /metrics; a kine in a process of its own would look the same)"
+		return DatastoreEtcd + " (" + i18n.T("cli.doctor.datastore.etcd_metrics") + ")"
 	}
 	var why []string
 	if merr != nil {
 		why = append(why, "/metrics: "+merr.Error())
 	} else {
-		why = append(why, "/metrics shows no etcd_* or kine_* series")
+		why = append(why, i18n.T("cli.doctor.datastore.no_series"))
 	}
 	if lerr != nil {
 		why = append(why, "nodes: "+lerr.Error())
 	} else {
-		why = append(why, "no k3s server node")
+		why = append(why, i18n.T("cli.doctor.datastore.no_server_node"))
 	}
 	return DatastoreUnknown + " (" + strings.Join(why, "; ") + ")"
 }

@@ -28,6 +28,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/labhub/cnpa/assets"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/poll"
 )
@@ -74,7 +75,7 @@ const LeaderElectionRole = "cnpa-controller-leader-election"
 // a DNS subdomain is refused, never pasted into YAML.
 func LeaderElection(lease string) ([]byte, error) {
 	if errs := validation.IsDNS1123Subdomain(lease); len(errs) > 0 {
-		return nil, fmt.Errorf("--leader-elect-name %q is not a valid Lease name (%s): use lower-case letters, digits, '-' and '.'", lease, strings.Join(errs, "; "))
+		return nil, errors.New(i18n.T("identity.bad_lease", i18n.Args{"Lease": fmt.Sprintf("%q", lease), "Errs": strings.Join(errs, "; ")}))
 	}
 	return bytes.ReplaceAll(assets.LeaderElection, []byte("LEASE_NAME"), []byte(lease)), nil
 }
@@ -142,15 +143,15 @@ func ApplyFor(ctx context.Context, t *kube.Target, c *kube.Clients, timeout time
 		if apierrors.IsNotFound(err) {
 			// The token controller deletes a token Secret whose
 			// ServiceAccount it cannot find yet; ask again.
-			return false, "Secret " + Namespace + "/" + TokenSecret + " was removed; applied again", apply(ctx, c, secret)
+			return false, i18n.T("identity.token_secret_removed", i18n.Args{"Secret": Namespace + "/" + TokenSecret}), apply(ctx, c, secret)
 		}
 		if err != nil {
 			return false, "", err
 		}
 		token, ca = s.Data["token"], s.Data["ca.crt"]
-		return len(token) > 0, "Secret " + Namespace + "/" + TokenSecret + " has no token yet (kube-controller-manager's token controller fills it)", nil
+		return len(token) > 0, i18n.T("identity.token_not_yet", i18n.Args{"Secret": Namespace + "/" + TokenSecret}), nil
 	}); err != nil {
-		return nil, fmt.Errorf("token for %s: %w", Username, err)
+		return nil, fmt.Errorf("%s: %w", i18n.T("identity.token_for", i18n.Args{"User": Username}), err)
 	}
 	kc, err := Kubeconfig(t.Config, string(token), ca)
 	if err != nil {
@@ -166,7 +167,7 @@ func ApplyFor(ctx context.Context, t *kube.Target, c *kube.Clients, timeout time
 // ownership: the assets are what the identity must be.
 func apply(ctx context.Context, c *kube.Clients, o kube.Object) error {
 	if err := o.Apply(ctx, c.Dynamic, FieldManager); err != nil {
-		return fmt.Errorf("apply %s for the service's identity: %w", o, err)
+		return fmt.Errorf("%s: %w", i18n.T("identity.apply", i18n.Args{"Object": o.String()}), err)
 	}
 	return nil
 }
@@ -183,7 +184,7 @@ func Kubeconfig(admin *rest.Config, token string, secretCA []byte) ([]byte, erro
 	case admin.TLSClientConfig.CAFile != "":
 		data, err := os.ReadFile(admin.TLSClientConfig.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("read the cluster CA %s for the service's kubeconfig: %w", admin.TLSClientConfig.CAFile, err)
+			return nil, fmt.Errorf("%s: %w", i18n.T("identity.read_ca", i18n.Args{"Path": admin.TLSClientConfig.CAFile}), err)
 		}
 		cl.CertificateAuthorityData = data
 	case !cl.InsecureSkipTLSVerify:
@@ -220,7 +221,7 @@ const KubeconfigJQ = `.clusters[0].cluster as $c
 func waitEffective(ctx context.Context, kubeconfig []byte, timeout time.Duration) error {
 	rc, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {
-		return fmt.Errorf("the service's kubeconfig does not parse: %w", err)
+		return fmt.Errorf("%s: %w", i18n.T("identity.kubeconfig_parse"), err)
 	}
 	c, err := kube.NewClients(&kube.Target{Config: rc})
 	if err != nil {
@@ -229,16 +230,16 @@ func waitEffective(ctx context.Context, kubeconfig []byte, timeout time.Duration
 	_, err = poll.Until(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
 		if _, err := c.Dynamic.Resource(schema.GroupVersionResource{Group: "platform.labhub.io", Version: "v1alpha1", Resource: "teamspaces"}).
 			List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
-			return false, Username + " cannot list TeamSpaces yet: " + err.Error(), nil
+			return false, i18n.T("identity.cannot_list_yet", i18n.Args{"User": Username, "Err": err.Error()}), nil
 		}
 		err := ProbeKubeSystem(ctx, c)
 		if IsPolicyDenial(err) {
 			return true, "", nil
 		}
-		return false, fmt.Sprintf("the admission policy %s does not refuse %s a label on kube-system yet (dry run: %v)", Policy, Username, err), nil
+		return false, i18n.T("identity.policy_not_yet", i18n.Args{"Policy": Policy, "User": Username, "Err": fmt.Sprint(err)}), nil
 	})
 	if err != nil {
-		return fmt.Errorf("the service's identity %s: %w", Username, err)
+		return fmt.Errorf("%s: %w", i18n.T("identity.the_identity", i18n.Args{"User": Username}), err)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package identity
 import (
 	"regexp"
 	"strings"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // rbacDenied is kubectl's line for a verb RBAC does not give the
@@ -14,54 +16,55 @@ var rbacDenied = regexp.MustCompile(`cannot (\w+) resource "([^"]+)"(?: in API g
 var policyDenied = regexp.MustCompile(`denied request: (.*)$`)
 
 // policyFixes map the start of each of assets/admission.yaml's messages
-// to the fix, in the lab's terms.
+// (the API server's words, matched as they are) to the fix, in the lab's
+// terms: a message of the catalog (identity.fix.*).
 var policyFixes = []struct{ message, fix string }{
-	{"cnpa-controller may not set or change the finalizers or annotations", "write only what LAB.md asks on team-<name> (no annotation of your own, no timestamp): a pass over a converged TeamSpace writes nothing"},
-	{"cnpa-controller may not set or change labels", "set only the label " + "platform.labhub.io/teamspace=<name> on team-<name>"},
-	{"cnpa-controller may not change the ownerReferences", "set the one ownerReference to the TeamSpace when you create team-<name>, and never change it"},
-	{"cnpa-controller may not take over namespace", "skip a team-<name> you did not make (no label, no ownerReference to its TeamSpace): leave it alone"},
-	{"cnpa-controller may only write namespaces named team-<name>", "write only namespaces team-<name> labelled platform.labhub.io/teamspace=<name>"},
-	{"cnpa-controller may only write the quota team-quota", "write only ResourceQuota team-quota, in a team-<name> of your own"},
-	{"cnpa-controller may not create TeamSpaces", "never create a TeamSpace: the controller only serves them"},
-	{"cnpa-controller may change only the finalizers of TeamSpace", "on a TeamSpace, write only its finalizers and (through the status subresource) its status"},
-	{"cnpa-controller may only add or remove the finalizer", "add or remove only platform.labhub.io/cleanup, keeping the other finalizers"},
+	{"cnpa-controller may not set or change the finalizers or annotations", "identity.fix.no_annotations"},
+	{"cnpa-controller may not set or change labels", "identity.fix.only_label"},
+	{"cnpa-controller may not change the ownerReferences", "identity.fix.owner_reference"},
+	{"cnpa-controller may not take over namespace", "identity.fix.take_over"},
+	{"cnpa-controller may only write namespaces named team-<name>", "identity.fix.namespaces"},
+	{"cnpa-controller may only write the quota team-quota", "identity.fix.quota"},
+	{"cnpa-controller may not create TeamSpaces", "identity.fix.create_teamspace"},
+	{"cnpa-controller may change only the finalizers of TeamSpace", "identity.fix.teamspace_fields"},
+	{"cnpa-controller may only add or remove the finalizer", "identity.fix.finalizer"},
 }
 
 // verbFixes say, for a verb the ServiceAccount lacks, how to do the same
-// with one it has (assets/rbac.yaml).
+// with one it has (assets/rbac.yaml): a message of the catalog.
 var verbFixes = map[string]string{
-	"update": "write with `kubectl patch` (or server-side apply) instead of `kubectl replace`",
-	"delete": "never delete to converge: patch what differs (a quota deleted and created again is a new object every pass)",
-	"create": "create only team-<name> and its team-quota",
+	"update": "identity.fix.verb_update",
+	"delete": "identity.fix.verb_delete",
+	"create": "identity.fix.verb_create",
 }
 
 // ExplainRefusal turns one line of kubectl's output where the API server
 // refused the service's own identity (RBAC or the admission policy) into
-// one whole line: what was refused, by which rule, and the fix; the
-// last resort for each is `--service-identity admin`, LAB.md's own
-// service. ok is false for a line that is no such refusal.
+// one whole line, in the chosen language: what was refused, by which
+// rule, and the fix; the last resort for each is `--service-identity
+// admin`, the lab text's own service. ok is false for a line that is no
+// such refusal.
 func ExplainRefusal(line string) (explained string, ok bool) {
 	line = strings.TrimSpace(line)
 	if m := policyDenied.FindStringSubmatch(line); m != nil {
 		msg := strings.TrimSpace(m[1])
-		fix := "write only what LAB.md asks"
+		fix := "identity.fix.policy_other"
 		for _, f := range policyFixes {
 			if strings.HasPrefix(msg, f.message) {
 				fix = f.fix
 				break
 			}
 		}
-		return "refused by the admission policy " + Policy + ": " + msg + ". Fix: " + fix +
-			" (or run the service as LAB.md's does: `cnpa step 4 --service-identity admin`)", true
+		return i18n.T("identity.refused_by_policy", i18n.Args{"Policy": Policy, "Message": msg, "Fix": i18n.T(fix)}), true
 	}
 	if m := rbacDenied.FindStringSubmatch(line); m != nil {
 		verb, resource := m[1], m[2]
 		fix, known := verbFixes[verb]
 		if !known {
-			fix = "use the verbs it has (get, list, watch, create, patch)"
+			fix = "identity.fix.verb_other"
 		}
-		return "refused by RBAC: the service's identity " + ServiceAccount + " has no `" + verb + "` on " + resource + ". Fix: " + fix +
-			" (or run the service as LAB.md's does: `cnpa step 4 --service-identity admin`)", true
+		return i18n.T("identity.refused_by_rbac", i18n.Args{"ServiceAccount": ServiceAccount, "Verb": verb,
+			"Resource": resource, "Fix": i18n.T(fix)}), true
 	}
 	return "", false
 }

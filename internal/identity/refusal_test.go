@@ -10,7 +10,7 @@ import (
 func TestExplainRefusal(t *testing.T) {
 	tests := []struct{ line, want string }{
 		{`The namespaces "team-alpha" is invalid: : ValidatingAdmissionPolicy 'cnpa-controller-writes' with binding 'cnpa-controller-writes' denied request: cnpa-controller may not set or change the finalizers or annotations of namespace team-alpha`,
-			"refused by the admission policy cnpa-controller-writes: cnpa-controller may not set or change the finalizers or annotations of namespace team-alpha. Fix: write only what LAB.md asks on team-<name> (no annotation of your own, no timestamp)"},
+			"refused by the admission policy cnpa-controller-writes: cnpa-controller may not set or change the finalizers or annotations of namespace team-alpha. Fix: write only what the lab text asks on team-<name> (no annotation of your own, no timestamp)"},
 		{`Error from server (Forbidden): error when replacing "STDIN": namespaces "team-alpha" is forbidden: User "system:serviceaccount:kube-system:cnpa-controller" cannot update resource "namespaces" in API group "" at the cluster scope`,
 			"refused by RBAC: the service's identity cnpa-controller has no `update` on namespaces. Fix: write with `kubectl patch` (or server-side apply) instead of `kubectl replace`"},
 		{`Error from server (Forbidden): resourcequotas "team-quota" is forbidden: User "system:serviceaccount:kube-system:cnpa-controller" cannot delete resource "resourcequotas" in API group "" in the namespace "team-alpha"`,

@@ -6,6 +6,7 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 	"path/filepath"
 	"sort"
@@ -74,7 +75,7 @@ func Resolve(flagPath, context string) (*Target, error) {
 	}
 	raw, err := rules.Load()
 	if err != nil {
-		return nil, &ConfigError{fmt.Sprintf("kubeconfig %s does not parse: %v", path, err)}
+		return nil, &ConfigError{i18n.T("kube.does_not_parse", i18n.Args{"Path": path, "Err": err.Error()})}
 	}
 	if context != "" {
 		if _, ok := raw.Contexts[context]; !ok {
@@ -83,13 +84,13 @@ func Resolve(flagPath, context string) (*Target, error) {
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			return nil, &ConfigError{fmt.Sprintf("context %q not found in kubeconfig %s (it has: %s)", context, path, strings.Join(names, ", "))}
+			return nil, &ConfigError{i18n.T("kube.no_context", i18n.Args{"Context": fmt.Sprintf("%q", context), "Path": path, "Names": strings.Join(names, ", ")})}
 		}
 	}
 	cc := clientcmd.NewNonInteractiveClientConfig(*raw, context, &clientcmd.ConfigOverrides{}, rules)
 	rc, err := cc.ClientConfig()
 	if err != nil {
-		return nil, &ConfigError{fmt.Sprintf("kubeconfig %s: %v", path, err)}
+		return nil, &ConfigError{i18n.T("kube.kubeconfig_error", i18n.Args{"Path": path, "Err": err.Error()})}
 	}
 	rc.QPS, rc.Burst = 100, 200
 	logRequests(rc)
@@ -104,20 +105,20 @@ func Resolve(flagPath, context string) (*Target, error) {
 // and the fix that fits how it was chosen: a path the learner gave is to be
 // checked, not given again.
 func missingKubeconfig(path, source string, err error) string {
-	why := "cannot be read: " + errors.Unwrap(err).Error()
+	why := i18n.T("kube.cannot_be_read", i18n.Args{"Err": errors.Unwrap(err).Error()})
 	if errors.Is(err, os.ErrNotExist) {
-		why = "does not exist"
+		why = i18n.T("kube.does_not_exist")
 	}
 	switch source {
 	case "--kubeconfig":
-		return fmt.Sprintf("kubeconfig %s (--kubeconfig) %s: check the path", path, why)
+		return i18n.T("kube.flag_path", i18n.Args{"Path": path, "Why": why})
 	case "$KUBECONFIG":
-		return fmt.Sprintf("kubeconfig %s ($KUBECONFIG) %s: check the path in KUBECONFIG, or pass --kubeconfig", path, why)
+		return i18n.T("kube.env_path", i18n.Args{"Path": path, "Why": why})
 	}
 	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Sprintf("no kubeconfig found: neither %s (k3s) nor %s exists: pass --kubeconfig, set KUBECONFIG, or install k3s", K3sKubeconfig, path)
+		return i18n.T("kube.none_found", i18n.Args{"K3s": K3sKubeconfig, "Path": path})
 	}
-	return fmt.Sprintf("kubeconfig %s (%s) %s", path, source, why)
+	return i18n.T("kube.other", i18n.Args{"Path": path, "Source": source, "Why": why})
 }
 
 // absPaths makes every path of a kubeconfig path list absolute; a path

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/safefs"
 )
 
@@ -24,7 +25,8 @@ const MaxKubeconfig = 1 << 20
 // few objects); past this the server is not a lab's cluster.
 const MaxResponse = 8 << 20
 
-// FixInline is how a learner puts every file a kubeconfig names into it.
+// FixInline is how a learner puts every file a kubeconfig names into it
+// (in English; kube.learner.fix_inline in the chosen language).
 const FixInline = "inline it with `kubectl config view --raw --flatten`"
 
 // LearnerTarget builds the client config of a learner's cluster from
@@ -41,11 +43,11 @@ const FixInline = "inline it with `kubectl config view --raw --flatten`"
 func LearnerTarget(learner, path, context string) (*Target, error) {
 	data, err := safefs.ReadFile(path, MaxKubeconfig)
 	if err != nil {
-		return nil, &ConfigError{fmt.Sprintf("learner %s's kubeconfig: %v", learner, err)}
+		return nil, &ConfigError{i18n.T("kube.learner.read", i18n.Args{"Learner": learner, "Err": err.Error()})}
 	}
 	raw, err := clientcmd.Load(data)
 	if err != nil {
-		return nil, &ConfigError{fmt.Sprintf("learner %s's kubeconfig %s does not parse: %v", learner, path, err)}
+		return nil, &ConfigError{i18n.T("kube.learner.does_not_parse", i18n.Args{"Learner": learner, "Path": path, "Err": err.Error()})}
 	}
 	if context == "" {
 		context = raw.CurrentContext
@@ -57,11 +59,11 @@ func LearnerTarget(learner, path, context string) (*Target, error) {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return nil, &ConfigError{fmt.Sprintf("learner %s's kubeconfig %s has no context %q (it has: %s)", learner, path, context, strings.Join(names, ", "))}
+		return nil, &ConfigError{i18n.T("kube.learner.no_context", i18n.Args{"Learner": learner, "Path": path, "Context": fmt.Sprintf("%q", context), "Names": strings.Join(names, ", ")})}
 	}
 	cl, ok := raw.Clusters[kctx.Cluster]
 	if !ok || cl.Server == "" {
-		return nil, &ConfigError{fmt.Sprintf("learner %s's kubeconfig %s: context %q names no cluster with a server", learner, path, context)}
+		return nil, &ConfigError{i18n.T("kube.learner.no_server", i18n.Args{"Learner": learner, "Path": path, "Context": fmt.Sprintf("%q", context)})}
 	}
 	user := raw.AuthInfos[kctx.AuthInfo]
 	if user == nil {
@@ -70,7 +72,7 @@ func LearnerTarget(learner, path, context string) (*Target, error) {
 	if refused := Refused(cl, user); len(refused) > 0 {
 		var errs []error
 		for _, f := range refused {
-			errs = append(errs, fmt.Errorf("learner %s's kubeconfig %s: %s is refused: %s", learner, path, f, fixFor(f)))
+			errs = append(errs, errors.New(i18n.T("kube.learner.refused", i18n.Args{"Learner": learner, "Path": path, "Field": f, "Fix": fixFor(f)})))
 		}
 		return nil, &ConfigError{errors.Join(errs...).Error()}
 	}
@@ -124,15 +126,15 @@ func Refused(cl *clientcmdapi.Cluster, u *clientcmdapi.AuthInfo) []string {
 func fixFor(field string) string {
 	switch field {
 	case "certificate-authority", "tokenFile", "client-certificate", "client-key":
-		return "the grader reads no file a kubeconfig names: " + FixInline
+		return i18n.T("kube.learner.fix.files", i18n.Args{"FixInline": i18n.T("kube.learner.fix_inline")})
 	case "exec", "auth-provider":
-		return "the grader runs no command a kubeconfig names: give a token or client certificate data instead (" + FixInline + " on the learner's VM; k3s's kubeconfig has its client certificate data)"
+		return i18n.T("kube.learner.fix.exec", i18n.Args{"FixInline": i18n.T("kube.learner.fix_inline")})
 	case "proxy-url":
-		return "the grader reaches the learner's server directly: remove proxy-url and give a server address the grader reaches"
+		return i18n.T("kube.learner.fix.proxy")
 	case "username/password":
-		return "give a token or client certificate data instead (" + FixInline + ")"
+		return i18n.T("kube.learner.fix.password", i18n.Args{"FixInline": i18n.T("kube.learner.fix_inline")})
 	}
-	return "the grader acts as the kubeconfig's own user only: remove it"
+	return i18n.T("kube.learner.fix.impersonate")
 }
 
 // Bytes is n in the largest binary unit it fills.

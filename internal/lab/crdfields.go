@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"github.com/labhub/cnpa/internal/i18n"
 	"slices"
 	"strings"
 
@@ -16,8 +17,8 @@ type CRDField struct {
 	// Path is where the field is in the CRD, the version's index filled
 	// in: spec.versions[0].schema.openAPIV3Schema.properties.spec.required.
 	Path string
-	// Fix says what to write there: "add required: [pods]", "write
-	// maximum: 50 (it is 100)".
+	// Fix says what to write there, in the chosen language around the
+	// literal YAML: "add required: [pods]", "write maximum: 50 (it is 100)".
 	Fix string
 }
 
@@ -107,21 +108,19 @@ func CRDFieldFixes(crd map[string]any) []CRDField {
 			req, _ := got.([]any)
 			switch {
 			case !found:
-				out = append(out, CRDField{ID: f.id, Path: at, Fix: "add required: [pods]"})
+				out = append(out, CRDField{ID: f.id, Path: at, Fix: i18n.T("lab.hint.crd.add", i18n.Args{"Snippet": "required: [pods]"})})
 			case !slices.Contains(req, any("pods")):
-				out = append(out, CRDField{ID: f.id, Path: at, Fix: "add pods to required (it is " + yamlish(got) + ")"})
+				out = append(out, CRDField{ID: f.id, Path: at, Fix: i18n.T("lab.hint.crd.add_to_required", i18n.Args{"Got": yamlish(got)})})
 			}
 		case !found:
-			out = append(out, CRDField{ID: f.id, Path: at, Fix: "add " + key + ": " + yamlish(f.want)})
+			out = append(out, CRDField{ID: f.id, Path: at, Fix: i18n.T("lab.hint.crd.add", i18n.Args{"Snippet": key + ": " + yamlish(f.want)})})
 		case !sameValue(f.want, got):
-			out = append(out, CRDField{ID: f.id, Path: at, Fix: "write " + key + ": " + yamlish(f.want) + " (it is " + yamlish(got) + ")"})
+			out = append(out, CRDField{ID: f.id, Path: at, Fix: i18n.T("lab.hint.crd.write", i18n.Args{"Snippet": key + ": " + yamlish(f.want), "Got": yamlish(got)})})
 		}
 	}
 	if version == nil {
 		out = append(out, CRDField{ID: "step1.crd.version", Path: "spec.versions",
-			Fix: "add a version named " + teamspace.Version + " (served: true, storage: true, subresources: {status: {}}, " +
-				"a schema with spec.pods integer required 1..50, spec.cpu string default \"1\", status.observedGeneration integer, " +
-				"status.namespace string)"})
+			Fix: i18n.T("lab.hint.crd.add_version", i18n.Args{"Version": teamspace.Version})})
 	}
 	return out
 }

@@ -1,7 +1,9 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
+	"github.com/labhub/cnpa/internal/i18n"
 	"slices"
 
 	"github.com/labhub/cnpa/internal/evidence"
@@ -85,7 +87,7 @@ func AnyWritten(dir string) bool {
 // Get returns step n, or an error naming the valid range.
 func Get(n int) (*Step, error) {
 	if n < 1 || n > len(Steps) {
-		return nil, fmt.Errorf("there is no step %d: the lab has steps %s (or `all`)", n, Range(" to "))
+		return nil, errors.New(i18n.T("lab.hint.no_step", i18n.Args{"N": n, "First": Steps[0].Number, "Last": Steps[len(Steps)-1].Number}))
 	}
 	return Steps[n-1], nil
 }

@@ -2,7 +2,9 @@ package labenv
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,9 +31,8 @@ func (e *Env) CommandKubeconfig() (string, error) {
 		return e.Target.Path, nil
 	}
 	if strings.ContainsRune(e.Dir, os.PathListSeparator) {
-		return "", fmt.Errorf("--context %s: the evidence dir %s contains %q, which separates the files of a KUBECONFIG list: "+
-			"the context cannot be passed on to reconcile.sh and the service; choose a --dir without it",
-			e.Target.Context, e.Dir, os.PathListSeparator)
+		return "", errors.New(i18n.T("labenv.context_dir", i18n.Args{"Context": e.Target.Context, "Dir": e.Dir,
+			"Separator": fmt.Sprintf("%q", os.PathListSeparator)}))
 	}
 	return filepath.Join(e.Dir, ContextFile) + string(os.PathListSeparator) + e.Target.Path, nil
 }
@@ -69,22 +70,21 @@ func (e *Env) PrivateTmpWarnings() []string {
 		return nil
 	}
 	var out []string
-	check := func(what, path string) {
+	check := func(what, path string) { // what: the message saying so
 		real := path
 		if r, err := filepath.EvalSymlinks(path); err == nil {
 			real = r
 		}
 		for _, tmp := range []string{"/tmp", "/var/tmp"} {
 			if real == tmp || strings.HasPrefix(real, tmp+"/") {
-				out = append(out, fmt.Sprintf("%s %s lies under %s: cnpa-op.service runs with PrivateTmp=yes and sees an empty %s of its own, "+
-					"so the service will not find it; use a path outside %s (e.g. --dir /root/cnpa-op)", what, path, tmp, tmp, tmp))
+				out = append(out, i18n.T(what, i18n.Args{"Path": path, "Tmp": tmp}))
 				return
 			}
 		}
 	}
-	check("the evidence dir", e.Dir)
+	check("labenv.private_tmp_dir", e.Dir)
 	for _, kc := range filepath.SplitList(e.Target.Path) {
-		check("the kubeconfig", kc)
+		check("labenv.private_tmp_kubeconfig", kc)
 	}
 	return out
 }

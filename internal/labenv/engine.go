@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/labhub/cnpa/internal/i18n"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -26,13 +27,9 @@ const (
 
 func validEngine(e string) bool { return e == EngineGo || e == EngineShell || e == EngineOwn }
 
-// OwnScriptAsk is what LAB.md asks reconcile.sh to do, for the errors that
-// find it missing or not runnable.
-const OwnScriptAsk = "LAB.md step 3: one run must, for every TeamSpace <name>, converge namespace team-<name> " +
-	"(label platform.labhub.io/teamspace=<name>, an ownerReference to the TeamSpace), ResourceQuota team-quota in it " +
-	"(hard.pods = spec.pods, hard.requests.cpu = spec.cpu) and the TeamSpace's status subresource " +
-	"(observedGeneration = metadata.generation, namespace = team-<name>); step 6 adds the finalizer " +
-	"platform.labhub.io/cleanup. A reference to read: `cnpa scaffold reconcile.sh --engine shell`"
+// OwnScriptAsk is what the lab text asks reconcile.sh to do, in the
+// chosen language, for the errors that find it missing or not runnable.
+func OwnScriptAsk() string { return i18n.T("labenv.own_script_ask") }
 
 // ScriptName is the lab's reconcile script in the evidence dir (lab.ScriptName).
 const ScriptName = lab.ScriptName
@@ -88,7 +85,7 @@ exec %s controller --once --kubeconfig "$KUBECONFIG"%s --archive-dir %s --finali
 	case EngineShell:
 		lines := strings.SplitN(string(assets.ReconcileScript), "\n", 2)
 		if len(lines) != 2 || !strings.HasPrefix(lines[0], "#!") {
-			return nil, fmt.Errorf("embedded reconcile.sh has no shebang line")
+			return nil, errors.New("embedded reconcile.sh has no shebang line") // a build gone wrong, not the learner's
 		}
 		context := ""
 		if s.Context != "" {
@@ -104,9 +101,9 @@ export KUBECONFIG CNPA_ARCHIVE_DIR CNPA_FINALIZER
 %s`, lines[0], shellScriptMark, context, kubeconfig, shellQuote(archive), s.Finalizer, lines[1])
 		return []byte(pinned), nil
 	case EngineOwn:
-		return nil, fmt.Errorf("the own engine's reconcile.sh is the learner's: cnpa does not write it")
+		return nil, errors.New(i18n.T("labenv.own_not_written"))
 	}
-	return nil, fmt.Errorf("unknown engine %q: use go, shell or own", s.Engine)
+	return nil, errors.New(i18n.T("labenv.unknown_engine", i18n.Args{"Engine": fmt.Sprintf("%q", s.Engine)}))
 }
 
 // script is the Script for engine in this environment; it writes the
@@ -145,9 +142,8 @@ func (e *Env) InstallScript() error {
 	var theirs *evidence.LearnersFileError
 	if errors.As(err, &theirs) {
 		// Never --force: the learner's controller is the lab's point.
-		return fmt.Errorf("%s is yours (%s), and the %s engine would replace it with cnpa's. To test yours, run with --engine own "+
-			"(in a fresh dir, or after `cnpa reset --yes`: the engine is remembered); to use cnpa's %s engine, move yours away first: mv %s %s.mine",
-			theirs.Path, theirs.Why, e.Engine, e.Engine, QuoteArg(theirs.Path), QuoteArg(theirs.Path))
+		return errors.New(i18n.T("labenv.script_is_yours", i18n.Args{"Path": theirs.Path, "Why": theirs.Why, "Engine": e.Engine,
+			"Quoted": QuoteArg(theirs.Path)}))
 	}
 	return err
 }
@@ -162,13 +158,13 @@ func (e *Env) checkOwnScript() error {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("--engine own: %s does not exist. Write it (and `chmod +x` it): %s", path, OwnScriptAsk)
+		return errors.New(i18n.T("labenv.own_missing", i18n.Args{"Path": path, "Ask": OwnScriptAsk()}))
 	case err != nil:
-		return fmt.Errorf("--engine own: cannot read %s: %w", path, err)
+		return fmt.Errorf("%s: %w", i18n.T("labenv.own_unreadable", i18n.Args{"Path": path}), err)
 	case fi.IsDir():
-		return fmt.Errorf("--engine own: %s is a directory; it must be your executable reconcile script. %s", path, OwnScriptAsk)
+		return errors.New(i18n.T("labenv.own_directory", i18n.Args{"Path": path, "Ask": OwnScriptAsk()}))
 	case fi.Mode()&0o111 == 0:
-		return fmt.Errorf("--engine own: %s is not executable: run `chmod +x %s`", path, path)
+		return errors.New(i18n.T("labenv.own_not_executable", i18n.Args{"Path": path}))
 	}
 	return nil
 }
@@ -180,11 +176,11 @@ func (e *Env) checkOwnScript() error {
 // file is kept unless force is set.
 func (e *Env) Scaffold(engine string, force, finalizer bool) (string, error) {
 	if engine != EngineGo && engine != EngineShell {
-		return "", fmt.Errorf("cnpa scaffold: --engine %q: the reference scripts are go and shell", engine)
+		return "", errors.New(i18n.T("labenv.scaffold_engine", i18n.Args{"Engine": fmt.Sprintf("%q", engine)}))
 	}
 	path := e.ScriptPath()
 	if _, err := os.Lstat(path); err == nil && !force {
-		return "", fmt.Errorf("%s exists: cnpa never overwrites it (move it away, or --force)", path)
+		return "", errors.New(i18n.T("labenv.scaffold_exists", i18n.Args{"Path": path}))
 	}
 	sc, err := e.script(engine, finalizer)
 	if err != nil {
@@ -229,12 +225,12 @@ func (e *Env) Unit() (service.Unit, error) {
 		// LAB.md step 4's unit: the script, every 3 s, forever.
 		bash, err := exec.LookPath("bash")
 		if err != nil {
-			return u, fmt.Errorf("the %s engine needs bash: %w", e.Engine, err)
+			return u, fmt.Errorf("%s: %w", i18n.T("labenv.needs_bash", i18n.Args{"Engine": e.Engine}), err)
 		}
 		bash, _ = filepath.Abs(bash)
 		u.Argv = []string{bash, "-c", fmt.Sprintf("while true; do %s; sleep 3; done", shellQuote(e.ScriptPath()))}
 	default:
-		return u, fmt.Errorf("unknown engine %q: use go, shell or own", e.Engine)
+		return u, errors.New(i18n.T("labenv.unknown_engine", i18n.Args{"Engine": fmt.Sprintf("%q", e.Engine)}))
 	}
 	if e.SystemUser() {
 		u.User = service.User
@@ -305,7 +301,7 @@ func (e *Env) InstallService(ctx context.Context, restart bool) error {
 		}
 	}
 	if err := e.Service.Install(ctx, u); err != nil {
-		return fmt.Errorf("install %s: %w", service.Name, err)
+		return fmt.Errorf("%s: %w", i18n.T("labenv.install", i18n.Args{"Unit": service.Name}), err)
 	}
 	if restart {
 		return e.Service.Restart(ctx)

@@ -6,7 +6,9 @@
 package labenv
 
 import (
+	"errors"
 	"fmt"
+	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 	"path/filepath"
 	"time"
@@ -91,10 +93,10 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 		st.ServiceIdentity = opts.ServiceIdentity
 	}
 	if !identity.Valid(st.Identity()) {
-		return nil, fmt.Errorf("unknown --service-identity %q: use own (the cnpa-controller ServiceAccount) or admin (root with your kubeconfig)", st.ServiceIdentity)
+		return nil, errors.New(i18n.T("labenv.unknown_identity", i18n.Args{"Identity": fmt.Sprintf("%q", st.ServiceIdentity)}))
 	}
 	if !validEngine(st.Engine) {
-		return nil, fmt.Errorf("unknown engine %q: use go, shell or own", st.Engine)
+		return nil, errors.New(i18n.T("labenv.unknown_engine", i18n.Args{"Engine": fmt.Sprintf("%q", st.Engine)}))
 	}
 	mgr, err := service.New(st.ServiceManager, st.UnitDir, opts.Dir)
 	if err != nil {
@@ -128,16 +130,14 @@ const DefaultUnitDir = "/etc/systemd/system"
 func (s *State) choose(opts Options) error {
 	if opts.Engine != "" && opts.Engine != s.Engine {
 		if s.EngineLocked || fileExists(filepath.Join(opts.Dir, lab.ReconcileFile)) {
-			return fmt.Errorf("--engine %s: step 3 wrote %s with --engine %s, and the later steps depend on it; keep --engine %s, or start over with `cnpa reset --yes` to switch",
-				opts.Engine, lab.ReconcileFile, s.Engine, s.Engine)
+			return errors.New(i18n.T("labenv.engine_locked", i18n.Args{"Asked": opts.Engine, "File": lab.ReconcileFile, "Engine": s.Engine}))
 		}
 		s.Engine = opts.Engine
 	}
 	serviceLocked := s.ServiceLocked || (s.loaded && serviceInstalledBefore(opts.Dir, s))
 	if m := opts.ServiceManager; m != "" && m != "auto" && m != s.ServiceManager {
 		if serviceLocked {
-			return fmt.Errorf("--service-manager %s: step 4 installed %s with --service-manager %s; keep it, or start over with `cnpa reset --yes` to switch",
-				m, service.Name, s.ServiceManager)
+			return errors.New(i18n.T("labenv.manager_locked", i18n.Args{"Asked": m, "Unit": service.Name, "Manager": s.ServiceManager}))
 		}
 		s.ServiceManager = m
 	}
@@ -148,8 +148,7 @@ func (s *State) choose(opts Options) error {
 		}
 		if dir != s.UnitDir {
 			if serviceLocked {
-				return fmt.Errorf("--unit-dir %s: step 4 installed %s in %s; keep --unit-dir %s, or start over with `cnpa reset --yes` (it removes that unit) to install it elsewhere",
-					opts.UnitDir, service.Name, s.UnitDir, s.UnitDir)
+				return errors.New(i18n.T("labenv.unit_dir_locked", i18n.Args{"Asked": opts.UnitDir, "Unit": service.Name, "UnitDir": s.UnitDir}))
 			}
 			s.UnitDir = dir
 		}

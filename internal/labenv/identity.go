@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/labhub/cnpa/internal/i18n"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -45,10 +46,10 @@ func (e *Env) SystemUser() bool { return e.OwnIdentity() && e.Service.Name() == 
 func (e *Env) ProvisionIdentity(ctx context.Context) error {
 	kc, err := identity.Apply(ctx, e.Target, e.Clients, e.Timeout)
 	if err != nil {
-		return fmt.Errorf("%w (or keep the service on your kubeconfig as root: --service-identity admin)", err)
+		return fmt.Errorf("%w %s", err, i18n.T("labenv.or_admin"))
 	}
 	if _, err := evidence.WriteRaw(e.Dir, CredentialFile, kc, 0o600); err != nil {
-		return fmt.Errorf("write the service's kubeconfig: %w", err)
+		return fmt.Errorf("%s: %w", i18n.T("labenv.write_credential"), err)
 	}
 	if !e.SystemUser() {
 		return nil
@@ -58,8 +59,7 @@ func (e *Env) ProvisionIdentity(ctx context.Context) error {
 	}
 	if e.Engine == EngineOwn {
 		if fi, err := os.Stat(e.ScriptPath()); err == nil && fi.Mode()&0o005 != 0o005 {
-			return fmt.Errorf("--engine own: the service runs %s as user %s, which cannot read and run it (mode %v): `chmod 755 %s`",
-				e.ScriptPath(), service.User, fi.Mode().Perm(), e.ScriptPath())
+			return errors.New(i18n.T("labenv.own_mode", i18n.Args{"Path": e.ScriptPath(), "User": service.User, "Mode": fi.Mode().Perm().String()}))
 		}
 	}
 	return nil
@@ -117,16 +117,15 @@ func (e *Env) giveArchiveDir(ctx context.Context) error {
 func GiveArchiveDir(dir string, uid, gid int, who string) error {
 	d, err := safefs.OpenDir(dir)
 	if err != nil {
-		return fmt.Errorf("give the archive dir %s to the service's user %s: %w", dir, who, err)
+		return fmt.Errorf("%s: %w", i18n.T("labenv.give_archive", i18n.Args{"Dir": dir, "User": who}), err)
 	}
 	defer d.Close()
 	if err := d.Chown(".", uid, gid); err != nil {
-		return fmt.Errorf("give the archive dir %s to the service's user %s: %w", dir, who, err)
+		return fmt.Errorf("%s: %w", i18n.T("labenv.give_archive", i18n.Args{"Dir": dir, "User": who}), err)
 	}
 	for _, rel := range []string{manifest.OwnDir, manifest.File} {
 		if err := d.Chown(rel, uid, gid); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("give %s to the service's user %s: %w (move it away: cnpa made it a directory or regular file, and never follows a symlink there)",
-				filepath.Join(dir, rel), who, err)
+			return fmt.Errorf("%s: %w %s", i18n.T("labenv.give", i18n.Args{"Path": filepath.Join(dir, rel), "User": who}), err, i18n.T("labenv.give_move_away"))
 		}
 	}
 	return nil

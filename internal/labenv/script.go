@@ -9,6 +9,7 @@ package labenv
 import (
 	"bytes"
 	"context"
+	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 	"os/exec"
 	"os/user"
@@ -80,7 +81,7 @@ func (e *Env) PrepareScriptRun(ctx context.Context, extraEnv ...string) (*Script
 			return nil, err
 		}
 		return &ScriptRun{cmd: cmd, Shown: shellLine(append(slices.Clone(extraEnv), e.ScriptPath())),
-			As: "as Unix user " + unixUser() + " with your kubeconfig (the service's identity does not exist yet, or is admin)"}, nil
+			As: i18n.T("labenv.runs_as_you", i18n.Args{"User": unixUser()})}, nil
 	}
 	for _, p := range []string{e.ScriptPath(), e.CredentialPath()} {
 		if err := safefs.Trusted(p); err != nil {
@@ -91,7 +92,7 @@ func (e *Env) PrepareScriptRun(ctx context.Context, extraEnv ...string) (*Script
 	if err != nil {
 		return nil, err
 	}
-	k8sUser := "Kubernetes user " + identity.Username + " (" + CredentialFile + ")"
+	k8sUser := i18n.T("labenv.k8s_user", i18n.Args{"User": identity.Username, "File": CredentialFile})
 	if e.SystemUser() {
 		// The Go engine's service runs the cnpa binary, not the script:
 		// the run needs the script's dir too, read-only as for the others.
@@ -108,13 +109,13 @@ func (e *Env) PrepareScriptRun(ctx context.Context, extraEnv ...string) (*Script
 			return nil, err
 		}
 		return &ScriptRun{cmd: exec.CommandContext(ctx, "systemd-run", args...), Shown: shellLine(append([]string{"systemd-run"}, args...)),
-			As: "as Unix user " + service.User + " and " + k8sUser + ", in " + service.Name + "'s sandbox (systemd-run with its directives), as the service runs it"}, nil
+			As: i18n.T("labenv.runs_in_sandbox", i18n.Args{"User": service.User, "K8sUser": k8sUser, "Unit": service.Name})}, nil
 	}
 	cmd := exec.CommandContext(ctx, e.ScriptPath())
 	cmd.Env = append(append(os.Environ(), u.Env()...), extraEnv...)
 	cmd.Dir = e.Dir
 	return &ScriptRun{cmd: cmd, Shown: shellLine(append([]string{"KUBECONFIG=" + e.CredentialPath()}, append(slices.Clone(extraEnv), e.ScriptPath())...)),
-		As: "as Unix user " + unixUser() + " and " + k8sUser + ", as " + service.Name + " runs it in process mode (as the user running cnpa)"}, nil
+		As: i18n.T("labenv.runs_in_process", i18n.Args{"User": unixUser(), "K8sUser": k8sUser, "Unit": service.Name})}, nil
 }
 
 // shellLine quotes each word of a command line for a shell, as little as

@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
+	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,9 +79,7 @@ func LoadState(dir string) (*State, error) {
 		// What a rerun does without it: recoveredState, and the step
 		// writes it again (steps.runSteps, also for a step it keeps).
 		p := filepath.Join(dir, StateFile)
-		return nil, fmt.Errorf("%s is damaged (%v): it remembers the lab's choices; remove it and run a step again, "+
-			"with the --unit-dir and --service-identity step 4 was given, if any: `rm %s && cnpa step 1`; cnpa reads the engine and the finalizer switch back from "+
-			"the reconcile.sh it installed, and writes the file again", p, err, QuoteArg(p))
+		return nil, errors.New(i18n.T("labenv.state_damaged", i18n.Args{"Path": p, "Err": err.Error(), "Quoted": QuoteArg(p)}))
 	}
 	s.loaded = true
 	return &s, nil

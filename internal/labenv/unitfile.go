@@ -2,7 +2,9 @@ package labenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 	"regexp"
 	"strconv"
@@ -43,7 +45,7 @@ func (e *Env) Identity() string {
 	return identity.Own
 }
 
-// UnitError is a learner's unit that misses what LAB.md step 4 asks: one
+// UnitError is a learner's unit that misses what the lab text's step 4 asks: one
 // line per miss. cnpa changed nothing in it.
 type UnitError struct {
 	Path  string
@@ -51,8 +53,7 @@ type UnitError struct {
 }
 
 func (e *UnitError) Error() string {
-	return fmt.Sprintf("your %s does not do what LAB.md step 4 asks (cnpa uses your unit as it is and changed nothing in it):\n  %s",
-		e.Path, strings.Join(e.Lines, "\n  "))
+	return i18n.T("labenv.unit_error", i18n.Args{"Path": e.Path}) + "\n  " + strings.Join(e.Lines, "\n  ")
 }
 
 // sleepArg finds `sleep N` in a command line.
@@ -76,9 +77,9 @@ func (e *Env) CheckUnit(u service.UnitFile) []string {
 	var lines []string
 	switch {
 	case u.Restart == "":
-		lines = append(lines, "no Restart= line: add Restart=always under [Service], so that the controller comes back after any exit")
+		lines = append(lines, i18n.T("labenv.unit.no_restart"))
 	case u.Restart != "always":
-		lines = append(lines, fmt.Sprintf("Restart=%s: write Restart=always, so that the controller comes back after any exit, a clean one too", u.Restart))
+		lines = append(lines, i18n.T("labenv.unit.restart", i18n.Args{"Restart": u.Restart}))
 	}
 	script := e.ScriptPath()
 	runsScript := strings.Contains(u.ExecStart, script) ||
@@ -86,25 +87,25 @@ func (e *Env) CheckUnit(u service.UnitFile) []string {
 	loop := fmt.Sprintf("ExecStart=/bin/bash -c 'while true; do %s; sleep 3; done'", script)
 	switch {
 	case u.ExecStart == "":
-		lines = append(lines, "no ExecStart= under [Service]: add "+loop)
+		lines = append(lines, i18n.T("labenv.unit.no_execstart", i18n.Args{"Loop": loop}))
 	case !runsScript:
-		lines = append(lines, fmt.Sprintf("ExecStart=%s does not run %s: write %s", u.ExecStart, script, loop))
+		lines = append(lines, i18n.T("labenv.unit.not_script", i18n.Args{"ExecStart": u.ExecStart, "Script": script, "Loop": loop}))
 	default:
 		m := sleepArg.FindStringSubmatch(u.ExecStart)
 		switch {
 		case loopWord.MatchString(u.ExecStart) && m != nil && about3s(m[1]):
 		case loopWord.MatchString(u.ExecStart) && m != nil:
-			lines = append(lines, fmt.Sprintf("ExecStart= sleeps %s s between runs: LAB.md step 4 runs reconcile.sh about every 3 s (sleep 3)", m[1]))
+			lines = append(lines, i18n.T("labenv.unit.sleep", i18n.Args{"Sleep": m[1]}))
 		case loopWord.MatchString(u.ExecStart):
-			lines = append(lines, "ExecStart= loops without a sleep: add `sleep 3` after reconcile.sh in the loop, so that it runs about every 3 s")
+			lines = append(lines, i18n.T("labenv.unit.no_sleep"))
 		case u.Restart == "always" && about3s(u.RestartSec):
 			// The script alone, started again by systemd every RestartSec.
 		default:
-			lines = append(lines, fmt.Sprintf("ExecStart=%s runs reconcile.sh once: loop it every 3 s, %s", u.ExecStart, loop))
+			lines = append(lines, i18n.T("labenv.unit.once", i18n.Args{"ExecStart": u.ExecStart, "Loop": loop}))
 		}
 	}
 	if u.WantedBy == "" {
-		lines = append(lines, "no WantedBy= under [Install]: add [Install] with WantedBy=multi-user.target, so that `systemctl enable` can enable it")
+		lines = append(lines, i18n.T("labenv.unit.no_wantedby"))
 	}
 	return lines
 }
@@ -115,13 +116,11 @@ func (e *Env) CheckUnit(u service.UnitFile) []string {
 func (e *Env) installLearnersUnit(ctx context.Context, data []byte, restart bool) error {
 	path := e.Service.UnitPath()
 	if e.OwnIdentity() {
-		return fmt.Errorf("--service-identity own runs the service as the cnpa-controller ServiceAccount, which only cnpa's unit can give it; "+
-			"your %s runs as it says (root with the admin kubeconfig, as LAB.md's): run step 4 with --service-identity admin, "+
-			"or move your unit away (mv %s %s.mine) and cnpa writes its own", path, QuoteArg(path), QuoteArg(path))
+		return errors.New(i18n.T("labenv.unit_own_identity", i18n.Args{"Path": path, "Quoted": QuoteArg(path)}))
 	}
 	uf, err := service.ParseUnit(data)
 	if err != nil {
-		return &UnitError{Path: path, Lines: []string{"it does not read as a unit file: " + err.Error()}}
+		return &UnitError{Path: path, Lines: []string{i18n.T("labenv.unit.not_a_unit", i18n.Args{"Err": err.Error()})}}
 	}
 	if lines := e.CheckUnit(uf); len(lines) > 0 {
 		return &UnitError{Path: path, Lines: lines}
@@ -137,14 +136,14 @@ func (e *Env) installLearnersUnit(ctx context.Context, data []byte, restart bool
 		Kubeconfig: kc, Path: toolPath(), ArchiveDir: e.ArchiveDir()}
 	if e.Progress != nil && e.Service.Name() == "process" {
 		for _, d := range uf.Unsupported {
-			e.Progress.Warn("warning: %s: process mode (no systemd here) does not follow %s", path, d)
+			e.Progress.Warn("%s", i18n.T("labenv.process_ignores", i18n.Args{"Path": path, "Directive": d}))
 		}
 		if uf.User != "" && uf.User != "root" {
-			e.Progress.Warn("warning: %s: process mode (no systemd here) runs it as the user running cnpa, not User=%s", path, uf.User)
+			e.Progress.Warn("%s", i18n.T("labenv.process_user", i18n.Args{"Path": path, "User": uf.User}))
 		}
 	}
 	if err := e.Service.Install(ctx, u); err != nil {
-		return fmt.Errorf("install your %s: %w", path, err)
+		return fmt.Errorf("%s: %w", i18n.T("labenv.install_yours", i18n.Args{"Path": path}), err)
 	}
 	if restart {
 		return e.Service.Restart(ctx)

@@ -2,7 +2,8 @@ package service
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
+	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 )
 
@@ -18,10 +19,10 @@ func loadArgv(path string) (Unit, error) {
 	var u Unit
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return u, fmt.Errorf("service not installed (%v): run `cnpa step 4`", err)
+		return u, errors.New(i18n.T("service.not_installed", i18n.Args{"Err": err.Error()}))
 	}
 	if err := json.Unmarshal(data, &u); err != nil || len(u.Argv) == 0 {
-		return u, fmt.Errorf("%s is damaged: run `cnpa step 4` again", path)
+		return u, errors.New(i18n.T("service.damaged", i18n.Args{"Path": path}))
 	}
 	return u, nil
 }

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/labhub/cnpa/internal/i18n"
 	"io"
 	"os"
 	"os/exec"
@@ -40,7 +42,7 @@ func Follow(ctx context.Context, m Manager) (<-chan LogLine, error) {
 	case *process:
 		return followFile(ctx, filepath.Join(m.dir, logFile))
 	}
-	return nil, fmt.Errorf("cannot follow the log of service manager %s", m.Name())
+	return nil, errors.New(i18n.T("service.cannot_follow", i18n.Args{"Manager": m.Name()}))
 }
 
 // followFile reads the lines appended to path after this call. A file that

@@ -2,7 +2,9 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/labhub/cnpa/internal/i18n"
 	"io"
 	"os"
 	"path/filepath"
@@ -59,7 +61,7 @@ func New(kind, unitDir, dir string) (Manager, error) {
 	case "process":
 		return &process{unitPath: unitPath, dir: dir}, nil
 	}
-	return nil, fmt.Errorf("unknown service manager %q: use auto, systemd or process", kind)
+	return nil, errors.New(i18n.T("service.unknown_manager", i18n.Args{"Manager": fmt.Sprintf("%q", kind)}))
 }
 
 func writeUnit(path string, u Unit) error {
@@ -72,11 +74,11 @@ func writeUnit(path string, u Unit) error {
 	}
 	data = Mark(data)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("create unit dir: %w", err)
+		return fmt.Errorf("%s: %w", i18n.T("service.create_unit_dir"), err)
 	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("write unit %s: %w", path, err)
+		return fmt.Errorf("%s: %w", i18n.T("service.write_unit", i18n.Args{"Path": path}), err)
 	}
 	return os.Rename(tmp, path)
 }

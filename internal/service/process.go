@@ -1,6 +1,7 @@
 package service
 
 import (
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/manifest"
 
 	"bytes"
@@ -91,11 +92,11 @@ func (p *process) Start(_ context.Context) error {
 		return err
 	}
 	if err := trustedArgv(filepath.Join(p.dir, ArgvFile), u); err != nil {
-		return fmt.Errorf("start the service: %w", err)
+		return fmt.Errorf("%s: %w", i18n.T("service.start"), err)
 	}
 	logf, err := os.OpenFile(filepath.Join(p.dir, logFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return fmt.Errorf("open service log: %w", err)
+		return fmt.Errorf("%s: %w", i18n.T("service.open_log"), err)
 	}
 	defer logf.Close()
 	marker, err := newMarker()

@@ -5,7 +5,9 @@
 package service
 
 import (
+	"errors"
 	"fmt"
+	"github.com/labhub/cnpa/internal/i18n"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -92,7 +94,7 @@ func (u Unit) identity() string {
 		// its specifiers would be expanded.
 		"LoadCredential=" + CredentialName + ":" + specifierFree(u.Credential),
 		"# /root and /home are empty to it, but for what it must reach: the archive",
-		"# dir (owned by " + u.User + ", at the path LAB.md names) and what it runs.",
+		"# dir (owned by " + u.User + ", at the path the lab text names) and what it runs.",
 		"ProtectHome=tmpfs",
 		"BindPaths=" + bindPath(u.ArchiveDir),
 	}
@@ -167,38 +169,36 @@ func quotedPath(s string) string { return strings.ReplaceAll(s, "%", "%%") }
 // and in the evidence dir, which ReadWritePaths= lists, a `"` or `\`.
 func (u Unit) checkValues() error {
 	values := []struct{ what, value string }{
-		{"the kubeconfig path", u.Kubeconfig}, {"PATH", u.Path},
-		{"the archive dir", u.ArchiveDir}, {"the evidence dir (--dir)", u.Dir},
+		{i18n.T("service.what.kubeconfig"), u.Kubeconfig}, {"PATH", u.Path},
+		{i18n.T("service.what.archive_dir"), u.ArchiveDir}, {i18n.T("service.what.dir"), u.Dir},
 	}
 	for i, w := range u.Argv {
-		values = append(values, struct{ what, value string }{fmt.Sprintf("word %d of the command", i+1), w})
+		values = append(values, struct{ what, value string }{i18n.T("service.what.word", i18n.Args{"N": i + 1}), w})
 	}
 	for _, v := range values {
 		if strings.ContainsFunc(v.value, unicode.IsControl) {
-			return fmt.Errorf("%s %q contains a control character (a newline or tab): a systemd unit file cannot carry it; choose a path without one", v.what, v.value)
+			return errors.New(i18n.T("service.control_character", i18n.Args{"What": v.what, "Value": fmt.Sprintf("%q", v.value)}))
 		}
 	}
 	// systemd refuses a program path with a quote or a backslash
 	// ("Executable name contains special characters").
 	if len(u.Argv) > 0 && strings.ContainsAny(u.Argv[0], `"'\`) {
-		return fmt.Errorf("the program %q contains a quote or a backslash, which systemd refuses in the path of the program a unit runs; "+
-			"choose an install path without one (e.g. /usr/local/bin)", u.Argv[0])
+		return errors.New(i18n.T("service.program_quote", i18n.Args{"Program": fmt.Sprintf("%q", u.Argv[0])}))
 	}
 	if u.User != "" {
 		for _, p := range append([]string{u.ArchiveDir, u.Credential}, u.Reads...) {
 			if strings.ContainsFunc(p, unicode.IsControl) {
-				return fmt.Errorf("the path %q contains a control character: a systemd unit file cannot carry it; choose a path without one", p)
+				return errors.New(i18n.T("service.path_control", i18n.Args{"Path": fmt.Sprintf("%q", p)}))
 			}
 		}
 		for _, p := range append([]string{u.ArchiveDir}, u.Reads...) {
 			if strings.Contains(p, ":") {
-				return fmt.Errorf("the path %q contains a `:`, which BindPaths= reads as source:destination; "+
-					"choose an evidence dir (--dir) and cnpa install path without one, or --service-identity admin", p)
+				return errors.New(i18n.T("service.path_colon", i18n.Args{"Path": fmt.Sprintf("%q", p)}))
 			}
 		}
 	}
 	if strings.ContainsAny(u.Dir, `"\`) {
-		return fmt.Errorf("the evidence dir (--dir) %q contains a `\"` or `\\`: the unit's ReadWritePaths= cannot carry it; choose a dir without one", u.Dir)
+		return errors.New(i18n.T("service.dir_quote", i18n.Args{"Dir": fmt.Sprintf("%q", u.Dir)}))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 	"os/exec"
 	"strconv"
@@ -34,19 +35,17 @@ func ensureUser(ctx context.Context, name string) (uid, gid int, err error) {
 	}
 	if found {
 		if why := unfit(uid, shell); why != "" {
-			return 0, 0, fmt.Errorf("user %s exists but %s, so it cannot be the service's user: the service would lend it its cluster identity and the archive dir. "+
-				"Rename or remove that account (or make it a system account with shell /usr/sbin/nologin), or run the service as root with --service-identity admin", name, why)
+			return 0, 0, errors.New(i18n.T("service.user_unfit", i18n.Args{"User": name, "Why": why}))
 		}
 		return uid, gid, nil
 	}
 	argv := userAdd(name)
 	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
 	if err != nil {
-		return 0, 0, fmt.Errorf("create the service's user %s (useradd --system): %v: %s; create it yourself, or run the service as root with --service-identity admin",
-			User, err, strings.TrimSpace(string(out)))
+		return 0, 0, errors.New(i18n.T("service.useradd_failed", i18n.Args{"User": User, "Err": err.Error(), "Output": strings.TrimSpace(string(out))}))
 	}
 	if uid, gid, _, found, err = lookupUser(ctx, name); err == nil && !found {
-		err = fmt.Errorf("useradd created user %s, but `getent passwd %s` does not find it", name, name)
+		err = errors.New(i18n.T("service.useradd_lost", i18n.Args{"User": name}))
 	}
 	return uid, gid, err
 }
@@ -59,11 +58,11 @@ var noLogin = map[string]bool{"/usr/sbin/nologin": true, "/sbin/nologin": true, 
 func unfit(uid int, shell string) string {
 	switch {
 	case uid == 0:
-		return "has uid 0 (root)"
+		return i18n.T("service.unfit.root")
 	case uid > sysUIDMax():
-		return fmt.Sprintf("has uid %d, a person's (system accounts are at most %d, SYS_UID_MAX in /etc/login.defs)", uid, sysUIDMax())
+		return i18n.T("service.unfit.uid", i18n.Args{"UID": uid, "Max": sysUIDMax()})
 	case !noLogin[shell]:
-		return fmt.Sprintf("has the login shell %q (a system account has /usr/sbin/nologin)", shell)
+		return i18n.T("service.unfit.shell", i18n.Args{"Shell": fmt.Sprintf("%q", shell)})
 	}
 	return ""
 }
@@ -104,7 +103,7 @@ func lookupUser(ctx context.Context, name string) (uid, gid int, shell string, f
 		return 0, 0, "", false, nil
 	}
 	if err != nil {
-		return 0, 0, "", false, fmt.Errorf("look up the service's user %s (getent passwd): %w", name, err)
+		return 0, 0, "", false, fmt.Errorf("%s: %w", i18n.T("service.lookup_user", i18n.Args{"User": name}), err)
 	}
 	// name:password:uid:gid:gecos:home:shell
 	f := strings.Split(strings.TrimSpace(string(out)), ":")
