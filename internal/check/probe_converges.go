@@ -8,6 +8,7 @@ import (
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 var _ = fills(probeConverges, judge.ProbeConverges)
@@ -22,7 +23,7 @@ var _ = fills(probeConverges, judge.ProbeConverges)
 func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 	r.convergeFailed = true
 	timeout := r.opts.ProbeTimeout
-	r.opts.Progress.Note("%s", i18n.T("check.progress.converges", i18n.Args{"Prefix": TempPrefix}))
+	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.converges", i18n.Args{"Prefix": TempPrefix}), ui.Cols))
 	want := i18n.T("check.converges.want", i18n.Args{"Timeout": timeout.String()})
 	ts, err := r.tmp.create(ctx, 2, "250m", nil)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 var _ = fills(probeDrift, judge.ProbeDrift)
@@ -28,7 +29,7 @@ func probeDrift(ctx context.Context, r *run) []judge.Verdict {
 	if r.convergeFailed {
 		return []judge.Verdict{judge.Skipped(i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))}
 	}
-	r.opts.Progress.Note("%s", i18n.T("check.progress.drift"))
+	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.drift"), ui.Cols))
 	return []judge.Verdict{r.drift(ctx)}
 }
 

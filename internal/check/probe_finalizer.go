@@ -15,6 +15,7 @@ import (
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 var _ = fills(probeFinalizer, judge.ProbeFinalizerAdded, judge.ProbeDeleteArchives)
@@ -25,7 +26,7 @@ var _ = fills(probeFinalizer, judge.ProbeFinalizerAdded, judge.ProbeDeleteArchiv
 // removes that too. It returns the verdicts of
 // step6.finalizer_added_keeps_foreign and step6.delete_archives.
 func probeFinalizer(ctx context.Context, r *run) []judge.Verdict {
-	r.opts.Progress.Note("%s", i18n.T("check.progress.finalizer", i18n.Args{"Foreign": ForeignFinalizer}))
+	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.finalizer", i18n.Args{"Foreign": ForeignFinalizer}), ui.Cols))
 	added, deleted := r.finalizer(ctx)
 	return []judge.Verdict{added, deleted}
 }
@@ -50,7 +51,7 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 		var mistake lab.Mistake
 		if live, _ := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name); live != nil && teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer) &&
 			!teamspace.HasFinalizer(live.Finalizers, ForeignFinalizer) {
-			seen += i18n.T("check.finalizer.dropped", i18n.Args{"Keep": lab.KeepOtherFinalizers})
+			seen += i18n.T("check.finalizer.dropped", i18n.Args{"Keep": lab.Say(lab.KeepOtherFinalizers)})
 			mistake = lab.MistakeFinalizerList
 		} else {
 			stop := r.stopsBefore(ctx, ts.Name)

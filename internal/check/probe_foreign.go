@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 var _ = fills(probeForeignNamespace, judge.ProbeForeignNamespace)
@@ -39,7 +40,7 @@ func probeForeignNamespace(ctx context.Context, r *run) []judge.Verdict {
 	// Last and alone: LAB.md does not ask about a namespace somebody
 	// else made, and a controller that stops its pass there must cost
 	// no other verdict.
-	r.opts.Progress.Note("%s", i18n.T("check.progress.foreign"))
+	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.foreign"), ui.Cols))
 	return []judge.Verdict{r.foreignNamespace(ctx, witnessWait(r.converged, r.opts.ProbeTimeout))}
 }
 

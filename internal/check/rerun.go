@@ -188,7 +188,7 @@ var _ = fills(probeRerun, judge.ProbeScriptRuns, judge.ProbeRerunWritesNothing)
 //     that run: the script then did its job, and the drift itself fails the
 //     check that looks at it (step5.quota_in_sync, say).
 func probeRerun(ctx context.Context, r *run) []judge.Verdict {
-	r.opts.Progress.Note("%s", i18n.T("check.progress.rerun", i18n.Args{"Script": lab.ScriptName}))
+	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.rerun", i18n.Args{"Script": lab.ScriptName}), ui.Cols))
 	runs, writes := rerun(ctx, r.env, judge.ProbeScriptRuns.Hint(r.facts))
 	return []judge.Verdict{runs, writes}
 }

@@ -111,7 +111,7 @@ func driftHint(f *Facts) string {
 // the advice for both mistakes the lab text warns about, worded once
 // (package lab).
 func finalizerMust() string {
-	return i18n.T("check.probe.finalizer.must", i18n.Args{"Keep": lab.KeepOtherFinalizers, "Archive": lab.ArchiveThenRelease})
+	return i18n.T("check.probe.finalizer.must", i18n.Args{"Keep": lab.Say(lab.KeepOtherFinalizers), "Archive": lab.Say(lab.ArchiveThenRelease)})
 }
 
 // finalizerHint is the advice when the finalizer probe fails.

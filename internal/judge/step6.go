@@ -22,7 +22,7 @@ var step6Checks = &stepChecks{step: lab.Cleanup, facts: []factCheck{
 	{id: "step6.beta_gone", title: "check.title.step6.beta_gone",
 		hint: func(ev *evidenceSet, f *Facts) string {
 			if f.Engine == lab.EngineOwn {
-				return controllerAdvice(f, i18n.T("check.must_comma", i18n.Args{"What": lab.ArchiveThenRelease}))
+				return controllerAdvice(f, i18n.T("check.must_comma", i18n.Args{"What": lab.Say(lab.ArchiveThenRelease)}))
 			}
 			return i18n.T("check.step6.beta_gone.hint", i18n.Args{"Redo": ev.redo(lab.Cleanup.Number)})
 		},
@@ -47,7 +47,7 @@ var step6Checks = &stepChecks{step: lab.Cleanup, facts: []factCheck{
 	{id: "step6.alpha_finalizer", title: "check.title.step6.alpha_finalizer", args: i18n.Args{"Finalizer": teamspace.Finalizer},
 		hint: func(_ *evidenceSet, f *Facts) string {
 			if f.Engine == lab.EngineOwn {
-				return controllerAdvice(f, i18n.T("check.step6.alpha_finalizer.must", i18n.Args{"What": lab.KeepOtherFinalizers, "Step": labStep(6)}))
+				return controllerAdvice(f, i18n.T("check.step6.alpha_finalizer.must", i18n.Args{"What": lab.Say(lab.KeepOtherFinalizers), "Step": labStep(6)}))
 			}
 			switch {
 			case !f.Service.Active:

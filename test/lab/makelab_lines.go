@@ -11,13 +11,9 @@ import (
 
 // checkTranslated says whether `cnpa check`'s own lines (its progress
 // lines and summary, internal/check and internal/judge) are held to the
-// same rules as the steps' in `make lab`: they are being translated
-// apart (issue 41), and the merge of that work turns this on. So do the
-// timelines' headings (internal/timeline), timelineTranslated.
-const (
-	checkTranslated    = false
-	timelineTranslated = false
-)
+// same rules as the steps' in `make lab`: on since their translation
+// merged (issue 41).
+const checkTranslated = true
 
 // A makeLabLine is one line of `make lab`'s output, with what it is.
 type makeLabLine struct {
@@ -60,7 +56,9 @@ func classifyMakeLab(out string) (lines []makeLabLine, inCheck map[int]bool) {
 			kind = "listing"
 		case timelineRow.MatchString(l):
 			kind = "timeline"
-		case strings.HasPrefix(l, "  timeline (") && !timelineTranslated:
+		case strings.HasPrefix(l, "  timeline (") || strings.HasPrefix(l, "  タイムライン ("):
+			// The heading quotes the command the times are since: a
+			// line with a command, which may run longer.
 			kind = "timeline"
 		case strings.HasPrefix(l, "  ✓ ") || strings.HasPrefix(l, "  ✗ "):
 			kind = "table"

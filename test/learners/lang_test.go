@@ -16,7 +16,7 @@ import (
 // judgeTranslated says whether cnpa check's hints (internal/judge) are in
 // the learner's language: translated apart (issue 41); the merge of that
 // work turns this on, and the finalizers-dropped case is then held to it.
-const judgeTranslated = false
+const judgeTranslated = true
 
 // TestDiagnosesInJapanese: with --lang ja, a failing step 3 (status sent
 // to the main endpoint) and a failing step 6 (finalizers overwritten) say
