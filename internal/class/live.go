@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/labhub/cnpa/internal/check"
-	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
