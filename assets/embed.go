@@ -4,7 +4,7 @@ package assets
 
 import _ "embed"
 
-// CRD is the TeamSpace CustomResourceDefinition of LAB.md step 1.
+// CRD is the TeamSpace CustomResourceDefinition of the lab text's step 1.
 //
 //go:embed crd.yaml
 var CRD []byte
@@ -39,7 +39,7 @@ var Admission []byte
 //go:embed leader-election.yaml
 var LeaderElection []byte
 
-// LabServiceUnit is cnpa-op.service as LAB.md step 4 shows it: the
+// LabServiceUnit is cnpa-op.service as the lab text's step 4 shows it: the
 // learner's reconcile.sh every 3 s, as root with the admin kubeconfig.
 // cnpa writes it for a learner's own controller when they wrote none.
 //

@@ -248,9 +248,9 @@ func showUnit(sh shell, env *Lab, restart bool, before []byte) {
 	}
 }
 
-// labUnitMark is in the first lines of LAB.md step 4's unit as cnpa
+// labUnitMark is in the first lines of the lab text's step 4 unit as cnpa
 // writes it for a learner's own controller (assets/cnpa-op-lab.service).
-const labUnitMark = "# cnpa-op.service as LAB.md step 4 shows it"
+const labUnitMark = "# cnpa-op.service as the lab text's step 4 shows it"
 
 // showLearnersUnit shows step 4 with the learner's own unit: used as it
 // is, its lines that matter to the lab, and how it is started.
