@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/reset"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -47,19 +48,19 @@ var resetCommand = &cli.Command{
 		ctx := c.Context // cancelled by Ctrl-C, SIGTERM or SIGHUP (see run)
 		plan, err := reset.Inspect(ctx, env, c.Bool("purge"))
 		if err != nil {
-			return cli.Exit(fmt.Sprintf("cannot read the cluster at %s (kubeconfig %s): %v", env.Target.Server, env.Target.Path, err), 2)
+			return cli.Exit(i18n.T("cli.cannot_read_cluster", i18n.Args{"Server": env.Target.Server, "Path": env.Target.Path, "Err": err}), 2)
 		}
 		p := printer(c)
 		if !c.Bool("yes") {
 			if plan.Empty() {
-				p.Line("nothing to reset: no service, no TeamSpaces, no CRD, no evidence in %s", env.Dir)
+				p.Line("%s", i18n.T("cli.reset.nothing", i18n.Args{"Dir": env.Dir}))
 				return nil
 			}
 			describe(c, plan, env.Dir)
-			fmt.Fprint(os.Stderr, "Reset? [y/N] ")
+			fmt.Fprint(os.Stderr, i18n.T("cli.reset.ask"))
 			answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 			if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-				return cli.Exit("reset cancelled: nothing changed", 1)
+				return cli.Exit(i18n.T("cli.reset.cancelled"), 1)
 			}
 		}
 		log := func(format string, a ...any) {
@@ -73,13 +74,13 @@ var resetCommand = &cli.Command{
 			werr = ui.WriteJSON(os.Stdout, res)
 		}
 		if err != nil {
-			return cli.Exit("reset incomplete: "+err.Error(), 1)
+			return cli.Exit(i18n.T("cli.reset.incomplete", i18n.Args{"Err": err.Error()}), 1)
 		}
 		if werr != nil {
 			return werr
 		}
 		if out == "text" {
-			p.Line("reset done: start the lab again with `cnpa step all` (or `cnpa step 1`)")
+			p.Line("%s", i18n.T("cli.reset.done"))
 		}
 		return nil
 	},
@@ -88,36 +89,36 @@ var resetCommand = &cli.Command{
 // describe tells, on stderr, what a reset is about to remove.
 func describe(c *cli.Context, plan *reset.Plan, dir string) {
 	p := errPrinter(c)
-	p.Title("cnpa reset will:")
+	p.Title("%s", i18n.T("cli.reset.will"))
 	if plan.OtherLab != "" {
-		p.Line("  stop and remove the cnpa-op.service of another evidence dir, %s: it runs on what this reset deletes", plan.OtherLab)
+		p.Line("%s", i18n.T("cli.reset.other_lab", i18n.Args{"Dir": plan.OtherLab}))
 	}
 	if plan.Service {
-		p.Line("  stop and remove cnpa-op.service")
+		p.Line("%s", i18n.T("cli.reset.service"))
 	}
 	if plan.Identity {
-		p.Line("  delete the service's identity: ServiceAccount %s, its token, roles and admission policy", identity.Username)
+		p.Line("%s", i18n.T("cli.reset.identity", i18n.Args{"User": identity.Username}))
 	}
 	if len(plan.TeamSpaces) > 0 {
-		p.Line("  delete TeamSpaces %s", strings.Join(plan.TeamSpaces, ", "))
+		p.Line("%s", i18n.T("cli.reset.teamspaces", i18n.Args{"Names": strings.Join(plan.TeamSpaces, ", ")}))
 	}
 	if len(plan.Namespaces) > 0 {
-		p.Line("  delete their namespaces %s", strings.Join(plan.Namespaces, ", "))
+		p.Line("%s", i18n.T("cli.reset.namespaces", i18n.Args{"Names": strings.Join(plan.Namespaces, ", ")}))
 	}
 	if plan.CRD {
-		p.Line("  delete the CRD %s", teamspace.CRDName)
+		p.Line("%s", i18n.T("cli.reset.crd", i18n.Args{"CRD": teamspace.CRDName}))
 	}
 	if len(plan.Files) > 0 {
-		p.Line("  remove %d %s from %s", len(plan.Files), map[bool]string{true: "file", false: "files"}[len(plan.Files) == 1], dir)
+		p.Line("%s", i18n.N("plural.cli.reset.files", len(plan.Files), i18n.Args{"Dir": dir}))
 	}
 	if len(plan.ArchiveFiles) > 0 {
-		p.Line("  remove %d archive records (--purge)", len(plan.ArchiveFiles))
+		p.Line("%s", i18n.N("plural.cli.reset.archive", len(plan.ArchiveFiles)))
 	}
 	if len(plan.Aside) > 0 {
-		p.Line("  move your own evidence (%s) into %s/own-<time>/", strings.Join(plan.Aside, ", "), dir)
+		p.Line("%s", i18n.T("cli.reset.aside", i18n.Args{"Files": strings.Join(plan.Aside, ", "), "Dir": dir}))
 	}
 	for _, f := range plan.Kept {
-		p.Line("  keep %s: cnpa wrote it, but it has changed since", f)
+		p.Line("%s", i18n.T("cli.reset.kept", i18n.Args{"File": f}))
 	}
 }
 
