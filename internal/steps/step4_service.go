@@ -171,7 +171,7 @@ func ProbeController(ctx context.Context, env *Lab, r *Result) error {
 		return probeConverged(ctx, env, name)
 	})
 	if err != nil {
-		return fmt.Errorf("%w (is the service running? `cnpa service status`, `cnpa service logs`)", err)
+		return fmt.Errorf("%w%s", err, say("steps.step4.is_it_running"))
 	}
 	r.note("%s", say("steps.step4.probe_appeared", "Name", name, "Took", took.Round(1e6)))
 	r.verdictT("steps.step4.verdict_probe", true, say("steps.step4.probe_in", "Namespace", ns, "Took", took.Round(1e6)), say("steps.step4.want_probe"))
@@ -207,12 +207,12 @@ func releaseProbe(ctx context.Context, env *Lab, sh shell, name string, grace ti
 	gone := func(ctx context.Context) (bool, string, error) {
 		u, err := res.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return true, name + " gone", nil
+			return true, say("steps.seen.gone", "Name", name), nil
 		}
 		if err != nil {
 			return false, "", err
 		}
-		return false, fmt.Sprintf("%s still there, deletionTimestamp %v, finalizers %v", name, u.GetDeletionTimestamp() != nil, u.GetFinalizers()), nil
+		return false, say("steps.seen.still_there", "Name", name, "Deleting", u.GetDeletionTimestamp() != nil, "Finalizers", fmt.Sprint(u.GetFinalizers())), nil
 	}
 	if grace > 0 {
 		sh.waitCmd(kubectlWaitFor(probe, "delete", grace))
@@ -261,9 +261,10 @@ func releaseProbe(ctx context.Context, env *Lab, sh shell, name string, grace ti
 				}
 			}
 			q, _ := getQuota(ctx, env, ns)
-			return false, fmt.Sprintf("%s gone; namespace %s %s, quota %s", name, ns, string(n.Status.Phase), onOff(q != nil, "still there", "gone")), nil
+			return false, say("steps.seen.namespace_left", "Name", name, "Namespace", ns, "Phase", string(n.Status.Phase),
+				"Quota", onOff(q != nil, say("steps.seen.there"), say("steps.seen.gone_word"))), nil
 		}
-		return true, "all gone", nil
+		return true, say("steps.seen.all_gone"), nil
 	})
 	return held, err
 }
@@ -296,7 +297,7 @@ func heldProbe(env *Lab) string {
 func probeConverged(ctx context.Context, env *Lab, name string) (bool, string, error) {
 	ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
 	if err != nil || ts == nil {
-		return false, name + " is gone", err
+		return false, say("steps.seen.is_gone", "Name", name), err
 	}
 	ns, err := getNamespace(ctx, env, teamspace.NamespaceName(name))
 	if err != nil {
