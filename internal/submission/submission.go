@@ -30,6 +30,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -386,24 +387,31 @@ func CheckName(name string) error {
 // (doctor.Datastore), and "" for none.
 var datastores = []string{"", "etcd", "kine", "unknown"}
 
+// The patterns a submission's cluster and version are held to, compiled
+// on first use: their bounded repeats ({0,63}) make programs of two
+// thousand allocations, which every cnpa command paid at start-up.
 var (
-	uuidRE    = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-	semverRE  = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]{1,64})?$`)
-	versionRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+_()-]{0,63}$`)
+	uuidRE    = lazyRE(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	semverRE  = lazyRE(`^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]{1,64})?$`)
+	versionRE = lazyRE(`^[0-9A-Za-z][0-9A-Za-z.+_()-]{0,63}$`)
 )
+
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // validVersion: a cnpa version as `cnpa version` prints it (v1.2.3,
 // 1.2.3-4-gabc, dev, (devel)), starting with a letter or digit.
-func validVersion(v string) bool { return v == "(devel)" || versionRE.MatchString(v) }
+func validVersion(v string) bool { return v == "(devel)" || versionRE().MatchString(v) }
 
 // check says what is wrong with a cluster as recorded, "" when nothing
 // is: the kube-system uid a UUID, the server version a version, the
 // datastore one cnpa names, the server an https or http URL.
 func (cl Cluster) check() string {
 	switch {
-	case cl.KubeSystemUID != "" && !uuidRE.MatchString(cl.KubeSystemUID):
+	case cl.KubeSystemUID != "" && !uuidRE().MatchString(cl.KubeSystemUID):
 		return "kube_system_uid " + strconv.QuoteToASCII(cl.KubeSystemUID) + " that is not a UUID"
-	case cl.ServerVersion != "" && !semverRE.MatchString(cl.ServerVersion):
+	case cl.ServerVersion != "" && !semverRE().MatchString(cl.ServerVersion):
 		return "server_version " + strconv.QuoteToASCII(cl.ServerVersion) + " that is not a version"
 	case !slices.Contains(datastores, cl.Datastore):
 		return "datastore " + strconv.QuoteToASCII(cl.Datastore) + " that is none of etcd, kine, unknown"
