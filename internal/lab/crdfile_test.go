@@ -9,6 +9,7 @@ import (
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/test/kit/learnerfiles"
 )
 
 func parseCRD(t *testing.T, data string) map[string]any {
@@ -20,47 +21,8 @@ func parseCRD(t *testing.T, data string) map[string]any {
 	return m
 }
 
-// A learner's CRD as LAB.md step 1 says, with extras the lab does not
-// forbid (short names, printer columns, descriptions): no line.
-const learnerCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: teamspaces.platform.labhub.io
-spec:
-  group: platform.labhub.io
-  scope: Cluster
-  names:
-    kind: TeamSpace
-    plural: teamspaces
-    singular: teamspace
-    shortNames: [ts]
-  versions:
-  - name: v1alpha1
-    served: true
-    storage: true
-    subresources:
-      status: {}
-    additionalPrinterColumns:
-    - name: Pods
-      type: integer
-      jsonPath: .spec.pods
-    schema:
-      openAPIV3Schema:
-        type: object
-        description: a team's space
-        properties:
-          spec:
-            type: object
-            required: [pods]
-            properties:
-              pods: {type: integer, minimum: 1, maximum: 50, description: how many pods}
-              cpu: {type: string, default: "1"}
-          status:
-            type: object
-            properties:
-              observedGeneration: {type: integer}
-              namespace: {type: string}
-`
+// learnerCRD is a learner's CRD with extras the lab does not forbid.
+const learnerCRD = learnerfiles.CRD
 
 func TestCRDFixLinesLabAndExtras(t *testing.T) {
 	if d := lab.CRDFixLines(parseCRD(t, string(assets.CRD))); len(d) > 0 {

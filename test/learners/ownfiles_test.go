@@ -11,48 +11,8 @@ import (
 	"github.com/labhub/cnpa/internal/check"
 	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/test/kit/learnerfiles"
 )
-
-// ownCRD is a learner's crd.yaml as LAB.md step 1 says, with extras the
-// lab does not forbid: a short name, printer columns, descriptions.
-const ownCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: teamspaces.platform.labhub.io
-spec:
-  group: platform.labhub.io
-  scope: Cluster
-  names:
-    kind: TeamSpace
-    plural: teamspaces
-    singular: teamspace
-    shortNames: [ts]
-  versions:
-  - name: v1alpha1
-    served: true
-    storage: true
-    subresources:
-      status: {}
-    additionalPrinterColumns:
-    - {name: Pods, type: integer, jsonPath: .spec.pods}
-    - {name: Observed, type: integer, jsonPath: .status.observedGeneration}
-    schema:
-      openAPIV3Schema:
-        type: object
-        description: a team's namespace with a quota
-        properties:
-          spec:
-            type: object
-            required: [pods]
-            properties:
-              pods: {type: integer, minimum: 1, maximum: 50, description: pods the team may run}
-              cpu: {type: string, default: "1"}
-          status:
-            type: object
-            properties:
-              observedGeneration: {type: integer}
-              namespace: {type: string}
-`
 
 // ownAlpha is a learner's alpha.yaml, written as LAB.md step 1 says.
 const ownAlpha = `# my first TeamSpace
@@ -87,7 +47,7 @@ func (l *lab) ownFiles(restart string) map[string][]byte {
 		l.T.Fatal(err)
 	}
 	files := map[string][]byte{
-		filepath.Join(l.Dir, "crd.yaml"):            []byte(ownCRD),
+		filepath.Join(l.Dir, "crd.yaml"):            []byte(learnerfiles.CRD),
 		filepath.Join(l.Dir, "alpha.yaml"):          []byte(ownAlpha),
 		filepath.Join(l.Dir, "reconcile.sh"):        script,
 		filepath.Join(l.UnitDir, "cnpa-op.service"): []byte(labUnit(l.Dir, restart)),
