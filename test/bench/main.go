@@ -391,7 +391,7 @@ func prepare(ctx context.Context, cfg *config, root, work string, skipped map[st
 		}
 		bin.cnpa = abs
 	}
-	if (contains(cfg.contenders, nameCnpa) || cfg.startupPhase) && bin.cnpa == "" {
+	if contains(cfg.contenders, nameCnpa) && bin.cnpa == "" {
 		bin.cnpa = filepath.Join(binDir, "cnpa")
 		logf("building cnpa")
 		if err := goBuild(ctx, root, bin.cnpa, "./cmd/cnpa"); err != nil {

@@ -68,16 +68,20 @@ func (b *bench) runStartup(ctx context.Context, root string) *StartupResult {
 		res.Errors = append(res.Errors, fmt.Sprintf("the tree at %s (git history needed; a shallow clone has none): %v: %s", b.cfg.startupBefore, err, firstLine(string(out))))
 		return res
 	}
-	// Both builds alike (go build, no flags), whatever -cnpa is: the
-	// ratio is then the code's, not the build flags'.
-	old, now := filepath.Join(before, "cnpa"), filepath.Join(b.work, "cnpa-now")
+	// Both builds alike (goBuild, no flags): the ratio is then the
+	// code's, not the build flags'. The cnpa prepare built is one; one
+	// given with -cnpa may be built otherwise, so this one is built again.
+	old, now := filepath.Join(before, "cnpa"), b.bin.cnpa
 	if err := goBuild(ctx, before, old, "./cmd/cnpa"); err != nil {
 		res.Errors = append(res.Errors, fmt.Sprintf("build cnpa at %s: %v", b.cfg.startupBefore, err))
 		return res
 	}
-	if err := goBuild(ctx, root, now, "./cmd/cnpa"); err != nil {
-		res.Errors = append(res.Errors, fmt.Sprintf("build cnpa: %v", err))
-		return res
+	if now == "" || b.cfg.cnpaBin != "" {
+		now = filepath.Join(b.work, "cnpa-now")
+		if err := goBuild(ctx, root, now, "./cmd/cnpa"); err != nil {
+			res.Errors = append(res.Errors, fmt.Sprintf("build cnpa: %v", err))
+			return res
+		}
 	}
 	for _, cmd := range startupCommands {
 		for _, lang := range startupLangs {
