@@ -2,6 +2,7 @@ package i18n
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"regexp"
 	"slices"
@@ -9,26 +10,54 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/BurntSushi/toml"
 	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
+
+	"github.com/labhub/cnpa/internal/i18n/internal/catalogsrc"
 )
 
-// readCatalog parses l's catalog as the program does, by ID.
+// readCatalog parses l's catalog file as gencatalog does, by ID.
 func readCatalog(t *testing.T, l Lang) map[string]*goi18n.Message {
 	t.Helper()
-	buf, err := catalogs.ReadFile(CatalogFile(l))
+	cats, err := catalogsrc.Read("catalog")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mf, err := goi18n.ParseMessageFileBytes(buf, CatalogFile(l), map[string]goi18n.UnmarshalFunc{"toml": toml.Unmarshal})
-	if err != nil {
-		t.Fatalf("%s: %v", CatalogFile(l), err)
-	}
 	out := map[string]*goi18n.Message{}
-	for _, m := range mf.Messages {
+	for _, m := range cats[string(l)] {
 		out[m.ID] = m
 	}
 	return out
+}
+
+// The program's messages are the catalog files': catalog_gen.go is what
+// gencatalog makes of them now, and every message of every language is
+// said as its file says it.
+func TestGeneratedCatalog(t *testing.T) {
+	want, err := catalogsrc.Source("catalog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("catalog_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("catalog_gen.go is not what the catalogs make: run `go generate ./internal/i18n`")
+	}
+	for _, l := range Langs {
+		cat := readCatalog(t, l)
+		if len(cat) != len(compiled(l)) {
+			t.Errorf("%s: %d messages in the file, %d compiled", CatalogFile(l), len(cat), len(compiled(l)))
+		}
+		for id, m := range cat {
+			if m.Other == "" || strings.Contains(m.Other, "{{") || m.One != "" {
+				continue
+			}
+			if got := l.T(id); got != m.Other {
+				t.Errorf("%s %s: said %q, the file has %q", CatalogFile(l), id, got, m.Other)
+			}
+		}
+	}
 }
 
 // placeholder is {{.Name}} (or {{ .Name }}) in a message.

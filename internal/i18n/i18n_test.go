@@ -1,7 +1,7 @@
 package i18n
 
 import (
-	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -72,7 +72,7 @@ func TestLazyLoading(t *testing.T) {
 // Langs and the catalog files are the same list: a language is its file
 // and its line in Langs.
 func TestLangsAreTheCatalog(t *testing.T) {
-	files, err := fs.Glob(catalogs, "catalog/*.toml")
+	files, err := filepath.Glob("catalog/*.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
