@@ -16,6 +16,7 @@ import (
 // here). CNPA_BYHAND_ALL=1 does it once with each valid controller of
 // the corpus, not only the first.
 func TestByHand(t *testing.T) {
+	t.Parallel()
 	controllers := []string{"valid-set-e-ssa"}
 	if os.Getenv("CNPA_BYHAND_ALL") == "1" {
 		controllers = append(controllers, "valid-create-patch", "valid-server-side-apply", "valid-jsonpatch-finalizer",

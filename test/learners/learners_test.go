@@ -78,11 +78,12 @@ func TestMain(m *testing.M) {
 	// the limit unless -parallel was given.
 	explicit := false
 	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
-	// One more than the slots: the copier waits for the copied learner's
-	// case before she takes a slot (room.awaitCopied), and must not keep
-	// a case that has its slot free from running.
+	// Two more than the slots: the copier waits for the copied learner's
+	// case before she takes a slot (room.awaitCopied), and TestClass for
+	// the corpus (room.awaitCorpus); neither must keep a case that would
+	// have a slot from running.
 	if !explicit {
-		flag.Set("test.parallel", strconv.Itoa(n+1))
+		flag.Set("test.parallel", strconv.Itoa(n+2))
 	}
 	kit.RunWithCnpa(m, &cnpaBin)
 }
@@ -117,10 +118,15 @@ type learnerCase struct {
 	// AdminToo (a valid case): after its lab under own, step 4 switches
 	// the service to admin and the lab is checked again (switchToAdmin).
 	// Set where the identity changes what the script does (a foreign
-	// namespace adopted under admin, refused under own) and on one plain
-	// valid case; a script that passed under own, the narrower identity,
-	// and never meets the policy, passes under admin the same way.
+	// namespace adopted under admin, refused under own); a script that
+	// passed under own, the narrower identity, and never meets the
+	// policy, passes under admin the same way. A plain valid script's
+	// whole lab under admin, cnpa's default for a learner's own
+	// controller, is TestLearnerWritesEveryFile's.
 	AdminToo bool `json:"admin_too"`
+	// Ja (a mistake): what its diagnosis says with --lang ja, held in the
+	// case's own lab (saysInJapanese).
+	Ja *inJapanese `json:"ja"`
 }
 
 // identities are the --service-identity values a case's lab runs with. A
@@ -158,6 +164,8 @@ func loadCase(t *testing.T, dir string) learnerCase {
 	switch {
 	case c.Valid && (c.Step != 0 || len(c.Says) > 0 || c.CaughtBy != "" || (c.ServiceIdentity != "" && c.ServiceIdentity != "default")):
 		t.Fatalf("%s/case.json: a valid case has no step, says or caught_by, and service_identity only \"default\" (else it runs under own, and admin_too adds admin)", dir)
+	case c.Ja != nil && (c.Valid || len(c.Ja.Advice) == 0 || (c.CaughtBy == "step") != (c.Ja.Failed != "")):
+		t.Fatalf("%s/case.json: ja is for a mistake: its advice, and a failure line and command where a step catches it (caught_by step), none where only check does", dir)
 	case !c.Valid && c.AdminToo:
 		t.Fatalf("%s/case.json: admin_too is for a valid case (a mistake names its one service_identity)", dir)
 	case !c.Valid && (!validStep(c.Step) || len(c.Says) == 0):
@@ -175,6 +183,9 @@ func validStep(n int) bool {
 
 // TestCorpus runs every case under cases/.
 func TestCorpus(t *testing.T) {
+	t.Parallel()
+	// After every case (a parent's cleanups run once its subtests end).
+	t.Cleanup(room.corpusEnded)
 	entries, err := os.ReadDir("cases")
 	if err != nil {
 		t.Fatal(err)
@@ -381,6 +392,9 @@ func runCase(t *testing.T, l *lab, dir string, c learnerCase, identity string) {
 		t.Fatalf("cnpa step all: unexpected exit code\n%s", steps)
 	}
 	l.nothingOfCnpasLeft(labdata.ProbePrefix, labdata.TempPrefix)
+	if c.Ja != nil {
+		l.saysInJapanese(c)
+	}
 	chk, rep := room.check(t, l, filepath.Base(dir)+"/"+identity)
 	if *update {
 		golden(t, l, filepath.Base(dir))

@@ -71,9 +71,47 @@ type classroom struct {
 	evidenceOnce sync.Once
 	saved        bool
 	made         map[string]bool
+	// corpus is closed once TestCorpus and every case of it have ended.
+	corpus chan struct{}
 }
 
-var room = &classroom{held: map[string]*lab{}, made: map[string]bool{}, evidence: make(chan struct{})}
+var room = &classroom{held: map[string]*lab{}, made: map[string]bool{}, evidence: make(chan struct{}), corpus: make(chan struct{})}
+
+// corpusEnded tells TestClass that every submission that will be made is.
+func (r *classroom) corpusEnded() { close(r.corpus) }
+
+// awaitCorpus is TestClass's wait for TestCorpus's cases. Every test of
+// the package is parallel, so that its labs share the slots as one pool
+// (a sequential test ran its one lab with the other slot idle: 290 s of
+// TestByHand and the Japanese diagnoses before stop 43); TestClass, which
+// grades what the corpus submits, waits here instead of running after it.
+func (r *classroom) awaitCorpus(t *testing.T) {
+	t.Helper()
+	if !corpusWillRun() {
+		t.Fatal("no submissions: TestClass grades what TestCorpus's cases submit; run both (-run 'TestCorpus|TestClass')")
+	}
+	ctx := context.Background()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-2*time.Minute))
+		defer cancel()
+	}
+	select {
+	case <-r.corpus:
+	case <-ctx.Done():
+		t.Fatal("TestCorpus had not ended before the test binary's deadline: nothing to grade")
+	}
+}
+
+// corpusWillRun tells whether TestCorpus is selected by -run.
+func corpusWillRun() bool {
+	run := flag.Lookup("test.run").Value.String()
+	if run == "" {
+		return true
+	}
+	ok, err := regexp.MatchString(strings.Split(run, "/")[0], "TestCorpus")
+	return err == nil && ok
+}
 
 // copiedEnded tells the copier that copied's case is over.
 func (r *classroom) copiedEnded() { r.evidenceOnce.Do(func() { close(r.evidence) }) }
@@ -277,6 +315,8 @@ func runGoEngine(t *testing.T) {
 // evidence (both offline: shares-uids-with), ivy on the roster with
 // nothing sent.
 func TestClass(t *testing.T) {
+	t.Parallel()
+	room.awaitCorpus(t)
 	dir := room.dir
 	if dir == "" {
 		t.Fatal("no submissions: TestClass grades what TestCorpus's cases submit; run both (-run 'TestCorpus|TestClass')")
