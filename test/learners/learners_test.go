@@ -43,8 +43,10 @@ var cnpaBin string
 // CPU s in 115 s). Two at a time, with make test's TEST_PARALLEL at 3:
 // together they made make test cheaper and shorter than three with 4, as
 // a busier machine lengthens every lab's waits, and so its CPU
-// (docs/development.md). CNPA_LEARNERS_PARALLEL changes it.
-var slots chan struct{}
+// (docs/development.md); up to two more while the machine has CPU to
+// spare (slotPool). CNPA_LEARNERS_PARALLEL changes the two,
+// CNPA_LEARNERS_MAX the four.
+var slots *slotPool
 
 const (
 	// stepTimeout is cnpa's --timeout for any one wait; checkTimeout the
@@ -66,13 +68,8 @@ const (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	n := 2
-	if v := os.Getenv("CNPA_LEARNERS_PARALLEL"); v != "" {
-		if p, err := strconv.Atoi(v); err == nil && p > 0 {
-			n = p
-		}
-	}
-	slots = make(chan struct{}, n)
+	n, most := envInt("CNPA_LEARNERS_PARALLEL", 2), envInt("CNPA_LEARNERS_MAX", 4)
+	slots = newSlotPool(n, most)
 	// go test runs at most GOMAXPROCS parallel tests (2 here) unless told
 	// otherwise; the cases mostly wait on their clusters, so let slots be
 	// the limit unless -parallel was given.
@@ -83,9 +80,17 @@ func TestMain(m *testing.M) {
 	// the corpus (room.awaitCorpus); neither must keep a case that would
 	// have a slot from running.
 	if !explicit {
-		flag.Set("test.parallel", strconv.Itoa(n+2))
+		flag.Set("test.parallel", strconv.Itoa(max(n, most)+2))
 	}
 	kit.RunWithCnpa(m, &cnpaBin)
+}
+
+// envInt is the positive integer in the environment variable name, or def.
+func envInt(name string, def int) int {
+	if p, err := strconv.Atoi(os.Getenv(name)); err == nil && p > 0 {
+		return p
+	}
+	return def
 }
 
 // learnerCase is a case.json: what cnpa must make of the script beside it.
@@ -316,15 +321,13 @@ func newLab(t *testing.T) *lab {
 		t.Cleanup(room.copiedEnded)
 	}
 	room.awaitCopied(t)
-	// go test lets one more case run than there are slots (TestMain), so
-	// a case waits here; its deadline starts once it has a slot, so that
+	// go test lets more cases run than there are slots (TestMain), so a
+	// case waits here; its deadline starts once it has a slot, so that
 	// the queue does not eat it.
-	select {
-	case slots <- struct{}{}:
-	case <-time.After(slotWait):
-		t.Fatalf("no free slot for a control plane in %s", slotWait)
+	if err := slots.acquire(slotWait); err != nil {
+		t.Fatal(err)
 	}
-	t.Cleanup(func() { <-slots })
+	t.Cleanup(slots.release)
 	ctx, cancel := context.WithTimeout(context.Background(), caseDeadline)
 	t.Cleanup(cancel)
 	start := time.Now()
