@@ -82,10 +82,23 @@ var allowProse = map[string]string{
 // allowUsed are the allowProse entries the lint met.
 var allowUsed = map[string]bool{}
 
+// englishSource are the fields of composite literals whose value is, as a
+// category, not prose to put in the catalog: the English source of catalog
+// messages, looked up by id and held equal to them by a test, or values
+// that stay the same in every language. Keyed by package directory, type
+// (as the literal names it, or as its enclosing []T, map[K]T literal
+// implies it) and field; what every literal in the field's value says is
+// let be. The lint fails on an entry it never meets, as on allowProse's.
+var englishSource = map[string]string{}
+
+// sourceUsed are the englishSource entries the lint met.
+var sourceUsed = map[string]bool{}
+
 // Every string literal of the learner-facing packages that reads as prose
 // is in the catalog: it appears in the code only as a message id (i18n.T,
-// i18n.N), or is in allowProse with a reason. Logs (log, slog) and struct
-// tags are not output to a learner; comments are not literals.
+// i18n.N), or is in allowProse with a reason, or in a field englishSource
+// names. Logs (log, slog) and struct tags are not output to a learner;
+// comments are not literals.
 //
 // This holds "no learner-facing string outside the catalog" for these
 // packages at the source, where a new message is written: a new English
@@ -103,12 +116,17 @@ func TestNoProseOutsideTheCatalog(t *testing.T) {
 			if strings.HasSuffix(file, "_test.go") {
 				continue
 			}
-			found = append(found, proseIn(t, file)...)
+			found = append(found, proseIn(t, pkg, file)...)
 		}
 	}
 	for s := range allowProse {
 		if !allowUsed[s] {
 			t.Errorf("allowProse has %q, which no learner-facing package says any more: drop it", s)
+		}
+	}
+	for f := range englishSource {
+		if !sourceUsed[f] {
+			t.Errorf("englishSource has %q, which no literal of a learner-facing package fills any more: drop it", f)
 		}
 	}
 	sort.Strings(found)
@@ -117,8 +135,9 @@ func TestNoProseOutsideTheCatalog(t *testing.T) {
 	}
 }
 
-// proseIn lists the prose literals of one file, as file:line: "literal".
-func proseIn(t *testing.T, file string) []string {
+// proseIn lists the prose literals of one file of package pkg (its
+// directory), as file:line: "literal".
+func proseIn(t *testing.T, pkg, file string) []string {
 	t.Helper()
 	fset := token.NewFileSet()
 	src, err := os.ReadFile(file)
@@ -130,7 +149,15 @@ func proseIn(t *testing.T, file string) []string {
 		t.Fatal(err)
 	}
 	var out []string
+	// elided are the types of composite literals written without one
+	// ({...} in a []T{...}), from their enclosing literal; skip are the
+	// field values englishSource lets be.
+	elided := map[ast.Expr]ast.Expr{}
+	skip := map[ast.Node]bool{}
 	ast.Inspect(f, func(n ast.Node) bool {
+		if n != nil && skip[n] {
+			return false
+		}
 		switch n := n.(type) {
 		case *ast.ImportSpec:
 			return false
@@ -139,6 +166,35 @@ func proseIn(t *testing.T, file string) []string {
 			// type only.
 			ast.Inspect(n.Type, func(ast.Node) bool { return true })
 			return false
+		case *ast.CompositeLit:
+			typ := n.Type
+			if typ == nil {
+				typ = elided[n]
+			}
+			elem := elementType(typ)
+			name := typeName(typ)
+			for _, e := range n.Elts {
+				v := e
+				if kv, ok := e.(*ast.KeyValueExpr); ok {
+					v = kv.Value
+					if key, ok := kv.Key.(*ast.Ident); ok && name != "" {
+						field := pkg + " " + name + "." + key.Name
+						if _, ok := englishSource[field]; ok {
+							sourceUsed[field] = true
+							skip[kv.Value] = true
+						}
+					}
+				}
+				if elem == nil {
+					continue
+				}
+				if u, ok := v.(*ast.UnaryExpr); ok && u.Op == token.AND {
+					v = u.X // &T{...} elided as {...} in a []*T
+				}
+				if c, ok := v.(*ast.CompositeLit); ok && c.Type == nil {
+					elided[c] = elem
+				}
+			}
 		case *ast.CallExpr:
 			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
 				if x, ok := sel.X.(*ast.Ident); ok {
@@ -170,6 +226,40 @@ func proseIn(t *testing.T, file string) []string {
 	return out
 }
 
+// typeName is a composite literal's type as englishSource names it: Step,
+// cli.Command (a pointer's element: *T is T); "" for any other type.
+func typeName(typ ast.Expr) string {
+	switch t := typ.(type) {
+	case *ast.Ident:
+		return t.Name
+	case *ast.SelectorExpr:
+		if x, ok := t.X.(*ast.Ident); ok {
+			return x.Name + "." + t.Sel.Name
+		}
+	case *ast.StarExpr:
+		return typeName(t.X)
+	}
+	return ""
+}
+
+// elementType is the type of the elements of a slice, array or map
+// literal of type typ (a pointer's element: *T is T), nil for others.
+func elementType(typ ast.Expr) ast.Expr {
+	var elem ast.Expr
+	switch t := typ.(type) {
+	case *ast.ArrayType:
+		elem = t.Elt
+	case *ast.MapType:
+		elem = t.Value
+	default:
+		return nil
+	}
+	if s, ok := elem.(*ast.StarExpr); ok {
+		return s.X
+	}
+	return elem
+}
+
 // The lint sees English wherever it is carried (printed, returned as an
 // error, put in a value) and lets ids, keys, values, commands, logs and
 // struct tags be.
@@ -189,8 +279,57 @@ func TestProseInFindsEnglish(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := proseIn(t, file)
+	got := proseIn(t, "x", file)
 	if len(got) != 3 || !strings.Contains(got[0], "the controller is gone") || !strings.Contains(got[1], "not converged yet") || !strings.Contains(got[2], "no step %d") {
 		t.Errorf("proseIn: got %q, want the three English literals", got)
+	}
+}
+
+// The lint lets be the fields englishSource names, in a literal of that
+// type however it is written (T{...}, &T{...}, {...} in a []T, []*T or
+// map[K]T, pkg.T{...}), and only those: the same field of another type,
+// another field of that type, and the same in another package are read.
+func TestProseInSkipsEnglishSource(t *testing.T) {
+	for f, why := range map[string]string{
+		"y Step.Title":         "held by a test",
+		"y Step.Teaches":       "held by a test",
+		"y Rule.Title":         "held by a test",
+		"y cli.Command.Usage":  "held by a test",
+		"y cli.BoolFlag.Usage": "held by a test",
+	} {
+		englishSource[f] = why
+		defer delete(englishSource, f)
+		defer delete(sourceUsed, f)
+	}
+	file := filepath.Join(t.TempDir(), "y.go")
+	src := `package y
+
+var s = &Step{Title: "Registering a type does nothing", Teaches: "A CRD only registers " +
+	"a new noun with the API server", Name: "the step's name"} // Name flagged
+var rules = []Rule{{Title: "before.json uid is the live uid", Hint: "run it again"}} // Hint flagged
+var byName = map[string]*Rule{"a": {Title: "the file is there"}}
+var other = Verdict{Title: "the title of a verdict"} // flagged: not Rule
+var cmd = &cli.Command{Usage: "grade the lab", Flags: []cli.Flag{
+	&cli.BoolFlag{Name: "yes", Usage: "do not ask for confirmation"},
+	&cli.StringFlag{Name: "out", Usage: "write the submission"}, // flagged: not named
+}}
+var nested = []*cli.Command{{Usage: "run the controller"}}
+`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := proseIn(t, "y", file)
+	want := []string{"the step's name", "run it again", "the title of a verdict", "write the submission"}
+	if len(got) != len(want) {
+		t.Fatalf("proseIn: got %q, want %q", got, want)
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i], w) {
+			t.Errorf("proseIn: got %q, want %q", got[i], w)
+		}
+	}
+	// In another package the same fields are prose.
+	if got := proseIn(t, "z", file); len(got) != 12 {
+		t.Errorf("proseIn in package z: %d literals, want all 12: %q", len(got), got)
 	}
 }
