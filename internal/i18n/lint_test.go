@@ -26,6 +26,8 @@ var learnerFacing = []string{
 	"internal/report",   // cnpa report, text and HTML
 	"internal/class",    // cnpa class grade: text and the class page
 	"cmd/cnpa",          // every command: help, usage errors, what each prints
+	"internal/steps",    // cnpa step 1..8: teaching, waits, notes, diagnoses
+	"internal/reaction", // what the timelines of steps 4 to 7 say happened
 }
 
 // prose is what English words for people look like in a string literal:
@@ -64,6 +66,13 @@ var allowProse = map[string]string{
 	"keep the lab's choices in %s: %w":     "error context",
 	"render the class page: %w":            "error context (a template that does not execute: cnpa's bug)",
 	"render the report: %w":                "likewise",
+	"kubectl patch %s %s with %s: %w":      "error context, as the kubectl command shown",
+	"kubectl label %s %s %s=%s: %w":        "likewise",
+	"kubectl delete %s %s: %w":             "likewise",
+	"the answer to DELETE %s: %w":          "error context",
+	"drop the finalizers of probe %s: %w":  "error context",
+	"delete the probe's namespace %s: %w":  "error context",
+	"%T has no metadata":                   "a watch of objects without metadata: cnpa's bug",
 	// Values, not words: recorded in files that other programs read, and
 	// said in the chosen language where they are shown.
 	"garbage collector":         "timeline.GarbageCollector, a value of timeline-stepN.json; printed as timeline.actor.*",
@@ -72,41 +81,57 @@ var allowProse = map[string]string{
 	"service manager":           "timeline.ServiceManager, likewise",
 	"another writer":            "timeline.OtherWriter, likewise",
 	" served=true storage=true": "a CRD version's fields and values, as kubectl shows them",
-	// English source of a catalog message held by a test, outside the
-	// fields englishSource names.
-	"run, verify and explain the TeamSpace controller lab": "appUsage, help.app.usage (TestHelpCatalog)",
+	"teamspace alpha":           "a timeline entry's object, a value programs read (Entry.Object)",
+	"teamspace beta":            "likewise",
+	"delete teamspace ":         "reaction.DeletionKey: a key",
+	"TeamSpace alpha":           "an object as kubectl names it (kind, name): a placeholder's value",
+	"TeamSpace beta":            "likewise",
+	"alpha spec.pods":           "an object's field: a placeholder's value",
+	"team-quota hard.pods":      "a ✓/✗ line's name: the object's field it shows, a key of -o json",
+	"archive/beta.json pods":    "likewise",
 	// Names that are keys: the same in every language.
 	"api server": "a doctor check's name, its JSON key (docs/i18n.md)",
 	// File contents: scripts, units, manifests, as written.
-	"# cnpa completion for bash: source <(cnpa completion bash)\n_cnpa_complete() {\n  local cur=${COMP_WORDS[COMP_CWORD]} words=(\"${COMP_WORDS[@]:0:COMP_CWORD}\")\n  if [[ $cur == -* ]]; then\n    words+=(\"$cur\")\n  fi\n  COMPREPLY=($(compgen -W \"$(\"${words[@]}\" ": "the bash completion script",
-	" 2>/dev/null)\" -- \"$cur\"))\n}\ncomplete -o bashdefault -o default -F _cnpa_complete cnpa\n":                                                                                                                   "likewise",
-	"#compdef cnpa\n# cnpa completion for zsh: source <(cnpa completion zsh)\n_cnpa() {\n  local -a opts\n  local cur=${words[-1]}\n  if [[ $cur == -* ]]; then\n    opts=(\"${(@f)$(${words[@]:0:#words[@]-1} $cur ": "the zsh completion script",
-	" 2>/dev/null)}\")\n  fi\n  if [[ ${opts[1]} != \"\" ]]; then\n    _describe 'values' opts\n  else\n    _files\n  fi\n}\ncompdef _cnpa cnpa\n":                                                                    "likewise",
-	"complete -c cnpa -n '__fish_seen_subcommand_from step explain' -f -a '%s'\n":                                                                                                                                     "the fish completion script",
+	"complete -c cnpa -n '__fish_seen_subcommand_from step explain' -f -a '%s'\n": "the fish completion script",
 	// Commands, said as they are.
+	"if %s >/dev/null 2>&1; then %s=true; else %s=false; fi": "a shell command shown (steps' show.go)",
+	"; do sleep 0.2; done": "likewise",
+	"$([ \"$rv_before\" != \"$rv_after\" ] && echo true || echo false)":                                   "likewise",
+	"$([ \"$team_beta_exists\" = false ] && echo true || echo false)":                                     "likewise",
+	"(umask 077; kubectl config view --raw --minify --flatten -o json | jq --argjson secret \"$secret\" ": "likewise",
+	"getent passwd ":   "likewise",
+	"jq --arg uid ":    "likewise",
+	"cnpa service ":    "likewise",
 	"cnpa class grade": "the JUnit document's name: the command that made it",
 	"cnpa check":       "the JUnit document's name: the command that made it",
 	"cnpa step all":    "a command the hints give",
 	// Text a program matches, not a person reads.
-	"would exceed context deadline":                    "client-go's rate limiter's error, matched",
-	"may only add or remove the finalizer":             "the admission policy's message, matched in the controller's log",
-	"is forbidden":                                     "kubectl's error, matched in the script's output",
-	"flag provided but not defined: ":                  "the Go flag package's error, matched (cmd/cnpa/usage.go) and said again in the catalog's words",
-	"flag needs an argument: ":                         "likewise",
-	"^invalid value \"(.*)\" for flag -+(\\S+): (.*)$": "likewise",
+	"would exceed context deadline":                       "client-go's rate limiter's error, matched",
+	"may only add or remove the finalizer":                "the admission policy's message, matched in the controller's log",
+	"is forbidden":                                        "kubectl's error, matched in the script's output",
+	" (no change)":                                        "kubectl's answer to a patch that changed nothing, shown as kubectl prints it",
+	"namespace/kube-system labeled (server dry run)":      "kubectl's answer, shown as kubectl prints it",
+	"Error from server (%s): %s":                          "likewise",
+	"# Written by cnpa; ":                                 "the first words of a unit cnpa wrote: file contents, matched (service.CnpaWrote)",
+	"# cnpa-op.service as the lab text's step 4 shows it": "a line of the lab's unit (assets/cnpa-op-lab.service): file contents, matched",
+	"flag provided but not defined: ":                     "the Go flag package's error, matched (cmd/cnpa/usage.go) and said again in the catalog's words",
+	"flag needs an argument: ":                            "likewise",
+	"^invalid value \"(.*)\" for flag -+(\\S+): (.*)$":    "likewise",
 }
 
 // allowUsed are the allowProse entries the lint met.
 var allowUsed = map[string]bool{}
 
-// englishSource are the fields of composite literals whose value is, as a
-// category, not prose to put in the catalog: the English source of catalog
-// messages, looked up by id and held equal to them by a test, or values
-// that stay the same in every language. Keyed by package directory, type
-// (as the literal names it, or as its enclosing []T, map[K]T literal
-// implies it) and field; what every literal in the field's value says is
-// let be. The lint fails on an entry it never meets, as on allowProse's.
-var englishSource = map[string]string{
+// notProse are the fields of composite literals, and the constants and
+// variables, whose value is, as a category, no prose for the catalog: the
+// English source of catalog messages, looked up by id and held equal to
+// them by a test; file contents (a script, a manifest) written as they
+// are. A field is "package Type.Field": its type as the literal names it
+// (T{...}, &T{...}, pkg.T{...}) or as its enclosing []T or map[K]T literal
+// implies it; a declaration is "package Name". Every literal in such a
+// value is let be. The lint fails on an entry it never meets, as on
+// allowProse's.
+var notProse = map[string]string{
 	// Every command's help: the English of help.* (TestHelpCatalog).
 	"cmd/cnpa cli.Command.Usage":       "help.CMD.usage, TestHelpCatalog",
 	"cmd/cnpa cli.Command.Description": "help.CMD.description, TestHelpCatalog",
@@ -114,15 +139,21 @@ var englishSource = map[string]string{
 	"cmd/cnpa cli.BoolFlag.Usage":      "likewise",
 	"cmd/cnpa cli.IntFlag.Usage":       "likewise",
 	"cmd/cnpa cli.DurationFlag.Usage":  "likewise",
+	"cmd/cnpa appUsage":                "help.app.usage, TestHelpCatalog",
+	// File contents.
+	"cmd/cnpa bashCompletion":  "the bash completion script",
+	"cmd/cnpa zshCompletion":   "the zsh completion script",
+	"internal/steps AlphaYAML": "alpha.yaml, the TeamSpace of the lab text's step 1",
+	"internal/steps BetaYAML":  "beta.yaml, the TeamSpace of the lab text's step 6",
 }
 
-// sourceUsed are the englishSource entries the lint met.
-var sourceUsed = map[string]bool{}
+// notProseUsed are the notProse entries the lint met.
+var notProseUsed = map[string]bool{}
 
 // Every string literal of the learner-facing packages that reads as prose
 // is in the catalog: it appears in the code only as a message id (i18n.T,
-// i18n.N), or is in allowProse with a reason, or in a field englishSource
-// names. Logs (log, slog) and struct tags are not output to a learner;
+// i18n.N), or is in allowProse with a reason, or in a field or declaration
+// notProse names. Logs (log, slog) and struct tags are not output to a learner;
 // comments are not literals.
 //
 // This holds "no learner-facing string outside the catalog" for these
@@ -149,9 +180,9 @@ func TestNoProseOutsideTheCatalog(t *testing.T) {
 			t.Errorf("allowProse has %q, which no learner-facing package says any more: drop it", s)
 		}
 	}
-	for f := range englishSource {
-		if !sourceUsed[f] {
-			t.Errorf("englishSource has %q, which no literal of a learner-facing package fills any more: drop it", f)
+	for f := range notProse {
+		if !notProseUsed[f] {
+			t.Errorf("notProse has %q, which no literal of a learner-facing package fills any more: drop it", f)
 		}
 	}
 	sort.Strings(found)
@@ -176,7 +207,7 @@ func proseIn(t *testing.T, pkg, file string) []string {
 	var out []string
 	// elided are the types of composite literals written without one
 	// ({...} in a []T{...}), from their enclosing literal; skip are the
-	// field values englishSource lets be.
+	// values notProse lets be.
 	elided := map[ast.Expr]ast.Expr{}
 	skip := map[ast.Node]bool{}
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -191,6 +222,14 @@ func proseIn(t *testing.T, pkg, file string) []string {
 			// type only.
 			ast.Inspect(n.Type, func(ast.Node) bool { return true })
 			return false
+		case *ast.ValueSpec:
+			for i, name := range n.Names {
+				decl := pkg + " " + name.Name
+				if _, ok := notProse[decl]; ok && i < len(n.Values) {
+					notProseUsed[decl] = true
+					skip[n.Values[i]] = true
+				}
+			}
 		case *ast.CompositeLit:
 			typ := n.Type
 			if typ == nil {
@@ -204,8 +243,8 @@ func proseIn(t *testing.T, pkg, file string) []string {
 					v = kv.Value
 					if key, ok := kv.Key.(*ast.Ident); ok && name != "" {
 						field := pkg + " " + name + "." + key.Name
-						if _, ok := englishSource[field]; ok {
-							sourceUsed[field] = true
+						if _, ok := notProse[field]; ok {
+							notProseUsed[field] = true
 							skip[kv.Value] = true
 						}
 					}
@@ -251,7 +290,7 @@ func proseIn(t *testing.T, pkg, file string) []string {
 	return out
 }
 
-// typeName is a composite literal's type as englishSource names it: Step,
+// typeName is a composite literal's type as notProse names it: Step,
 // cli.Command (a pointer's element: *T is T); "" for any other type.
 func typeName(typ ast.Expr) string {
 	switch t := typ.(type) {
@@ -310,21 +349,23 @@ func TestProseInFindsEnglish(t *testing.T) {
 	}
 }
 
-// The lint lets be the fields englishSource names, in a literal of that
-// type however it is written (T{...}, &T{...}, {...} in a []T, []*T or
-// map[K]T, pkg.T{...}), and only those: the same field of another type,
-// another field of that type, and the same in another package are read.
-func TestProseInSkipsEnglishSource(t *testing.T) {
+// The lint lets be the fields and declarations notProse names, a field
+// in a literal of that type however it is written (T{...}, &T{...},
+// {...} in a []T, []*T or map[K]T, pkg.T{...}), and only those: the same
+// field of another type, another field of that type, another declaration
+// and the same in another package are read.
+func TestProseInSkipsNotProse(t *testing.T) {
 	for f, why := range map[string]string{
 		"y Step.Title":         "held by a test",
 		"y Step.Teaches":       "held by a test",
 		"y Rule.Title":         "held by a test",
 		"y cli.Command.Usage":  "held by a test",
 		"y cli.BoolFlag.Usage": "held by a test",
+		"y script":             "file contents",
 	} {
-		englishSource[f] = why
-		defer delete(englishSource, f)
-		defer delete(sourceUsed, f)
+		notProse[f] = why
+		defer delete(notProse, f)
+		defer delete(notProseUsed, f)
 	}
 	file := filepath.Join(t.TempDir(), "y.go")
 	src := `package y
@@ -339,12 +380,13 @@ var cmd = &cli.Command{Usage: "grade the lab", Flags: []cli.Flag{
 	&cli.StringFlag{Name: "out", Usage: "write the submission"}, // flagged: not named
 }}
 var nested = []*cli.Command{{Usage: "run the controller"}}
+const script, other2 = "#!/bin/sh\n# one pass over every TeamSpace\n", "a second value" // other2 flagged
 `
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got := proseIn(t, "y", file)
-	want := []string{"the step's name", "run it again", "the title of a verdict", "write the submission"}
+	want := []string{"the step's name", "run it again", "the title of a verdict", "write the submission", "a second value"}
 	if len(got) != len(want) {
 		t.Fatalf("proseIn: got %q, want %q", got, want)
 	}
@@ -354,7 +396,7 @@ var nested = []*cli.Command{{Usage: "run the controller"}}
 		}
 	}
 	// In another package the same fields are prose.
-	if got := proseIn(t, "z", file); len(got) != 12 {
-		t.Errorf("proseIn in package z: %d literals, want all 12: %q", len(got), got)
+	if got := proseIn(t, "z", file); len(got) != 14 {
+		t.Errorf("proseIn in package z: %d literals, want all 14: %q", len(got), got)
 	}
 }
