@@ -28,6 +28,8 @@ var learnerFacing = []string{
 	"cmd/cnpa",            // every command: help, usage errors, what each prints
 	"internal/steps",      // cnpa step 1..8: teaching, waits, notes, diagnoses
 	"internal/reaction",   // what the timelines of steps 4 to 7 say happened
+	"internal/lab",        // the lab: steps, rules, mistakes, explain, hints, a record's problems
+	"internal/evidence",   // an evidence file's problems, a learner's file refused
 	"internal/labenv",     // the learner's unit and script checked, the lab's choices
 	"internal/identity",   // the service's identity: refusals explained, waits
 	"internal/service",    // cnpa service: its refusals, errors and fixes
@@ -91,6 +93,8 @@ var allowProse = map[string]string{
 	"read cnpa's manifest: %w":                               "error context",
 	"record %s in cnpa's manifest: %w":                       "error context",
 	"service marker: %w":                                     "error context",
+	"write archive: %w":                                      "error context",
+	"keep your %s as %s: %w":                                 "error context",
 	"identity manifest: %w":                                  "error context (assets, cnpa's own)",
 	"parse manifest: %w":                                     "error context (assets, cnpa's own)",
 	"render the class page: %w":                              "error context (a template cnpa carries)",
@@ -98,6 +102,8 @@ var allowProse = map[string]string{
 
 	// cnpa's own bugs, a build gone wrong: never the learner's doing.
 	"%T has no metadata":                                              "a watch of objects without metadata",
+	" is not an evidence file of the lab":                             "lab.State.Value asked for a file no step writes",
+	"%s is not an evidence file of the lab":                           "lab.ReadFile asked for a file no step writes",
 	"cannot apply kind %s":                                            "a kind cnpa's embedded manifests do not have",
 	"embedded reconcile.sh has no shebang line":                       "assets/reconcile.sh as embedded",
 	"render unit: unknown placeholder at %q":                          "assets/cnpa-op.service as embedded",
@@ -108,15 +114,22 @@ var allowProse = map[string]string{
 
 	// Values, not words: recorded in files that other programs read, and
 	// said in the chosen language where they are shown.
-	"garbage collector":         "timeline.GarbageCollector, a value of timeline-stepN.json; printed as timeline.actor.*",
-	"namespace controller":      "timeline.NamespaceController, likewise",
-	"quota controller":          "timeline.QuotaController, likewise",
-	"service manager":           "timeline.ServiceManager, likewise",
-	"another writer":            "timeline.OtherWriter, likewise",
-	"teamspace alpha":           "a timeline entry's object, a value programs read (Entry.Object)",
-	"teamspace beta":            "a timeline entry's object, likewise",
-	"delete teamspace ":         "reaction.DeletionKey, a key",
-	"class file":                "kube.SourceClassFile, how a kubeconfig was chosen; said by kube.SourceWords",
+	"garbage collector":    "timeline.GarbageCollector, a value of timeline-stepN.json; printed as timeline.actor.*",
+	"namespace controller": "timeline.NamespaceController, likewise",
+	"quota controller":     "timeline.QuotaController, likewise",
+	"service manager":      "timeline.ServiceManager, likewise",
+	"another writer":       "timeline.OtherWriter, likewise",
+	"teamspace alpha":      "a timeline entry's object, a value programs read (Entry.Object)",
+	"teamspace beta":       "a timeline entry's object, likewise",
+	"delete teamspace ":    "reaction.DeletionKey, a key",
+	"class file":           "kube.SourceClassFile, how a kubeconfig was chosen; said by kube.SourceWords",
+	"null or object":       "evidence.Kind.String, a JSON type's name for programs; a problem says it as evidence.kind.*",
+	"integer or string":    "evidence.Kind.String, likewise",
+	// A rule's Expected, as its judge wants it: the English of
+	// check.rule.ID.expected (TestCatalogMatchesRules), said by
+	// lab.Rule.WantSaid wherever a verdict wanting it is shown.
+	"the live alpha's uid":      "the uid rules' Expected (step1.uid, step2.uid, step3.namespace_owner_uid)",
+	"an integer ≥ 1":            "step5.restore_seconds's Expected",
 	"cnpa TeamSpace controller": "the system user cnpa-op's GECOS field (useradd --comment), in /etc/passwd",
 
 	// Names, the same in every language: an object, a field, a key.
@@ -219,6 +232,27 @@ var notProse = map[string]string{
 	"cmd/cnpa cli.IntFlag.Usage":       "likewise",
 	"cmd/cnpa cli.DurationFlag.Usage":  "likewise",
 	"cmd/cnpa appUsage":                "help.app.usage, TestHelpCatalog",
+	// The lab's steps (internal/lab/stepN_*.go): the English of stepN.*
+	// (TestCatalogMatchesSteps), the commands shown as they are, with their
+	// comments stepN.cmd.M.
+	"internal/lab Step.Title":           "stepN.title, TestCatalogMatchesSteps",
+	"internal/lab Step.Teaches":         "stepN.teaches, likewise",
+	"internal/lab Explanation.LookAt":   "stepN.look_at, likewise",
+	"internal/lab Explanation.Beyond":   "stepN.beyond, likewise",
+	"internal/lab Explanation.Produces": "stepN.produces.M, likewise",
+	"internal/lab Explanation.Commands": "commands, said as they are; their comments stepN.cmd.M, likewise",
+	// The rules' words (lab.Rule.TitleSaid, ExpectedSaid) and the
+	// mistakes' advice (lab.Say).
+	"internal/lab Rule.Title":           "check.rule.ID.title, TestCatalogMatchesRules",
+	"internal/lab Rule.Expected":        "check.rule.ID.expected, likewise",
+	"internal/lab Mistake.Advice":       "lab.advice.*, TestAdviceCatalog",
+	"internal/lab KeepOtherFinalizers":  "lab.advice.keep_other_finalizers, TestAdviceCatalog",
+	"internal/lab ArchiveThenRelease":   "lab.advice.archive_then_release, likewise",
+	"internal/lab StatusViaSubresource": "lab.advice.status_via_subresource, likewise",
+	// Values: the same in every language.
+	"internal/lab Mistake.Name": "a diagnosis's name, a value submissions and reports keep (docs/i18n.md)",
+	// Commands.
+	"internal/lab processCommands": "the lab text's systemctl and journalctl commands, and the cnpa service commands that do the same without systemd",
 	// File contents.
 	"internal/identity KubeconfigJQ": "the jq program a learner's shell runs (step 4 shows it)",
 	"cmd/cnpa bashCompletion":        "the bash completion script",
