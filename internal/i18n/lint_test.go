@@ -30,6 +30,7 @@ var learnerFacing = []string{
 	"internal/reaction",   // what the timelines of steps 4 to 7 say happened
 	"internal/lab",        // the lab: steps, rules, mistakes, explain, hints, a record's problems
 	"internal/evidence",   // an evidence file's problems, a learner's file refused
+	"internal/teamspace",  // what a TeamSpace lacks, a spec no controller serves
 	"internal/labenv",     // the learner's unit and script checked, the lab's choices
 	"internal/identity",   // the service's identity: refusals explained, waits
 	"internal/service",    // cnpa service: its refusals, errors and fixes
