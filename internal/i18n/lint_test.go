@@ -31,6 +31,8 @@ var learnerFacing = []string{
 	"internal/lab",        // the lab: steps, rules, mistakes, explain, hints, a record's problems
 	"internal/evidence",   // an evidence file's problems, a learner's file refused
 	"internal/teamspace",  // what a TeamSpace lacks, a spec no controller serves
+	"internal/safefs",     // a file cnpa will not read or run as it is
+	"internal/submission", // a file class grade cannot read, a name it refuses
 	"internal/labenv",     // the learner's unit and script checked, the lab's choices
 	"internal/identity",   // the service's identity: refusals explained, waits
 	"internal/service",    // cnpa service: its refusals, errors and fixes
@@ -94,6 +96,7 @@ var allowProse = map[string]string{
 	"read cnpa's manifest: %w":                               "error context",
 	"record %s in cnpa's manifest: %w":                       "error context",
 	"service marker: %w":                                     "error context",
+	"open directory":                                         "an os.PathError's Op, as os names its own (open, read): the error context of the error it wraps",
 	"write archive: %w":                                      "error context",
 	"keep your %s as %s: %w":                                 "error context",
 	"identity manifest: %w":                                  "error context (assets, cnpa's own)",
@@ -103,6 +106,7 @@ var allowProse = map[string]string{
 
 	// cnpa's own bugs, a build gone wrong: never the learner's doing.
 	"%T has no metadata":                                              "a watch of objects without metadata",
+	"%q is not a path inside the directory":                           "safefs asked for a path cnpa built outside its directory",
 	" is not an evidence file of the lab":                             "lab.State.Value asked for a file no step writes",
 	"%s is not an evidence file of the lab":                           "lab.ReadFile asked for a file no step writes",
 	"cannot apply kind %s":                                            "a kind cnpa's embedded manifests do not have",
@@ -155,6 +159,7 @@ var allowProse = map[string]string{
 	"jq --arg uid ":         "a command step 5 shows",
 	"apt-get install -y jq": "a command doctor's fix gives",
 	"chmod go-w ":           "a command doctor's fix gives",
+	"chown root ":           "a command safefs's refusal gives",
 	"; chown root ":         "a command doctor's fix gives",
 	"; do sleep 0.2; done":  "a command the steps show",
 	"if %s >/dev/null 2>&1; then %s=true; else %s=false; fi":                                              "a command the steps show",
@@ -196,6 +201,7 @@ var allowProse = map[string]string{
 	"would exceed context deadline":                                       "client-go's rate limiter's error, matched",
 	"may only add or remove the finalizer":                                "the admission policy's message, matched in the controller's log",
 	"is forbidden":                                                        "kubectl's error, matched in the script's output",
+	"unexpected end of JSON input":                                        "encoding/json's error, matched (a submission cut short)",
 	"flag provided but not defined: ":                                     "the Go flag package's error, matched (cmd/cnpa/usage.go) and said again in the catalog's words",
 	"flag needs an argument: ":                                            "the Go flag package's error, likewise",
 	"^invalid value \"(.*)\" for flag -+(\\S+): (.*)$":                    "the Go flag package's error, likewise",
