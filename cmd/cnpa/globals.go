@@ -48,6 +48,8 @@ func chooseLang(args []string) error {
 	}
 	l, err := i18n.Choose(flag, os.Getenv)
 	if err != nil {
+		// Said in the locale's language: the one asked for is none.
+		i18n.Set(i18n.Locale(os.Getenv))
 		return usageError("%v", err)
 	}
 	i18n.Set(l)

@@ -151,6 +151,9 @@ func TestUsageErrorsInJapanese(t *testing.T) {
 		{[]string{"stpe"}, "cnpa: \"cnpa\"に\"stpe\"というコマンドはありません: stepのことですか?(`cnpa --help`にコマンドの一覧があります)\n"},
 		{[]string{"check", "--stpe", "1"}, "cnpa: \"cnpa check\"に--stpeというフラグはありません: --stepのことですか?(`cnpa check --help`にフラグの一覧があります)\n"},
 		{[]string{"explain", "9"}, "cnpa: \"9\"というステップはありません: ラボのステップは1〜8です(または`all`)\n"},
+		{[]string{"--lang", "ko", "explain", "1"}, "cnpa: --lang ko: cnpaが話せるのはenとjaです\n"},
+		{[]string{"explain", "1", "--lang"}, "cnpa: --langフラグには値が必要です: en|ja\n"},
+		{[]string{"completion", "tcsh"}, "cnpa: completion \"tcsh\": bash、zsh、fishのどれかを指定してください\n"},
 	} {
 		code, _, errOut := cnpaEnv(t, []string{"LANG=ja_JP.UTF-8"}, c.args...)
 		if code != 2 || errOut != c.want {
