@@ -82,16 +82,18 @@ var classGradeCommand = &cli.Command{
 				return cli.Exit(ui.CleanLines(err.Error()), 2)
 			}
 			progress := ui.New(os.Stderr, c.Bool("no-color"))
-			progress.Note("… grading %d learners live, %d at a time", len(cf.Learners), c.Int("parallel"))
+			progress.Note("%s", i18n.T("cli.class.grading_live", i18n.Args{"N": len(cf.Learners), "Parallel": c.Int("parallel")}))
 			opts.Live, err = class.GradeLive(c.Context, cf, subs, class.LiveOptions{Parallel: c.Int("parallel"),
 				Timeout: c.Duration("timeout"), ProbeTimeout: c.Duration("probe-timeout"),
 				Progress: func(name string, r *class.LiveResult) {
 					switch {
 					case r.Report != nil:
-						progress.Line("%s: graded live in %s, %d passed, %d failed", ui.Clean(name), r.Took.Round(time.Second), r.Report.Passed, r.Report.Failed)
+						progress.Line("%s", i18n.T("cli.class.graded_live", i18n.Args{"Name": ui.Clean(name), "Took": r.Took.Round(time.Second),
+							"Passed": r.Report.Passed, "Failed": r.Report.Failed}))
 					default:
 						// The detail may be the learner's server's own words.
-						progress.Warn("%s: %s after %s: %s (graded 0: unverified)", ui.Clean(name), r.Graded, r.Took.Round(time.Second), ui.Clean(r.Detail))
+						progress.Warn("%s", i18n.T("cli.class.not_graded_live", i18n.Args{"Name": ui.Clean(name), "Graded": r.Graded,
+							"Took": r.Took.Round(time.Second), "Detail": ui.Clean(r.Detail)}))
 					}
 				}})
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -96,7 +97,7 @@ var completionCommand = &cli.Command{
 				}
 			}
 		default:
-			return usageError("completion %q: give bash, zsh or fish", shell)
+			return usageError("%s", i18n.T("usage.completion_shell", i18n.Args{"Shell": strconv.Quote(shell)}))
 		}
 		return nil
 	},

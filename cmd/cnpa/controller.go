@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/controller"
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // controllerGCPercent is `cnpa controller`'s GOGC unless the environment
@@ -83,7 +84,7 @@ var controllerCommand = &cli.Command{
 		if c.Bool("once") {
 			failures, err := ctrl.Once(ctx)
 			if err != nil {
-				return cli.Exit(fmt.Sprintf("pass failed against %s (kubeconfig %s): %v", t.Server, t.Path, err), 1)
+				return cli.Exit(i18n.T("cli.controller.pass_failed", i18n.Args{"Server": t.Server, "Path": t.Path, "Err": err}), 1)
 			}
 			for _, f := range failures {
 				fmt.Fprintln(os.Stderr, f.Error())
@@ -117,7 +118,7 @@ var controllerCommand = &cli.Command{
 			RetryPeriod:   c.Duration("leader-elect-retry-period"),
 		})
 		if errors.Is(err, controller.ErrLostLease) {
-			return cli.Exit(err.Error()+"; exiting so that the service manager restarts a clean candidate", 1)
+			return cli.Exit(i18n.T("cli.controller.lost_lease", i18n.Args{"Err": err}), 1)
 		}
 		return err
 	},

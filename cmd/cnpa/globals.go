@@ -36,11 +36,11 @@ func chooseLang(args []string) error {
 		if v, ok := strings.CutPrefix(a, "--lang="); ok {
 			flag = v
 			if v == "" {
-				return usageError("flag --lang needs a value: %s", i18n.Codes())
+				return langNeedsValue()
 			}
 		} else if a == "--lang" {
 			if i+1 >= len(args) {
-				return usageError("flag --lang needs a value: %s", i18n.Codes())
+				return langNeedsValue()
 			}
 			flag = args[i+1]
 			i++
@@ -48,10 +48,20 @@ func chooseLang(args []string) error {
 	}
 	l, err := i18n.Choose(flag, os.Getenv)
 	if err != nil {
+		// Said in the locale's language: the one asked for is none.
+		i18n.Set(i18n.Locale(os.Getenv))
 		return usageError("%v", err)
 	}
 	i18n.Set(l)
 	return nil
+}
+
+// langNeedsValue is the usage error of a --lang without its value, in the
+// language the environment chooses (CNPA_LANG, the locale).
+func langNeedsValue() error {
+	l, _ := i18n.Choose("", os.Getenv)
+	i18n.Set(l)
+	return usageError("%s", i18n.T("usage.lang_needs_value", i18n.Args{"Codes": i18n.Codes()}))
 }
 
 // target resolves the cluster; a kubeconfig problem is exit code 2.

@@ -9,16 +9,18 @@ import (
 	"github.com/labhub/cnpa/internal/ui"
 )
 
-// The learner's commands' help (`cnpa step --help`) is in the chosen
-// language. The English is written beside each command, as urfave/cli has
-// it; the other languages' catalogs hold the same texts under help.* IDs
-// (help.step.usage, help.step.description, help.step.flag.force, and
-// help.flag.NAME for a flag every command describes alike). They are put in
-// place only when help is printed, so that no other command reads a
-// catalog for them.
+// Every command's help (`cnpa step --help`, `cnpa service start --help`)
+// is in the chosen language. The English is written beside each command,
+// as urfave/cli has it; the other languages' catalogs hold the same texts
+// under help.* IDs (help.step.usage, help.step.description,
+// help.service.start.usage for a subcommand, help.step.flag.force, and
+// help.flag.NAME for a flag described alike wherever the catalog has no
+// help.CMD.flag.NAME for it), held to the English by TestHelpCatalog. They
+// are put in place only when help is printed, so that no other command
+// reads a catalog for them.
 
-// learnerCommands are the commands whose help is translated.
-var learnerCommands = []string{"step", "explain", "check", "report", "status", "doctor", "reset", "submit"}
+// versionFlag is --version, which urfave/cli adds to the global flags.
+var versionFlag = &cli.BoolFlag{Name: "version", Usage: "print cnpa's version, as `cnpa version` does"}
 
 // localizedHelp wraps urfave/cli's help printer: the help texts of the
 // chosen language, then the help.
@@ -33,10 +35,10 @@ func localizedHelp(app *cli.App, print func(io.Writer, string, any, map[string]a
 }
 
 // localizeHelp puts l's help texts in place of the English ones: the app's
-// usage and global flags, every learner's command's usage (the list of
-// commands), and cmd's description and flags when it is a learner's
-// command. Flags are shared between commands, so only the command whose
-// help is printed gets its texts. A text l's catalog lacks stays English.
+// usage and global flags, every command's and subcommand's usage (the
+// lists of commands), and cmd's description and flags. Flags are shared
+// between commands, so only the command whose help is printed gets its
+// texts. A text l's catalog lacks stays English.
 func localizeHelp(app *cli.App, cmd *cli.Command, l i18n.Lang) {
 	set := func(dst *string, ids ...string) {
 		for _, id := range ids {
@@ -50,74 +52,78 @@ func localizeHelp(app *cli.App, cmd *cli.Command, l i18n.Lang) {
 	for _, f := range app.Flags {
 		localizeFlag(f, func(dst *string, name string) { set(dst, "help.flag."+name) })
 	}
-	for _, c := range app.Commands {
-		if isLearnerCommand(c.Name) {
-			set(&c.Usage, "help."+c.Name+".usage")
+	eachCommand(app.Commands, func(path string, c *cli.Command) {
+		set(&c.Usage, "help."+path+".usage")
+		if c != cmd {
+			return
 		}
-	}
-	if cmd == nil || !isLearnerCommand(cmd.Name) {
-		return
-	}
-	set(&cmd.Description, "help."+cmd.Name+".description")
-	// urfave/cli indents a description by three columns; the languages
-	// other than English are written as paragraphs, wrapped here.
-	cmd.Description = ui.Wrap(cmd.Description, 77)
-	for _, f := range cmd.Flags {
-		localizeFlag(f, func(dst *string, name string) { set(dst, "help."+cmd.Name+".flag."+name, "help.flag."+name) })
-	}
+		set(&c.Description, "help."+path+".description")
+		// urfave/cli indents a description by three columns; the languages
+		// other than English are written as paragraphs, wrapped here.
+		c.Description = ui.Wrap(c.Description, 77)
+		for _, f := range c.Flags {
+			localizeFlag(f, func(dst *string, name string) { set(dst, flagIDs(path, name)...) })
+		}
+	})
 }
 
-// helpIDs are the help texts of the learner's commands by ID, in English:
-// what the catalogs must hold (TestHelpCatalog). A flag described alike
-// everywhere it appears is help.flag.NAME, one message; one described
-// differently by different commands is help.CMD.flag.NAME.
-func helpIDs(app *cli.App) map[string]string {
-	out := map[string]string{"help.app.usage": app.Usage}
-	usages := map[string]map[string]bool{} // flag name → its English usages
-	global := map[string]bool{}
-	for _, f := range app.Flags {
-		localizeFlag(f, func(dst *string, name string) { out["help.flag."+name], global[name] = *dst, true })
-	}
-	for _, c := range app.Commands {
-		if !isLearnerCommand(c.Name) {
-			continue
-		}
-		for _, f := range c.Flags {
-			localizeFlag(f, func(dst *string, name string) {
-				if usages[name] == nil {
-					usages[name] = map[string]bool{}
-				}
-				usages[name][*dst] = true
-			})
+// eachCommand calls fn with every command and subcommand and its path
+// ("step", "service.start"); urfave/cli's own help command is "help"
+// wherever it is.
+func eachCommand(cmds []*cli.Command, fn func(path string, c *cli.Command)) {
+	var walk func(prefix string, cmds []*cli.Command)
+	walk = func(prefix string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			path := prefix + c.Name
+			if c.Name == "help" {
+				path = "help"
+			}
+			fn(path, c)
+			walk(path+".", c.Subcommands)
 		}
 	}
-	for _, c := range app.Commands {
-		if !isLearnerCommand(c.Name) {
-			continue
-		}
-		out["help."+c.Name+".usage"] = c.Usage
-		if c.Description != "" {
-			out["help."+c.Name+".description"] = c.Description
-		}
-		for _, f := range c.Flags {
-			localizeFlag(f, func(dst *string, name string) {
-				if !global[name] && len(usages[name]) == 1 {
-					out["help.flag."+name] = *dst
-					return
-				}
-				out["help."+c.Name+".flag."+name] = *dst
-			})
-		}
-	}
-	return out
+	walk("", cmds)
 }
-func isLearnerCommand(name string) bool {
-	for _, n := range learnerCommands {
-		if n == name {
-			return true
-		}
+
+// flagIDs are the catalog IDs a flag's help may have, the first the
+// catalog has wins: the command's own (help.CMD.flag.NAME), then the one
+// described alike everywhere (help.flag.NAME).
+func flagIDs(path, name string) []string {
+	return []string{"help." + path + ".flag." + name, "help.flag." + name}
+}
+
+// helpText is one help text in English and the catalog ID that holds it.
+type helpText struct{ ID, English string }
+
+// helpTexts are the help texts of app (set up: with urfave/cli's help
+// command and --help, --version), in English, with the ID of each as
+// localizeHelp looks it up in a catalog that has the IDs has says it has:
+// what the catalogs must hold (TestHelpCatalog). A flag's ID is
+// help.flag.NAME unless the catalog has help.CMD.flag.NAME; so one ID met
+// with two texts names a flag described differently somewhere, which
+// needs an ID of its own there.
+func helpTexts(app *cli.App, has func(id string) bool) []helpText {
+	out := []helpText{{"help.app.usage", app.Usage}}
+	for _, f := range app.Flags {
+		localizeFlag(f, func(dst *string, name string) { out = append(out, helpText{"help.flag." + name, *dst}) })
 	}
-	return false
+	eachCommand(app.Commands, func(path string, c *cli.Command) {
+		out = append(out, helpText{"help." + path + ".usage", c.Usage})
+		if c.Description != "" {
+			out = append(out, helpText{"help." + path + ".description", c.Description})
+		}
+		for _, f := range c.Flags {
+			localizeFlag(f, func(dst *string, name string) {
+				ids := flagIDs(path, name)
+				id := ids[len(ids)-1]
+				if has(ids[0]) {
+					id = ids[0]
+				}
+				out = append(out, helpText{id, *dst})
+			})
+		}
+	})
+	return out
 }
 
 // localizeFlag calls set with the flag's usage text and its name.

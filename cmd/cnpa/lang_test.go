@@ -11,22 +11,34 @@ import (
 )
 
 // The English catalog's help texts are the words of the commands here,
-// so a translator reads them in the catalog alone; every language has
-// each (i18n's TestCatalog holds the others to English).
+// every command's and subcommand's, urfave/cli's own help command and
+// --help included, so a translator reads them in the catalog alone; every
+// language has each (i18n's TestCatalog holds the others to English).
 func TestHelpCatalog(t *testing.T) {
-	app := &cli.App{Usage: appUsage, Flags: globalFlags, Commands: appCommands()}
-	ids := helpIDs(app)
-	if len(ids) < 30 {
-		t.Fatalf("only %d help texts", len(ids))
+	cli.VersionFlag = versionFlag
+	app := &cli.App{Usage: appUsage, Version: "dev", Flags: globalFlags, Commands: appCommands()}
+	app.Setup()
+	texts := helpTexts(app, i18n.English.Has)
+	if len(texts) < 100 {
+		t.Fatalf("only %d help texts", len(texts))
 	}
-	for id, want := range ids {
-		if got := i18n.English.T(id); got != want {
-			t.Errorf("en.toml %s = %q, but cmd/cnpa says %q", id, got, want)
+	ids := map[string]bool{}
+	for _, h := range texts {
+		if got := i18n.English.T(h.ID); got != h.English {
+			t.Errorf("en.toml %s = %q, but cmd/cnpa says %q", h.ID, got, h.English)
 		}
+		ids[h.ID] = true
+	}
+	for id := range ids {
 		for _, l := range i18n.Langs {
 			if !l.Has(id) {
 				t.Errorf("%s lacks %s", i18n.CatalogFile(l), id)
 			}
+		}
+	}
+	for _, want := range []string{"help.controller.usage", "help.service.start.usage", "help.class.grade.description", "help.help.usage", "help.flag.help", "help.flag.version"} {
+		if !ids[want] {
+			t.Errorf("no %s among the help texts", want)
 		}
 	}
 }
@@ -84,8 +96,8 @@ func TestLangUsageErrors(t *testing.T) {
 	}
 }
 
-// --help of a learner's command is in the chosen language; the commands
-// of the instructor and the service stay English until translated.
+// --help of every command is in the chosen language, the lists of
+// commands and a subcommand's too.
 func TestHelpInJapanese(t *testing.T) {
 	code, out, _ := cnpaEnv(t, []string{"LANG=ja_JP.UTF-8"}, "step", "--help")
 	if code != 0 || !strings.Contains(out, "ラボのステップ1..8、またはすべてを実行し") || !strings.Contains(out, "ラボの手順どおりに") ||
@@ -101,8 +113,30 @@ func TestHelpInJapanese(t *testing.T) {
 		}
 	}
 	_, out, _ = cnpaEnv(t, []string{"LANG=ja_JP.UTF-8"}, "--help")
-	if !strings.Contains(out, "TeamSpaceコントローラーのラボを実行し") || !strings.Contains(out, "run the TeamSpace controller") {
+	if !strings.Contains(out, "TeamSpaceコントローラーのラボを実行し") || !strings.Contains(out, "TeamSpaceコントローラーを実行する") ||
+		!strings.Contains(out, "ヘルプを表示する") || strings.Contains(out, "run the TeamSpace controller") {
 		t.Errorf("app help:\n%s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"service", "--help"}, []string{"cnpa-op.service(systemdのユニット", "コントローラーのサービスを起動する", "コマンドの一覧、または"}},
+		{[]string{"service", "start", "--help"}, []string{"コントローラーのサービスを起動する", "1つの条件を待つ最長の時間"}},
+		{[]string{"class", "grade", "--help"}, []string{"すべての受講者の提出ファイルを1つの成績表にする", "採点し直します", "クラスのページも"}},
+		{[]string{"controller", "--help"}, []string{"定期的な全体の周回の間隔"}},
+	} {
+		code, out, _ := cnpaEnv(t, []string{"LANG=ja_JP.UTF-8"}, c.args...)
+		for _, w := range c.want {
+			if code != 0 || !strings.Contains(out, w) {
+				t.Errorf("cnpa %q: exit %d, no %q in\n%s", c.args, code, w, out)
+			}
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "   ") && !strings.HasPrefix(strings.TrimSpace(l), "-") && displayWidth(l) > 80 && !strings.Contains(l, "  ") {
+				t.Errorf("cnpa %q: %d columns: %q", c.args, displayWidth(l), l)
+			}
+		}
 	}
 }
 
@@ -117,6 +151,9 @@ func TestUsageErrorsInJapanese(t *testing.T) {
 		{[]string{"stpe"}, "cnpa: \"cnpa\"に\"stpe\"というコマンドはありません: stepのことですか?(`cnpa --help`にコマンドの一覧があります)\n"},
 		{[]string{"check", "--stpe", "1"}, "cnpa: \"cnpa check\"に--stpeというフラグはありません: --stepのことですか?(`cnpa check --help`にフラグの一覧があります)\n"},
 		{[]string{"explain", "9"}, "cnpa: \"9\"というステップはありません: ラボのステップは1〜8です(または`all`)\n"},
+		{[]string{"--lang", "ko", "explain", "1"}, "cnpa: --lang ko: cnpaが話せるのはenとjaです\n"},
+		{[]string{"explain", "1", "--lang"}, "cnpa: --langフラグには値が必要です: en|ja\n"},
+		{[]string{"completion", "tcsh"}, "cnpa: completion \"tcsh\": bash、zsh、fishのどれかを指定してください\n"},
 	} {
 		code, _, errOut := cnpaEnv(t, []string{"LANG=ja_JP.UTF-8"}, c.args...)
 		if code != 2 || errOut != c.want {

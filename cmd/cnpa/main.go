@@ -43,7 +43,7 @@ func run(args []string) int {
 	// usage error is kept here and returned in place of help's nil.
 	var notFound error
 	app.CommandNotFound = func(c *cli.Context, name string) { notFound = unknownCommand(c, name) }
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print cnpa's version, as `cnpa version` does"}
+	cli.VersionFlag = versionFlag
 	cli.VersionPrinter = func(*cli.Context) { printVersion() }
 	// Ctrl-C, SIGTERM and SIGHUP (what a closed SSH session sends) cancel
 	// the command's context instead of killing it, so every command gets

@@ -74,7 +74,7 @@ var reportCommand = &cli.Command{
 		abs, _ := filepath.Abs(out)
 		printer(c).Line("%s", i18n.T("cli.report.wrote", i18n.Args{"Path": out, "OK": p.ValuesOK, "Total": p.ValuesTotal, "Abs": abs}))
 		if unknown != "" {
-			printer(c).Note("%s: the uids compared with the live alpha are shown as not compared", unknown)
+			printer(c).Note("%s", i18n.T("cli.report.not_compared", i18n.Args{"Why": unknown}))
 		}
 		return nil
 	},

@@ -46,7 +46,7 @@ var statusCommand = &cli.Command{
 				if isTerminal(os.Stdout) {
 					fmt.Print("\033[H\033[2J") // home and clear: redraw in place
 				}
-				printer(c).Note("%s  every %s, Ctrl-C to stop", s.Time.Local().Format("15:04:05"), c.Duration("interval"))
+				printer(c).Note("%s", i18n.T("cli.status.watching", i18n.Args{"Time": s.Time.Local().Format("15:04:05"), "Interval": c.Duration("interval")}))
 			}
 			if out == "wide" {
 				status.WriteWide(printer(c), s)

@@ -70,7 +70,7 @@ func Run(ctx context.Context, kubeconfigFlag, kctx, dir string) *Report {
 		add(Result{Name: "kubeconfig", Needed: true, Detail: err.Error()})
 		r.Unreachable = true
 	} else {
-		add(Result{Name: "kubeconfig", OK: true, Needed: true, Detail: fmt.Sprintf("%s (%s, context %s)", target.Path, target.Source, target.Context)})
+		add(Result{Name: "kubeconfig", OK: true, Needed: true, Detail: i18n.T("doctor.kubeconfig.ok", i18n.Args{"Path": target.Path, "Source": kube.SourceWords(target.Source), "Context": target.Context})})
 		clients, err := kube.NewClients(target)
 		var version string
 		if err == nil {

@@ -8,7 +8,6 @@ package evidence
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,6 +16,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/manifest"
 )
 
@@ -39,6 +39,11 @@ const (
 
 func (k Kind) String() string {
 	return [...]string{"string", "integer", "boolean", "null or object", "integer or string"}[k]
+}
+
+// words is the kind as a problem names it, in the chosen language.
+func (k Kind) words() string {
+	return i18n.T("evidence.kind." + [...]string{"string", "integer", "boolean", "null_or_object", "integer_or_string"}[k])
 }
 
 // Key is one key of a record and its type.
@@ -99,11 +104,24 @@ func writeRaw(dir, name string, data []byte, mode os.FileMode) (string, error) {
 	return final, nil
 }
 
-// Problem is one way a record deviates from its shape.
+// Problem is one way a record deviates from its shape: What it is, for
+// programs (NotJSON, …), and Detail, in the chosen language.
 type Problem struct {
 	Key    string // empty for the file as a whole
+	What   string
 	Detail string
 }
+
+// What a problem is.
+const (
+	NotJSON    = "not-json"   // the file is not JSON
+	NotObject  = "not-object" // the file is JSON, but no object
+	ExtraKey   = "extra-key"  // a key the shape does not have
+	Twice      = "twice"      // a key written more than once
+	MissingKey = "missing"    // a key of the shape is not there
+	WrongType  = "wrong-type" // a key holds another JSON type
+	Undecoded  = "undecoded"  // JSON the shape accepts, Go cannot hold
+)
 
 func (p Problem) String() string {
 	if p.Key == "" {
@@ -117,11 +135,11 @@ func (p Problem) String() string {
 // not just the first.
 func Validate(shape []Key, data []byte) []Problem {
 	if !gjson.ValidBytes(data) {
-		return []Problem{{Detail: "is not valid JSON"}}
+		return []Problem{{What: NotJSON, Detail: i18n.T("evidence.not_json")}}
 	}
 	root := gjson.ParseBytes(data)
 	if !root.IsObject() {
-		return []Problem{{Detail: "is not a JSON object"}}
+		return []Problem{{What: NotObject, Detail: i18n.T("evidence.not_object")}}
 	}
 	var problems []Problem
 	want := map[string]Kind{}
@@ -139,19 +157,20 @@ func Validate(shape []Key, data []byte) []Problem {
 	})
 	sort.Strings(extra)
 	for _, k := range extra {
-		problems = append(problems, Problem{Key: k, Detail: "extra key: LAB.md does not name it"})
+		problems = append(problems, Problem{Key: k, What: ExtraKey, Detail: i18n.T("evidence.extra_key")})
 	}
 	for _, k := range shape {
 		if seen[k.Name] > 1 {
-			problems = append(problems, Problem{Key: k.Name, Detail: "appears more than once"})
+			problems = append(problems, Problem{Key: k.Name, What: Twice, Detail: i18n.T("evidence.twice")})
 		}
 		v := root.Get(gjson.Escape(k.Name))
 		if !v.Exists() {
-			problems = append(problems, Problem{Key: k.Name, Detail: "missing (want " + k.Kind.String() + ")"})
+			problems = append(problems, Problem{Key: k.Name, What: MissingKey, Detail: i18n.T("evidence.missing", i18n.Args{"Kind": k.Kind.words()})})
 			continue
 		}
-		if got := kindOf(v); !kindMatches(k.Kind, v) {
-			problems = append(problems, Problem{Key: k.Name, Detail: fmt.Sprintf("is %s %s, want %s", got, clip(v.Raw), k.Kind)})
+		if !kindMatches(k.Kind, v) {
+			problems = append(problems, Problem{Key: k.Name, What: WrongType,
+				Detail: i18n.T("evidence.wrong_type", i18n.Args{"Got": i18n.T("evidence.value." + kindOf(v)), "Raw": clip(v.Raw), "Kind": k.Kind.words()})})
 		}
 	}
 	return problems
@@ -187,22 +206,24 @@ func isInteger(raw string) bool {
 	return true
 }
 
+// kindOf is the JSON type v holds, as the catalog names it
+// (evidence.value.*).
 func kindOf(v gjson.Result) string {
 	switch {
 	case v.Type == gjson.String:
-		return "a string"
+		return "string"
 	case v.Type == gjson.True || v.Type == gjson.False:
-		return "a boolean"
+		return "boolean"
 	case v.Type == gjson.Number && isInteger(v.Raw):
-		return "an integer"
+		return "integer"
 	case v.Type == gjson.Number:
-		return "a non-integer number"
+		return "number"
 	case v.Type == gjson.Null:
 		return "null"
 	case v.IsArray():
-		return "an array"
+		return "array"
 	case v.IsObject():
-		return "an object"
+		return "object"
 	}
 	return "unknown"
 }
@@ -232,7 +253,7 @@ func Parse(shape []Key, data []byte, v any) []Problem {
 		return problems
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return []Problem{{Detail: err.Error()}}
+		return []Problem{{What: Undecoded, Detail: err.Error()}}
 	}
 	return nil
 }

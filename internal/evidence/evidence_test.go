@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // Shapes like the lab's (package lab has the real ones, one per step).
@@ -170,5 +172,53 @@ func TestReadArchiveRefusesWhatIsNotARecord(t *testing.T) {
 	}
 	if rec, err := ReadArchive(dir, "missing"); rec != nil || err != nil {
 		t.Errorf("a missing record: got %+v, %v, want nil, nil", rec, err)
+	}
+}
+
+// A problem says what it is for programs (What), the same in every
+// language, and its Detail in the chosen language: in English as it always
+// has (but for the lab text, which it once called LAB.md), in Japanese in
+// Japanese.
+func TestProblemsInTheChosenLanguage(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	cases := []struct {
+		shape  []Key
+		data   string
+		what   string
+		en, ja string
+	}{
+		{beforeShape, `{`, NotJSON, "is not valid JSON", "正しいJSONではない"},
+		{beforeShape, `[]`, NotObject, "is not a JSON object", "JSONオブジェクトではない"},
+		{beforeShape, `{"uid":"u","namespace_exists":false,"x":1}`, ExtraKey, "x: extra key: the lab text does not name it", "x: 余分なキー: ラボの手順にないキー"},
+		{beforeShape, `{"uid":"u"}`, MissingKey, "namespace_exists: missing (want boolean)", "namespace_exists: 存在しない(真偽値であるべき)"},
+		{beforeShape, `{"uid":"u","namespace_exists":"false"}`, WrongType, `namespace_exists: is a string "false", want boolean`, `namespace_exists: 文字列の"false"だが、真偽値であるべき`},
+		{beforeShape, `{"uid":"a","uid":"b","namespace_exists":true}`, Twice, "uid: appears more than once", "uid: 2回以上書かれている"},
+	}
+	for _, c := range cases {
+		for _, l := range []struct {
+			lang i18n.Lang
+			want string
+		}{{i18n.English, c.en}, {i18n.Japanese, c.ja}} {
+			i18n.Set(l.lang)
+			got := Validate(c.shape, []byte(c.data))
+			if len(got) != 1 || got[0].What != c.what || got[0].String() != l.want {
+				t.Errorf("%s %s: got %+v, want %s %q", l.lang, c.data, got, c.what, l.want)
+			}
+			if strings.Contains(got[0].String(), "LAB.md") {
+				t.Errorf("%s: %q names LAB.md, a file the learner never has", l.lang, got[0])
+			}
+		}
+	}
+	i18n.Set(i18n.Japanese)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "before.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if why, err := Theirs(dir, "before.json"); err != nil || why != "cnpaが書いたものではない" {
+		t.Errorf("Theirs in Japanese: %q, %v", why, err)
+	}
+	_, _, err := Put(dir, "before.json", []byte("{}"), 0o644, false)
+	if err == nil || !strings.Contains(err.Error(), "あなたのものです(cnpaが書いたものではない)") {
+		t.Errorf("Put over a learner's file, in Japanese: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/manifest"
 )
 
@@ -15,18 +16,17 @@ import (
 // or that changed since cnpa wrote it: it is the learner's.
 type LearnersFileError struct {
 	Path string
-	Why  string // "cnpa did not write it" or "it changed since cnpa wrote it"
+	Why  string // as Theirs says it: "cnpa did not write it", …
 }
 
 func (e *LearnersFileError) Error() string {
-	return fmt.Sprintf("%s is yours (%s) and cnpa never overwrites your files: move it away, or run again with --force to keep it as %s.bak-<time> and write cnpa's",
-		e.Path, e.Why, filepath.Base(e.Path))
+	return i18n.T("evidence.yours", i18n.Args{"Path": e.Path, "Why": e.Why, "Name": filepath.Base(e.Path)})
 }
 
 // Theirs tells whether dir/name is someone else's: a file (or anything
 // else) is there and cnpa's manifest does not say cnpa wrote exactly what
-// it holds. It returns why, for the message; "" when the name is free or
-// cnpa's own to overwrite.
+// it holds. It returns why, in words of the chosen language, for the
+// message; "" when the name is free or cnpa's own to overwrite.
 func Theirs(dir, name string) (string, error) {
 	fi, err := os.Lstat(filepath.Join(dir, name))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -36,7 +36,7 @@ func Theirs(dir, name string) (string, error) {
 		return "", err
 	}
 	if !fi.Mode().IsRegular() {
-		return "a " + fileKind(fi.Mode()) + " cnpa did not make", nil
+		return i18n.T("evidence.theirs." + fileKind(fi.Mode())), nil
 	}
 	entries, err := manifest.Read(dir)
 	if err != nil {
@@ -56,11 +56,13 @@ func Theirs(dir, name string) (string, error) {
 		if st == manifest.Unchanged {
 			return "", nil
 		}
-		return "it changed since cnpa wrote it", nil
+		return i18n.T("evidence.theirs.changed"), nil
 	}
-	return "cnpa did not write it", nil
+	return i18n.T("evidence.theirs.not_written"), nil
 }
 
+// fileKind is what a name that is no regular file is, as the catalog
+// names it (evidence.theirs.*).
 func fileKind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
@@ -68,7 +70,7 @@ func fileKind(m fs.FileMode) string {
 	case m.IsDir():
 		return "directory"
 	}
-	return "special file"
+	return "special"
 }
 
 // Put is WriteRaw that asks first: a file at dir/name that is the

@@ -242,20 +242,35 @@ func Choose(flag string, getenv func(string) string) (Lang, error) {
 		}
 		l, ok := Parse(v.value)
 		if !ok {
-			return English, fmt.Errorf("%s %s: cnpa speaks %s", v.name, v.value, codes())
+			return English, &UnknownLangError{Name: v.name, Value: v.value}
 		}
 		return l, nil
 	}
+	return Locale(getenv), nil
+}
+
+// Locale is the language the locale names: the first of LC_ALL,
+// LC_MESSAGES and LANG that is set, English for one cnpa does not have.
+func Locale(getenv func(string) string) Lang {
 	for _, name := range LocaleVars {
 		if v := getenv(name); v != "" {
 			l, _ := Parse(v)
-			return l, nil
+			return l
 		}
 	}
-	return English, nil
+	return English
 }
 
-// codes is "en or ja" (or "en, ja or ko").
+// UnknownLangError is a language asked for by name (--lang, CNPA_LANG)
+// that cnpa does not have; it is said in the chosen language when
+// printed (the locale's, as the one asked for is none).
+type UnknownLangError struct{ Name, Value string }
+
+func (e *UnknownLangError) Error() string {
+	return T("usage.lang_unknown", Args{"Name": e.Name, "Value": e.Value, "Codes": codes()})
+}
+
+// codes is "en or ja" (or "en, ja or ko"), in the chosen language.
 func codes() string {
 	var s []string
 	for _, l := range Langs {
@@ -264,7 +279,7 @@ func codes() string {
 	if len(s) == 1 {
 		return s[0]
 	}
-	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+	return T("usage.lang_list", Args{"Rest": strings.Join(s[:len(s)-1], ", "), "Last": s[len(s)-1]})
 }
 
 // Codes is every language's code, for usage strings: "en|ja".

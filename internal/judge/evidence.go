@@ -57,7 +57,7 @@ func archiveProblem(problems []evidence.Problem) string {
 		switch {
 		case p.Key == "":
 			return i18n.T("check.archive.not_object")
-		case strings.HasPrefix(p.Detail, "missing"):
+		case p.What == evidence.MissingKey:
 			out = append(out, i18n.T("check.archive.has_no", i18n.Args{"Key": p.Key}))
 		default:
 			out = append(out, p.String())

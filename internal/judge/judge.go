@@ -219,7 +219,7 @@ func (c *checker) file(r *lab.Record, hint string) {
 	v := Holds(true, i18n.T("check.file.want"), i18n.T("check.file.got"))
 	switch {
 	case r.Problem != "":
-		v = Holds(false, v.Want, r.File+" "+r.Problem)
+		v = Holds(false, v.Want, r.Found())
 	case len(r.Extra) > 0:
 		v = Holds(false, v.Want, fmt.Sprint(r.Extra))
 		hint = i18n.T("check.file.hint_extra", i18n.Args{"Hint": hint})
@@ -238,7 +238,7 @@ func (c *checker) key(r *lab.Record, key, id, title, want string, hint func() st
 	case r.Problem != "":
 		v = Skipped(r.Unusable())
 	case r.KeyProblems[key] != "":
-		v = Holds(false, want, key+" "+r.KeyProblems[key])
+		v = Holds(false, want, r.KeyFound(key))
 	default:
 		v = judge(r.Values[key])
 	}

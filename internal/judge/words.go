@@ -1,9 +1,6 @@
 package judge
 
 import (
-	"encoding/json"
-	"strings"
-
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 )
@@ -20,29 +17,9 @@ func labStep(n int) string {
 	return i18n.T("check.lab_step", i18n.Args{"N": n, "Heading": s.Heading()})
 }
 
-// RuleTitle is rule r's title in the chosen language. The English is the
-// rule's own (package lab), where it is read and tested; the catalog's
-// check.rule.<id>.title holds the same words (TestCatalogMatchesRules) and
-// their translations. report.json's rules share one title.
-func RuleTitle(r lab.Rule) string {
-	if i18n.Current() == i18n.English {
-		return r.Title
-	}
-	if key, ok := strings.CutPrefix(r.ID, "step8."); ok {
-		return i18n.T("check.rule.step8.title", i18n.Args{"Key": key})
-	}
-	return i18n.T("check.rule." + r.ID + ".title")
-}
+// RuleTitle is rule r's title in the chosen language (lab.Rule.TitleSaid).
+func RuleTitle(r lab.Rule) string { return r.TitleSaid() }
 
 // RuleExpected is rule r's expected value as shown: a JSON value as it
-// is, words in the chosen language (check.rule.<id>.expected, held to
-// the rule's English like the title).
-func RuleExpected(r lab.Rule) string {
-	if i18n.Current() == i18n.English || json.Valid([]byte(r.Expected)) {
-		return r.Expected
-	}
-	if strings.HasPrefix(r.ID, "step8.") {
-		return i18n.T("check.rule.step8.expected")
-	}
-	return i18n.T("check.rule." + r.ID + ".expected")
-}
+// is, words in the chosen language (lab.Rule.ExpectedSaid).
+func RuleExpected(r lab.Rule) string { return r.ExpectedSaid() }

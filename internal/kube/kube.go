@@ -49,7 +49,7 @@ func Locate(flagPath string) (path, source string) {
 		return env, "$KUBECONFIG"
 	}
 	if _, err := os.Stat(K3sKubeconfig); err == nil {
-		return K3sKubeconfig, "k3s default"
+		return K3sKubeconfig, SourceK3s
 	}
 	home, _ := os.UserHomeDir()
 	return filepath.Join(home, ".kube", "config"), "~/.kube/config"
@@ -118,8 +118,28 @@ func missingKubeconfig(path, source string, err error) string {
 	if errors.Is(err, os.ErrNotExist) {
 		return i18n.T("kube.none_found", i18n.Args{"K3s": K3sKubeconfig, "Path": path})
 	}
-	return i18n.T("kube.other", i18n.Args{"Path": path, "Source": source, "Why": why})
+	return i18n.T("kube.other", i18n.Args{"Path": path, "Source": SourceWords(source), "Why": why})
 }
+
+// SourceWords says how a kubeconfig was chosen (Target.Source) in the
+// chosen language: a flag, a variable or a path as it is, the rest in
+// words.
+func SourceWords(source string) string {
+	switch source {
+	case SourceK3s:
+		return i18n.T("kube.source.k3s_default")
+	case SourceClassFile:
+		return i18n.T("kube.source.class_file")
+	}
+	return source
+}
+
+// How a kubeconfig was chosen, in words (Target.Source): the others are
+// the flag, the variable or the path that chose it.
+const (
+	SourceK3s       = "k3s default"
+	SourceClassFile = "class file"
+)
 
 // absPaths makes every path of a kubeconfig path list absolute; a path
 // that cannot be made absolute is kept as it is, for the error that

@@ -25,10 +25,6 @@ const MaxKubeconfig = 1 << 20
 // few objects); past this the server is not a lab's cluster.
 const MaxResponse = 8 << 20
 
-// FixInline is how a learner puts every file a kubeconfig names into it
-// (in English; kube.learner.fix_inline in the chosen language).
-const FixInline = "inline it with `kubectl config view --raw --flatten`"
-
 // LearnerTarget builds the client config of a learner's cluster from
 // their kubeconfig at path as data, never as code or a path: the
 // server, the CA data, a token and client certificate and key data, and
@@ -95,7 +91,7 @@ func LearnerTarget(learner, path, context string) (*Target, error) {
 	}
 	LimitResponses(rc, "learner "+learner+"'s server "+cl.Server, MaxResponse)
 	logRequests(rc)
-	return &Target{Path: path, Source: "class file", Context: context, ContextGiven: true, Server: cl.Server, Config: rc}, nil
+	return &Target{Path: path, Source: SourceClassFile, Context: context, ContextGiven: true, Server: cl.Server, Config: rc}, nil
 }
 
 // Refused lists the fields of a learner's kubeconfig cluster and user

@@ -1,11 +1,12 @@
 package kube
 
 import (
-	"fmt"
 	"io"
 	"net/http"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // LimitResponses makes every response body rc's clients read fail past
@@ -47,7 +48,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s sent more than %s for %s: cnpa reads no more of one response (a lab's cluster never sends so much)", e.Who, Bytes(e.Max), e.Path)
+	return i18n.T("kube.too_large", i18n.Args{"Who": e.Who, "Max": Bytes(e.Max), "Path": e.Path})
 }
 
 // limitBody reads at most left bytes of rc, then fails with err.

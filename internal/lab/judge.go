@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -29,9 +30,9 @@ func (st *State) Inputs(alpha *teamspace.TeamSpace) *Inputs {
 	in := &Inputs{Alpha: alpha, Value: st.Value}
 	switch {
 	case st.ArchiveErr != nil:
-		in.ArchiveProblem = BetaArchive + " is unusable: " + st.ArchiveErr.Error()
+		in.ArchiveProblem = i18n.T("lab.archive.unusable", i18n.Args{"File": BetaArchive, "Err": st.ArchiveErr.Error()})
 	case st.Archive == nil:
-		in.ArchiveProblem = BetaArchive + " is missing"
+		in.ArchiveProblem = i18n.T("check.archive.missing", i18n.Args{"File": BetaArchive})
 	default:
 		in.ArchiveUID = st.Archive.UID
 	}

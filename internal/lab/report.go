@@ -1,8 +1,10 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
@@ -31,14 +33,14 @@ func ComputeReport(st *State) (*ReportRecord, error) {
 		step := StepOf(in.file).Number
 		problems, err := st.Records[in.file].decode(in.v)
 		if err != nil {
-			return nil, fmt.Errorf("step %d needs %s: run `cnpa step %d` (%v)", Report.Number, in.file, step, err)
+			return nil, errors.New(i18n.T("lab.report.needs", i18n.Args{"N": Report.Number, "File": in.file, "Step": step, "Err": fmt.Sprint(err)}))
 		}
 		if len(problems) > 0 {
-			return nil, fmt.Errorf("%s is malformed (%v): run `cnpa step %d` again or start over with `cnpa reset --yes`", in.file, problems, step)
+			return nil, errors.New(i18n.T("lab.report.malformed", i18n.Args{"File": in.file, "Problems": fmt.Sprint(problems), "Step": step}))
 		}
 	}
 	if st.ArchiveErr != nil || st.Archive == nil {
-		return nil, fmt.Errorf("step %d needs %s: run `cnpa step %d` (%v)", Report.Number, BetaArchive, Cleanup.Number, st.ArchiveErr)
+		return nil, errors.New(i18n.T("lab.report.needs", i18n.Args{"N": Report.Number, "File": BetaArchive, "Step": Cleanup.Number, "Err": fmt.Sprint(st.ArchiveErr)}))
 	}
 	return &ReportRecord{
 		CRDAloneCreatedNamespace: before.NamespaceExists,

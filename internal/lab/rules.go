@@ -1,5 +1,7 @@
 package lab
 
+import "github.com/labhub/cnpa/internal/i18n"
+
 // Rules is every key of every evidence file, in lab order: LAB.md's
 // expected values, one row each, from each step's Rules (step5_drift.go)
 // with the step's file and number filled in.
@@ -42,7 +44,7 @@ func alphaUID(v any, in *Inputs) Verdict {
 	}
 	if in.Alpha == nil {
 		h := StartOver
-		return Verdict{Want: "the live alpha's uid", Got: "TeamSpace alpha does not exist", Hint: &h}
+		return Verdict{Want: "the live alpha's uid", Got: i18n.T("check.alpha_missing"), Hint: &h}
 	}
 	r := Same(string(in.Alpha.UID), v)
 	h := Stale

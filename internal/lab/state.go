@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // State is the lab's evidence dir as read once: every evidence file, the
@@ -35,13 +36,14 @@ type Record struct {
 	File string
 	// Step is the number of the step that writes the file.
 	Step int
-	// Problem makes the whole record unreadable ("missing", "is not a
-	// JSON object", ...); empty when the keys can be read.
+	// Problem makes the whole record unreadable, in words of the chosen
+	// language ("missing", "is not a JSON object", ...); empty when the
+	// keys can be read.
 	Problem string
 	// Extra lists whole-file problems that still leave the keys readable:
-	// keys LAB.md does not name, keys written twice.
+	// keys the lab text does not name, keys written twice (in words).
 	Extra []string
-	// KeyProblems is, per key, why its value cannot be used.
+	// KeyProblems is, per key, why its value cannot be used (in words).
 	KeyProblems map[string]string
 	// Values are the keys that decode, as the rules read them (Decode).
 	Values map[string]any
@@ -82,18 +84,18 @@ func parseRecord(file string, data []byte, err error) *Record {
 		r.Kinds[k.Name] = k.Kind
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		r.Problem = "missing"
+		r.Problem = i18n.T("lab.record.missing")
 		return r
 	}
 	if err != nil {
-		r.Problem = "unreadable: " + err.Error()
+		r.Problem = i18n.T("lab.record.unreadable", i18n.Args{"Err": err.Error()})
 		return r
 	}
 	for _, p := range evidence.Validate(ShapeOf(file), data) {
 		switch _, named := r.Kinds[p.Key]; {
 		case p.Key == "":
 			r.Problem = p.Detail
-		case named && !strings.HasPrefix(p.Detail, "appears more than once"):
+		case named && p.What != evidence.Twice:
 			r.KeyProblems[p.Key] = p.Detail
 		default:
 			r.Extra = append(r.Extra, p.String())
@@ -106,7 +108,7 @@ func parseRecord(file string, data []byte, err error) *Record {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		// Validate accepted it, so this is a value Go cannot hold (an
 		// integer beyond int64, say): the whole file is then unusable.
-		r.Problem = "does not decode: " + err.Error()
+		r.Problem = i18n.T("lab.record.undecoded", i18n.Args{"Err": err.Error()})
 		return r
 	}
 	for key, kind := range r.Kinds {
@@ -115,7 +117,7 @@ func parseRecord(file string, data []byte, err error) *Record {
 		}
 		v, err := Decode(kind, raw[key])
 		if err != nil {
-			r.KeyProblems[key] = "does not decode: " + err.Error()
+			r.KeyProblems[key] = i18n.T("lab.record.undecoded", i18n.Args{"Err": err.Error()})
 			continue
 		}
 		r.Values[key] = v
@@ -124,14 +126,28 @@ func parseRecord(file string, data []byte, err error) *Record {
 }
 
 // Missing tells whether the file does not exist.
-func (r *Record) Missing() bool { return r.Problem == "missing" }
+func (r *Record) Missing() bool { return r.Problem != "" && errors.Is(r.err, fs.ErrNotExist) }
+
+// Found is what the file check found of a record that cannot be read at
+// all ("before.json missing"), in the chosen language.
+func (r *Record) Found() string {
+	return i18n.T("lab.record.found", i18n.Args{"File": r.File, "Problem": r.Problem})
+}
 
 // Unusable tells why the record cannot be read at all, or "".
 func (r *Record) Unusable() string {
 	if r.Problem == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s is %s (see step%d.file)", r.File, strings.TrimPrefix(r.Problem, "is "), r.Step)
+	// In English a problem of the file as a whole reads "is not valid
+	// JSON": after "is" it is said without its own.
+	return i18n.T("lab.record.unusable", i18n.Args{"File": r.File, "Problem": strings.TrimPrefix(r.Problem, "is "), "N": r.Step})
+}
+
+// KeyFound is what a key's check found of a key that cannot be used
+// ("uid missing (want string)"), in the chosen language.
+func (r *Record) KeyFound(key string) string {
+	return i18n.T("lab.record.key_found", i18n.Args{"Key": key, "Problem": r.KeyProblems[key]})
 }
 
 // Get returns key's value, or why it cannot be used (for checks that only
@@ -141,7 +157,7 @@ func (r *Record) Get(key string) (any, string) {
 		return nil, why
 	}
 	if p, bad := r.KeyProblems[key]; bad {
-		return nil, fmt.Sprintf("%s %s %s", r.File, key, p)
+		return nil, i18n.T("lab.record.key_unusable", i18n.Args{"File": r.File, "Key": key, "Problem": p})
 	}
 	return r.Values[key], ""
 }
@@ -165,22 +181,22 @@ func (r *Record) Int(key string) (int64, string) {
 func (r *Record) Strict() (map[string]any, error) {
 	switch {
 	case errors.Is(r.err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s is missing", r.File)
+		return nil, errors.New(i18n.T("lab.record.is_missing", i18n.Args{"File": r.File}))
 	case r.err != nil:
-		return nil, fmt.Errorf("%s is unreadable: %w", r.File, r.err)
+		return nil, fmt.Errorf("%s: %w", i18n.T("lab.record.is_unreadable", i18n.Args{"File": r.File}), r.err)
 	}
 	if problems := evidence.Validate(ShapeOf(r.File), r.data); len(problems) > 0 {
 		return nil, fmt.Errorf("%s: %v", r.File, problems)
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(r.data, &raw); err != nil {
-		return nil, fmt.Errorf("%s does not decode: %w", r.File, err)
+		return nil, fmt.Errorf("%s: %w", i18n.T("lab.record.does_not_decode", i18n.Args{"File": r.File}), err)
 	}
 	values := map[string]any{}
 	for _, k := range ShapeOf(r.File) {
 		v, err := Decode(k.Kind, raw[k.Name])
 		if err != nil {
-			return nil, fmt.Errorf("%s %s does not decode: %w", r.File, k.Name, err)
+			return nil, fmt.Errorf("%s: %w", i18n.T("lab.record.key_does_not_decode", i18n.Args{"File": r.File, "Key": k.Name}), err)
 		}
 		values[k.Name] = v
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -55,5 +56,52 @@ func TestStateKeyProblems(t *testing.T) {
 	}
 	if _, err := r.Strict(); err == nil || !strings.Contains(err.Error(), "uid") || !strings.Contains(err.Error(), "extra") {
 		t.Errorf("Strict: got %v, want an error naming uid and extra", err)
+	}
+}
+
+// In Japanese a record's problems are said in Japanese, wherever they
+// are shown (the file's check, a check skipped for it, a key's check,
+// Strict's error, the archive's), and nothing that decides reads their
+// words: a missing file is Missing, a key written twice is an extra
+// problem of the file, not its own.
+func TestStateInJapanese(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.Japanese)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, lab.GenerationFile), []byte(`{"uid": 7, "uid": 8, "gen_initial": 1, "gen_after_label": 1, "gen_after_spec": 2, "status_via_main": null}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := lab.Read(dir)
+	before := st.Records[lab.BeforeFile]
+	if !before.Missing() || before.Found() != "before.json: 存在しない" || before.Unusable() != "before.json: 存在しない(step1.fileを参照)" {
+		t.Errorf("missing before.json: Missing %t, Found %q, Unusable %q", before.Missing(), before.Found(), before.Unusable())
+	}
+	if _, err := before.Strict(); err == nil || err.Error() != "before.jsonが存在しない" {
+		t.Errorf("Strict: %v", err)
+	}
+	gen := st.Records[lab.GenerationFile]
+	if gen.Missing() || gen.Problem != "" || len(gen.Extra) != 1 || gen.Extra[0] != "uid: 2回以上書かれている" {
+		t.Errorf("generation.json: Missing %t, Problem %q, Extra %q; want the twice-written uid an extra problem", gen.Missing(), gen.Problem, gen.Extra)
+	}
+	if got := gen.KeyFound("uid"); got != "uid: 整数の7だが、文字列であるべき" {
+		t.Errorf("KeyFound: %q", got)
+	}
+	if _, why := gen.Get("uid"); why != "generation.jsonのuid: 整数の7だが、文字列であるべき" {
+		t.Errorf("Get: %q", why)
+	}
+	in := st.Inputs(nil)
+	if in.ArchiveProblem != "archive/beta.jsonがない" || !strings.HasPrefix(in.ReportProblem, "ステップ8にはbefore.jsonが必要です: `cnpa step 1`を実行してください") {
+		t.Errorf("Inputs: ArchiveProblem %q, ReportProblem %q", in.ArchiveProblem, in.ReportProblem)
+	}
+	// A rule that wants the rule's own expected value says it in
+	// Japanese; a verdict's own words are already Japanese.
+	for _, r := range lab.For(lab.GenerationFile) {
+		if r.Key != "uid" {
+			continue
+		}
+		v := r.Judge("u", in)
+		if v.Got != "TeamSpace alphaが存在しない" || r.WantSaid(v.Want) != "現在のalphaのuid" {
+			t.Errorf("uid without alpha: got %q, want said %q", v.Got, r.WantSaid(v.Want))
+		}
 	}
 }

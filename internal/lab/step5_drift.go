@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // DriftFile is the evidence file step 5 writes, as LAB.md names it.
@@ -62,7 +63,7 @@ var Drift = &Step{Number: 5, Title: "The deleted quota is back seconds later", F
 				if why != "" {
 					return Skipped(why)
 				}
-				return Holds(v != "" && v != d, "a uid other than "+Show(d), Show(v))
+				return Holds(v != "" && v != d, i18n.T("lab.want.uid_other_than", i18n.Args{"UID": Show(d)}), Show(v))
 			}},
 		{Key: "restore_seconds", ID: "step5.restore_seconds",
 			Title: "drift.json restore_seconds is a whole number of seconds, at least 1", Expected: "an integer ≥ 1",

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // CleanupFile is the evidence file step 6 writes, as LAB.md names it.
@@ -46,7 +47,7 @@ var Cleanup = &Step{Number: 6, Title: "Cleanup before deletion", File: CleanupFi
 			Title: "cleanup.json uid is the uid archived in archive/beta.json", Expected: "archive/beta.json uid",
 			Judge: func(v any, in *Inputs) Verdict {
 				if in.ArchiveProblem != "" {
-					return Skipped(in.ArchiveProblem + " (see step6.archive_record)")
+					return Skipped(i18n.T("lab.see_check", i18n.Args{"Why": in.ArchiveProblem, "ID": "step6.archive_record"}))
 				}
 				return Same(in.ArchiveUID, v)
 			}},

@@ -7,11 +7,12 @@ package poll
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // Observe looks once. done ends the wait; observed says what was seen (""
@@ -31,9 +32,9 @@ type TimeoutError struct {
 func (e *TimeoutError) Error() string {
 	last := e.Last
 	if last == "" {
-		last = "nothing observed yet"
+		last = i18n.T("poll.nothing_yet")
 	}
-	return fmt.Sprintf("gave up after %s; last observed: %s", e.After.Round(time.Second), last)
+	return i18n.T("poll.gave_up", i18n.Args{"After": e.After.Round(time.Second), "Last": last})
 }
 
 // Until calls observe at once and then every interval until it is done,

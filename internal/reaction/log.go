@@ -37,7 +37,7 @@ func (rx *Recorder) logLine(l service.LogLine, m Match) {
 		rx.put(l.Time, "", timeline.Entry{Actor: timeline.ServiceManager, Source: timeline.FromLog, Kind: timeline.KindService, What: l.Text})
 		return
 	}
-	t, what, ok := parseLogLine(rx.env.Engine, l, m)
+	t, text, ok := parseLogLine(rx.env.Engine, l, m)
 	if !ok {
 		return
 	}
@@ -45,13 +45,14 @@ func (rx *Recorder) logLine(l service.LogLine, m Match) {
 	rx.logLines++
 	n := rx.logLines
 	rx.mu.Unlock()
+	what := timeline.Literal(text) // the controller's own words
 	switch {
 	case n == maxLogLines+1:
-		what = fmt.Sprintf("… more output; the rest is in `cnpa service logs` (shown: the first %d lines)", maxLogLines)
+		what = timeline.Say("timeline.what.more_output", "N", fmt.Sprint(maxLogLines))
 	case n > maxLogLines:
 		return
 	}
-	rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromLog, Kind: timeline.KindLog, What: what})
+	rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromLog, Kind: timeline.KindLog}.Words(what))
 }
 
 // parseLogLine reads one line of the service's output as the engine

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
@@ -106,7 +107,7 @@ func Start(ctx context.Context, env *labenv.Env, step int, title string, watcher
 	for _, w := range watchers {
 		if err := w(ctx, rx); err != nil {
 			rx.Stop()
-			return nil, fmt.Errorf("open the watches for step %d's timeline: %w", step, err)
+			return nil, fmt.Errorf("%s: %w", i18n.T("timeline.open_watches", i18n.Args{"N": step}), err)
 		}
 	}
 	return rx, nil
@@ -124,9 +125,10 @@ func (rx *Recorder) put(t time.Time, key string, e timeline.Entry) {
 }
 
 // Action marks +0: the learner's action, as the command they would type
-// (cmd) and what it does (what), about object. echoes are keys of what
-// the watches will see of the action itself (DeletedKey, VersionKey).
-func (rx *Recorder) Action(cmd, what, object string, echoes ...string) {
+// (cmd) and what it does (what, timeline.Say), about object. echoes are
+// keys of what the watches will see of the action itself (DeletedKey,
+// VersionKey).
+func (rx *Recorder) Action(cmd string, what timeline.Message, object string, echoes ...string) {
 	if rx == nil {
 		return
 	}
@@ -137,14 +139,14 @@ func (rx *Recorder) Action(cmd, what, object string, echoes ...string) {
 		rx.echoes[k] = true
 	}
 	rx.mu.Unlock()
-	rx.put(now, "", timeline.Entry{Actor: timeline.You, What: what, Source: timeline.FromRead,
-		Kind: timeline.KindAction, Object: object, Values: map[string]string{"command": cmd}})
+	rx.put(now, "", timeline.Entry{Actor: timeline.You, Source: timeline.FromRead,
+		Kind: timeline.KindAction, Object: object, Values: map[string]string{"command": cmd}}.Words(what))
 }
 
 // You records another act of the learner, at this moment.
-func (rx *Recorder) You(cmd, what, object string) {
-	rx.put(time.Now(), "", timeline.Entry{Actor: timeline.You, What: what, Source: timeline.FromRead,
-		Kind: timeline.KindAction, Object: object, Values: map[string]string{"command": cmd}})
+func (rx *Recorder) You(cmd string, what timeline.Message, object string) {
+	rx.put(time.Now(), "", timeline.Entry{Actor: timeline.You, Source: timeline.FromRead,
+		Kind: timeline.KindAction, Object: object, Values: map[string]string{"command": cmd}}.Words(what))
 }
 
 // Echo says that the write which produced resourceVersion rv was the
@@ -172,8 +174,8 @@ func (rx *Recorder) SawNow(key string) {
 }
 
 // Read records a fact cnpa read itself at this moment.
-func (rx *Recorder) Read(actor, kind, object, what string) {
-	rx.put(time.Now(), "", timeline.Entry{Actor: actor, What: what, Source: timeline.FromRead, Kind: kind, Object: object})
+func (rx *Recorder) Read(actor, kind, object string, what timeline.Message) {
+	rx.put(time.Now(), "", timeline.Entry{Actor: actor, Source: timeline.FromRead, Kind: kind, Object: object}.Words(what))
 }
 
 // ServiceUp records the service as its manager reports it now.
@@ -182,9 +184,9 @@ func (rx *Recorder) ServiceUp(ctx context.Context) {
 		return
 	}
 	st, err := rx.env.Service.Status(ctx)
-	what := fmt.Sprintf("%s active, main pid %d (%s)", UnitName, st.MainPID, st.Manager)
+	what := timeline.Say("timeline.what.service_active", "Unit", UnitName, "PID", fmt.Sprint(st.MainPID), "Manager", st.Manager)
 	if err != nil || !st.Active {
-		what = fmt.Sprintf("%s not active (%s)", UnitName, st.Manager)
+		what = timeline.Say("timeline.what.service_not_active", "Unit", UnitName, "Manager", st.Manager)
 	}
 	rx.Read(timeline.ServiceManager, timeline.KindService, "service "+UnitName, what)
 }
@@ -268,7 +270,7 @@ func datedByEffect(tl *timeline.Timeline) {
 			}
 		}
 		if cause.At != seen {
-			cause.What += fmt.Sprintf(" (seen at %s; what it caused came first)", timeline.FormatAt(seen))
+			cause.AddWords(timeline.Say("timeline.what.seen_at", "At", timeline.FormatAt(seen)))
 			if cause.Values == nil {
 				cause.Values = map[string]string{}
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -55,7 +56,7 @@ func (rx *Recorder) teamSpaceChanged(t time.Time, typ watch.EventType, was, ts *
 	}
 	if typ == watch.Added {
 		rx.put(t, "", timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch, Kind: timeline.KindCreated, Object: obj,
-			What: fmt.Sprintf("TeamSpace %s created (uid %s, generation %d)", ts.Name, ts.UID, ts.Generation), Values: gens()})
+			Values: gens()}.Words(timeline.Say("timeline.what.teamspace_created", "Name", ts.Name, "UID", string(ts.UID), "Generation", fmt.Sprint(ts.Generation))))
 		return
 	}
 	if was == nil { // not seen before: nothing to compare with
@@ -63,13 +64,12 @@ func (rx *Recorder) teamSpaceChanged(t time.Time, typ watch.EventType, was, ts *
 	}
 	if ts.DeletionTimestamp != nil && was.DeletionTimestamp == nil {
 		rx.put(t, DeletionKey(ts.Name), timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch,
-			Kind: timeline.KindDeletionTimestamp, Object: obj,
-			What: fmt.Sprintf("deletionTimestamp set; finalizers %v hold %s", ts.Finalizers, ts.Name)})
+			Kind: timeline.KindDeletionTimestamp, Object: obj}.Words(timeline.Say("timeline.what.deletion_set", "Finalizers", fmt.Sprint(ts.Finalizers), "Name", ts.Name)))
 	}
 	for _, f := range ts.Finalizers {
 		if !slices.Contains(was.Finalizers, f) {
 			rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindFinalizerAdded,
-				Object: obj, What: "finalizer " + f + " added", Values: map[string]string{"finalizer": f}})
+				Object: obj, Values: map[string]string{"finalizer": f}}.Words(timeline.Say("timeline.what.finalizer_added", "Finalizer", f)))
 		}
 	}
 	for _, f := range was.Finalizers {
@@ -77,36 +77,38 @@ func (rx *Recorder) teamSpaceChanged(t time.Time, typ watch.EventType, was, ts *
 		// deleted deletes it: the watch shows no separate change then.
 		if !slices.Contains(ts.Finalizers, f) || (typ == watch.Deleted && was.DeletionTimestamp != nil) {
 			rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindFinalizerRemoved,
-				Object: obj, What: "finalizer " + f + " removed: " + ts.Name + " released", Values: map[string]string{"finalizer": f}})
+				Object: obj, Values: map[string]string{"finalizer": f}}.Words(timeline.Say("timeline.what.finalizer_removed", "Finalizer", f, "Name", ts.Name)))
 		}
 	}
 	if ts.Generation != was.Generation {
 		// A custom resource's generation also moves when its deletion
 		// starts: the API server counts that as a change of what is asked.
-		why := "spec changed"
+		why := "timeline.what.spec_changed"
 		if ts.DeletionTimestamp != nil {
-			why = "deletion started"
+			why = "timeline.what.deletion_started"
 		}
 		rx.put(t, "", timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch, Kind: timeline.KindGeneration, Object: obj,
-			What: fmt.Sprintf("%s: generation %d → %d, observedGeneration %d (%s)",
-				why, was.Generation, ts.Generation, ts.Status.ObservedGeneration, syncWord(ts)), Values: gens()})
+			Values: gens()}.Words(timeline.Say(why, "From", fmt.Sprint(was.Generation), "To", fmt.Sprint(ts.Generation),
+			"Observed", fmt.Sprint(ts.Status.ObservedGeneration)), syncWords(ts)))
 	}
 	if ts.Status.ObservedGeneration != was.Status.ObservedGeneration {
 		rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindObservedGeneration, Object: obj,
-			What: fmt.Sprintf("status.observedGeneration %d → %d, generation %d (%s)",
-				was.Status.ObservedGeneration, ts.Status.ObservedGeneration, ts.Generation, syncWord(ts)), Values: gens()})
+			Values: gens()}.Words(timeline.Say("timeline.what.observed_moved", "From", fmt.Sprint(was.Status.ObservedGeneration),
+			"To", fmt.Sprint(ts.Status.ObservedGeneration), "Generation", fmt.Sprint(ts.Generation)), syncWords(ts)))
 	}
 	if typ == watch.Deleted {
-		rx.put(t, "", timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch, Kind: timeline.KindGone, Object: obj,
-			What: "TeamSpace " + ts.Name + " gone"})
+		rx.put(t, "", timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch, Kind: timeline.KindGone, Object: obj}.Words(
+			timeline.Say("timeline.what.teamspace_gone", "Name", ts.Name)))
 	}
 }
 
-func syncWord(ts *teamspace.TeamSpace) string {
+// syncWords end a generation's entry: " (in sync)", or how far the
+// controller is behind.
+func syncWords(ts *teamspace.TeamSpace) timeline.Message {
 	if d := ts.Generation - ts.Status.ObservedGeneration; d > 0 {
-		return fmt.Sprintf("behind by %d: not acted on yet", d)
+		return timeline.Say("timeline.what.behind", "N", fmt.Sprint(d))
 	}
-	return "in sync"
+	return timeline.Say("timeline.what.in_sync")
 }
 
 // Namespaces watches team-<name> of the TeamSpaces m matches: created,
@@ -137,13 +139,13 @@ func Namespaces(m Match) Watcher {
 				switch {
 				case typ == watch.Added:
 					rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindCreated,
-						Object: obj, What: "namespace " + ns.Name + " created"})
+						Object: obj}.Words(timeline.Say("timeline.what.namespace_created", "Name", ns.Name)))
 				case typ == watch.Deleted:
 					rx.put(t, "", timeline.Entry{Actor: timeline.NamespaceController, Source: timeline.FromWatch, Kind: timeline.KindGone,
-						Object: obj, What: "namespace " + ns.Name + " gone: emptied and removed"})
+						Object: obj}.Words(timeline.Say("timeline.what.namespace_gone", "Name", ns.Name)))
 				case ns.DeletionTimestamp != nil && !deleting[ns.Name]:
 					rx.put(t, "", timeline.Entry{Actor: timeline.GarbageCollector, Source: timeline.FromWatch, Kind: timeline.KindDeletionTimestamp,
-						Object: obj, What: "namespace " + ns.Name + " deleted: its owner is gone (Terminating)"})
+						Object: obj}.Words(timeline.Say("timeline.what.namespace_collected", "Name", ns.Name)))
 				}
 				deleting[ns.Name] = ns.DeletionTimestamp != nil
 			})
@@ -187,11 +189,11 @@ func (rx *Recorder) quotaChanged(t time.Time, typ watch.EventType, was, q *corev
 	switch {
 	case typ == watch.Deleted:
 		rx.put(t, DeletedKey(string(q.UID)), timeline.Entry{Actor: timeline.APIServer, Source: timeline.FromWatch, Kind: timeline.KindGone,
-			Object: obj, What: fmt.Sprintf("%s (uid %s) gone", q.Name, q.UID), Values: map[string]string{"uid": string(q.UID)}})
+			Object: obj, Values: map[string]string{"uid": string(q.UID)}}.Words(timeline.Say("timeline.what.quota_gone", "Name", q.Name, "UID", string(q.UID))))
 	case typ == watch.Added || was == nil || was.UID != q.UID:
 		rx.put(t, VersionKey(q.ResourceVersion), timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindCreated,
-			Object: obj, What: fmt.Sprintf("%s created (uid %s, hard.pods=%s)", q.Name, q.UID, pods),
-			Values: map[string]string{"uid": string(q.UID), "pods": pods}})
+			Object: obj, Values: map[string]string{"uid": string(q.UID), "pods": pods}}.Words(
+			timeline.Say("timeline.what.quota_created", "Name", q.Name, "UID", string(q.UID), "Pods", pods)))
 	case !hardEqual(was.Spec.Hard, q.Spec.Hard):
 		rx.put(t, VersionKey(q.ResourceVersion), timeline.Entry{Actor: timeline.Controller, Source: timeline.FromWatch, Kind: timeline.KindChanged,
 			Object: obj, What: fmt.Sprintf("%s hard.pods %s → %s", q.Name, teamspace.QuotaPods(was), pods),
@@ -200,7 +202,7 @@ func (rx *Recorder) quotaChanged(t time.Time, typ watch.EventType, was, q *corev
 		used := q.Status.Used[corev1.ResourcePods]
 		hard := q.Status.Hard[corev1.ResourcePods]
 		rx.put(t, VersionKey(q.ResourceVersion), timeline.Entry{Actor: timeline.QuotaController, Source: timeline.FromWatch, Kind: timeline.KindStatus,
-			Object: obj, What: fmt.Sprintf("%s status written: hard.pods=%s used.pods=%s", q.Name, hard.String(), used.String())})
+			Object: obj}.Words(timeline.Say("timeline.what.quota_status", "Name", q.Name, "Hard", hard.String(), "Used", used.String())))
 	}
 }
 
@@ -240,9 +242,13 @@ func Events(m Match) Watcher {
 				}
 				counts[e.Name] = e.Count
 				actor, note := eventActor(e, uids(e.InvolvedObject.Name))
+				// The Event's reason and message are the controller's words.
+				words := []timeline.Message{timeline.Literal(e.Reason + ": " + e.Message)}
+				if note.ID != "" {
+					words = append(words, note)
+				}
 				rx.put(t, "", timeline.Entry{Actor: actor, Source: timeline.FromEvent, Kind: timeline.KindEvent,
-					Object: "teamspace " + e.InvolvedObject.Name, What: e.Reason + ": " + e.Message + note,
-					Values: map[string]string{"reason": e.Reason, "type": e.Type}})
+					Object: "teamspace " + e.InvolvedObject.Name, Values: map[string]string{"reason": e.Reason, "type": e.Type}}.Words(words...))
 			})
 	}
 }
@@ -276,14 +282,15 @@ func Archive(name string) Watcher {
 				if fi, err := os.Stat(path); err == nil && fi.ModTime().After(opened) && fi.ModTime().Before(t) {
 					t = fi.ModTime()
 				}
-				what := fmt.Sprintf("%s/%s.json written", evidence.ArchiveDir, name)
+				file := fmt.Sprintf("%s/%s.json", evidence.ArchiveDir, name)
+				what := timeline.Say("timeline.what.archived", "File", file)
 				values := map[string]string{}
 				if rec, err := evidence.ReadArchive(rx.env.ArchiveDir(), name); err == nil && rec != nil {
-					what += fmt.Sprintf(": name %s, uid %s, pods %d", rec.Name, rec.UID, rec.Pods)
+					what = timeline.Say("timeline.what.archived_record", "File", file, "Name", rec.Name, "UID", rec.UID, "Pods", fmt.Sprint(rec.Pods))
 					values["uid"] = rec.UID
 				}
 				rx.put(t, "", timeline.Entry{Actor: timeline.Controller, Source: timeline.FromFile, Kind: timeline.KindArchived,
-					Object: "teamspace " + name, What: what, Values: values})
+					Object: "teamspace " + name, Values: values}.Words(what))
 				return
 			}
 		}()
@@ -307,24 +314,23 @@ func fileStamp(path string) string {
 // eventActor tells who an Event is from: the controller when one of cnpa's
 // engines says it recorded it (source component or reporting controller)
 // about the TeamSpace with uid; otherwise another writer, with a note
-// saying why. uid is "" when the TeamSpace could not be read: then no
-// Event can be proven the controller's.
-func eventActor(e *corev1.Event, uid types.UID) (actor, note string) {
+// saying why (none for the controller's). uid is "" when the TeamSpace
+// could not be read: then no Event can be proven the controller's.
+func eventActor(e *corev1.Event, uid types.UID) (actor string, note timeline.Message) {
 	from := e.ReportingController
 	if from == "" {
 		from = e.Source.Component
 	}
 	ours := from == teamspace.EventSource || from == teamspace.ShellEventSource
 	switch {
+	case !ours && from == "":
+		return timeline.OtherWriter, timeline.Say("timeline.what.from_no_source")
 	case !ours:
-		if from == "" {
-			from = "no source"
-		}
-		return timeline.OtherWriter, fmt.Sprintf(" (from %s, not cnpa's controller)", from)
+		return timeline.OtherWriter, timeline.Say("timeline.what.from_other", "From", from)
 	case uid == "" || e.InvolvedObject.UID != uid:
-		return timeline.OtherWriter, fmt.Sprintf(" (about uid %q, not this TeamSpace's %s)", e.InvolvedObject.UID, uid)
+		return timeline.OtherWriter, timeline.Say("timeline.what.about_other_uid", "UID", strconv.Quote(string(e.InvolvedObject.UID)), "Ours", string(uid))
 	}
-	return timeline.Controller, ""
+	return timeline.Controller, timeline.Message{}
 }
 
 // teamSpaceUIDs returns a lookup of the uid of each TeamSpace m matches,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/timeline"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // Chart is one timeline laid out as an SVG drawing: x is the time since
@@ -25,10 +26,12 @@ type Chart struct {
 	Marks []Mark
 }
 
-// Lane is one actor's row.
+// Lane is one actor's row: Actor as the timeline records it, Words as
+// the page says it (timeline.ActorWords).
 type Lane struct {
 	Y     float64
 	Actor string
+	Words string
 	Class string
 }
 
@@ -102,7 +105,14 @@ func layout(tl *timeline.Timeline) (*Chart, []Row) {
 			actors = append(actors, e.Actor)
 		}
 	}
-	c := &Chart{Width: chartWidth, Left: laneLeft, Right: chartWidth - laneRight, Top: chartTop}
+	// The actors' names are right-aligned left of the lanes: room for the
+	// widest, said in the chosen language (a Japanese character is two
+	// columns, about a 12px font's width).
+	left := float64(laneLeft)
+	for _, a := range actors {
+		left = max(left, 18+6.5*float64(ui.Width(timeline.ActorWords(a))))
+	}
+	c := &Chart{Width: chartWidth, Left: left, Right: chartWidth - laneRight, Top: chartTop}
 	laneOf := map[string]int{}
 	others := 0
 	for i, a := range actors {
@@ -112,7 +122,7 @@ func layout(tl *timeline.Timeline) (*Chart, []Row) {
 			cls = otherClasses[others%len(otherClasses)]
 			others++
 		}
-		c.Lanes = append(c.Lanes, Lane{Y: chartTop + laneHeight*(float64(i)+0.5), Actor: a, Class: cls})
+		c.Lanes = append(c.Lanes, Lane{Y: chartTop + laneHeight*(float64(i)+0.5), Actor: a, Words: timeline.ActorWords(a), Class: cls})
 	}
 	c.Bottom = chartTop + laneHeight*float64(len(actors))
 	c.Height = int(c.Bottom) + axisHeight
@@ -159,9 +169,10 @@ func layout(tl *timeline.Timeline) (*Chart, []Row) {
 		dy := offsets[k%len(offsets)] * (2*markRadius + 1)
 		at := atLabel(e.At)
 		cls := c.Lanes[lane].Class
+		who, what := timeline.ActorWords(e.Actor), e.Text()
 		c.Marks = append(c.Marks, Mark{X: mx, Y: c.Lanes[lane].Y + dy, N: i + 1, Class: cls,
-			Title: fmt.Sprintf("%s  %s: %s", at, e.Actor, e.What)})
-		rows = append(rows, Row{N: i + 1, At: at, Actor: e.Actor, Class: cls, What: e.What, Source: e.Source})
+			Title: fmt.Sprintf("%s  %s: %s", at, who, what)})
+		rows = append(rows, Row{N: i + 1, At: at, Actor: who, Class: cls, What: what, Source: e.Source})
 	}
 	return c, rows
 }

@@ -18,6 +18,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // openBeneath opens rel beneath the directory dirfd. flags get O_CLOEXEC
@@ -156,20 +158,26 @@ func ReadRegular(dir, rel string, max int64) ([]byte, error) {
 }
 
 // ErrNotRegular: not a regular file.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular error = sayError("safefs.not_regular")
 
 // ErrLinked: a regular file with more than one link. Where
 // fs.protected_hardlinks is 0 (the kernel's default), whoever can write a
 // directory can hard-link any file into it, one of root's too; a file
 // cnpa made has one link.
-var ErrLinked = errors.New("a file with more than one hard link (another name elsewhere), which cnpa never makes")
+var ErrLinked error = sayError("safefs.linked")
+
+// sayError is an error that says a message of the catalog in the chosen
+// language when it is printed; a value, as errors.Is compares it.
+type sayError string
+
+func (e sayError) Error() string { return i18n.T(string(e)) }
 
 // ForeignOwnerError: a file owned by a user other than root, this
 // process's, or the directory's owner.
 type ForeignOwnerError struct{ UID uint32 }
 
 func (e *ForeignOwnerError) Error() string {
-	return fmt.Sprintf("owned by uid %d, neither root, this user, nor the directory's owner", e.UID)
+	return i18n.T("safefs.foreign_owner", i18n.Args{"UID": e.UID})
 }
 
 // linkedOnce checks, by descriptor, that fd is a regular file with one
@@ -352,7 +360,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s is %s, more than the %s cnpa reads of it", e.Path, size(e.Size), size(e.Max))
+	return i18n.T("safefs.too_large", i18n.Args{"Path": e.Path, "Size": size(e.Size), "Max": size(e.Max)})
 }
 
 func size(n int64) string {

@@ -2,11 +2,12 @@ package safefs
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // UntrustedError says why root will not run or read a file: it, or a
@@ -15,16 +16,17 @@ type UntrustedError struct {
 	Path, Part string
 	UID        uint32
 	Mode       os.FileMode
-	Why        string
+	// OtherOwner: Part is owned by another user; else group or others
+	// may write it.
+	OtherOwner bool
 }
 
 func (e *UntrustedError) Error() string {
-	fix := "chown root " + e.Part
-	if e.Why != "owned by another user" {
-		fix = "chmod go-w " + e.Part
+	why, fix := i18n.T("safefs.writable_by_others"), "chmod go-w "+e.Part
+	if e.OtherOwner {
+		why, fix = i18n.T("safefs.owned_by_another"), "chown root "+e.Part
 	}
-	return fmt.Sprintf("%s: %s is %s (uid %d, mode %s), and root never runs or reads what another user can change: %s, or run cnpa as that user",
-		e.Path, e.Part, e.Why, e.UID, e.Mode, fix)
+	return i18n.T("safefs.untrusted", i18n.Args{"Path": e.Path, "Part": e.Part, "Why": why, "UID": e.UID, "Mode": e.Mode.String(), "Fix": fix})
 }
 
 // Trusted tells whether path is safe for this process to execute or read
@@ -67,9 +69,9 @@ func chain(orig, p string) error {
 		isLink := fi.Mode()&os.ModeSymlink != 0
 		switch {
 		case st.Uid != 0 && int(st.Uid) != os.Geteuid():
-			return &UntrustedError{Path: orig, Part: part, UID: st.Uid, Mode: fi.Mode(), Why: "owned by another user"}
+			return &UntrustedError{Path: orig, Part: part, UID: st.Uid, Mode: fi.Mode(), OtherOwner: true}
 		case !isLink && fi.Mode().Perm()&0o022 != 0 && !(fi.IsDir() && fi.Mode()&os.ModeSticky != 0):
-			return &UntrustedError{Path: orig, Part: part, UID: st.Uid, Mode: fi.Mode(), Why: "writable by group or others"}
+			return &UntrustedError{Path: orig, Part: part, UID: st.Uid, Mode: fi.Mode()}
 		}
 		if part == "/" || part == filepath.Dir(part) {
 			return nil

@@ -176,7 +176,7 @@ func (p *process) Status(_ context.Context) (Status, error) {
 func (p *process) Logs(_ context.Context, n int, w io.Writer) error {
 	data, err := os.ReadFile(filepath.Join(p.dir, logFile))
 	if errors.Is(err, os.ErrNotExist) {
-		fmt.Fprintln(w, "(no log yet)")
+		fmt.Fprintln(w, i18n.T("service.no_log_yet"))
 		return nil
 	}
 	if err != nil {

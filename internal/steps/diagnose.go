@@ -75,9 +75,13 @@ func diagnoseTeamSpace(ctx context.Context, env *Lab, name string, finalizerOn b
 	gaps, blocked := teamspace.FindGaps(ts, ns, q, finalizerOn)
 	var out []string
 	var foreign *teamspace.ForeignNamespaceError
-	if errors.As(blocked, &foreign) {
+	var invalid *teamspace.InvalidSpecError
+	switch {
+	case errors.As(blocked, &foreign):
 		out = append(out, say("steps.diag.foreign", "Namespace", nsName, "Name", name, "UID", ts.UID, "APIVersion", teamspace.APIVersion, "Kind", teamspace.Kind))
-	} else if blocked != nil {
+	case errors.As(blocked, &invalid):
+		out = append(out, invalid.Said())
+	case blocked != nil:
 		out = append(out, blocked.Error())
 	}
 	for _, g := range gaps.Lab() {

@@ -117,7 +117,7 @@ func (r *Result) judged(st *lab.State, file string, ev any, alpha *teamspace.Tea
 		}
 		// The expected side is a JSON value where the rule has one ("3",
 		// "\"6\""), else words ("an integer ≥ 1").
-		var want any = j.Want
+		var want any = j.Rule.WantSaid(j.Want)
 		if json.Valid([]byte(j.Want)) {
 			_ = json.Unmarshal([]byte(j.Want), &want)
 		}
@@ -293,7 +293,7 @@ func damaged(env *Lab, s *Step, why string, problems []evidence.Problem, err err
 		want := ""
 		for _, rule := range lab.For(s.File) {
 			if rule.Key == p.Key {
-				want = rule.Expected
+				want = rule.ExpectedSaid()
 			}
 		}
 		r.verdict(p.Key, false, p.Detail, want)
@@ -338,7 +338,7 @@ func fixFor(env *Lab, s *Step, j lab.Judged, theirs bool, later string, again bo
 	case j.Verdict.Hint != nil && *j.Verdict.Hint == lab.StartOver:
 		return say("steps.fix.no_value", "Key", j.Key, "Got", j.Got, "Fix", startOver(env))
 	case theirs:
-		return lab.WriteValue(s.File, j.Key, j.Want)
+		return lab.WriteValue(s.File, j.Key, j.Rule.WantSaid(j.Want))
 	}
 	return say("steps.fix.stale", "Key", j.Key, "File", s.File, "Later", later, "StartOver", startOver(env))
 }

@@ -231,7 +231,7 @@ func twoPasses(ctx context.Context, env *Lab, r *Result, sh shell, alpha *teamsp
 	if _, err := waitFor(ctx, env, say("steps.what.quota_status"), whyQuotaStatus, func(ctx context.Context) (bool, string, error) {
 		q, err := getQuota(ctx, env, ns)
 		if err != nil || q == nil {
-			return false, "team-quota absent", err
+			return false, say("steps.seen.absent", "Name", teamspace.QuotaName), err
 		}
 		sp, st := q.Spec.Hard[corev1.ResourcePods], q.Status.Hard[corev1.ResourcePods]
 		return st.Cmp(sp) == 0 && len(q.Status.Hard) == len(q.Spec.Hard),

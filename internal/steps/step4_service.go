@@ -22,6 +22,7 @@ import (
 	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/timeline"
 )
 
 var step4 = &Step{
@@ -46,7 +47,7 @@ var step4 = &Step{
 		if err != nil {
 			return nil, err
 		}
-		rx.Action(serviceCommand(env, "enable --now"), "installed and started the controller", "service "+reaction.UnitName)
+		rx.Action(serviceCommand(env, "enable --now"), timeline.Say("timeline.what.you_installed"), "service "+reaction.UnitName)
 		unitData, theirs := env.LearnersUnit()
 		installErr := env.InstallService(ctx, false)
 		if err := lockService(ctx, env); err != nil {
@@ -161,7 +162,7 @@ func ProbeController(ctx context.Context, env *Lab, r *Result) error {
 		}
 	}()
 	probe := teamspaceObj(name)
-	r.reaction.You(applyCmd("-"), "created TeamSpace "+name, probe.target())
+	r.reaction.You(applyCmd("-"), timeline.Say("timeline.what.you_created", "Object", "TeamSpace "+name), probe.target())
 	if err := sh.apply(ctx, env, "-", []byte(ts)); err != nil {
 		return err
 	}
@@ -175,7 +176,7 @@ func ProbeController(ctx context.Context, env *Lab, r *Result) error {
 	}
 	r.note("%s", say("steps.step4.probe_appeared", "Name", name, "Took", took.Round(1e6)))
 	r.verdictT("steps.step4.verdict_probe", true, say("steps.step4.probe_in", "Namespace", ns, "Took", took.Round(1e6)), say("steps.step4.want_probe"))
-	r.reaction.You(deleteCmd(probe), "deleted TeamSpace "+name, probe.target())
+	r.reaction.You(deleteCmd(probe), timeline.Say("timeline.what.you_deleted", "Object", "TeamSpace "+name), probe.target())
 	held, err := releaseProbe(ctx, env, sh, name, probeGrace)
 	released = err == nil
 	if err != nil {
@@ -270,7 +271,9 @@ func releaseProbe(ctx context.Context, env *Lab, sh shell, name string, grace ti
 }
 
 // heldProbeFile, in cnpa's own dir, names the probe step 4 found held by
-// a finalizer, for step 6 to report as its mistake.
+// a finalizer, for step 6 to report as its mistake: the probe's name on
+// the first line, the finalizers that held it on the second, said in
+// words when step 6 reads them.
 const heldProbeFile = "step4-held-probe.txt"
 
 func rememberHeldProbe(env *Lab, name string, held []string) error {
@@ -278,16 +281,21 @@ func rememberHeldProbe(env *Lab, name string, held []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, heldProbeFile), []byte(fmt.Sprintf("%s held by finalizers %v\n", name, held)), 0o644)
+	return os.WriteFile(filepath.Join(dir, heldProbeFile), []byte(name+"\n"+strings.Join(held, " ")+"\n"), 0o644)
 }
 
-// heldProbe is what step 4 remembered (rememberHeldProbe), or "".
+// heldProbe is what step 4 remembered (rememberHeldProbe), in words, or
+// "". A file of one line (an earlier cnpa's, its words) is said as it is.
 func heldProbe(env *Lab) string {
 	data, err := os.ReadFile(filepath.Join(env.Dir, manifest.OwnDir, heldProbeFile))
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(data))
+	name, held, ok := strings.Cut(strings.TrimSpace(string(data)), "\n")
+	if !ok {
+		return name
+	}
+	return say("steps.seen.held_by", "Name", name, "Finalizers", fmt.Sprint(strings.Fields(held)))
 }
 
 // probeConverged tells whether TeamSpace name lacks nothing LAB.md asks

@@ -16,6 +16,7 @@ import (
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/timeline"
 )
 
 var step5 = &Step{
@@ -65,7 +66,7 @@ var step5 = &Step{
 		uidOf := kubectl(append(append([]string{"get"}, quota.args()...), "-o", "jsonpath={.metadata.uid}")...)
 		sh.readBack("deleted_uid", quota, "{.metadata.uid}", &old)
 		sh.cmd("start=$(date +%s%N)")
-		rx.Action(deleteCmd(quota), fmt.Sprintf("deleted %s (uid %s)", quota.name, old.UID), quota.target(), reaction.DeletedKey(string(old.UID)))
+		rx.Action(deleteCmd(quota), timeline.Say("timeline.what.you_deleted_uid", "Object", quota.name, "UID", string(old.UID)), quota.target(), reaction.DeletedKey(string(old.UID)))
 		start := time.Now()
 		if err := sh.remove(ctx, env, quota); err != nil {
 			return nil, err
@@ -94,7 +95,7 @@ var step5 = &Step{
 		defer w2.Stop()
 		// The same patch `kubectl patch` sends, under its field manager.
 		const edit = `{"spec":{"hard":{"pods":"99"}}}`
-		rx.You(patchCmd(quota, edit), "set "+quota.name+" hard.pods to 99", quota.target())
+		rx.You(patchCmd(quota, edit), timeline.Say("timeline.what.you_set_to", "Field", quota.name+" hard.pods", "Value", "99"), quota.target())
 		// edited_to is read from the patch's answer: the controller may
 		// revert the edit before any later read.
 		edited, err := sh.mergePatchInto(ctx, env, quota, edit, "edited_to", "{.spec.hard.pods}")

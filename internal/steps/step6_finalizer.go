@@ -19,6 +19,7 @@ import (
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/timeline"
 )
 
 // BetaYAML is the TeamSpace step 6 creates and deletes.
@@ -82,7 +83,7 @@ var step6 = &Step{
 		if _, err := waitFor(ctx, env, say("steps.what.finalizer_added", "Finalizer", teamspace.Finalizer), whyFinalizerAdded, func(ctx context.Context) (bool, string, error) {
 			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
 			if err != nil || a == nil {
-				return false, "alpha absent", err
+				return false, say("steps.seen.absent", "Name", "alpha"), err
 			}
 			return teamspace.HasFinalizer(a.Finalizers, teamspace.Finalizer), fmt.Sprintf("finalizers %v", a.Finalizers), nil
 		}); err != nil {
@@ -111,7 +112,7 @@ var step6 = &Step{
 				return false, "", err
 			}
 			return exists && teamspace.HasFinalizer(b.Finalizers, teamspace.Finalizer),
-				fmt.Sprintf("team-beta exists=%t, beta finalizers %v", exists, b.Finalizers), nil
+				say("steps.seen.beta_converging", "Exists", exists, "Finalizers", fmt.Sprint(b.Finalizers)), nil
 		}); err != nil {
 			return nil, err
 		}
@@ -132,7 +133,7 @@ var step6 = &Step{
 		defer rx.Stop()
 		// The timeline is "since" the command shown for the delete, as typed.
 		betaAPI := "/apis/" + teamspace.APIVersion + "/" + teamspace.Resource + "/beta"
-		rx.Action(deleteRawCmd(betaAPI), fmt.Sprintf("deleted TeamSpace beta (uid %s)", beta.UID), "teamspace beta")
+		rx.Action(deleteRawCmd(betaAPI), timeline.Say("timeline.what.you_deleted_uid", "Object", "TeamSpace beta", "UID", string(beta.UID)), "teamspace beta")
 		ev := lab.CleanupRecord{UID: string(beta.UID)}
 		// The DELETE's own answer is beta as the server left it: with a
 		// finalizer, still there with a deletionTimestamp. Read from the
@@ -202,7 +203,7 @@ var step6 = &Step{
 			if err != nil {
 				return false, "", err
 			}
-			return false, "team-beta phase " + string(ns.Status.Phase), nil
+			return false, say("steps.seen.namespace_phase", "Namespace", "team-beta", "Phase", string(ns.Status.Phase)), nil
 		}); err != nil {
 			return nil, err
 		}
@@ -273,9 +274,9 @@ func earlierBeta(ctx context.Context, env *Lab, sh shell, r *Result) error {
 		}
 		switch {
 		case b != nil:
-			return false, fmt.Sprintf("beta uid %s, deletionTimestamp %v, finalizers %v", b.UID, b.DeletionTimestamp, b.Finalizers), nil
+			return false, say("steps.seen.deleting", "Name", "beta", "UID", b.UID, "Time", fmt.Sprint(b.DeletionTimestamp), "Finalizers", fmt.Sprint(b.Finalizers)), nil
 		case ns != nil:
-			return false, "beta gone, team-beta phase " + string(ns.Status.Phase), nil
+			return false, say("steps.seen.gone_namespace_phase", "Name", "beta", "Namespace", "team-beta", "Phase", string(ns.Status.Phase)), nil
 		}
 		return true, "", nil
 	})

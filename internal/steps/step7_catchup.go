@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -80,13 +81,13 @@ var step7 = &Step{
 			r.note("%s", say("steps.step7.resumed", "At", saved.At.Format(time.TimeOnly), "Generation", ev.Generation, "Observed", ev.ObservedWhileStopped, "Pods", ev.QuotaPodsWhileStopped))
 		} else {
 			sh.systemctl(env, "stop", service.Name)
-			rx.You(serviceCommand(env, "stop"), "stopped the controller", "service "+reaction.UnitName)
+			rx.You(serviceCommand(env, "stop"), timeline.Say("timeline.what.you_stopped"), "service "+reaction.UnitName)
 			if err := env.Service.Stop(ctx); err != nil {
 				return nil, fmt.Errorf("%s: %w", say("steps.step7.stop", "Unit", env.Service.UnitPath()), err)
 			}
 			r.noteUnshown(env, "%s", say("steps.step7.stopped"))
 			const change = `{"spec":{"pods":8}}`
-			rx.Action(patchCmd(alphaObj, change), "set alpha spec.pods=8", alphaObj.target())
+			rx.Action(patchCmd(alphaObj, change), timeline.Say("timeline.what.you_set", "Field", "alpha spec.pods", "Value", "8"), alphaObj.target())
 			if _, err := sh.mergePatch(ctx, env, alphaObj, change, ""); err != nil {
 				return nil, err
 			}
@@ -120,11 +121,11 @@ var step7 = &Step{
 			sh.readBack("observed_while_stopped", alphaObj, "{.status.observedGeneration}", a)
 			sh.readBack("quota_pods_while_stopped", quota, "{.spec.hard.pods}", q)
 		}
-		rx.Read("cnpa", timeline.KindRead, "teamspace alpha", fmt.Sprintf("after %s stopped: generation %d, observedGeneration %d, quota hard.pods=%s",
-			env.CatchupWait, ev.Generation, ev.ObservedWhileStopped, ev.QuotaPodsWhileStopped))
+		rx.Read("cnpa", timeline.KindRead, "teamspace alpha", timeline.Say("timeline.what.read_stopped", "Wait", env.CatchupWait.String(),
+			"Generation", fmt.Sprint(ev.Generation), "Observed", fmt.Sprint(ev.ObservedWhileStopped), "Pods", ev.QuotaPodsWhileStopped))
 		if st, _ := env.Service.Status(ctx); !st.Active {
 			sh.systemctl(env, "start", service.Name)
-			rx.You(serviceCommand(env, "start"), "started the controller", "service "+reaction.UnitName)
+			rx.You(serviceCommand(env, "start"), timeline.Say("timeline.what.you_started"), "service "+reaction.UnitName)
 			if err := env.Service.Start(ctx); err != nil {
 				return nil, fmt.Errorf("%s: %w", say("steps.step7.start", "Unit", env.Service.UnitPath()), err)
 			}
@@ -146,7 +147,7 @@ var step7 = &Step{
 			ev.ObservedAfterStart, ev.QuotaPodsAfterStart = a.Status.ObservedGeneration, teamspace.QuotaPods(q)
 			lastAlpha, lastQuota = a, q
 			return a.Status.ObservedGeneration == a.Generation && teamspace.QuotaPods(q) == "8",
-				fmt.Sprintf("generation %d observed %d quota pods %q", a.Generation, a.Status.ObservedGeneration, teamspace.QuotaPods(q)), nil
+				say("steps.seen.catching_up", "Generation", a.Generation, "Observed", a.Status.ObservedGeneration, "Pods", strconv.Quote(teamspace.QuotaPods(q))), nil
 		}); err != nil {
 			return nil, err
 		}
@@ -192,7 +193,7 @@ func loadStoppedReading(dir string) (*stoppedReading, error) {
 	var bad *atomicfile.DecodeError
 	switch {
 	case errors.As(err, &bad):
-		return nil, fmt.Errorf("%s: %v (remove it, and start over with `cnpa reset --yes`)", bad.Path, bad.Err)
+		return nil, errors.New(say("steps.step7.bad_reading", "Path", bad.Path, "Err", bad.Err))
 	case err != nil:
 		return nil, err
 	case !found:
@@ -210,7 +211,7 @@ func readStopped(ctx context.Context, env *Lab, ns string) (*teamspace.TeamSpace
 		return nil, nil, err
 	}
 	if a == nil {
-		return nil, nil, fmt.Errorf("TeamSpace alpha is gone")
+		return nil, nil, errors.New(say("steps.seen.is_gone", "Name", "TeamSpace alpha"))
 	}
 	q, err := getQuota(ctx, env, ns)
 	return a, q, err

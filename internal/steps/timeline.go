@@ -16,7 +16,7 @@ func (r *Result) finishTimeline(ctx context.Context, rx *reaction.Recorder) {
 		r.Timeline = tl
 	}
 	if err != nil {
-		r.note("timeline not saved: %v", err)
+		r.note("%s", say("steps.timeline_not_saved", "Err", err))
 	}
 }
 

@@ -36,6 +36,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/safefs"
@@ -151,14 +152,25 @@ func Hash(raw []byte) (string, error) {
 }
 
 // Error is a file that cannot be read as a submission; it names the file
-// and what to do.
+// and what to do, in the chosen language.
 type Error struct {
 	Path, Problem, Fix string
 }
 
-func (e *Error) Error() string { return e.Path + " " + e.Problem + ": " + e.Fix }
+func (e *Error) Error() string {
+	return i18n.T("submission.error", i18n.Args{"Path": e.Path, "Problem": e.Problem, "Fix": e.Fix})
+}
 
-const fixResend = "ask the learner to run `cnpa submit` again and send the file it writes"
+// problem is an *Error for path: the problem and the fix are messages of
+// the catalog (submission.*), the problem's placeholders as name, value
+// pairs.
+func problem(path, id, fix string, kv ...any) *Error {
+	args := i18n.Args{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		args[kv[i].(string)] = kv[i+1]
+	}
+	return &Error{Path: path, Problem: i18n.T("submission."+id, args), Fix: i18n.T("submission.fix."+fix, i18n.Args{"Name": DefaultName})}
+}
 
 // MaxSize is the largest submission cnpa writes and reads: a real one is
 // some hundred KiB (seven small records, the CRD, the timelines). The cap
@@ -174,10 +186,9 @@ func Read(path string) (*Submission, error) {
 	var big *safefs.TooLargeError
 	switch {
 	case errors.As(err, &big):
-		return nil, &Error{Path: path, Problem: fmt.Sprintf("is larger than the %d MiB a submission may be (%s)", MaxSize>>20, err),
-			Fix: "a real submission is far smaller: " + fixResend}
+		return nil, problem(path, "too_large", "smaller", "Max", MaxSize>>20, "Err", err.Error())
 	case err != nil:
-		return nil, &Error{Path: path, Problem: "cannot be read (" + err.Error() + ")", Fix: "check the path"}
+		return nil, problem(path, "unreadable", "path", "Err", err.Error())
 	}
 	return Parse(path, data)
 }
@@ -190,50 +201,47 @@ func Parse(path string, data []byte) (*Submission, error) {
 		var typ *json.UnmarshalTypeError
 		switch {
 		case len(bytes.TrimSpace(data)) == 0:
-			return nil, &Error{Path: path, Problem: "is empty", Fix: fixResend}
+			return nil, problem(path, "empty", "resend")
 		case errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))) || strings.Contains(err.Error(), "unexpected end of JSON input"):
-			return nil, &Error{Path: path, Problem: fmt.Sprintf("is truncated: its JSON ends after %d bytes, in the middle of the document", len(data)), Fix: fixResend}
+			return nil, problem(path, "truncated", "resend", "N", len(data))
 		case bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) && errors.As(err, &typ):
-			return nil, &Error{Path: path, Problem: "is not a cnpa submission (" + err.Error() + ")", Fix: "give the file `cnpa submit` writes (" + DefaultName + ")"}
+			return nil, problem(path, "not_submission", "give", "Err", err.Error())
 		default:
-			return nil, &Error{Path: path, Problem: "is not a cnpa submission: it is not JSON (" + err.Error() + ")", Fix: "give the file `cnpa submit` writes (" + DefaultName + ")"}
+			return nil, problem(path, "not_json", "give", "Err", err.Error())
 		}
 	}
 	switch {
+	case env.Kind == "":
+		return nil, problem(path, "no_kind", "give", "Kind", Kind)
 	case env.Kind != Kind:
-		what := "has no \"kind\": \"" + Kind + "\""
-		if env.Kind != "" {
-			what = fmt.Sprintf("is a %q, not a %q", env.Kind, Kind)
-		}
-		return nil, &Error{Path: path, Problem: "is not a cnpa submission: it " + what, Fix: "give the file `cnpa submit` writes (" + DefaultName + ")"}
+		return nil, problem(path, "other_kind", "give", "Got", strconv.Quote(env.Kind), "Kind", strconv.Quote(Kind))
 	case env.Format > Format:
-		return nil, &Error{Path: path, Problem: fmt.Sprintf("is a format-%d submission, newer than this cnpa reads (format %d)", env.Format, Format),
-			Fix: "grade it with the cnpa the learner used, or a newer one (`cnpa version` prints this one's)"}
+		return nil, problem(path, "newer", "newer", "Got", env.Format, "Format", Format)
 	case env.Format < 1:
-		return nil, &Error{Path: path, Problem: "has no format number", Fix: fixResend}
+		return nil, problem(path, "no_format", "resend")
 	case len(env.Content) == 0:
-		return nil, &Error{Path: path, Problem: "has no content", Fix: fixResend}
+		return nil, problem(path, "no_content", "resend")
 	}
 	s := &Submission{Path: path, SHA256: env.SHA256}
 	dec := json.NewDecoder(bytes.NewReader(env.Content))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s.Content); err != nil {
-		return nil, &Error{Path: path, Problem: "has a content this cnpa cannot read (" + err.Error() + ")", Fix: fixResend}
+		return nil, problem(path, "bad_content", "resend", "Err", err.Error())
 	}
 	if s.Learner == "" {
-		return nil, &Error{Path: path, Problem: "names no learner", Fix: "ask the learner to run `cnpa submit --learner NAME` again"}
+		return nil, problem(path, "no_learner", "learner")
 	}
 	if err := CheckName(s.Learner); err != nil {
-		return nil, &Error{Path: path, Problem: "names its learner " + strconv.QuoteToASCII(s.Learner) + ", which " + err.Error(), Fix: "ask the learner to run `cnpa submit --learner NAME` again with a plain name"}
+		return nil, problem(path, "bad_learner", "plain_name", "Name", strconv.QuoteToASCII(s.Learner), "Err", err.Error())
 	}
-	if problem := s.Cluster.check(); problem != "" {
-		return nil, &Error{Path: path, Problem: "has a cluster " + problem + ", which `cnpa submit` never writes", Fix: fixResend}
+	if p := s.Cluster.check(); p != "" {
+		return nil, problem(path, "bad_cluster", "resend", "Problem", p)
 	}
 	if !validVersion(s.CnpaVersion) {
-		return nil, &Error{Path: path, Problem: "has a cnpa_version " + strconv.QuoteToASCII(s.CnpaVersion) + ", which is not a version", Fix: fixResend}
+		return nil, problem(path, "bad_version", "resend", "Value", strconv.QuoteToASCII(s.CnpaVersion))
 	}
 	if s.Facts == nil {
-		return nil, &Error{Path: path, Problem: "holds no facts of the cluster", Fix: fixResend}
+		return nil, problem(path, "no_facts", "resend")
 	}
 	sum, err := Hash(env.Content)
 	s.HashOK = err == nil && sum == env.SHA256
@@ -248,7 +256,7 @@ func Write(path string, c *Content) error {
 		return err
 	}
 	if len(data) >= MaxSize {
-		return fmt.Errorf("the submission would be %d bytes, more than the %d MiB `cnpa class grade` reads: an evidence file or timeline is far larger than the lab writes", len(data), MaxSize>>20)
+		return errors.New(i18n.T("submission.would_be_too_large", i18n.Args{"N": len(data), "Max": MaxSize >> 20}))
 	}
 	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
 }
@@ -369,15 +377,15 @@ func (c *Content) BadTimelines() []string {
 func CheckName(name string) error {
 	switch {
 	case !utf8.ValidString(name):
-		return errors.New("is not UTF-8")
+		return errors.New(i18n.T("submission.name.not_utf8"))
 	case len(name) > 128:
-		return fmt.Errorf("is %d bytes long, more than 128", len(name))
+		return errors.New(i18n.T("submission.name.too_long", i18n.Args{"N": len(name)}))
 	case strings.TrimSpace(name) != name:
-		return errors.New("starts or ends with a space")
+		return errors.New(i18n.T("submission.name.space"))
 	}
 	for _, r := range name {
 		if unicode.IsControl(r) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
-			return fmt.Errorf("holds the control character %U", r)
+			return errors.New(i18n.T("submission.name.control", i18n.Args{"Char": fmt.Sprintf("%U", r)}))
 		}
 	}
 	return nil
@@ -410,13 +418,13 @@ func validVersion(v string) bool { return v == "(devel)" || versionRE().MatchStr
 func (cl Cluster) check() string {
 	switch {
 	case cl.KubeSystemUID != "" && !uuidRE().MatchString(cl.KubeSystemUID):
-		return "kube_system_uid " + strconv.QuoteToASCII(cl.KubeSystemUID) + " that is not a UUID"
+		return i18n.T("submission.cluster.uid", i18n.Args{"Value": strconv.QuoteToASCII(cl.KubeSystemUID)})
 	case cl.ServerVersion != "" && !semverRE().MatchString(cl.ServerVersion):
-		return "server_version " + strconv.QuoteToASCII(cl.ServerVersion) + " that is not a version"
+		return i18n.T("submission.cluster.version", i18n.Args{"Value": strconv.QuoteToASCII(cl.ServerVersion)})
 	case !slices.Contains(datastores, cl.Datastore):
-		return "datastore " + strconv.QuoteToASCII(cl.Datastore) + " that is none of etcd, kine, unknown"
+		return i18n.T("submission.cluster.datastore", i18n.Args{"Value": strconv.QuoteToASCII(cl.Datastore)})
 	case cl.Server != "" && !validServer(cl.Server):
-		return "server " + strconv.QuoteToASCII(cl.Server) + " that is not an API server's URL"
+		return i18n.T("submission.cluster.server", i18n.Args{"Value": strconv.QuoteToASCII(cl.Server)})
 	}
 	return ""
 }

@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // GapKind names one way the cluster can differ from what a TeamSpace asks.
@@ -42,12 +45,41 @@ const (
 // Gap is one difference between desired and actual state.
 type Gap struct {
 	Kind GapKind
-	// Detail says what is there and what should be, in the words the
-	// checks and the status table print.
-	Detail string
+	// Args are what is there and what should be (the namespace, the
+	// finalizers, …), the values String names.
+	Args map[string]string
 }
 
-func (g Gap) String() string { return g.Detail }
+// gapIDs are each gap's words in the catalog (teamspace.gap.*).
+var gapIDs = map[GapKind]string{
+	GapFinalizer: "finalizer", GapNamespace: "namespace", GapNamespaceLabel: "namespace_label",
+	GapNamespaceController: "namespace_controller", GapQuota: "quota", GapQuotaHard: "quota_hard",
+	GapQuotaLabel: "quota_label", GapStatus: "status",
+}
+
+// String says the gap, what is there and what should be, in the chosen
+// language: the words the checks and the steps print. Only they ask for
+// it: the controller decides by Kind and says nothing of a gap.
+func (g Gap) String() string {
+	id := "teamspace.gap." + gapIDs[g.Kind]
+	if g.Kind == GapQuotaHard && g.Args["Extra"] != "" {
+		id += "_extra"
+	}
+	args := i18n.Args{}
+	for k, v := range g.Args {
+		args[k] = v
+	}
+	return i18n.T(id, args)
+}
+
+// gap is a Gap of kind k with its values as name, value pairs.
+func gap(k GapKind, kv ...string) Gap {
+	g := Gap{Kind: k, Args: map[string]string{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		g.Args[kv[i]] = kv[i+1]
+	}
+	return g
+}
 
 // Habit tells whether the gap is one of cnpa's own conventions rather than
 // something LAB.md requires: a learner's controller may leave it open.
@@ -86,7 +118,7 @@ type ForeignNamespaceError struct {
 }
 
 func (e *ForeignNamespaceError) Error() string {
-	return fmt.Sprintf("namespace %s exists and is not owned by this TeamSpace (uid %s)", e.Namespace, e.UID)
+	return i18n.T("teamspace.foreign", i18n.Args{"Namespace": e.Namespace, "UID": string(e.UID)})
 }
 
 // FindGaps is the one definition of "converged": it lists what differs
@@ -106,42 +138,42 @@ func FindGaps(ts *TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, fina
 	var invalid *InvalidSpecError
 	badName := errors.As(err, &invalid) && invalid.Field == "metadata.name"
 	if finalizerOn && !badName && !HasFinalizer(ts.Finalizers, Finalizer) {
-		gaps = append(gaps, Gap{GapFinalizer, fmt.Sprintf("finalizers %v lack %s", ts.Finalizers, Finalizer)})
+		gaps = append(gaps, gap(GapFinalizer, "Finalizers", fmt.Sprint(ts.Finalizers), "Finalizer", Finalizer))
 	}
 	if err != nil {
 		return gaps, err
 	}
 	switch {
 	case ns == nil:
-		gaps = append(gaps, Gap{GapNamespace, "namespace " + d.Namespace + " missing"})
+		gaps = append(gaps, gap(GapNamespace, "Namespace", d.Namespace))
 	case !HasOwnerReference(ns.OwnerReferences, ts.UID):
 		return gaps, &ForeignNamespaceError{Namespace: d.Namespace, UID: ts.UID}
 	default:
 		if !OwnedBy(ns.OwnerReferences, ts.UID) {
-			gaps = append(gaps, Gap{GapNamespaceController, fmt.Sprintf("namespace %s ownerReference to uid %s is not marked controller", d.Namespace, ts.UID)})
+			gaps = append(gaps, gap(GapNamespaceController, "Namespace", d.Namespace, "UID", string(ts.UID)))
 		}
 		if ns.Labels[OwnerLabel] != ts.Name {
-			gaps = append(gaps, Gap{GapNamespaceLabel, fmt.Sprintf("namespace %s label %s=%q", d.Namespace, OwnerLabel, ns.Labels[OwnerLabel])})
+			gaps = append(gaps, gap(GapNamespaceLabel, "Namespace", d.Namespace, "Label", OwnerLabel, "Value", strconv.Quote(ns.Labels[OwnerLabel])))
 		}
 	}
 	switch {
 	case q == nil:
-		gaps = append(gaps, Gap{GapQuota, d.Namespace + "/" + QuotaName + " missing"})
+		gaps = append(gaps, gap(GapQuota, "Quota", d.Namespace+"/"+QuotaName))
 	case !d.QuotaMatches(q.Spec.Hard):
 		pods, cpu := q.Spec.Hard[corev1.ResourcePods], q.Spec.Hard[corev1.ResourceRequestsCPU]
-		detail := fmt.Sprintf("%s/%s pods=%s cpu=%s, spec asks pods=%s cpu=%s", d.Namespace, QuotaName,
-			pods.String(), cpu.String(), d.Pods.String(), d.CPU.String())
+		g := gap(GapQuotaHard, "Quota", d.Namespace+"/"+QuotaName, "Pods", pods.String(), "CPU", cpu.String(),
+			"WantPods", d.Pods.String(), "WantCPU", d.CPU.String())
 		if extra := ExtraHard(q.Spec.Hard); len(extra) > 0 {
-			detail += fmt.Sprintf(" and nothing else (extra %v)", extra)
+			g.Args["Extra"] = fmt.Sprint(extra)
 		}
-		gaps = append(gaps, Gap{GapQuotaHard, detail})
+		gaps = append(gaps, g)
 	}
 	if q != nil && q.Labels[OwnerLabel] != ts.Name {
-		gaps = append(gaps, Gap{GapQuotaLabel, fmt.Sprintf("%s/%s label %s=%q", d.Namespace, QuotaName, OwnerLabel, q.Labels[OwnerLabel])})
+		gaps = append(gaps, gap(GapQuotaLabel, "Quota", d.Namespace+"/"+QuotaName, "Label", OwnerLabel, "Value", strconv.Quote(q.Labels[OwnerLabel])))
 	}
 	if ts.Status.ObservedGeneration != ts.Generation || ts.Status.Namespace != d.Namespace {
-		gaps = append(gaps, Gap{GapStatus, fmt.Sprintf("status observedGeneration=%d namespace=%q, generation %d",
-			ts.Status.ObservedGeneration, ts.Status.Namespace, ts.Generation)})
+		gaps = append(gaps, gap(GapStatus, "Observed", fmt.Sprint(ts.Status.ObservedGeneration), "Namespace", strconv.Quote(ts.Status.Namespace),
+			"Generation", fmt.Sprint(ts.Generation)))
 	}
 	return gaps, nil
 }

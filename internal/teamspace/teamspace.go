@@ -8,6 +8,7 @@ package teamspace
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 const (
@@ -132,11 +135,34 @@ func (t *TeamSpace) OwnerReference() metav1.OwnerReference {
 
 // InvalidSpecError says which field of a TeamSpace cannot be acted on.
 type InvalidSpecError struct {
-	Field, Value, Reason string
+	Field, Value string
+	// Reason says what is wrong with the value, in English: the words
+	// the controller's Warning Event says in the cluster (Error). Said
+	// says the error in the chosen language, from reason and args.
+	Reason string
+	reason string
+	args   i18n.Args
+}
+
+// invalidSpec is the error for field's value, with why as a message of
+// the catalog (teamspace.invalid.*) and its placeholders.
+func invalidSpec(field, value, why string, args i18n.Args) *InvalidSpecError {
+	id := "teamspace.invalid." + why
+	return &InvalidSpecError{Field: field, Value: value, Reason: i18n.English.T(id, args), reason: id, args: args}
 }
 
 func (e *InvalidSpecError) Error() string {
 	return fmt.Sprintf("%s %q %s", e.Field, e.Value, e.Reason)
+}
+
+// Said is the error in the chosen language, for a learner to read (Error
+// stays English: the controller's Event in the cluster says it).
+func (e *InvalidSpecError) Said() string {
+	reason := e.Reason
+	if e.reason != "" {
+		reason = i18n.T(e.reason, e.args)
+	}
+	return i18n.T("teamspace.invalid", i18n.Args{"Field": e.Field, "Value": strconv.Quote(e.Value), "Reason": reason})
 }
 
 // CPUPattern is the grammar of spec.cpu that both engines serve: cores with
@@ -153,9 +179,6 @@ var cpuGrammar = regexp.MustCompile(CPUPattern)
 // maxLength): no valid amount is longer.
 const MaxCPULen = 12
 
-// cpuHelp is the fix for a spec.cpu outside CPUPattern.
-const cpuHelp = `is not a CPU amount: use cores with up to 3 decimals ("1", "0.5") or millicores ("500m")`
-
 // Desired is what one TeamSpace should have in the cluster.
 type Desired struct {
 	Namespace string
@@ -169,21 +192,20 @@ type Desired struct {
 func DesiredState(t *TeamSpace) (*Desired, error) {
 	ns := NamespaceName(t.Name)
 	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-		return nil, &InvalidSpecError{Field: "metadata.name", Value: t.Name,
-			Reason: "gives namespace " + ns + " which is invalid: " + strings.Join(errs, "; ")}
+		return nil, invalidSpec("metadata.name", t.Name, "name", i18n.Args{"Namespace": ns, "Errs": strings.Join(errs, "; ")})
 	}
 	if t.Spec.Pods < 1 || t.Spec.Pods > 50 {
-		return nil, &InvalidSpecError{Field: "spec.pods", Value: fmt.Sprint(t.Spec.Pods), Reason: "must be between 1 and 50"}
+		return nil, invalidSpec("spec.pods", fmt.Sprint(t.Spec.Pods), "pods", nil)
 	}
 	// Checked before parsing: ParseQuantity spends seconds and gigabytes
 	// on an exponent like 1e-100000000, and a TeamSpace author must not be
 	// able to stall the controller's workers.
 	if len(t.CPU()) > MaxCPULen || !cpuGrammar.MatchString(t.CPU()) {
-		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: cpuHelp}
+		return nil, invalidSpec("spec.cpu", t.CPU(), "cpu", nil)
 	}
 	cpu, err := resource.ParseQuantity(t.CPU())
 	if err != nil {
-		return nil, &InvalidSpecError{Field: "spec.cpu", Value: t.CPU(), Reason: cpuHelp}
+		return nil, invalidSpec("spec.cpu", t.CPU(), "cpu", nil)
 	}
 	return &Desired{Namespace: ns, Pods: *resource.NewQuantity(t.Spec.Pods, resource.DecimalSI), CPU: cpu}, nil
 }

@@ -29,9 +29,9 @@ func Print(p *ui.Printer, tl *Timeline) {
 	// Japanese character is two.
 	words := make([]string, len(tl.Entries))
 	for i, e := range tl.Entries {
-		e.Actor, e.What, e.Source = ui.Clean(e.Actor), ui.Clean(e.What), ui.Clean(e.Source)
+		e.Actor, e.What, e.Source = ui.Clean(e.Actor), ui.Clean(e.Text()), ui.Clean(e.Source)
 		entries[i] = e
-		words[i] = actorWords(e.Actor)
+		words[i] = ActorWords(e.Actor)
 	}
 	for i, e := range entries {
 		atW = max(atW, len(FormatAt(e.At)))
@@ -47,18 +47,33 @@ func Print(p *ui.Printer, tl *Timeline) {
 		case Controller:
 			actor = p.Accent(actor)
 		}
-		what := e.What
-		if r := []rune(what); len(r) > 90 {
-			what = string(r[:89]) + "…"
-		}
+		what := clip(e.What, 90)
 		pad := strings.Repeat(" ", max(0, whatW-ui.Width(what)))
 		p.Line("  %*s  %s  %s%s  %s", atW, FormatAt(e.At), actor, what, pad, p.Faint(e.Source))
 	}
 }
 
-// actorWords is who acted, in the chosen language: one of the actors the
+// clip is s cut to cols display columns, with … for what it leaves out.
+func clip(s string, cols int) string {
+	if ui.Width(s) <= cols {
+		return s
+	}
+	var b strings.Builder
+	w := 0
+	for _, r := range s {
+		rw := ui.Width(string(r))
+		if w+rw > cols-1 {
+			break
+		}
+		b.WriteRune(r)
+		w += rw
+	}
+	return b.String() + "…"
+}
+
+// ActorWords is who acted, in the chosen language: one of the actors the
 // steps name, or the recorded text as it is.
-func actorWords(a string) string {
+func ActorWords(a string) string {
 	id, ok := map[string]string{
 		You: "timeline.actor.you", Controller: "timeline.actor.controller", GarbageCollector: "timeline.actor.garbage_collector",
 		NamespaceController: "timeline.actor.namespace_controller", QuotaController: "timeline.actor.quota_controller",

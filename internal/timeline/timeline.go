@@ -25,7 +25,11 @@
 //	      "source": "watch",         // how it was seen: watch, event, log, file, read
 //	      "kind": "created",         // for programs: see the Kind constants (optional)
 //	      "object": "resourcequota team-alpha/team-quota", // what it is about (optional)
-//	      "values": {"uid": "…"}     // the facts behind what, as strings (optional)
+//	      "values": {"uid": "…"},    // the facts behind what, as strings (optional)
+//	      "said": [{"id": "timeline.what.quota_created", "args": {"Name": "team-quota", …}}]
+//	                                 // what as catalog messages, or texts said as
+//	                                 // they are ({"text": …}), for people in their
+//	                                 // language (optional; what is their English)
 //	    }
 //	  ]
 //	}
@@ -106,6 +110,9 @@ type Entry struct {
 	Kind   string            `json:"kind,omitempty"`
 	Object string            `json:"object,omitempty"`
 	Values map[string]string `json:"values,omitempty"`
+	// Said is What as catalog messages, said in the reader's language
+	// (Text); What is their English (Words).
+	Said []Message `json:"said,omitempty"`
 }
 
 // Timeline is one step's record.

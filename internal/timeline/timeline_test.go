@@ -87,3 +87,52 @@ func TestPrintJapanese(t *testing.T) {
 		t.Errorf("Print:\ngot:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
+
+// An entry's words (Words, Say) keep their English in What, as the file
+// always had it, and beside it the messages, which Print says in the
+// reader's language, aligned by display width; an entry without them, or
+// with a message this cnpa does not know (another cnpa's), is What as
+// recorded. A long what is cut by display width.
+func TestWordsSaidInTheReadersLanguage(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	dir := t.TempDir()
+	start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	tl := &Timeline{Step: 5, Action: "kubectl delete resourcequota team-quota -n team-alpha", Start: start}
+	tl.Put(start, Entry{Actor: You, Source: FromRead, Kind: KindAction}.Words(Say("timeline.what.you_deleted_uid", "Object", "team-quota", "UID", "a")))
+	tl.Put(start.Add(4*time.Millisecond), Entry{Actor: Controller, Source: FromEvent}.Words(Literal("DriftCorrected: quota recreated"),
+		Say("timeline.what.from_other", "From", "someone")))
+	tl.Put(start.Add(5*time.Millisecond), Entry{Actor: Controller, Source: FromWatch}.Words(Say("timeline.what.no_such_message")))
+	tl.Add(start.Add(6*time.Millisecond), QuotaController, "team-quota hard.pods 99 → 6", FromWatch)
+	if tl.Entries[0].What != "deleted team-quota (uid a)" || tl.Entries[1].What != "DriftCorrected: quota recreated (from someone, not cnpa's controller)" {
+		t.Fatalf("What is not the English: %q, %q", tl.Entries[0].What, tl.Entries[1].What)
+	}
+	tl.Entries[2].What = "what another cnpa wrote"
+	if err := Save(dir, tl); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir, 5)
+	if err != nil || len(got.Entries) != 4 || len(got.Entries[1].Said) != 2 {
+		t.Fatalf("Load: %+v, %v", got, err)
+	}
+	i18n.Set(i18n.Japanese)
+	var out bytes.Buffer
+	Print(ui.New(&out, true), got)
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	if len(lines) != 5 || !strings.Contains(lines[1], "team-quotaを削除した(uid a)") ||
+		!strings.Contains(lines[2], "DriftCorrected: quota recreated(送り主はsomeone。cnpaのコントローラーではない)") ||
+		!strings.Contains(lines[3], "what another cnpa wrote") || !strings.Contains(lines[4], "team-quota hard.pods 99 → 6") {
+		t.Errorf("Print in Japanese:\n%s", out.String())
+	}
+	// The sources line up: every row is as wide up to its source.
+	for _, l := range lines[2:] {
+		if w := ui.Width(l[:strings.LastIndex(l, "  ")]); w != ui.Width(lines[1][:strings.LastIndex(lines[1], "  ")]) {
+			t.Errorf("row %q: %d columns before its source, want %d", l, w, ui.Width(lines[1][:strings.LastIndex(lines[1], "  ")]))
+		}
+	}
+	if c := clip(strings.Repeat("あ", 60), 90); ui.Width(c) > 90 || ui.Width(c) < 89 || !strings.HasSuffix(c, "…") {
+		t.Errorf("clip: %d columns, %q", ui.Width(c), c)
+	}
+	if c := clip(strings.Repeat("a", 100), 90); c != strings.Repeat("a", 89)+"…" {
+		t.Errorf("clip of ASCII: %q", c)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // Clean makes a value read from the cluster (an Event's message, a name,
@@ -106,5 +108,5 @@ func Whole(s string, max int) string {
 	if i := strings.LastIndexAny(head, ".;"); i > max/2 {
 		head = head[:i+1]
 	}
-	return fmt.Sprintf("%s [%d more characters]", head, len(s)-len(head))
+	return i18n.T("ui.more_characters", i18n.Args{"Text": head, "N": len(s) - len(head)})
 }

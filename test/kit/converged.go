@@ -50,7 +50,7 @@ func CheckConverged(ts *teamspace.TeamSpace, ns *corev1.Namespace, q *corev1.Res
 		errs = append(errs, err)
 	}
 	for _, g := range gaps {
-		errs = append(errs, fmt.Errorf("%s: %s", g.Kind, g.Detail))
+		errs = append(errs, fmt.Errorf("%s: %s", g.Kind, g))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("teamspace %s not converged: %w", ts.Name, err)
