@@ -87,7 +87,7 @@ var (
 	MistakeEdge           = Mistake{Name: "edge-triggered: a deleted quota, or a change made while stopped, is missed"}
 	MistakeNotRunning     = Mistake{Name: "controller not running"}
 	MistakeStale          = Mistake{Name: "evidence does not describe this cluster (edited, copied or left from an earlier run)"}
-	MistakeCRD            = Mistake{Name: "CRD not as LAB.md step 1 asks"} // a name, kept as submissions keep it
+	MistakeCRD            = Mistake{Name: "CRD not as step 1 of the lab asks"} // a name, kept as submissions keep it; never "LAB.md", which the learner does not have
 
 	MistakeNoNamespace = Mistake{Name: "namespace not created",
 		Advice: "reconcile.sh must create namespace team-<name> for every TeamSpace"}
