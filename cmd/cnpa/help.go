@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"regexp"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -29,9 +31,32 @@ func localizedHelp(app *cli.App, print func(io.Writer, string, any, map[string]a
 		if l := i18n.Current(); l != i18n.English {
 			cmd, _ := data.(*cli.Command)
 			localizeHelp(app, cmd, l)
+			templ = localizeHeadings(templ, l)
+			english := cli.FlagStringer
+			cli.FlagStringer = func(f cli.Flag) string {
+				return strings.Replace(english(f), " (default: ", " ("+l.T("help.default")+": ", 1)
+			}
+			defer func() { cli.FlagStringer = english }()
 		}
 		print(w, templ, data, funcs)
 	}
+}
+
+// heading is a heading of urfave/cli's help templates ("OPTIONS:"), at the
+// start of a line.
+var heading = regexp.MustCompile(`(?m)^(NAME|USAGE|VERSION|DESCRIPTION|AUTHOR|COMMANDS|GLOBAL OPTIONS|OPTIONS|CATEGORY|COPYRIGHT)\b`)
+
+// localizeHeadings says templ's headings in l (help.heading.options); the
+// usage line's syntax ([command options], [arguments...]) stays, as
+// kubectl's does.
+func localizeHeadings(templ string, l i18n.Lang) string {
+	return heading.ReplaceAllStringFunc(templ, func(h string) string {
+		id := "help.heading." + strings.ToLower(strings.ReplaceAll(h, " ", "_"))
+		if l.Has(id) {
+			return l.T(id)
+		}
+		return h
+	})
 }
 
 // localizeHelp puts l's help texts in place of the English ones: the app's

@@ -104,6 +104,17 @@ func TestHelpInJapanese(t *testing.T) {
 		!strings.Contains(out, "1つの条件を待つ最長の時間") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
+	// urfave/cli's headings and its "(default: …)" too.
+	for _, w := range []string{"\n名前:\n", "\n使い方:\n", "\n説明:\n", "\nオプション:\n", "(既定: 3m0s)"} {
+		if !strings.Contains("\n"+out, w) {
+			t.Errorf("step --help does not say %q:\n%s", w, out)
+		}
+	}
+	for _, w := range []string{"NAME:", "USAGE:", "OPTIONS:", "(default:"} {
+		if strings.Contains(out, w) {
+			t.Errorf("step --help in Japanese says %q:\n%s", w, out)
+		}
+	}
 	for _, l := range strings.Split(out, "\n") {
 		if strings.HasPrefix(l, "   ") && !strings.HasPrefix(strings.TrimSpace(l), "-") {
 			// description lines (not flags) fit 80 columns

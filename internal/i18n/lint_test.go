@@ -212,6 +212,7 @@ var allowProse = map[string]string{
 	"# Written by cnpa for --context %s. cnpa's reconcile.sh and cnpa-op.service\n# run with KUBECONFIG=<this file>:<your kubeconfig>; kubectl merges the two\n# and takes current-context from the first file that sets it: this one.\n# Clusters, users and credentials all come from your kubeconfig.\napiVersion: v1\nkind: Config\ncurrent-context: %s\n":                                         "the kubeconfig cnpa writes for --context",
 
 	// Text a program matches, not a person reads.
+	`(?m)^(NAME|USAGE|VERSION|DESCRIPTION|AUTHOR|COMMANDS|GLOBAL OPTIONS|OPTIONS|CATEGORY|COPYRIGHT)\b`: "urfave/cli's help headings, matched in its templates and said as help.heading.*",
 	"would exceed context deadline":                                       "client-go's rate limiter's error, matched",
 	"may only add or remove the finalizer":                                "the admission policy's message, matched in the controller's log",
 	"is forbidden":                                                        "kubectl's error, matched in the script's output",
