@@ -96,7 +96,7 @@ var submitCommand = &cli.Command{
 		}
 		p.Line("%s", i18n.T("cli.submit.wrote", i18n.Args{"Path": out, "Learner": learner, "Passed": rep.Passed, "Failed": rep.Failed}))
 		if content.Diagnosis != "" {
-			p.Note("%s", i18n.T("cli.submit.diagnosis", i18n.Args{"Diagnosis": content.Diagnosis}))
+			p.Note("%s", i18n.T("cli.submit.diagnosis", i18n.Args{"Diagnosis": lab.SayMistake(content.Diagnosis)}))
 		}
 		p.Line("%s", i18n.T("cli.submit.send"))
 		if !rep.OK() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -119,7 +120,7 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 			i18n.T("class.line.checks", i18n.Args{"Passed": fmt.Sprintf("%3d", l.ChecksPassed), "Total": fmt.Sprintf("%-3d", l.ChecksTotal)}),
 			l.Graded, first)
 		if l.Diagnosis != "" {
-			line += ": " + ui.Clean(l.Diagnosis)
+			line += ": " + ui.Clean(lab.SayMistake(l.Diagnosis))
 		}
 		p.Line("%s", line)
 		if l.GradedDetail != "" && l.Graded != GradedMissing {
@@ -140,7 +141,7 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 		p.Line("")
 		p.Title("%s", i18n.T("class.diagnoses"))
 		for _, d := range gb.Diagnoses {
-			p.Line("  %s: %s (%s)", i18n.N("plural.class.learners", len(d.Learners)), ui.Clean(d.Diagnosis), ui.Clean(strings.Join(d.Learners, ", ")))
+			p.Line("  %s: %s (%s)", i18n.N("plural.class.learners", len(d.Learners)), ui.Clean(lab.SayMistake(d.Diagnosis)), ui.Clean(strings.Join(d.Learners, ", ")))
 		}
 	}
 }

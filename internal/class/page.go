@@ -28,6 +28,9 @@ var page = sync.OnceValue(func() *template.Template {
 		"pct":  func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) },
 		"w":    func(x float64) template.CSS { return template.CSS(fmt.Sprintf("width: %.1f%%", 100*x)) },
 		"add1": func(i int) int { return i + 1 },
+		// A diagnosis is kept as its English name (data-diagnosis, the
+		// CSV) and read in the page's language.
+		"mistake": lab.SayMistake,
 		"frac": func(a, b int) float64 {
 			if b == 0 {
 				return 0

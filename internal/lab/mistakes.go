@@ -2,6 +2,7 @@ package lab
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -23,6 +24,40 @@ type Mistake struct {
 
 // String is the mistake's name.
 func (m Mistake) String() string { return m.Name }
+
+// SayMistake is a mistake's name, as a gradebook and a submission keep it
+// (English, the same in every language: an LMS and the CSV read it), in
+// the chosen language for people: lab.mistake.<its words, with _>. A
+// name this cnpa does not know (another version's) is said as it is.
+func SayMistake(name string) string {
+	id := MistakeID(name)
+	if id != "" && i18n.Current().Has(id) {
+		return i18n.T(id)
+	}
+	return name
+}
+
+// MistakeID is the catalog id of a mistake's name: lab.mistake. and its
+// lowercase letters and digits, every run of others one _.
+func MistakeID(name string) string {
+	var b strings.Builder
+	gap := false
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if gap && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+			gap = false
+			continue
+		}
+		gap = true
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "lab.mistake." + b.String()
+}
 
 // IsZero tells whether m names no mistake.
 func (m Mistake) IsZero() bool { return m.Name == "" }
