@@ -104,7 +104,7 @@ func (l Lang) N(id string, count int, args ...Args) string {
 func (l Lang) localize(id string, count any, args []Args) string {
 	var data any
 	if len(args) > 0 {
-		data = args[0]
+		data = said(args[0])
 	}
 	cfg := &goi18n.LocalizeConfig{MessageID: id, TemplateData: data, PluralCount: count}
 	mu.Lock()
@@ -120,10 +120,30 @@ func (l Lang) localize(id string, count any, args []Args) string {
 	return id
 }
 
+// said is args with every error and fmt.Stringer said as its text, before
+// mu is taken: an error or a value that says itself with T (a
+// teamspace.Gap, labenv's UnitError) would call T again from inside the
+// template, with mu held.
+func said(args Args) Args {
+	out := make(Args, len(args))
+	for k, v := range args {
+		switch v := v.(type) {
+		case error:
+			out[k] = v.Error()
+		case fmt.Stringer:
+			out[k] = v.String()
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // catalog is a language's messages handed to go-i18n so far: one at a
 // time, as each is first asked for, since a command says a few dozen of
 // its hundreds (all at once cost the first message 0.6 ms and 5,000
-// allocations; TestLazyLoading).
+// allocations; BenchmarkFirstMessage). mu is held while a message is
+// said, as the bundle's maps grow.
 type catalog struct {
 	lang   Lang
 	tag    language.Tag

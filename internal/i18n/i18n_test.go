@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPlural(t *testing.T) {
@@ -90,5 +91,31 @@ func TestLangsAreTheCatalog(t *testing.T) {
 	}
 	if got := Codes(); !strings.Contains(got, "en") || !strings.Contains(got, "ja") {
 		t.Errorf("Codes() = %q", got)
+	}
+}
+
+// selfSaying says itself with T, as teamspace.Gap and labenv's errors do.
+type selfSaying struct{}
+
+func (selfSaying) String() string { return T("explain.why") }
+
+type selfSayingError struct{}
+
+func (selfSayingError) Error() string { return T("explain.by_hand") }
+
+// A placeholder's value that says itself with T is said before the
+// catalog's lock is taken: no deadlock, and its words in place.
+func TestArgsThatSayThemselves(t *testing.T) {
+	done := make(chan string)
+	go func() {
+		done <- English.T("explain.heading", Args{"N": selfSaying{}, "Title": selfSayingError{}})
+	}()
+	select {
+	case got := <-done:
+		if !strings.Contains(got, English.T("explain.why")) || !strings.Contains(got, English.T("explain.by_hand")) {
+			t.Errorf("got %q", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("T with an argument that calls T did not return: deadlock")
 	}
 }
