@@ -30,9 +30,11 @@ func (m Mistake) String() string { return m.Name }
 // the chosen language for people: lab.mistake.<its words, with _>. A
 // name this cnpa does not know (another version's) is said as it is.
 func SayMistake(name string) string {
-	id := MistakeID(name)
-	if id != "" && i18n.Current().Has(id) {
-		return i18n.T(id)
+	// T says an id no catalog has as the id itself.
+	if id := MistakeID(name); id != "" {
+		if s := i18n.T(id); s != id {
+			return s
+		}
 	}
 	return name
 }
