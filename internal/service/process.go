@@ -225,7 +225,7 @@ func (p *process) running() int {
 	if err != nil || json.Unmarshal(data, &id) != nil || id.PID != pid || id.Marker == "" {
 		return 0 // no record of what was started: trust nothing
 	}
-	if startTimeOf(pid) != id.StartTime || exeOf(pid) != id.Exe || !hasMarker(pid, id.Marker) {
+	if startTimeOf(pid) != id.StartTime || exeOf(pid) != id.Exe || !markerHeld(pid, id.Marker) {
 		return 0 // the pid was reused by something else
 	}
 	return pid
@@ -275,7 +275,28 @@ func exeOf(pid int) string {
 	return exe
 }
 
-// hasMarker tells whether pid's environment holds markerVar=marker.
+// markerHeld is hasMarker read again, up to three times 20 ms apart, while
+// pid lives: what tells our service from a stranger that reuses its pid.
+// One read alone can be stale: in two CI runs, of about 80,000 starts in
+// TestProcessKnownAsSoonAsStarted, a read just after the wait returned
+// showed the previous start's marker (a string of the same length, in the
+// page that start's stack had just freed) and the right one 100 ms later.
+// Only a stranger pays the 40 ms.
+func markerHeld(pid int, marker string) bool {
+	for range 3 {
+		if hasMarker(pid, marker) {
+			return true
+		}
+		if !alive(pid) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// hasMarker tells whether pid's environment holds markerVar=marker, as one
+// read of /proc/PID/environ sees it.
 func hasMarker(pid int, marker string) bool {
 	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 	if err != nil {
