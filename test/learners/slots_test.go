@@ -22,13 +22,19 @@ import (
 // was more than spareIdle idle over the last sample, one per settle, so
 // that a lab just started (its boot is the busiest part) is counted
 // before another is let in.
+//
+// A free slot goes to a case of the lowest rank waiting (caseRank): the
+// class learners' first, so that TestClass grades while the corpus runs
+// on instead of after it, and the short mistakes last, so that the
+// package does not end on a long valid case alone.
 type slotPool struct {
 	base, max int
 
 	mu       sync.Mutex
 	running  int
 	lastMore time.Time
-	free     chan struct{} // signalled when a slot is given back
+	waiting  map[int]int   // cases waiting, by rank
+	freed    chan struct{} // closed (and replaced) when a slot is given back
 	// idle is the machine's idle CPU share lately (idleSampler.share).
 	idle func() (float64, bool)
 }
@@ -45,28 +51,48 @@ func newSlotPool(base, max int) *slotPool {
 	if max < base {
 		max = base
 	}
-	return &slotPool{base: base, max: max, free: make(chan struct{}, 1), idle: newIdleSampler(15 * time.Second).share}
+	return &slotPool{base: base, max: max, waiting: map[int]int{}, freed: make(chan struct{}),
+		idle: newIdleSampler(15 * time.Second).share}
 }
 
-// acquire waits for a slot, at most wait; it says why not.
-func (p *slotPool) acquire(wait time.Duration) error {
+// acquire waits for a slot, at most wait, behind every case of a lower
+// rank; it says why not.
+func (p *slotPool) acquire(rank int, wait time.Duration) error {
+	p.mu.Lock()
+	p.waiting[rank]++
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		if p.waiting[rank]--; p.waiting[rank] == 0 {
+			delete(p.waiting, rank)
+		}
+		p.mu.Unlock()
+	}()
 	deadline := time.After(wait)
 	for {
-		if p.tryAcquire() {
+		p.mu.Lock()
+		freed := p.freed
+		p.mu.Unlock()
+		if p.tryAcquire(rank) {
 			return nil
 		}
 		select {
-		case <-p.free:
-		case <-time.After(5 * time.Second):
+		case <-freed:
+		case <-time.After(5 * time.Second): // the machine's idle share may have grown
 		case <-deadline:
 			return fmt.Errorf("no free slot for a control plane in %s", wait)
 		}
 	}
 }
 
-func (p *slotPool) tryAcquire() bool {
+func (p *slotPool) tryAcquire(rank int) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for r := range p.waiting {
+		if r < rank {
+			return false // a case ahead of this one waits
+		}
+	}
 	if p.running < p.base {
 		p.running++
 		return true
@@ -84,11 +110,9 @@ func (p *slotPool) tryAcquire() bool {
 func (p *slotPool) release() {
 	p.mu.Lock()
 	p.running--
+	close(p.freed) // every waiter looks again: the lowest rank takes it
+	p.freed = make(chan struct{})
 	p.mu.Unlock()
-	select {
-	case p.free <- struct{}{}:
-	default:
-	}
 }
 
 // idleSampler is the machine's idle CPU share over the last window, from
@@ -164,31 +188,73 @@ func TestSlotPool(t *testing.T) {
 	idle, known := 0.0, false
 	p := newSlotPool(2, 3)
 	p.idle = func() (float64, bool) { return idle, known }
-	if !p.tryAcquire() || !p.tryAcquire() {
+	if !p.tryAcquire(1) || !p.tryAcquire(1) {
 		t.Fatal("the two base slots were not given")
 	}
-	if p.tryAcquire() {
+	if p.tryAcquire(1) {
 		t.Fatal("a third slot with the machine's idle share unknown")
 	}
 	idle, known = 0.2, true
-	if p.tryAcquire() {
+	if p.tryAcquire(1) {
 		t.Fatal("a third slot with the machine 80% busy")
 	}
 	idle = 0.7
-	if !p.tryAcquire() {
+	if !p.tryAcquire(1) {
 		t.Fatal("no third slot with the machine 70% idle")
 	}
-	if p.tryAcquire() {
+	if p.tryAcquire(1) {
 		t.Fatal("a fourth slot beyond max 3")
 	}
 	p.release()
-	if p.tryAcquire() {
+	if p.tryAcquire(1) {
 		t.Fatal("a slot beyond base again before settle passed")
 	}
 	p.lastMore = time.Now().Add(-settle)
-	if !p.tryAcquire() {
+	if !p.tryAcquire(1) {
 		t.Fatal("no slot beyond base after settle, the machine idle")
 	}
+	p.release()
+	p.release()
+
+	// A case waits behind any of a lower rank, and takes a slot before
+	// any of a higher one.
+	p.waiting[0] = 1
+	if p.tryAcquire(1) {
+		t.Error("a rank-1 case took a slot while a rank-0 case waited")
+	}
+	delete(p.waiting, 0)
+	if !p.tryAcquire(1) {
+		t.Error("no slot for a rank-1 case once no rank-0 case waited")
+	}
+	p.release()
+	got := make(chan int, 2)
+	p.running, p.lastMore = p.base, time.Now() // full, and none beyond base
+	for _, rank := range []int{2, 0} {
+		go func() {
+			if err := p.acquire(rank, time.Minute); err != nil {
+				t.Error(err)
+			}
+			got <- rank
+		}()
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		p.mu.Lock()
+		n := p.waiting[0] + p.waiting[2]
+		p.mu.Unlock()
+		if n == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the two cases never waited")
+		}
+	}
+	p.release()
+	if first := <-got; first != 0 {
+		t.Errorf("a freed slot went to a rank-%d case before the rank-0 one", first)
+	}
+	p.release()
+	<-got
+
 	if busy, total, err := cpuTimes(); err != nil || busy == 0 || total <= busy {
 		t.Errorf("cpuTimes: busy %d, total %d, %v", busy, total, err)
 	}
