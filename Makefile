@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 K8S_LDFLAGS := -X k8s.io/component-base/version.gitVersion=v1.37.2 \
 	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37
 KUBEBOX_SRC := $(wildcard test/kubebox/*.go) test/kubebox/go.mod test/kubebox/go.sum
-KUBECTL_SRC := $(wildcard test/kubebox/kubectl/*.go) test/kubebox/go.mod test/kubebox/go.sum
+KUBECTL_SRC := $(shell find test/kubebox/kubectl -name '*.go') test/kubebox/go.mod test/kubebox/go.sum
 GO_SRC := $(shell find . -name '*.go' -not -path './test/kubebox/*' -not -path './.cache/*') go.mod go.sum $(wildcard assets/*)
 # Long enough for a cold, slow machine, where the test binaries compile
 # beside the first packages' control planes: test/learners, the longest,

@@ -11,6 +11,7 @@ import (
 // instead of seventy lines of checks that cannot pass yet. It asks no
 // cluster: the kubeconfig names a server nobody listens on.
 func TestCheckBeforeTheLabStarted(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "cnpa-op")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

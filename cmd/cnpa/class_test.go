@@ -12,6 +12,7 @@ import (
 // TestClassGradeCLI: the gradebook from the command line, and bad input
 // exits 2 with the file and the fix named.
 func TestClassGradeCLI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	subs := filepath.Join(dir, "subs")
 	os.Mkdir(subs, 0o755)

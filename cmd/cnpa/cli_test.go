@@ -37,6 +37,8 @@ func TestCLIHelperProcess(t *testing.T) {
 
 // cnpa runs the CLI as a process in a clean environment: no kubeconfig
 // unless the arguments name one, HOME and the evidence dir in a temp dir.
+// Nothing of the test process is shared, so the tests that only run cnpa
+// are parallel: one after the other they were most of make unit's wall.
 func cnpa(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	return cnpaEnv(t, nil, args...)
@@ -67,6 +69,7 @@ func cnpaEnv(t *testing.T, env []string, args ...string) (code int, stdout, stde
 // environment exits 2 with exactly one line on stderr that names the
 // offending thing.
 func TestUsageAndEnvironmentErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -161,6 +164,7 @@ current-context: nowhere
 
 // TestHelpDefaults: every flag shows exactly one default, the real one.
 func TestHelpDefaults(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"step", "--help"}, {"check", "--help"}, {"reset", "--help"}, {"controller", "--help"}, {"service", "logs", "--help"}} {
 		_, stdout, _ := cnpa(t, args...)
 		for _, line := range strings.Split(stdout, "\n") {
@@ -184,6 +188,7 @@ func TestHelpDefaults(t *testing.T) {
 // TestExplainOffline: `cnpa explain` needs no cluster: every step says why,
 // gives the commands to type and what to look at.
 func TestExplainOffline(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := cnpa(t, "--kubeconfig", "/nonexistent", "explain", "all")
 	if code != 0 {
 		t.Fatalf("cnpa explain all: exit %d: %s", code, stderr)
@@ -211,6 +216,7 @@ func TestExplainOffline(t *testing.T) {
 
 // TestHelpExitsZero: asking for help is not an error.
 func TestHelpExitsZero(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"--help"}, {"step", "--help"}, {"help", "controller"}} {
 		if code, _, stderr := cnpa(t, args...); code != 0 {
 			t.Errorf("cnpa %s: exit code got %d, want 0\n%s", strings.Join(args, " "), code, stderr)
@@ -222,6 +228,7 @@ func TestHelpExitsZero(t *testing.T) {
 // completes as a user pressing TAB would: commands, step numbers, engine
 // names and flags.
 func TestBashCompletion(t *testing.T) {
+	t.Parallel()
 	bin := t.TempDir()
 	wrapper := "#!/bin/sh\nCNPA_CLI_HELPER=1 exec " + os.Args[0] + " -test.run=^TestCLIHelperProcess$ -- \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "cnpa"), []byte(wrapper), 0o755); err != nil {
@@ -281,6 +288,7 @@ printf '%s\n' "${COMPREPLY[@]}"
 // kubectl makes it: exit 2, one line naming what was typed and the nearest
 // real name, never the whole help.
 func TestUnknownCommandAndFlag(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -326,6 +334,7 @@ func TestUnknownCommandAndFlag(t *testing.T) {
 
 // TestVersionFlag: `cnpa --version` prints what `cnpa version` prints.
 func TestVersionFlag(t *testing.T) {
+	t.Parallel()
 	code, flag, stderr := cnpa(t, "--version")
 	if code != 0 {
 		t.Fatalf("cnpa --version: exit %d: %s", code, stderr)
@@ -340,6 +349,7 @@ func TestVersionFlag(t *testing.T) {
 // is named, with the fix "check the path", never "pass --kubeconfig"; and
 // doctor creates nothing, not even the evidence dir it checks.
 func TestDoctorNamesTheMissingKubeconfig(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "not-yet", "cnpa-op")
 	missing := filepath.Join(t.TempDir(), "nonexistent", "kc")
 	code, stdout, stderr := cnpa(t, "--kubeconfig", missing, "--dir", dir, "doctor")
@@ -365,6 +375,7 @@ func TestDoctorNamesTheMissingKubeconfig(t *testing.T) {
 // TestExplainUsesTheDir: `cnpa --dir mine explain` shows the learner's own
 // paths, and step 3 lists what one pass must produce, as LAB.md asks.
 func TestExplainUsesTheDir(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "mine")
 	code, stdout, stderr := cnpa(t, "--dir", dir, "explain", "all")
 	if code != 0 {

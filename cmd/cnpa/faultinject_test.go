@@ -10,6 +10,7 @@ import (
 // TestFaultInjectionOnlyWithTag: the cnpa that ships cannot kill itself on
 // CNPA_FAULT; only the build the fault tests make (-tags faultinject) can.
 func TestFaultInjectionOnlyWithTag(t *testing.T) {
+	t.Parallel()
 	const pkg = "github.com/labhub/cnpa/internal/faultinject"
 	for _, tt := range []struct {
 		tags string

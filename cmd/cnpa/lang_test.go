@@ -47,6 +47,7 @@ func TestHelpCatalog(t *testing.T) {
 // LANG, as kubectl reads them; a locale cnpa has no language for is
 // English, silently.
 func TestLanguageChosen(t *testing.T) {
+	t.Parallel()
 	const ja5, en5 = "ステップ5 — 削除したクォータが数秒後に復活する\n", "Step 5 — The deleted quota is back seconds later\n"
 	for _, c := range []struct {
 		name string
@@ -80,6 +81,7 @@ func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 // A language asked for by name that cnpa does not have is a usage error:
 // one line, exit 2.
 func TestLangUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		env  []string
 		args []string
@@ -99,6 +101,7 @@ func TestLangUsageErrors(t *testing.T) {
 // --help of every command is in the chosen language, the lists of
 // commands and a subcommand's too.
 func TestHelpInJapanese(t *testing.T) {
+	t.Parallel()
 	code, out, _ := cnpaEnv(t, []string{"LANG=ja_JP.UTF-8"}, "step", "--help")
 	if code != 0 || !strings.Contains(out, "ラボのステップ1..8、またはすべてを実行し") || !strings.Contains(out, "ラボの手順どおりに") ||
 		!strings.Contains(out, "1つの条件を待つ最長の時間") {
@@ -155,6 +158,7 @@ func displayWidth(s string) int { return ui.Width(s) }
 
 // Usage errors are in the chosen language: still one line and exit 2.
 func TestUsageErrorsInJapanese(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string

@@ -132,6 +132,9 @@ current-context: gone
 }
 
 func TestReportPageInBrowser(t *testing.T) {
+	// Each test's browser starts in a profile of its own; side by side,
+	// their starts (about 4 s each, most of it waiting) overlap.
+	t.Parallel()
 	b := kit.NeedBrowser(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -201,6 +204,7 @@ func TestReportPageInBrowser(t *testing.T) {
 // TestNetworkDetector proves the net log assertion can fail: a page that
 // asks for an image is caught asking.
 func TestNetworkDetector(t *testing.T) {
+	t.Parallel()
 	b := kit.NeedBrowser(t)
 	page := filepath.Join(t.TempDir(), "leaky.html")
 	if err := os.WriteFile(page, []byte(`<html><body><img src="https://example.com/x.png"></body></html>`), 0o644); err != nil {

@@ -34,10 +34,11 @@ import (
 // detector is shown to work: the same characters drawn with a fontconfig
 // that knows only DejaVu (no CJK) are found to be tofu.
 func TestJapanesePagesHaveNoTofu(t *testing.T) {
+	t.Parallel()
 	b := kit.NeedBrowser(t)
 	needCJKFont(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel) // after the parallel subtests, not when this function returns
 	art := kit.ArtifactDir(t)
 
 	dir := filepath.Join(t.TempDir(), "cnpa-op")
@@ -61,6 +62,7 @@ func TestJapanesePagesHaveNoTofu(t *testing.T) {
 	for _, page := range []string{reportPage, classPage} {
 		name := filepath.Base(page)
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			src, err := os.ReadFile(page)
 			if err != nil {
 				t.Fatal(err)
