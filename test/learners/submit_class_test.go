@@ -5,8 +5,8 @@ package learners
 // with `cnpa class grade`: offline, and live for the two whose control
 // planes are kept up for it, one of them unreachable on purpose. It reuses
 // the corpus's control planes and adds one lab of its own (cnpa's Go
-// engine). This file's name sorts after learners_test.go, so that go test
-// runs TestClass after TestCorpus.
+// engine). TestClass waits for those learners' cases alone
+// (room.awaitSubmissions), which take the slots first (caseRank).
 
 import (
 	labdata "github.com/labhub/cnpa/internal/lab"
@@ -95,7 +95,7 @@ func (r *classroom) classCaseEnded() {
 	}
 }
 
-// awaitCorpus is TestClass's wait for the class learners' cases. Every
+// awaitSubmissions is TestClass's wait for the class learners' cases. Every
 // test of the package is parallel, so that its labs share the slots as one
 // pool (a sequential test ran its one lab with the other slot idle: 290 s
 // of TestByHand and the Japanese diagnoses before stop 43); TestClass,
@@ -103,7 +103,7 @@ func (r *classroom) classCaseEnded() {
 // first (caseRank), so that it grades beside the rest of the corpus, and
 // the two live learners' control planes are kept up minutes, not the
 // whole package (a fresh-clone run held one 1,477 s, idle).
-func (r *classroom) awaitCorpus(t *testing.T) {
+func (r *classroom) awaitSubmissions(t *testing.T) {
 	t.Helper()
 	if !corpusWillRun() {
 		t.Fatal("no submissions: TestClass grades what TestCorpus's cases submit; run both (-run 'TestCorpus|TestClass')")
@@ -334,7 +334,7 @@ func runGoEngine(t *testing.T) {
 // nothing sent.
 func TestClass(t *testing.T) {
 	t.Parallel()
-	room.awaitCorpus(t)
+	room.awaitSubmissions(t)
 	dir := room.dir
 	if dir == "" {
 		t.Fatal("no submissions: TestClass grades what TestCorpus's cases submit; run both (-run 'TestCorpus|TestClass')")
