@@ -25,8 +25,7 @@ import (
 //
 // A free slot goes to a case of the lowest rank waiting (caseRank): the
 // class learners' first, so that TestClass grades while the corpus runs
-// on instead of after it, and the short mistakes last, so that the
-// package does not end on a long valid case alone.
+// on instead of after it, and the mistakes last.
 type slotPool struct {
 	base, max int
 
