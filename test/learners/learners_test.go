@@ -193,7 +193,7 @@ func validStep(n int) bool {
 func TestCorpus(t *testing.T) {
 	t.Parallel()
 	// After every case (a parent's cleanups run once its subtests end).
-	t.Cleanup(room.corpusEnded)
+	t.Cleanup(room.submissionsEnded)
 	entries, err := os.ReadDir("cases")
 	if err != nil {
 		t.Fatal(err)

@@ -80,8 +80,9 @@ type classroom struct {
 
 var room = &classroom{held: map[string]*lab{}, made: map[string]bool{}, evidence: make(chan struct{}), submitted: make(chan struct{})}
 
-// corpusEnded tells TestClass that every submission that will be made is.
-func (r *classroom) corpusEnded() { r.submittedOnce.Do(func() { close(r.submitted) }) }
+// submissionsEnded tells TestClass that every submission that will be made
+// is: once the class learners' cases have ended, or TestCorpus has.
+func (r *classroom) submissionsEnded() { r.submittedOnce.Do(func() { close(r.submitted) }) }
 
 // classCaseEnded counts a class learner's case as over; the last one lets
 // TestClass go on while the rest of the corpus still runs.
@@ -91,7 +92,7 @@ func (r *classroom) classCaseEnded() {
 	all := r.classEnded == len(classLearners)
 	r.mu.Unlock()
 	if all {
-		r.corpusEnded()
+		r.submissionsEnded()
 	}
 }
 
@@ -117,7 +118,7 @@ func (r *classroom) awaitSubmissions(t *testing.T) {
 	select {
 	case <-r.submitted:
 	case <-ctx.Done():
-		t.Fatal("TestCorpus had not ended before the test binary's deadline: nothing to grade")
+		t.Fatal("the class learners' cases had not ended before the test binary's deadline: nothing to grade")
 	}
 }
 
