@@ -88,16 +88,16 @@ func ReportValueStatus(dom, file, key string) string {
 
 // OpenReport checks the report page at path as a reader's browser gets it:
 // self-contained, loaded in b with no network request, and every step
-// present. It returns the file and the rendered DOM for the caller's own
-// assertions and artifacts.
-func OpenReport(ctx context.Context, t *testing.T, b *Browser, path string) (html []byte, dom string) {
+// present; with shot, the same browser run writes its screenshot. It
+// returns the file and the rendered DOM for the caller's own assertions.
+func OpenReport(ctx context.Context, t *testing.T, b *Browser, path string, shot *Shot) (html []byte, dom string) {
 	t.Helper()
 	html, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	AssertSelfContained(t, string(html))
-	load, err := b.LoadPage(ctx, t.TempDir(), "file://"+path)
+	load, err := b.LoadPage(ctx, t.TempDir(), "file://"+path, shot)
 	if err != nil {
 		t.Fatal(err)
 	}

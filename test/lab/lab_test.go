@@ -350,7 +350,9 @@ func reportPage(ctx context.Context, t *testing.T, lab *kit.Lab, dir string, che
 	if r := l.Cnpa("report", "--html", page); r.Code != 0 {
 		t.Fatalf("cnpa report --html: %v\n%s", r.Err(), r.Output)
 	}
-	html, dom := kit.OpenReport(ctx, t, b, page)
+	art := kit.ArtifactDir(t)
+	png := filepath.Join(art, "report-lab-"+name+".png")
+	html, dom := kit.OpenReport(ctx, t, b, page, &kit.Shot{PNG: png, Width: 1280, Height: 2400})
 	for _, r := range cnpalab.Rules {
 		if got := kit.ReportValueStatus(dom, r.File, r.Key); got != "ok" {
 			t.Errorf("%s %s on the page: status %q, want ok", r.File, r.Key, got)
@@ -397,12 +399,7 @@ func reportPage(ctx context.Context, t *testing.T, lab *kit.Lab, dir string, che
 			t.Errorf("step %d chart: %d dots, want %d entries", step, got, len(tl.Entries))
 		}
 	}
-	art := kit.ArtifactDir(t)
 	if err := os.WriteFile(filepath.Join(art, "report-lab-"+name+".html"), html, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	png := filepath.Join(art, "report-lab-"+name+".png")
-	if err := b.Screenshot(ctx, t.TempDir(), "file://"+page, png, 1280, 2400); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("the lab's report and its screenshot: %s, %s", filepath.Join(art, "report-lab-"+name+".html"), png)

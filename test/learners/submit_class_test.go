@@ -528,7 +528,7 @@ func TestClass(t *testing.T) {
 		t.Fatal(err)
 	}
 	kit.AssertSelfContained(t, string(page))
-	load, err := b.LoadPage(ctx, t.TempDir(), "file://"+html)
+	load, err := b.LoadPage(ctx, t.TempDir(), "file://"+html, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,9 @@ func TestReportPageInBrowser(t *testing.T) {
 	tls := writeRun(t, dir)
 	page := cnpaReport(t, dir)
 
-	html, dom := kit.OpenReport(ctx, t, b, page)
+	art := kit.ArtifactDir(t)
+	png := filepath.Join(art, "report-offline.png")
+	html, dom := kit.OpenReport(ctx, t, b, page, &kit.Shot{PNG: png, Width: 1280, Height: 2400})
 	// Offline, the uids compared with the live alpha are not compared;
 	// every other value of a correct run is as expected.
 	for _, r := range lab.Rules {
@@ -190,12 +192,7 @@ func TestReportPageInBrowser(t *testing.T) {
 		t.Errorf("the hostile text is not shown escaped")
 	}
 
-	art := kit.ArtifactDir(t)
 	if err := os.WriteFile(filepath.Join(art, "report-offline.html"), html, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	png := filepath.Join(art, "report-offline.png")
-	if err := b.Screenshot(ctx, t.TempDir(), "file://"+page, png, 1280, 2400); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("the page and its screenshot: %s, %s", filepath.Join(art, "report-offline.html"), png)
@@ -210,7 +207,7 @@ func TestNetworkDetector(t *testing.T) {
 	if err := os.WriteFile(page, []byte(`<html><body><img src="https://example.com/x.png"></body></html>`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	load, err := b.LoadPage(context.Background(), t.TempDir(), "file://"+page)
+	load, err := b.LoadPage(context.Background(), t.TempDir(), "file://"+page, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
