@@ -20,6 +20,7 @@ import (
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -62,6 +63,12 @@ type run struct {
 	// when convergeFailed.
 	converged      time.Duration
 	convergeFailed bool
+	// handedOn is step 4's probe's TeamSpace, converged and kept for the
+	// drift probe, which runs next in the same run and removes it: one
+	// TeamSpace made, served and removed instead of two (about 7 s of a
+	// check's 45 against a 3 s loop). Any other probe removes it first,
+	// so that it never shares a pass with that probe's object.
+	handedOn *teamspace.TeamSpace
 }
 
 // Run grades the lab in env. Phases:
@@ -73,7 +80,8 @@ type run struct {
 //  4. the probes, in judge.Probes' order, those that can run here:
 //     reconcile.sh run twice more (it must write nothing); then temporary
 //     TeamSpaces (cnpa-check-*) the running controller must serve, one
-//     probe at a time, each removed before the next and all of them
+//     probe at a time, each removed before the next (step 4's, once
+//     converged, is the drift probe's next: run.handedOn) and all of them
 //     however Run ends (temps.go).
 //
 // It returns the report and the facts the evidence was judged against

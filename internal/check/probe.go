@@ -60,6 +60,9 @@ func (r *run) probes(ctx context.Context) []judge.Check {
 		if !wanted {
 			continue
 		}
+		if r.handedOn != nil && p != judge.ProbeDrift {
+			r.dropHandedOn(ctx)
+		}
 		var vs []judge.Verdict
 		switch why := r.cannot(p); {
 		case why != "":
@@ -77,7 +80,24 @@ func (r *run) probes(ctx context.Context) []judge.Check {
 			out = append(out, row.Check(vs[i], r.facts))
 		}
 	}
+	if r.handedOn != nil {
+		r.dropHandedOn(ctx)
+	}
 	return out
+}
+
+// handOnToDrift tells whether step 4's probe keeps its TeamSpace for the
+// drift probe: that probe runs next, in this run, here.
+func (r *run) handOnToDrift() bool {
+	p := judge.ProbeDrift
+	return (r.opts.Step == 0 || r.opts.Step == p.Step.Number) && p.RunsAt(r.at) && r.cannot(p) == ""
+}
+
+// dropHandedOn removes the TeamSpace step 4's probe kept, when the drift
+// probe did not take it.
+func (r *run) dropHandedOn(ctx context.Context) {
+	_ = r.tmp.discard(ctx, r.handedOn.Name)
+	r.handedOn = nil
 }
 
 // cannot says why probe p cannot be made, "" when it can.

@@ -19,7 +19,8 @@ var _ = fills(probeConverges, judge.ProbeConverges)
 // must get its namespace and quota within seconds with nobody acting").
 // The finalizer is step 6's and is graded there. How long it took to
 // converge is kept for the foreign-namespace probe; its TeamSpace is gone
-// again when it returns.
+// again when it returns, or, converged, handed on to the drift probe
+// (run.handedOn).
 func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 	r.convergeFailed = true
 	timeout := r.opts.ProbeTimeout
@@ -53,7 +54,11 @@ func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 		stop = r.stopsBefore(ctx, ts.Name)
 	}
 	// LAB.md: the grader "deletes it". Gone before the next probe starts.
-	_ = r.tmp.discard(ctx, ts.Name)
+	if ok && r.handOnToDrift() {
+		r.handedOn = ts
+	} else {
+		_ = r.tmp.discard(ctx, ts.Name)
+	}
 	if !ok {
 		v := judge.Holds(false, want, ts.Name+" "+seen+stop)
 		if lacks == teamspace.GapQuota || lacks == teamspace.GapQuotaHard {

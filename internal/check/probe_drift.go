@@ -22,8 +22,9 @@ var DriftLiveID = judge.ProbeDrift.ID
 
 // probeDrift is LAB.md step 5 on a temporary TeamSpace: once it has
 // converged, its quota is deleted and must come back with a new uid; then
-// its hard.pods is edited to 99 and must go back to spec.pods. Its
-// TeamSpace is gone again when it returns. A controller that never made
+// its hard.pods is edited to 99 and must go back to spec.pods. The
+// TeamSpace is step 4's probe's when it handed one on (converged already),
+// else one of its own; it is gone again when it returns. A controller that never made
 // step 4's TeamSpace converge is not asked again.
 func probeDrift(ctx context.Context, r *run) []judge.Verdict {
 	if r.convergeFailed {
@@ -36,11 +37,18 @@ func probeDrift(ctx context.Context, r *run) []judge.Verdict {
 // drift is probeDrift's verdict.
 func (r *run) drift(ctx context.Context) judge.Verdict {
 	env, tmp, timeout := r.env, r.tmp, r.opts.ProbeTimeout
-	const pods = 3
+	ts := r.handedOn
+	r.handedOn = nil
+	pods := int64(3)
+	if ts != nil {
+		pods = ts.Spec.Pods
+	}
 	want := i18n.T("check.drift.want", i18n.Args{"Pods": pods, "Timeout": timeout.String()})
-	ts, err := tmp.create(ctx, pods, "250m", nil)
-	if err != nil {
-		return judge.Holds(false, want, err.Error())
+	if ts == nil {
+		var err error
+		if ts, err = tmp.create(ctx, pods, "250m", nil); err != nil {
+			return judge.Holds(false, want, err.Error())
+		}
 	}
 	defer func() { _ = tmp.discard(ctx, ts.Name) }()
 	quotas := env.Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(ts.Name))
