@@ -104,5 +104,5 @@ func (r *run) drift(ctx context.Context) judge.Verdict {
 	if !ok {
 		return judge.Holds(false, want, i18n.T("check.drift.not_reverted", i18n.Args{"Restored": restored.Round(time.Millisecond).String(), "Seen": seen}))
 	}
-	return judge.Holds(true, want, i18n.T("check.drift.got", i18n.Args{"Restored": restored.Round(time.Millisecond).String(), "Reverted": time.Since(start).Round(time.Millisecond).String()}))
+	return judge.Holds(true, want, i18n.T("check.drift.got", i18n.Args{"Name": ts.Name, "Restored": restored.Round(time.Millisecond).String(), "Reverted": time.Since(start).Round(time.Millisecond).String()}))
 }

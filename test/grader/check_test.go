@@ -179,6 +179,16 @@ func TestCheck(t *testing.T) {
 			t.Errorf("check %s: missing from the report", id)
 		}
 	}
+	// Step 4's probe hands its converged TeamSpace on to the drift probe,
+	// which runs next: both name the same one.
+	actual := map[string]string{}
+	for _, c := range rep.Checks {
+		actual[c.ID] = c.Actual
+	}
+	converged, drift := actual["step4.new_teamspace_converges"], actual["step5.drift_reverted_live"]
+	if name, _, _ := strings.Cut(converged, " "); !strings.HasPrefix(name, check.TempPrefix) || !strings.HasPrefix(drift, name+": ") {
+		t.Errorf("the drift probe did not go on with step 4's TeamSpace: step 4 %q, step 5 %q", converged, drift)
+	}
 
 	t.Run("text", func(t *testing.T) {
 		out := l.must("check")
