@@ -199,6 +199,7 @@ func TestCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	valid, nMistakes := 0, 0
+	ranks[earlyGroup] = rankShort
 	var early []string
 	for _, e := range entries {
 		if !e.IsDir() {
@@ -210,8 +211,8 @@ func TestCorpus(t *testing.T) {
 			valid++
 		} else {
 			nMistakes++
-			mistakes[e.Name()] = true
 		}
+		ranks[e.Name()] = c.rank()
 		// A class learner keeps a cluster of its own: `cnpa class grade`
 		// flags two submissions of one cluster.
 		if _, class := classLearners[e.Name()+"/own"]; c.beforeLoop() && !class {
@@ -310,27 +311,58 @@ func removeTeamNamespaces(t *testing.T, l *lab) {
 	}
 }
 
-// mistakes are the corpus's cases that are not valid, by name (caseRank).
-// Written by TestCorpus before its parallel subtests go on.
-var mistakes = map[string]bool{}
+// The ranks of the labs waiting for a slot (slotPool), lowest first:
+// longest first, so that the package does not end on a long lab alone
+// (a make test of c160047 started edge-triggered, its longest case, at
+// 1,104 s of its 1,349), once the class learners' cases are under way.
+const (
+	// rankClass: the class learners' cases; TestClass waits for them.
+	rankClass = iota
+	// rankLong: a case that makes cnpa wait out a timeout, or runs a
+	// second part (learnerCase.long): 200-220 s in a make test.
+	rankLong
+	// rankPlain: the other cases, and the other tests' labs: 100-150 s.
+	rankPlain
+	// rankShort: the step-3 group, three labs that end at step 3 in
+	// turn: about 70 s.
+	rankShort
+)
 
-// caseRank orders the cases waiting for a slot (slotPool): the class
-// learners' first, since TestClass waits for their submissions, then the
-// valid cases and the other tests' labs, and the mistakes last: each ends
-// at its mistake, though one that waits out a step's 60 s is as long as a
-// valid case (edge-triggered, finalizer-never-released, the step-3
-// group's three in turn), so the tail is not yet as short as ranking by
-// measured length would make it. A fresh-clone make test ended on two
-// labs of 170-226 s, then TestClass's 105 s, with the machine 15-45% busy.
+// ranks are the corpus's cases' ranks, by name (caseRank), and the step-3
+// group's. Written by TestCorpus before its parallel subtests go on.
+var ranks = map[string]int{}
+
+// rank is the case's rank among the labs waiting for a slot (caseRank).
+func (c learnerCase) rank() int {
+	if c.long() {
+		return rankLong
+	}
+	return rankPlain
+}
+
+// long: the case makes cnpa wait out a timeout, a mistake that a step
+// from 4 on catches (the step waits its --timeout for what never comes,
+// and then check's probe its own) or that only check catches, or it is
+// a valid case checked again under admin (admin_too: step 4 and a whole
+// check more).
+func (c learnerCase) long() bool {
+	return c.AdminToo || !c.Valid && (c.CaughtBy == "check" || c.Step >= 4)
+}
+
+// caseRank is the rank of the test t waiting for a slot: rankClass for a
+// class learner's case, the corpus's for its cases, rankPlain for the
+// other tests' labs.
 func caseRank(t *testing.T) int {
 	if _, _, ok := learnerOf(t); ok {
-		return 0
+		return rankClass
 	}
 	name, inCorpus := strings.CutPrefix(t.Name(), "TestCorpus/")
-	if name, _, _ = strings.Cut(name, "/"); inCorpus && (mistakes[name] || name == earlyGroup) {
-		return 2
+	if name, _, _ = strings.Cut(name, "/"); inCorpus {
+		if r, ok := ranks[name]; ok {
+			return r
+		}
 	}
-	return 1
+	return rankPlain
 }
 
 // lab is one case's world: a control plane, an evidence dir, a unit dir,
