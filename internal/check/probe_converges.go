@@ -53,7 +53,8 @@ func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 	if !ok {
 		stop = r.stopsBefore(ctx, ts.Name)
 	}
-	// LAB.md: the grader "deletes it". Gone before the next probe starts.
+	// LAB.md: the grader "deletes it". Gone before the next probe starts,
+	// but for the drift probe, which goes on with it when it converged.
 	if ok && r.handOnToDrift() {
 		r.handedOn = ts
 	} else {

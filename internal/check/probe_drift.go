@@ -23,9 +23,10 @@ var DriftLiveID = judge.ProbeDrift.ID
 // probeDrift is LAB.md step 5 on a temporary TeamSpace: once it has
 // converged, its quota is deleted and must come back with a new uid; then
 // its hard.pods is edited to 99 and must go back to spec.pods. The
-// TeamSpace is step 4's probe's when it handed one on (converged already),
-// else one of its own; it is gone again when it returns. A controller that never made
-// step 4's TeamSpace converge is not asked again.
+// TeamSpace is step 4's probe's when it handed one on (converged
+// already), else one of its own; it is gone again when it returns. A
+// controller that never made step 4's TeamSpace converge is not asked
+// again.
 func probeDrift(ctx context.Context, r *run) []judge.Verdict {
 	if r.convergeFailed {
 		return []judge.Verdict{judge.Skipped(i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))}
