@@ -45,7 +45,6 @@ func fills(run func(ctx context.Context, r *run) []judge.Verdict, rows ...*judge
 // reported, and waiting for a controller that is not there only costs
 // time.
 func (r *run) probes(ctx context.Context) []judge.Check {
-	want := func(p *judge.Probe) bool { return r.opts.Step == 0 || r.opts.Step == p.Step.Number }
 	var out []judge.Check
 	swept := false
 	for _, p := range judge.Probes {
@@ -55,7 +54,7 @@ func (r *run) probes(ctx context.Context) []judge.Check {
 		}
 		wanted := false
 		for _, row := range h.rows {
-			wanted = wanted || want(row)
+			wanted = wanted || r.wants(row)
 		}
 		if !wanted {
 			continue
@@ -90,8 +89,11 @@ func (r *run) probes(ctx context.Context) []judge.Check {
 // drift probe: that probe runs next, in this run, here.
 func (r *run) handOnToDrift() bool {
 	p := judge.ProbeDrift
-	return (r.opts.Step == 0 || r.opts.Step == p.Step.Number) && p.RunsAt(r.at) && r.cannot(p) == ""
+	return r.wants(p) && p.RunsAt(r.at) && r.cannot(p) == ""
 }
+
+// wants tells whether this run reports row p: every step's, or --step's.
+func (r *run) wants(p *judge.Probe) bool { return r.opts.Step == 0 || r.opts.Step == p.Step.Number }
 
 // dropHandedOn removes the TeamSpace step 4's probe kept, when the drift
 // probe did not take it.
