@@ -83,6 +83,9 @@ type Controller struct {
 	// written holds this controller's writes its informers have not
 	// delivered yet (nil in Once, which has no informers).
 	written *written
+	// released holds the TeamSpaces this controller released, for longer
+	// than written does (released.go; nil in Once).
+	released *released
 
 	// inOrder remembers the TeamSpaces whose last sync found nothing to
 	// do, and from which cached objects (inorder.go).
@@ -322,6 +325,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "teamspaces", MetricsProvider: c.metrics.queue})
 	c.metrics.queueDepth(c.queue.Len)
 	c.written = newWritten()
+	c.released = newReleased()
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
 	defer broadcaster.Shutdown()

@@ -194,11 +194,12 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 // controller's policy, archive.KeepFinalizer: a record that cannot be
 // written keeps the TeamSpace, and its deletion, waiting.
 func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace) error {
-	if c.written.pending(writtenRelease+ts.Name, string(ts.UID)) {
-		// Released by an earlier pass; the cache has not caught up. Writing
-		// the record again could bring it back after whoever deleted the
-		// TeamSpace has seen it gone and removed the record (cnpa check
-		// does, for its temporary TeamSpaces).
+	if c.written.pending(writtenRelease+ts.Name, string(ts.UID)) || c.released.has(ts.UID) {
+		// Released by an earlier pass; the cache has not caught up (for
+		// longer than the memo lives, on a loaded machine: released.go).
+		// Writing the record again could bring it back after whoever
+		// deleted the TeamSpace has seen it gone and removed the record
+		// (cnpa check does, for its temporary TeamSpaces).
 		return nil
 	}
 	out, err := archive.ThenRelease(ts, archive.KeepFinalizer,
@@ -218,13 +219,16 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 		return fmt.Errorf("archive: %w", err)
 	case apierrors.IsNotFound(err):
 		// Already gone: an earlier pass released it and the cache had not
-		// caught up yet. The record is on disk; nothing is owed.
+		// caught up yet. The record is on disk; nothing is owed, now or at
+		// the next pass over the same stale cache.
+		c.released.add(ts.UID)
 		return nil
 	case err != nil:
 		return fmt.Errorf("remove finalizer: %w", err)
 	case !out.Ours:
 		return nil // not ours to hold; other finalizers belong to others
 	}
+	c.released.add(ts.UID)
 	c.metrics.archived.Inc()
 	c.event(u, corev1.EventTypeNormal, ReasonArchived, "archived to %s/%s.json; finalizer %s removed",
 		c.cfg.ArchiveDir, ts.Name, teamspace.Finalizer)
