@@ -135,6 +135,22 @@ type learnerCase struct {
 	// Ja (a mistake): what its diagnosis says with --lang ja, held in the
 	// case's own lab (saysInJapanese).
 	Ja *inJapanese `json:"ja"`
+	// Fails (a mistake): checks the case's `cnpa check` must fail, each
+	// with the mistake's diagnosis and phrases of what it found and of
+	// its hint; for the probes of a running controller that the steps
+	// never reach (the drift probe of an edge-triggered loop, after step
+	// 5 failed).
+	Fails []failedCheck `json:"fails"`
+}
+
+// failedCheck is one of case.json's "fails".
+type failedCheck struct {
+	// ID is the check's id; Diagnosis the start of its mistake's name.
+	ID        string `json:"id"`
+	Diagnosis string `json:"diagnosis"`
+	// Actual and Hint are phrases of what it found and of its hint.
+	Actual string `json:"actual"`
+	Hint   string `json:"hint"`
 }
 
 // identities are the --service-identity values a case's lab runs with. A
@@ -180,6 +196,13 @@ func loadCase(t *testing.T, dir string) learnerCase {
 		t.Fatalf("%s/case.json: a mistake needs a step (%s) and at least one phrase in says", dir, labdata.Range(".."))
 	case c.CaughtBy != "" && c.CaughtBy != "step" && c.CaughtBy != "check":
 		t.Fatalf("%s/case.json: caught_by is step, check or empty, not %q", dir, c.CaughtBy)
+	case c.Valid && len(c.Fails) > 0:
+		t.Fatalf("%s/case.json: fails is for a mistake: a valid case fails no check", dir)
+	}
+	for _, f := range c.Fails {
+		if f.ID == "" || f.Diagnosis == "" || f.Actual == "" || f.Hint == "" {
+			t.Fatalf("%s/case.json: each of fails names its id, diagnosis, actual and hint: %+v", dir, f)
+		}
 	}
 	return c
 }
@@ -518,6 +541,22 @@ func runCase(t *testing.T, l *lab, dir string, c learnerCase, identity string) {
 	}
 	if chk.Code != 1 {
 		t.Errorf("cnpa check exit %d, want 1 (%d passed, failed %v)\n%s", chk.Code, rep.Passed, failedSummary(rep), chk.Stderr)
+	}
+	for _, f := range c.Fails {
+		switch ch := findCheck(rep, f.ID); {
+		case ch == nil:
+			t.Errorf("cnpa check reports no %s (failed %v)", f.ID, failedSummary(rep))
+		case ch.Status != check.Fail:
+			t.Errorf("%s: %s (%s), want a failure", f.ID, ch.Status, ch.Actual)
+		case !strings.HasPrefix(ch.Diagnosis.Name, f.Diagnosis):
+			t.Errorf("%s diagnosis %q, want %q", f.ID, ch.Diagnosis.Name, f.Diagnosis)
+		case !strings.Contains(ch.Actual, f.Actual):
+			t.Errorf("%s found %q, want it to say %q", f.ID, ch.Actual, f.Actual)
+		case !strings.Contains(ch.Hint, f.Hint):
+			t.Errorf("%s hint %q, want it to say %q", f.ID, ch.Hint, f.Hint)
+		default:
+			t.Logf("%s: %s; %s", f.ID, ch.Actual, ch.Hint)
+		}
 	}
 	if len(failed) == 0 {
 		t.Errorf("cnpa check: no failed check, want one of step %d", c.Step)
