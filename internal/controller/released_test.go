@@ -58,23 +58,23 @@ func TestNoRecordAfterRelease(t *testing.T) {
 			t.Fatalf("finalize: %v", err)
 		}
 	}
-	record := filepath.Join(archiveDir, name+".json")
+	recordPath := filepath.Join(archiveDir, name+".json")
 
 	finalizeFromCache()
-	if _, err := os.Stat(record); err != nil {
+	if _, err := os.Stat(recordPath); err != nil {
 		t.Fatalf("the first pass wrote no record: %v", err)
 	}
 	// Whoever deleted it saw it gone and removed the record; the memo of
 	// the release has expired; the periodic pass comes.
-	if err := os.Remove(record); err != nil {
+	if err := os.Remove(recordPath); err != nil {
 		t.Fatal(err)
 	}
 	c.written.mu.Lock()
 	c.written.drop(writtenRelease + name)
 	c.written.mu.Unlock()
 	finalizeFromCache()
-	if _, err := os.Stat(record); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a pass over the stale cache wrote %s again (stat: %v)", record, err)
+	if _, err := os.Stat(recordPath); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a pass over the stale cache wrote %s again (stat: %v)", recordPath, err)
 	}
 }
 
