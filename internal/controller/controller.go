@@ -83,8 +83,8 @@ type Controller struct {
 	// written holds this controller's writes its informers have not
 	// delivered yet (nil in Once, which has no informers).
 	written *written
-	// released holds the TeamSpaces this controller released, for longer
-	// than written does (released.go; nil in Once).
+	// released holds the TeamSpaces this controller released
+	// (released.go; nil in Once).
 	released *released
 
 	// inOrder remembers the TeamSpaces whose last sync found nothing to
@@ -258,7 +258,7 @@ func (c *Controller) setupInformers(ctx context.Context) error {
 	ownerLabel := func(a metav1.Object) string { return a.GetLabels()[teamspace.OwnerLabel] }
 	tsInformer.Informer().AddEventHandler(handler("teamspaces",
 		func(a metav1.Object) []string {
-			return []string{writtenFinalizer + a.GetName(), writtenRelease + a.GetName(), writtenStatus + a.GetName()}
+			return []string{writtenFinalizer + a.GetName(), writtenStatus + a.GetName()}
 		},
 		func(a metav1.Object) string { return a.GetName() }))
 	nsInformer.AddEventHandler(handler("namespaces",

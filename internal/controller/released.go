@@ -12,15 +12,16 @@ import (
 const releasedTTL = 10 * time.Minute
 
 // released remembers, by uid, the TeamSpaces this controller archived and
-// released, long after their memo in written has expired.
+// released (or found already gone when it came to release them).
 //
-// Why: the memo (writtenRelease) lives writtenTTL, 3 s. On a loaded
-// machine the informer can deliver the deletion later than that, and the
-// periodic pass (every Interval, 3 s by default) then finds the TeamSpace
-// in the cache, still being deleted, and would archive it again: a record
-// written after the TeamSpace is gone, after whoever deleted it may have
-// removed the record (cnpa check does, for its temporary TeamSpaces). A
-// uid is never reused, so a TeamSpace released once needs nothing more.
+// Why: the informer can still hold a released TeamSpace, being deleted,
+// until it delivers the deletion, and a sync then (an event, or the
+// periodic pass every Interval) would archive it again: a record written
+// after the TeamSpace is gone, after whoever deleted it may have removed
+// the record (cnpa check does, for its temporary TeamSpaces). Not a memo
+// in written: those live writtenTTL, 3 s, and on a loaded machine the
+// deletion came later. A uid is never reused, so a TeamSpace released
+// once needs nothing more.
 type released struct {
 	mu sync.Mutex
 	at map[types.UID]time.Time

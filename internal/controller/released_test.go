@@ -23,9 +23,9 @@ import (
 )
 
 // TestNoRecordAfterRelease: the informer still holds a TeamSpace this
-// controller archived and released, being deleted, after the release's
-// memo expired (a loaded machine's watch lag), and the periodic pass syncs
-// it again. Its record, removed meanwhile by whoever deleted it (cnpa
+// controller archived and released, being deleted, longer than any memo
+// in written lives (a loaded machine's watch lag), and the periodic pass
+// syncs it again. Its record, removed meanwhile by whoever deleted it (cnpa
 // check cleans up its probes so), must not come back.
 //
 // A fake cluster: this is the order of one controller's own steps over a
@@ -64,14 +64,11 @@ func TestNoRecordAfterRelease(t *testing.T) {
 	if _, err := os.Stat(recordPath); err != nil {
 		t.Fatalf("the first pass wrote no record: %v", err)
 	}
-	// Whoever deleted it saw it gone and removed the record; the memo of
-	// the release has expired; the periodic pass comes.
+	// Whoever deleted it saw it gone and removed the record; the periodic
+	// pass comes.
 	if err := os.Remove(recordPath); err != nil {
 		t.Fatal(err)
 	}
-	c.written.mu.Lock()
-	c.written.drop(writtenRelease + name)
-	c.written.mu.Unlock()
 	finalizeFromCache()
 	if _, err := os.Stat(recordPath); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a pass over the stale cache wrote %s again (stat: %v)", recordPath, err)

@@ -23,7 +23,6 @@ import (
 // has not caught up with them yet.
 const (
 	writtenFinalizer = "finalizer/"
-	writtenRelease   = "release/"
 	writtenStatus    = "status/"
 	writtenNamespace = "namespace/"
 	writtenQuota     = "quota/"
@@ -194,12 +193,11 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 // controller's policy, archive.KeepFinalizer: a record that cannot be
 // written keeps the TeamSpace, and its deletion, waiting.
 func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured, ts *teamspace.TeamSpace) error {
-	if c.written.pending(writtenRelease+ts.Name, string(ts.UID)) || c.released.has(ts.UID) {
-		// Released by an earlier pass; the cache has not caught up (for
-		// longer than the memo lives, on a loaded machine: released.go).
-		// Writing the record again could bring it back after whoever
-		// deleted the TeamSpace has seen it gone and removed the record
-		// (cnpa check does, for its temporary TeamSpaces).
+	if c.released.has(ts.UID) {
+		// Released by an earlier pass; the cache has not caught up
+		// (released.go). Writing the record again could bring it back
+		// after whoever deleted the TeamSpace has seen it gone and removed
+		// the record (cnpa check does, for its temporary TeamSpaces).
 		return nil
 	}
 	out, err := archive.ThenRelease(ts, archive.KeepFinalizer,
@@ -210,7 +208,7 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 			afterArchive()
 			return nil
 		},
-		func(finalizers []string) error { return c.setFinalizers(ctx, ts, finalizers, writtenRelease) })
+		func(finalizers []string) error { return c.setFinalizers(ctx, ts, finalizers, "") })
 	switch {
 	case out.ArchiveErr != nil:
 		// The finalizer stays: deletion is blocked until the record is on
@@ -241,8 +239,9 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 //
 // memo names the write in c.written ("" for none): the finalizer added to
 // a new TeamSpace must not be patched in again from a cache that has not
-// seen it yet (that would only earn a 409), and a released TeamSpace must
-// not be archived again (see finalize).
+// seen it yet (that would only earn a 409). The release needs none:
+// c.released keeps a released TeamSpace from being archived again (see
+// finalize).
 func (c *Controller) setFinalizers(ctx context.Context, ts *teamspace.TeamSpace, finalizers []string, memo string) error {
 	if memo != "" {
 		c.written.begin(memo+ts.Name, string(ts.UID))
