@@ -11,6 +11,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/class"
+	"github.com/labhub/cnpa/internal/gradebook"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -52,22 +53,37 @@ var classGradeCommand = &cli.Command{
 		&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "longest live grading of one learner", Action: positive("timeout")},
 		&cli.DurationFlag{Name: "probe-timeout", Value: 30 * time.Second, Usage: "longest wait for a learner's controller in each live probe", Action: positive("probe-timeout")},
 		&cli.StringFlag{Name: "html", Usage: "also write the class page to `FILE`"},
+		&cli.StringFlag{Name: "policy", Usage: "grade by the instructor's policy `FILE` (TOML: points, visibility, late rules, exam mode)"},
 	},
 	Action: func(c *cli.Context) error {
-		out, err := output(c, "text", "json", "csv", "junit")
+		out, err := output(c, "text", "json", "csv", "junit", lmsGradescope, lmsClassroom, lmsCanvas, lmsMoodle)
 		if err != nil {
 			return err
 		}
 		if c.NArg() == 0 {
 			return usageError("%s", i18n.T("cli.class.give_submissions"))
 		}
+		if (out == lmsCanvas || out == lmsMoodle) && c.String("roster") == "" {
+			return usageError("%s", i18n.T("cli.class.needs_roster", i18n.Args{"Format": out}))
+		}
+		var policy *gradebook.Policy
+		if p := c.String("policy"); p != "" {
+			if policy, err = class.ReadPolicy(p); err != nil {
+				return cli.Exit(ui.CleanLines(err.Error()), 2)
+			}
+		}
+		started := time.Now()
 		subs, unreadable, err := class.Load(c.Args().Slice())
 		if err != nil {
 			return cli.Exit(ui.CleanLines(err.Error()), 2)
 		}
-		opts := class.Options{Version: version, Now: time.Now(), Unreadable: unreadable}
+		if n := len(subs) + len(unreadable); (out == lmsGradescope || out == lmsClassroom) && n != 1 {
+			return usageError("%s", i18n.T("cli.class.one_submission", i18n.Args{"Format": out, "N": n}))
+		}
+		opts := class.Options{Version: version, Now: time.Now(), Unreadable: unreadable, Exam: policy != nil && policy.Exam}
+		var roster *gradebook.Roster
 		if r := c.String("roster"); r != "" {
-			if opts.Roster, err = class.ReadRoster(r); err != nil {
+			if opts.Roster, roster, err = class.ReadRosterFile(r); err != nil {
 				return cli.Exit(ui.CleanLines(err.Error()), 2)
 			}
 		}
@@ -114,6 +130,9 @@ var classGradeCommand = &cli.Command{
 			}
 			ui.New(os.Stderr, c.Bool("no-color")).Note("%s", i18n.T("cli.class.wrote", i18n.Args{"Path": html}))
 		}
+		if lms, err := writeLMS(out, gb, policy, roster, time.Since(started)); lms {
+			return err
+		}
 		switch out {
 		case "json":
 			return class.WriteJSON(os.Stdout, gb)
@@ -125,4 +144,46 @@ var classGradeCommand = &cli.Command{
 		class.WriteText(printer(c), gb)
 		return nil
 	},
+}
+
+// The LMS formats of `cnpa class grade -o` (package gradebook).
+const (
+	lmsGradescope = "gradescope"
+	lmsClassroom  = "classroom"
+	lmsCanvas     = "canvas"
+	lmsMoodle     = "moodle"
+)
+
+// writeLMS writes gb in the LMS format out, when out is one (lms true),
+// whole or not at all: the output is made in memory, then written. An
+// error is a roster the format cannot use, exit 2, naming the column.
+func writeLMS(out string, gb *class.Gradebook, policy *gradebook.Policy, roster *gradebook.Roster, took time.Duration) (lms bool, err error) {
+	rows := class.Results(gb)
+	// One submission, one row: the roster's learners without one are
+	// the class's, not this submission's.
+	one := rows[0]
+	for _, r := range rows {
+		if r.Graded != class.GradedMissing {
+			one = r
+			break
+		}
+	}
+	var buf bytes.Buffer
+	switch out {
+	case lmsGradescope:
+		err = gradebook.WriteGradescope(&buf, gradebook.Gradescope(one, policy, took))
+	case lmsClassroom:
+		err = gradebook.WriteClassroom(&buf, gradebook.Classroom(one, policy, gb.GradedAt))
+	case lmsCanvas:
+		err = gradebook.Canvas(&buf, rows, policy, roster)
+	case lmsMoodle:
+		err = gradebook.Moodle(&buf, rows, policy, roster)
+	default:
+		return false, nil
+	}
+	if err != nil {
+		return true, cli.Exit(ui.CleanLines(err.Error()), 2)
+	}
+	_, err = os.Stdout.Write(buf.Bytes())
+	return true, err
 }

@@ -26,6 +26,9 @@ var explainCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
+		if err := refuseInExam(c, "cnpa explain"); err != nil {
+			return err
+		}
 		where, err := explainPaths(c)
 		if err != nil {
 			return err

@@ -38,6 +38,9 @@ var scaffoldCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
+		if err := refuseInExam(c, "cnpa scaffold"); err != nil {
+			return err
+		}
 		t, err := target(c)
 		if err != nil {
 			return err

@@ -46,6 +46,9 @@ var stepCommand = &cli.Command{
 		if c.Bool("quiet") && c.Bool("verbose") {
 			return usageError("%s", i18n.T("cli.step.quiet_verbose"))
 		}
+		if err := refuseInExam(c, "cnpa step"); err != nil {
+			return err
+		}
 		base, err := labEnv(c)
 		if err != nil {
 			return err

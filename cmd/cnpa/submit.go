@@ -63,6 +63,10 @@ var submitCommand = &cli.Command{
 		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
 			return usageError("%s", i18n.T("cli.submit.out_is_dir", i18n.Args{"Out": out, "Example": filepath.Join(out, submission.DefaultName)}))
 		}
+		exam, err := examMode(c)
+		if err != nil {
+			return err
+		}
 		env, err := labEnv(c)
 		if err != nil {
 			return err
@@ -79,6 +83,7 @@ var submitCommand = &cli.Command{
 		if err := judge.SaveLast(env.Dir, rep, time.Now()); err != nil {
 			progress.Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))
 		}
+		content.Exam = exam
 		if err := submission.Write(out, content); err != nil {
 			return cli.Exit(i18n.T("cli.submit.write", i18n.Args{"Path": out, "Err": err.Error()}), 2)
 		}
@@ -97,6 +102,9 @@ var submitCommand = &cli.Command{
 		p.Line("%s", i18n.T("cli.submit.wrote", i18n.Args{"Path": out, "Learner": learner, "Passed": rep.Passed, "Failed": rep.Failed}))
 		if content.Diagnosis != "" {
 			p.Note("%s", i18n.T("cli.submit.diagnosis", i18n.Args{"Diagnosis": lab.SayMistake(content.Diagnosis)}))
+		}
+		if exam {
+			p.Note("%s", i18n.T("gradebook.exam"))
 		}
 		p.Line("%s", i18n.T("cli.submit.send"))
 		if !rep.OK() {

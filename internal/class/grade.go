@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/labhub/cnpa/internal/gradebook"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
@@ -109,6 +110,8 @@ type Learner struct {
 	SubmittedAt string        `json:"submitted_at,omitempty"`
 	Cluster     string        `json:"cluster,omitempty"`
 	File        string        `json:"file,omitempty"`
+	// Exam: the submission was taken in exam mode.
+	Exam bool `json:"exam,omitempty"`
 
 	sub *submission.Submission
 	// live is what live grading read of the learner's cluster, nil when
@@ -148,6 +151,9 @@ type Options struct {
 	// Unreadable are the files Load could not read as submissions: each
 	// gets its row, named after the file, and FlagUnreadable.
 	Unreadable []*submission.Error
+	// Exam: the instructor's policy is in exam mode; a submission not
+	// taken in exam mode is flagged FlagNotExam.
+	Exam bool
 }
 
 // Offline judges one submission again, offline: the evidence against the
@@ -334,7 +340,7 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 	gb := &Gradebook{GradedAt: opts.Now.UTC(), CnpaVersion: opts.Version}
 	for _, s := range subs {
 		l := &Learner{Name: s.Learner, sub: s, CnpaVersion: s.CnpaVersion, File: s.Path,
-			SubmittedAt: s.SubmittedAt.UTC().Format(time.RFC3339), Cluster: s.Cluster.KubeSystemUID}
+			SubmittedAt: s.SubmittedAt.UTC().Format(time.RFC3339), Cluster: s.Cluster.KubeSystemUID, Exam: s.Exam}
 		checks, disagree, err := Offline(s)
 		if err != nil {
 			// One submission that cannot be unpacked never stops the class.
@@ -358,6 +364,9 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 		}
 		if len(disagree) > 0 {
 			l.Flags = append(l.Flags, Flag{Kind: FlagTampered, Detail: i18n.T("class.tampered", i18n.Args{"What": strings.Join(disagree, "; ")})})
+		}
+		if opts.Exam && !s.Exam {
+			l.Flags = append(l.Flags, Flag{Kind: FlagNotExam, Detail: i18n.T("class.exam_missing", i18n.Args{"Policy": gradebook.PolicyName})})
 		}
 		if !s.HashOK {
 			l.Flags = append(l.Flags, Flag{Kind: FlagEdited, Detail: i18n.T("class.edited")})

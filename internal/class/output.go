@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/labhub/cnpa/internal/gradebook"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
@@ -55,17 +56,9 @@ func WriteCSV(w io.Writer, gb *Gradebook) error {
 	return cw.Error()
 }
 
-// csvCell is a value as a gradebook cell: cleaned of control characters
-// (ui.Clean: the CSV is also read in a terminal), and, as OWASP
-// recommends against formula injection, prefixed with ' when it starts
-// with =, +, -, @, tab or CR, which a spreadsheet would take for a
-// formula (=HYPERLINK(...) leaking the sheet).
-func csvCell(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
-		v = "'" + v
-	}
-	return ui.Clean(v)
-}
+// csvCell is a value as a gradebook cell: gradebook.CSVCell, the one
+// home of the rule, shared with the LMS's CSVs.
+func csvCell(v string) string { return gradebook.CSVCell(v) }
 
 // WriteJSON writes the gradebook as indented JSON; its shape is stable.
 func WriteJSON(w io.Writer, gb *Gradebook) error { return ui.WriteJSON(w, gb) }
@@ -121,6 +114,9 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 			l.Graded, first)
 		if l.Diagnosis != "" {
 			line += ": " + ui.Clean(lab.SayMistake(l.Diagnosis))
+		}
+		if l.Exam {
+			line += " (" + i18n.T("gradebook.exam") + ")"
 		}
 		p.Line("%s", line)
 		if l.GradedDetail != "" && l.Graded != GradedMissing {

@@ -98,6 +98,10 @@ type Content struct {
 	Diagnosis string `json:"diagnosis,omitempty"`
 	// Facts is what the run saw of the cluster and the VM before judging.
 	Facts *judge.Facts `json:"facts"`
+	// Exam: the lab was taken in exam mode (the instructor's policy in
+	// the evidence dir said so). Left out when false, so that a
+	// submission of an earlier cnpa keeps its hash.
+	Exam bool `json:"exam,omitempty"`
 }
 
 // envelope is the document on disk.

@@ -1,0 +1,179 @@
+package class
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/labhub/cnpa/internal/gradebook"
+	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/safefs"
+	"github.com/labhub/cnpa/internal/submission"
+)
+
+// FlagNotExam: the policy is in exam mode, and the submission was not
+// taken in exam mode.
+const FlagNotExam = "not-in-exam-mode"
+
+// Results are the gradebook's rows as package gradebook's writers read
+// them: the result model, without the machinery.
+func Results(gb *Gradebook) []*gradebook.Result {
+	var titles []string
+	for _, s := range lab.Steps {
+		titles = append(titles, i18n.T("explain.heading", i18n.Args{"N": s.Number, "Title": s.Heading()}))
+	}
+	out := make([]*gradebook.Result, 0, len(gb.Learners))
+	for _, l := range gb.Learners {
+		r := &gradebook.Result{Learner: l.Name, Graded: l.Graded, Verified: l.Verified(), StepPassed: l.StepPassed,
+			StepTitles: titles, Exam: l.Exam}
+		if l.sub != nil {
+			r.SubmittedAt = l.sub.SubmittedAt
+		}
+		for _, c := range l.Checks {
+			r.Checks = append(r.Checks, gradebook.Check{ID: c.ID, Step: c.Step, Title: c.Title, Status: string(c.Status),
+				Expected: c.Expected, Actual: c.Actual, Hint: c.Hint, AsReported: c.AsReported})
+		}
+		for _, f := range l.Flags {
+			r.Flags = append(r.Flags, f.String())
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// CheckIDs are every check id the lab grades: those judged from the
+// evidence, the probes' and the VM's. A policy may name only these.
+func CheckIDs() []string {
+	ids := slices.Clone(judge.ProbeIDs)
+	ids = append(ids, judge.VMIDs...)
+	for _, c := range judge.Judge(&lab.State{}, &judge.Facts{}).Checks {
+		ids = append(ids, c.ID)
+	}
+	sort.Strings(ids)
+	return slices.Compact(ids)
+}
+
+// ReadPolicy reads the instructor's grading policy (package gradebook)
+// against the lab's steps and checks.
+func ReadPolicy(path string) (*gradebook.Policy, error) {
+	return gradebook.ReadPolicy(path, Steps, CheckIDs())
+}
+
+// ReadRosterFile reads a roster: one name a line (ReadRoster), or a CSV
+// whose header names the column learner (the name each learner gives
+// `cnpa submit --learner`) and any identity columns an LMS matches rows
+// by (gradebook.IdentityColumns, Canvas's own export's names). The CSV's
+// identities are nil for a roster of names.
+func ReadRosterFile(path string) ([]string, *gradebook.Roster, error) {
+	data, err := safefs.ReadFile(path, MaxRoster)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--roster %s: %w", path, err)
+	}
+	if !isCSV(data) {
+		names, err := ReadRoster(path)
+		return names, nil, err
+	}
+	return readRosterCSV(path, data)
+}
+
+// isCSV tells a CSV roster from a roster of names: its first line that
+// is not blank or a comment has a comma (a name never has one: names are
+// checked by submission.CheckName, and a roster of names had none).
+func isCSV(data []byte) bool {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		return strings.Contains(l, ",")
+	}
+	return false
+}
+
+func readRosterCSV(path string, data []byte) ([]string, *gradebook.Roster, error) {
+	cr := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+	cr.Comment = '#'
+	cr.FieldsPerRecord = 0
+	head, err := cr.Read()
+	if err != nil {
+		return nil, nil, errors.New(i18n.T("class.load.roster_csv", i18n.Args{"Path": path, "Line": 1, "Err": err.Error()}))
+	}
+	canon := map[string]string{"learner": "learner"}
+	for _, c := range gradebook.IdentityColumns {
+		canon[strings.ToLower(c)] = c
+	}
+	roster := &gradebook.Roster{Path: path, Identity: map[string]map[string]string{}}
+	cols := make([]string, len(head))
+	learnerAt := -1
+	seen := map[string]bool{}
+	for i, h := range head {
+		c, ok := canon[strings.ToLower(strings.TrimSpace(h))]
+		switch {
+		case !ok:
+			return nil, nil, errors.New(i18n.T("class.load.roster_unknown_column", i18n.Args{"Path": path, "Column": strconv.Quote(h),
+				"Known": strings.Join(gradebook.IdentityColumns, ", ")}))
+		case seen[c]:
+			return nil, nil, errors.New(i18n.T("class.load.roster_column_twice", i18n.Args{"Path": path, "Column": strconv.Quote(c)}))
+		}
+		seen[c], cols[i] = true, c
+		if c == "learner" {
+			learnerAt = i
+		} else {
+			roster.Columns = append(roster.Columns, c)
+		}
+	}
+	if learnerAt < 0 {
+		return nil, nil, errors.New(i18n.T("class.load.roster_no_learner", i18n.Args{"Path": path}))
+	}
+	var names []string
+	first := map[string]int{}
+	var errs []error
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			return nil, nil, errors.New(i18n.T("class.load.roster_csv", i18n.Args{"Path": path, "Line": line, "Err": err.Error()}))
+		}
+		name := strings.TrimSpace(rec[learnerAt])
+		if name == "" {
+			continue
+		}
+		if err := submission.CheckName(name); err != nil {
+			errs = append(errs, errors.New(i18n.T("class.load.roster_bad_name", i18n.Args{"Path": path, "Line": line, "Err": fmt.Sprint(err)})))
+			continue
+		}
+		if at, dup := first[name]; dup {
+			errs = append(errs, errors.New(i18n.T("class.load.roster_twice", i18n.Args{"Path": path, "Name": strconv.Quote(name), "At": at, "Line": line})))
+			continue
+		}
+		first[name] = line
+		names = append(names, name)
+		id := map[string]string{}
+		for i, v := range rec {
+			if i != learnerAt {
+				id[cols[i]] = strings.TrimSpace(v)
+			}
+		}
+		roster.Identity[name] = id
+	}
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	if len(names) == 0 {
+		return nil, nil, errors.New(i18n.T("class.load.roster_empty", i18n.Args{"Path": path}))
+	}
+	return names, roster, nil
+}

@@ -1,0 +1,193 @@
+package gradebook
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/labhub/cnpa/internal/i18n"
+)
+
+// GradescopeResults is Gradescope's results.json (its autograder
+// specification): the top-level score overrides the tests' sum, which
+// is how the late rule is applied.
+type GradescopeResults struct {
+	Score         float64          `json:"score"`
+	ExecutionTime float64          `json:"execution_time"`
+	Output        string           `json:"output"`
+	Tests         []GradescopeTest `json:"tests"`
+}
+
+// GradescopeTest is one test of results.json.
+type GradescopeTest struct {
+	Name       string  `json:"name"`
+	Score      float64 `json:"score"`
+	MaxScore   float64 `json:"max_score"`
+	Status     string  `json:"status"`
+	Output     string  `json:"output"`
+	Visibility string  `json:"visibility"`
+}
+
+// ClassroomResult is the result of GitHub Classroom's command grader
+// (autograding-command-grader), which its reporter decodes from base64.
+type ClassroomResult struct {
+	Version  int             `json:"version"`
+	Status   string          `json:"status"`
+	MaxScore float64         `json:"max_score"`
+	Tests    []ClassroomTest `json:"tests"`
+}
+
+// ClassroomTest is one test of ClassroomResult.
+type ClassroomTest struct {
+	Name     string  `json:"name"`
+	Status   string  `json:"status"`
+	Score    float64 `json:"score"`
+	Message  string  `json:"message"`
+	TestCode string  `json:"test_code"`
+	Filename string  `json:"filename"`
+	LineNo   int     `json:"line_no"`
+	Duration int     `json:"duration"`
+}
+
+// visibilityRank orders Gradescope's visibilities, most shown first.
+var visibilityRank = map[string]int{gsVisible: 0, gsAfterDueDate: 1, gsHidden: 2}
+
+// Gradescope is r's results.json under p; took is how long grading took.
+// One test per step (its checks in its output) and one per check with
+// points of its own; a step's visibility is its least visible check's,
+// so that a step never tells what a hidden check found.
+func Gradescope(r *Result, p *Policy, took time.Duration) *GradescopeResults {
+	s := ScoreOf(r, p)
+	out := &GradescopeResults{Score: s.Total, ExecutionTime: math2(took.Seconds()), Output: summary(r, s), Tests: []GradescopeTest{}}
+	for _, it := range s.Items {
+		t := GradescopeTest{Name: it.Name, Score: it.Score, MaxScore: it.Max, Status: gsStatus(it.Passed), Visibility: gsVisible}
+		checks := it.Checks
+		if it.Check != nil {
+			checks = []Check{*it.Check}
+		}
+		for _, c := range checks {
+			if v := p.gradescopeVisibility(c.ID); visibilityRank[v] > visibilityRank[t.Visibility] {
+				t.Visibility = v
+			}
+		}
+		t.Output = checkLines(checks, func(Check) bool { return true })
+		out.Tests = append(out.Tests, t)
+	}
+	if s.Penalty > 0 {
+		out.Tests = append(out.Tests, GradescopeTest{Name: i18n.T("gradebook.late_test"), Score: -s.Penalty, MaxScore: 0, Status: "failed",
+			Output: lateLine(s), Visibility: gsVisible})
+	}
+	return out
+}
+
+func math2(v float64) float64 { return round(v) }
+
+func gsStatus(ok bool) string {
+	if ok {
+		return "passed"
+	}
+	return "failed"
+}
+
+// Classroom is r's autograding result under p at now: one test per
+// step and per check with points, as Gradescope's, the message of a
+// check hidden at now withheld (Classroom has no visibility of its
+// own), and the late penalty a test of negative score, since the
+// reporter sums the tests.
+func Classroom(r *Result, p *Policy, now time.Time) *ClassroomResult {
+	s := ScoreOf(r, p)
+	out := &ClassroomResult{Version: 1, Status: "pass", MaxScore: s.Max, Tests: []ClassroomTest{}}
+	if r.Graded == "unreadable" || r.Graded == "missing" {
+		out.Status = "error"
+	} else if s.Total < s.Max {
+		out.Status = "fail"
+	}
+	for _, it := range s.Items {
+		t := ClassroomTest{Name: it.Name, Status: "pass", Score: it.Score}
+		if !it.Passed {
+			t.Status = "fail"
+		}
+		checks := it.Checks
+		if it.Check != nil {
+			checks = []Check{*it.Check}
+		}
+		t.Message = checkLines(checks, func(c Check) bool { return p.shown(c.ID, now) })
+		out.Tests = append(out.Tests, t)
+	}
+	if s.Penalty > 0 {
+		out.Tests = append(out.Tests, ClassroomTest{Name: i18n.T("gradebook.late_test"), Status: "fail", Score: -s.Penalty, Message: lateLine(s)})
+	}
+	if head := summary(r, s); head != "" && len(out.Tests) > 0 {
+		out.Tests[0].Message = head + "\n" + out.Tests[0].Message
+	}
+	return out
+}
+
+// summary is the line above every test: the score, how graded, exam
+// mode, and the flags the instructor must look at.
+func summary(r *Result, s Score) string {
+	lines := []string{i18n.T("gradebook.summary", i18n.Args{"Learner": r.Learner, "Total": fmtPoints(s.Total), "Max": fmtPoints(s.Max), "Graded": r.Graded})}
+	if r.Exam {
+		lines = append(lines, i18n.T("gradebook.exam"))
+	}
+	if !r.Verified {
+		lines = append(lines, i18n.T("gradebook.unverified"))
+	}
+	if len(r.Flags) > 0 {
+		lines = append(lines, i18n.T("gradebook.flags", i18n.Args{"Flags": strings.Join(r.Flags, "; ")}))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func lateLine(s Score) string {
+	return i18n.T("gradebook.late", i18n.Args{"Days": s.DaysLate, "Penalty": fmtPoints(s.Penalty)})
+}
+
+// checkLines are checks as lines, a check that show refuses withheld.
+func checkLines(checks []Check, show func(Check) bool) string {
+	var b strings.Builder
+	for _, c := range checks {
+		mark := "✓"
+		if !c.Passed() {
+			mark = "✗"
+		}
+		if c.Status == StatusSkip {
+			mark = "–"
+		}
+		if !show(c) {
+			b.WriteString(i18n.T("gradebook.check_hidden", i18n.Args{"ID": c.ID}) + "\n")
+			continue
+		}
+		b.WriteString(mark + " " + c.ID + ": " + c.Title)
+		if c.AsReported {
+			b.WriteString(" " + i18n.T("gradebook.as_reported"))
+		}
+		b.WriteString("\n")
+		if !c.Passed() {
+			b.WriteString("    " + i18n.T("gradebook.expected_found", i18n.Args{"Expected": c.Expected, "Actual": c.Actual}) + "\n")
+			if c.Hint != "" {
+				b.WriteString("    " + i18n.T("gradebook.hint", i18n.Args{"Hint": c.Hint}) + "\n")
+			}
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func fmtPoints(v float64) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// WriteGradescope writes results.json, indented.
+func WriteGradescope(w io.Writer, r *GradescopeResults) error { return writeJSON(w, r) }
+
+// WriteClassroom writes the autograding result, indented.
+func WriteClassroom(w io.Writer, r *ClassroomResult) error { return writeJSON(w, r) }
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,257 @@
+package gradebook
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/safefs"
+)
+
+// PolicyName is the policy's file name where the learner's side looks
+// for it: in the evidence dir, where the instructor (or the VM's image)
+// puts the same file the class is graded with.
+const PolicyName = "policy.toml"
+
+// MaxPolicy is the largest policy file read.
+const MaxPolicy = 1 << 20
+
+// A check's visibility to the learner, before or after the due date.
+const (
+	Visible = "visible"
+	Hidden  = "hidden"
+)
+
+// Gradescope's visibility values (its results.json spec).
+const (
+	gsVisible      = "visible"
+	gsHidden       = "hidden"
+	gsAfterDueDate = "after_due_date"
+)
+
+// Seen is a check's visibility before and after the due date.
+type Seen struct {
+	BeforeDue string `toml:"before_due"`
+	AfterDue  string `toml:"after_due"`
+}
+
+// Visibility is the policy's [visibility] table: the default for every
+// check, and per check id.
+type Visibility struct {
+	Seen
+	Checks map[string]Seen `toml:"checks"`
+}
+
+// Late is the policy's [late] table.
+type Late struct {
+	// PercentPerDay is taken off the score per day late, or part of one.
+	PercentPerDay float64 `toml:"percent_per_day"`
+	// MaxDays: a submission later than this scores 0 (0 for no limit).
+	MaxDays int `toml:"max_days"`
+}
+
+// Policy is the instructor's grading policy. The zero Policy (no file)
+// grades as cnpa always has: a point per step passed whole, every check
+// visible, no due date.
+type Policy struct {
+	// Assignment is the assignment's column in the Canvas and Moodle CSV.
+	Assignment string `toml:"assignment"`
+	// Due is the due date; zero for none.
+	Due time.Time `toml:"due"`
+	// Exam marks the lab as taken in exam mode: on the learner's VM,
+	// scaffold, explain's commands and the step driver refuse.
+	Exam bool `toml:"exam"`
+	// StepPoints is each step's points when passed whole (default 1).
+	StepPoints *float64 `toml:"step_points"`
+	// Steps are a step's points instead of StepPoints, by number.
+	Steps map[string]float64 `toml:"steps"`
+	// Checks are a check's points, on top of its step's, by id.
+	Checks     map[string]float64 `toml:"checks"`
+	Visibility Visibility         `toml:"visibility"`
+	Late       Late               `toml:"late"`
+
+	path string
+}
+
+// DefaultAssignment is the assignment column's name when the policy
+// names none.
+const DefaultAssignment = "cnpa lab"
+
+// AssignmentName is the assignment's column name.
+func (p *Policy) AssignmentName() string {
+	if p == nil || p.Assignment == "" {
+		return DefaultAssignment
+	}
+	return p.Assignment
+}
+
+// ReadPolicy reads a policy file strictly: an unknown key, a step or
+// check that does not exist (steps is how many steps the lab has;
+// checkIDs every check id), a negative number, or a visibility that is
+// neither visible nor hidden is an error naming the key and the fix;
+// all of them are reported at once.
+func ReadPolicy(path string, steps int, checkIDs []string) (*Policy, error) {
+	data, err := safefs.ReadFile(path, MaxPolicy)
+	if err != nil {
+		return nil, fmt.Errorf("--policy %s: %w", path, err)
+	}
+	return ParsePolicy(path, data, steps, checkIDs)
+}
+
+// ParsePolicy is ReadPolicy of data, read from path.
+func ParsePolicy(path string, data []byte, steps int, checkIDs []string) (*Policy, error) {
+	p := &Policy{path: path}
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(p)
+	if err != nil {
+		return nil, errors.New(i18n.T("gradebook.policy.bad_toml", i18n.Args{"Path": path, "Err": err.Error()}))
+	}
+	var errs []error
+	bad := func(key, fix string) {
+		errs = append(errs, errors.New(i18n.T("gradebook.policy.bad_key", i18n.Args{"Path": path, "Key": key, "Fix": fix})))
+	}
+	for _, k := range md.Undecoded() {
+		bad(k.String(), i18n.T("gradebook.policy.fix_unknown"))
+	}
+	known := map[string]bool{}
+	for _, id := range checkIDs {
+		known[id] = true
+	}
+	if p.StepPoints != nil && *p.StepPoints < 0 {
+		bad("step_points", i18n.T("gradebook.policy.fix_negative"))
+	}
+	for _, k := range sortedKeys(p.Steps) {
+		n, err := strconv.Atoi(k)
+		switch {
+		case err != nil || n < 1 || n > steps:
+			bad("steps."+k, i18n.T("gradebook.policy.fix_step", i18n.Args{"Steps": steps}))
+		case p.Steps[k] < 0:
+			bad("steps."+k, i18n.T("gradebook.policy.fix_negative"))
+		}
+	}
+	for _, k := range sortedKeys(p.Checks) {
+		switch {
+		case !known[k]:
+			bad("checks."+strconv.Quote(k), i18n.T("gradebook.policy.fix_check"))
+		case p.Checks[k] < 0:
+			bad("checks."+strconv.Quote(k), i18n.T("gradebook.policy.fix_negative"))
+		}
+	}
+	checkSeen := func(key string, s Seen) {
+		for _, v := range []struct{ k, v string }{{"before_due", s.BeforeDue}, {"after_due", s.AfterDue}} {
+			if v.v != "" && v.v != Visible && v.v != Hidden {
+				bad(key+v.k, i18n.T("gradebook.policy.fix_visibility"))
+			}
+		}
+		if s.BeforeDue == Visible && s.AfterDue == Hidden {
+			bad(key+"after_due", i18n.T("gradebook.policy.fix_unseen"))
+		}
+	}
+	checkSeen("visibility.", p.Visibility.Seen)
+	checkIDsSorted := make([]string, 0, len(p.Visibility.Checks))
+	for k := range p.Visibility.Checks {
+		checkIDsSorted = append(checkIDsSorted, k)
+	}
+	sort.Strings(checkIDsSorted)
+	for _, k := range checkIDsSorted {
+		if !known[k] {
+			bad("visibility.checks."+strconv.Quote(k), i18n.T("gradebook.policy.fix_check"))
+			continue
+		}
+		checkSeen("visibility.checks."+strconv.Quote(k)+".", p.Visibility.Checks[k])
+	}
+	if p.Late.PercentPerDay < 0 || p.Late.PercentPerDay > 100 {
+		bad("late.percent_per_day", i18n.T("gradebook.policy.fix_percent"))
+	}
+	if p.Late.MaxDays < 0 {
+		bad("late.max_days", i18n.T("gradebook.policy.fix_negative"))
+	}
+	if (p.Late.PercentPerDay > 0 || p.Late.MaxDays > 0) && p.Due.IsZero() {
+		bad("late", i18n.T("gradebook.policy.fix_due"))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return p, nil
+}
+
+func sortedKeys(m map[string]float64) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// stepPoints is step n's points (1-based).
+func (p *Policy) stepPoints(n int) float64 {
+	if p == nil {
+		return 1
+	}
+	if v, ok := p.Steps[strconv.Itoa(n)]; ok {
+		return v
+	}
+	if p.StepPoints != nil {
+		return *p.StepPoints
+	}
+	return 1
+}
+
+// checkPoints is check id's points on top of its step's.
+func (p *Policy) checkPoints(id string) float64 {
+	if p == nil {
+		return 0
+	}
+	return p.Checks[id]
+}
+
+// seen is check id's visibility, before and after the due date, with
+// the defaults filled in.
+func (p *Policy) seen(id string) Seen {
+	s := Seen{BeforeDue: Visible, AfterDue: Visible}
+	if p == nil {
+		return s
+	}
+	over := func(o Seen) {
+		if o.BeforeDue != "" {
+			s.BeforeDue = o.BeforeDue
+		}
+		if o.AfterDue != "" {
+			s.AfterDue = o.AfterDue
+		}
+	}
+	over(p.Visibility.Seen)
+	if o, ok := p.Visibility.Checks[id]; ok {
+		over(o)
+	}
+	return s
+}
+
+// gradescopeVisibility is check id's visibility in Gradescope's words:
+// Gradescope knows the due date and applies it.
+func (p *Policy) gradescopeVisibility(id string) string {
+	s := p.seen(id)
+	switch {
+	case s.BeforeDue == Visible:
+		return gsVisible
+	case s.AfterDue == Visible:
+		return gsAfterDueDate
+	}
+	return gsHidden
+}
+
+// shown tells whether check id is shown to the learner at now, for the
+// formats that have no visibility of their own (Classroom).
+func (p *Policy) shown(id string, now time.Time) bool {
+	s := p.seen(id)
+	if p == nil || p.Due.IsZero() || now.Before(p.Due) {
+		return s.BeforeDue == Visible
+	}
+	return s.AfterDue == Visible
+}

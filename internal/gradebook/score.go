@@ -1,0 +1,94 @@
+package gradebook
+
+import (
+	"math"
+	"strconv"
+)
+
+// Item is one line of a learner's score: a step passed whole, or a
+// check with points of its own.
+type Item struct {
+	// Step is the step's number; for a check, its step.
+	Step int
+	// Check is the check, nil for a step's item.
+	Check *Check
+	// Name is what the LMS shows: "Step 3: …" or "step3.id: title".
+	Name   string
+	Passed bool
+	Score  float64
+	Max    float64
+	// Checks are a step's checks (nil for a check's item).
+	Checks []Check
+}
+
+// Score is a learner's score under a policy.
+type Score struct {
+	Items []Item
+	// Raw is the sum of the items' scores; Max of their maxima.
+	Raw, Max float64
+	// DaysLate is how many days (or parts of one) after the due date the
+	// submission was made; Penalty the points it costs.
+	DaysLate int
+	Penalty  float64
+	// Total is Raw less Penalty, never below 0.
+	Total float64
+}
+
+// ScoreOf is r's score under p (nil: a point per step passed whole, as
+// the gradebook's steps_passed). Phases:
+//  1. each step's item: its points when every check of it passes;
+//  2. each check with points of its own;
+//  3. the late rule, on the submission's time.
+//
+// A row that is not verified (graded 0: unverified), missing or
+// unreadable scores 0 of the same maximum.
+func ScoreOf(r *Result, p *Policy) Score {
+	var s Score
+	for i := range r.StepPassed {
+		n := i + 1
+		it := Item{Step: n, Name: stepName(r, n), Max: p.stepPoints(n), Passed: r.StepPassed[i] && r.Verified}
+		for _, c := range r.Checks {
+			if c.Step == n {
+				it.Checks = append(it.Checks, c)
+			}
+		}
+		s.Items = append(s.Items, it)
+	}
+	for i := range r.Checks {
+		c := &r.Checks[i]
+		if pts := p.checkPoints(c.ID); pts > 0 {
+			s.Items = append(s.Items, Item{Step: c.Step, Check: c, Name: c.ID + ": " + c.Title, Max: pts, Passed: c.Passed() && r.Verified})
+		}
+	}
+	for i := range s.Items {
+		it := &s.Items[i]
+		if it.Passed {
+			it.Score = it.Max
+		}
+		s.Raw += it.Score
+		s.Max += it.Max
+	}
+	s.Total = s.Raw
+	if p != nil && !p.Due.IsZero() && !r.SubmittedAt.IsZero() && r.SubmittedAt.After(p.Due) {
+		s.DaysLate = int(math.Ceil(r.SubmittedAt.Sub(p.Due).Hours() / 24))
+		switch {
+		case p.Late.MaxDays > 0 && s.DaysLate > p.Late.MaxDays:
+			s.Penalty = s.Raw
+		default:
+			s.Penalty = math.Min(s.Raw, s.Raw*p.Late.PercentPerDay*float64(s.DaysLate)/100)
+		}
+		s.Penalty = round(s.Penalty)
+		s.Total = round(s.Raw - s.Penalty)
+	}
+	return s
+}
+
+// round keeps two decimals: a score an LMS shows.
+func round(v float64) float64 { return math.Round(v*100) / 100 }
+
+func stepName(r *Result, n int) string {
+	if n-1 < len(r.StepTitles) && r.StepTitles[n-1] != "" {
+		return r.StepTitles[n-1]
+	}
+	return "Step " + strconv.Itoa(n)
+}
