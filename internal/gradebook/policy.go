@@ -148,11 +148,14 @@ func ParsePolicy(path string, data []byte, steps int, checkIDs []string) (*Polic
 				bad(key+v.k, i18n.T("gradebook.policy.fix_visibility"))
 			}
 		}
-		if s.BeforeDue == Visible && s.AfterDue == Hidden {
+	}
+	checkSeen("visibility.", p.Visibility.Seen)
+	unseen := func(key, id string) {
+		if s := p.seen(id); s.BeforeDue == Visible && s.AfterDue == Hidden {
 			bad(key+"after_due", i18n.T("gradebook.policy.fix_unseen"))
 		}
 	}
-	checkSeen("visibility.", p.Visibility.Seen)
+	unseen("visibility.", "")
 	checkIDsSorted := make([]string, 0, len(p.Visibility.Checks))
 	for k := range p.Visibility.Checks {
 		checkIDsSorted = append(checkIDsSorted, k)
@@ -164,6 +167,7 @@ func ParsePolicy(path string, data []byte, steps int, checkIDs []string) (*Polic
 			continue
 		}
 		checkSeen("visibility.checks."+strconv.Quote(k)+".", p.Visibility.Checks[k])
+		unseen("visibility.checks."+strconv.Quote(k)+".", k)
 	}
 	if p.Late.PercentPerDay < 0 || p.Late.PercentPerDay > 100 {
 		bad("late.percent_per_day", i18n.T("gradebook.policy.fix_percent"))
