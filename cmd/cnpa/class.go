@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/labhub/cnpa/internal/class"
 	"github.com/labhub/cnpa/internal/gradebook"
 	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -53,6 +55,7 @@ var classGradeCommand = &cli.Command{
 		&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "longest live grading of one learner", Action: positive("timeout")},
 		&cli.DurationFlag{Name: "probe-timeout", Value: 30 * time.Second, Usage: "longest wait for a learner's controller in each live probe", Action: positive("probe-timeout")},
 		&cli.StringFlag{Name: "html", Usage: "also write the class page to `FILE`"},
+		&cli.StringFlag{Name: "metadata", Usage: "with -o gradescope: Gradescope's submission_metadata.json `FILE`, whose created_at the late rule goes by"},
 		&cli.StringFlag{Name: "policy", Usage: "grade by the instructor's policy `FILE` (TOML: points, visibility, late rules, exam mode)"},
 	},
 	Action: func(c *cli.Context) error {
@@ -74,7 +77,13 @@ var classGradeCommand = &cli.Command{
 		}
 		started := time.Now()
 		subs, unreadable, err := class.Load(c.Args().Slice())
-		if err != nil {
+		var bad *submission.Error
+		switch {
+		case err != nil && (out == lmsGradescope || out == lmsClassroom) && c.NArg() == 1 && errors.As(err, &bad):
+			// The one file an LMS hands over is not a submission: its
+			// results say so, graded 0, rather than no results at all.
+			unreadable = []*submission.Error{bad}
+		case err != nil:
 			return cli.Exit(ui.CleanLines(err.Error()), 2)
 		}
 		if n := len(subs) + len(unreadable); (out == lmsGradescope || out == lmsClassroom) && n != 1 {
@@ -130,7 +139,13 @@ var classGradeCommand = &cli.Command{
 			}
 			ui.New(os.Stderr, c.Bool("no-color")).Note("%s", i18n.T("cli.class.wrote", i18n.Args{"Path": html}))
 		}
-		if lms, err := writeLMS(out, gb, policy, roster, time.Since(started)); lms {
+		var received time.Time
+		if m := c.String("metadata"); m != "" {
+			if received, err = gradebook.GradescopeSubmittedAt(m); err != nil {
+				return cli.Exit(ui.CleanLines("--metadata "+err.Error()), 2)
+			}
+		}
+		if lms, err := writeLMS(out, gb, policy, roster, received, time.Since(started)); lms {
 			return err
 		}
 		switch out {
@@ -157,7 +172,7 @@ const (
 // writeLMS writes gb in the LMS format out, when out is one (lms true),
 // whole or not at all: the output is made in memory, then written. An
 // error is a roster the format cannot use, exit 2, naming the column.
-func writeLMS(out string, gb *class.Gradebook, policy *gradebook.Policy, roster *gradebook.Roster, took time.Duration) (lms bool, err error) {
+func writeLMS(out string, gb *class.Gradebook, policy *gradebook.Policy, roster *gradebook.Roster, received time.Time, took time.Duration) (lms bool, err error) {
 	rows := class.Results(gb)
 	// One submission, one row: the roster's learners without one are
 	// the class's, not this submission's.
@@ -167,6 +182,9 @@ func writeLMS(out string, gb *class.Gradebook, policy *gradebook.Policy, roster 
 			one = r
 			break
 		}
+	}
+	if !received.IsZero() {
+		one.SubmittedAt = received
 	}
 	var buf bytes.Buffer
 	switch out {

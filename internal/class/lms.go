@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -33,7 +34,7 @@ func Results(gb *Gradebook) []*gradebook.Result {
 	}
 	out := make([]*gradebook.Result, 0, len(gb.Learners))
 	for _, l := range gb.Learners {
-		r := &gradebook.Result{Learner: l.Name, Graded: l.Graded, Verified: l.Verified(), StepPassed: l.StepPassed,
+		r := &gradebook.Result{Learner: l.Name, Graded: l.Graded, Detail: l.GradedDetail, Verified: l.Verified(), StepPassed: l.StepPassed,
 			StepTitles: titles, Exam: l.Exam}
 		if l.sub != nil {
 			r.SubmittedAt = l.sub.SubmittedAt
@@ -55,7 +56,9 @@ func Results(gb *Gradebook) []*gradebook.Result {
 func CheckIDs() []string {
 	ids := slices.Clone(judge.ProbeIDs)
 	ids = append(ids, judge.VMIDs...)
-	for _, c := range judge.Judge(&lab.State{}, &judge.Facts{}).Checks {
+	// Judged of no evidence at all, every rule still reports its check
+	// (failed or skipped): the ids are the rules', not the evidence's.
+	for _, c := range judge.Judge(lab.Read(os.DevNull), &judge.Facts{}).Checks {
 		ids = append(ids, c.ID)
 	}
 	sort.Strings(ids)
@@ -89,7 +92,7 @@ func ReadRosterFile(path string) ([]string, *gradebook.Roster, error) {
 // is not blank or a comment has a comma (a name never has one: names are
 // checked by submission.CheckName, and a roster of names had none).
 func isCSV(data []byte) bool {
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := bufio.NewScanner(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
 	for sc.Scan() {
 		l := strings.TrimSpace(sc.Text())
 		if l == "" || strings.HasPrefix(l, "#") {

@@ -46,6 +46,8 @@ type Result struct {
 	// Graded is the gradebook's graded column: live, offline,
 	// unreachable, missing, unreadable.
 	Graded string
+	// Detail says why, when graded is not live or offline.
+	Detail string
 	// Verified is false for a row graded 0 (unverified): no score counts.
 	Verified bool
 	// StepPassed is, per lab step in order, whether all its checks pass.

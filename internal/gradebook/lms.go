@@ -2,11 +2,15 @@ package gradebook
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/safefs"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // GradescopeResults is Gradescope's results.json (its autograder
@@ -128,6 +132,9 @@ func Classroom(r *Result, p *Policy, now time.Time) *ClassroomResult {
 // mode, and the flags the instructor must look at.
 func summary(r *Result, s Score) string {
 	lines := []string{i18n.T("gradebook.summary", i18n.Args{"Learner": r.Learner, "Total": fmtPoints(s.Total), "Max": fmtPoints(s.Max), "Graded": r.Graded})}
+	if r.Detail != "" {
+		lines = append(lines, ui.Clean(r.Detail))
+	}
 	if r.Exam {
 		lines = append(lines, i18n.T("gradebook.exam"))
 	}
@@ -135,7 +142,7 @@ func summary(r *Result, s Score) string {
 		lines = append(lines, i18n.T("gradebook.unverified"))
 	}
 	if len(r.Flags) > 0 {
-		lines = append(lines, i18n.T("gradebook.flags", i18n.Args{"Flags": strings.Join(r.Flags, "; ")}))
+		lines = append(lines, i18n.T("gradebook.flags", i18n.Args{"Flags": ui.Clean(strings.Join(r.Flags, "; "))}))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -165,7 +172,7 @@ func checkLines(checks []Check, show func(Check) bool) string {
 		}
 		b.WriteString("\n")
 		if !c.Passed() {
-			b.WriteString("    " + i18n.T("gradebook.expected_found", i18n.Args{"Expected": c.Expected, "Actual": c.Actual}) + "\n")
+			b.WriteString("    " + i18n.T("gradebook.expected_found", i18n.Args{"Expected": c.Expected, "Actual": ui.Clean(c.Actual)}) + "\n")
 			if c.Hint != "" {
 				b.WriteString("    " + i18n.T("gradebook.hint", i18n.Args{"Hint": c.Hint}) + "\n")
 			}
@@ -190,4 +197,28 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// MaxMetadata is the largest submission_metadata.json read.
+const MaxMetadata = 8 << 20
+
+// GradescopeSubmittedAt is when Gradescope received the submission: the
+// created_at of its /autograder/submission_metadata.json. It is
+// Gradescope's word, not the learner's, so the late rule goes by it
+// rather than by the time the submission file claims.
+func GradescopeSubmittedAt(path string) (time.Time, error) {
+	data, err := safefs.ReadFile(path, MaxMetadata)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var md struct {
+		CreatedAt time.Time `json:"created_at"`
+	}
+	if err := json.Unmarshal(data, &md); err != nil {
+		return time.Time{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if md.CreatedAt.IsZero() {
+		return time.Time{}, errors.New(i18n.T("gradebook.metadata.no_created_at", i18n.Args{"Path": path}))
+	}
+	return md.CreatedAt, nil
 }

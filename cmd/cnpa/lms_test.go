@@ -1,0 +1,304 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/labhub/cnpa/internal/gradebook"
+	"github.com/labhub/cnpa/internal/submission"
+	"github.com/labhub/cnpa/test/kit/classfixture"
+)
+
+// lmsSchema compiles one of package gradebook's published-format schemas.
+func lmsSchema(t *testing.T, name string) *jsonschema.Schema {
+	t.Helper()
+	path := filepath.Join("..", "..", "internal", "gradebook", "testdata", name)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(name, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func meets(t *testing.T, s *jsonschema.Schema, data []byte) {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, data)
+	}
+	if err := s.Validate(doc); err != nil {
+		t.Errorf("does not meet %s: %v\n%s", s.Location, err, data)
+	}
+}
+
+// goodSubmission writes learner's correct submission into dir.
+func goodSubmission(t *testing.T, dir, learner string, i int, edit func(*submission.Content)) string {
+	t.Helper()
+	c, err := classfixture.Good(learner, i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(c)
+	}
+	path, err := classfixture.Write(dir, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// cnpaShim is an executable that runs this test binary as cnpa (as cnpa
+// does), for scripts that call cnpa by path.
+func cnpaShim(t *testing.T) string {
+	t.Helper()
+	shim := filepath.Join(t.TempDir(), "cnpa")
+	script := fmt.Sprintf("#!/bin/sh\nCNPA_CLI_HELPER=1 NO_COLOR=1 exec %q -test.run='^TestCLIHelperProcess$' -- \"$@\"\n", os.Args[0])
+	if err := os.WriteFile(shim, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return shim
+}
+
+// TestGradescopeAutograder runs lms/gradescope/run_autograder as
+// Gradescope does, a temp dir standing in for /autograder: one real
+// submission graded by the policy, late by Gradescope's created_at,
+// into a results.json that meets Gradescope's spec; no file, two files
+// and a file that is no submission each give a results.json of 0 that
+// says why.
+func TestGradescopeAutograder(t *testing.T) {
+	t.Parallel()
+	script, err := filepath.Abs(filepath.Join("..", "..", "lms", "gradescope", "run_autograder"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shim := cnpaShim(t)
+	schema := lmsSchema(t, "gradescope-results.schema.json")
+	run := func(t *testing.T, root string) map[string]any {
+		t.Helper()
+		cmd := exec.Command("bash", script)
+		cmd.Dir = root
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "CNPA_AUTOGRADER_ROOT=" + root, "CNPA=" + shim}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("run_autograder: %v\n%s", err, out)
+		}
+		t.Logf("run_autograder said (Gradescope's stdout, for instructors):\n%s", out)
+		data, err := os.ReadFile(filepath.Join(root, "results", "results.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		meets(t, schema, data)
+		var got map[string]any
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(root, "results", "results.json.tmp")); err == nil {
+			t.Error("results.json.tmp left behind")
+		}
+		return got
+	}
+	layout := func(t *testing.T) string {
+		root := t.TempDir()
+		for _, d := range []string{"source", "submission", "results"} {
+			os.MkdirAll(filepath.Join(root, d), 0o755)
+		}
+		return root
+	}
+
+	t.Run("graded", func(t *testing.T) {
+		root := layout(t)
+		goodSubmission(t, filepath.Join(root, "submission"), "ada", 1, nil)
+		os.WriteFile(filepath.Join(root, "source", "policy.toml"), []byte(
+			"due = 2026-12-01T00:00:00Z\nstep_points = 2\n[checks]\n\"step5.drift_reverted_live\" = 4\n[late]\npercent_per_day = 50\n"), 0o644)
+		// The submission says 2026-12-01T12:00Z; Gradescope received it a
+		// day and a bit later: 2 days late, by Gradescope's word.
+		os.WriteFile(filepath.Join(root, "submission_metadata.json"), []byte(`{"id": 1, "created_at": "2026-12-02T06:00:00.5-07:00", "users": [{"email": "ada@example.org"}]}`), 0o644)
+		got := run(t, root)
+		tests, _ := got["tests"].([]any)
+		// 8 steps of 2 and one check of 4: 20, all passed; 2 days at 50%: 0.
+		if got["score"] != 0.0 || len(tests) != 10 {
+			t.Fatalf("got score %v with %d tests, want 0 with 10 (8 steps, a check, the late penalty): %v", got["score"], len(tests), got)
+		}
+		last, _ := tests[len(tests)-1].(map[string]any)
+		if last["score"] != -20.0 || !strings.Contains(fmt.Sprint(last["output"]), "2 day(s) after the due date") {
+			t.Errorf("late test: %v", last)
+		}
+		os.Remove(filepath.Join(root, "submission_metadata.json"))
+		// By the submission's own time: 1 day late, 10 of 20.
+		if got := run(t, root); got["score"] != 10.0 {
+			t.Errorf("without Gradescope's metadata: score %v, want 10", got["score"])
+		}
+	})
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		says  string
+	}{
+		{"none", nil, "No submission file"},
+		{"two", map[string]string{"a.json": "{}", "b.json": "{}"}, "More than one .json file"},
+		{"not a submission", map[string]string{"notes.json": `{"hello": 1}`}, "is not a cnpa submission"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := layout(t)
+			for n, c := range tc.files {
+				os.WriteFile(filepath.Join(root, "submission", n), []byte(c), 0o644)
+			}
+			got := run(t, root)
+			if got["score"] != 0.0 || !strings.Contains(fmt.Sprint(got["output"]), tc.says) {
+				t.Errorf("got %v, want score 0 and output saying %q", got, tc.says)
+			}
+		})
+	}
+}
+
+// TestClassroomResult: -o classroom of one submission is the command
+// grader's result, as the workflow passes it base64-encoded.
+func TestClassroomResult(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sub := goodSubmission(t, dir, "ada", 1, nil)
+	code, out, errOut := cnpa(t, "-o", "classroom", "class", "grade", sub)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	meets(t, lmsSchema(t, "classroom-result.schema.json"), []byte(out))
+	// What the reporter decodes from the step's output.
+	decoded, err := base64.StdEncoding.DecodeString(base64.StdEncoding.EncodeToString([]byte(out)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r gradebook.ClassroomResult
+	if err := json.Unmarshal(decoded, &r); err != nil || r.Status != "pass" || r.MaxScore != 8 || len(r.Tests) != 8 {
+		t.Errorf("got %+v (%v), want pass 8 of 8 in 8 tests", r, err)
+	}
+	wf, err := os.ReadFile(filepath.Join("..", "..", "lms", "classroom", "cnpa-autograding.yml"))
+	if err != nil || !bytes.Contains(wf, []byte("-o classroom class grade")) || !bytes.Contains(wf, []byte("CNPA_RESULTS")) {
+		t.Errorf("the workflow to copy does not run cnpa -o classroom or pass CNPA_RESULTS (%v)", err)
+	}
+	two := goodSubmission(t, dir, "bob", 2, nil)
+	code, _, errOut = cnpa(t, "-o", "gradescope", "class", "grade", sub, two)
+	if code != 2 || !strings.Contains(errOut, "give exactly one file, not 2") {
+		t.Errorf("two submissions: exit %d, %s", code, errOut)
+	}
+}
+
+// TestLMSRoster: Canvas and Moodle from a CSV roster, and each roster
+// that lacks what a format needs is exit 2 naming the column, with
+// nothing on stdout.
+func TestLMSRoster(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	subs := filepath.Join(dir, "subs")
+	os.Mkdir(subs, 0o755)
+	goodSubmission(t, subs, "ada", 1, nil)
+	goodSubmission(t, subs, "bob", 2, nil)
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	full := write("roster.csv", "learner,Student,ID,SIS User ID,SIS Login ID,Section,Email address\n"+
+		"ada,\"Lovelace, Ada\",101,S1,ada,A,ada@example.org\nbob,Bob,102,S2,bob,A,bob@example.org\n")
+	names := write("roster.txt", "ada\nbob\n")
+	noEmail := write("noemail.csv", "learner,Student,ID,SIS User ID,SIS Login ID,Section\nada,Ada,1,,,A\nbob,Bob,2,,,A\n")
+	policy := write("policy.toml", "assignment = \"Lab (77)\"\nstep_points = 5\n")
+
+	code, out, errOut := cnpa(t, "-o", "canvas", "class", "grade", "--roster", full, "--policy", policy, subs)
+	if want := "Student,ID,SIS User ID,SIS Login ID,Section,Lab (77)\n\"    Points Possible\",,,,,40\n\"Lovelace, Ada\",101,S1,ada,A,40\nBob,102,S2,bob,A,40\n"; code != 0 || out != want {
+		t.Errorf("canvas: exit %d\n%s%s\nwant\n%s", code, out, errOut, want)
+	}
+	code, out, errOut = cnpa(t, "-o", "moodle", "class", "grade", "--roster", full, subs)
+	if want := "Email address,cnpa lab\nada@example.org,8\nbob@example.org,8\n"; code != 0 || out != want {
+		t.Errorf("moodle: exit %d\n%s%s\nwant\n%s", code, out, errOut, want)
+	}
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"-o", "canvas", "class", "grade", subs}, "-o canvas needs --roster"},
+		{[]string{"-o", "canvas", "class", "grade", "--roster", names, subs}, `-o canvas needs the column(s) "Student", "ID", "SIS User ID", "SIS Login ID", "Section"`},
+		{[]string{"-o", "moodle", "class", "grade", "--roster", noEmail, subs}, `-o moodle needs the column "Email address" or "ID number"`},
+		{[]string{"-o", "moodle", "class", "grade", "--roster", write("nolearner.csv", "Student,Email address\nAda,a@x\n"), subs}, `no "learner" column`},
+		{[]string{"-o", "moodle", "class", "grade", "--roster", write("extra.csv", "learner,Email\nada,a@x\n"), subs}, `column "Email" is not one cnpa reads`},
+		{[]string{"-o", "moodle", "class", "grade", "--roster", write("short.csv", "learner,Email address\nada,a@x\n"), subs}, "no line for learner bob"},
+		{[]string{"class", "grade", "--policy", write("bad.toml", "[checks]\n\"step5.nope\" = 1\n"), subs}, `checks."step5.nope": is not a check of the lab`},
+	} {
+		code, out, errOut := cnpa(t, tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.says) || out != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, out, errOut, tc.says)
+		}
+	}
+}
+
+// TestExamMode: the instructor's policy.toml in the evidence dir with
+// exam = true makes scaffold, explain and the step driver refuse, in
+// English and Japanese; class grade shows a submission taken in exam
+// mode, and flags one that was not when the policy says exam.
+func TestExamMode(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lab := filepath.Join(dir, "cnpa-op")
+	os.Mkdir(lab, 0o755)
+	policy := filepath.Join(lab, gradebook.PolicyName)
+	os.WriteFile(policy, []byte("exam = true\n"), 0o644)
+	for _, args := range [][]string{{"scaffold", "reconcile.sh"}, {"explain", "3"}, {"step", "1"}} {
+		for lang, says := range map[string]string{"en": "exam mode: cnpa " + args[0] + " is not available in this exam", "ja": "試験モード: この試験ではcnpa " + args[0] + "は使えません"} {
+			code, out, errOut := cnpaEnv(t, []string{"CNPA_DIR=" + lab, "CNPA_LANG=" + lang}, args...)
+			if code != 2 || !strings.Contains(errOut, says) || out != "" {
+				t.Errorf("%s %q: exit %d, stdout %q, stderr %q; want 2 and %q", lang, args, code, out, errOut, says)
+			}
+		}
+	}
+	// Without exam mode, explain works as ever.
+	os.WriteFile(policy, []byte("exam = false\n"), 0o644)
+	if code, out, errOut := cnpaEnv(t, []string{"CNPA_DIR=" + lab}, "explain", "3"); code != 0 || out == "" {
+		t.Errorf("explain outside exam mode: exit %d: %s", code, errOut)
+	}
+	// A broken policy never turns exam mode off.
+	os.WriteFile(policy, []byte("exam = tru\n"), 0o644)
+	if code, _, errOut := cnpaEnv(t, []string{"CNPA_DIR=" + lab}, "explain", "3"); code != 2 || !strings.Contains(errOut, policy) {
+		t.Errorf("explain with a broken policy: exit %d: %s", code, errOut)
+	}
+
+	subs := filepath.Join(dir, "subs")
+	os.Mkdir(subs, 0o755)
+	goodSubmission(t, subs, "ada", 1, func(c *submission.Content) { c.Exam = true })
+	goodSubmission(t, subs, "bob", 2, nil)
+	exam := filepath.Join(dir, "exam.toml")
+	os.WriteFile(exam, []byte("exam = true\n"), 0o644)
+	code, out, errOut := cnpa(t, "class", "grade", "--policy", exam, subs)
+	if code != 0 || !strings.Contains(out, "(taken in exam mode)") || !strings.Contains(out, "not-in-exam-mode") {
+		t.Errorf("class grade in exam mode: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = cnpa(t, "-o", "json", "class", "grade", subs)
+	if code != 0 || strings.Count(out, `"exam": true`) != 1 || strings.Contains(out, "not-in-exam-mode") {
+		t.Errorf("class grade -o json without a policy: exit %d\n%s", code, out)
+	}
+	code, out, _ = cnpa(t, "-o", "gradescope", "class", "grade", filepath.Join(subs, "ada.json"))
+	if code != 0 || !strings.Contains(out, "taken in exam mode") {
+		t.Errorf("gradescope of an exam submission: exit %d\n%s", code, out)
+	}
+}
