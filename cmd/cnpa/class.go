@@ -46,10 +46,15 @@ var classGradeCommand = &cli.Command{
 		"CLASS.yaml: learners: [{name: alice, kubeconfig: PATH, context: NAME}]\n\n" +
 		"A file that is not a submission, or two files of one learner, get their\n" +
 		"rows and flags (unreadable, duplicate); the others are graded.\n\n" +
+		"-o gradescope or classroom grades one submission into Gradescope's\n" +
+		"results.json or GitHub Classroom's autograding result; -o canvas or moodle\n" +
+		"writes the CSV each imports, with --roster a CSV of the identity columns the\n" +
+		"LMS matches rows by. --policy FILE sets points, visibility, late rules and\n" +
+		"exam mode (docs/class.md, \"Into an LMS\").\n\n" +
 		"Exit code 0 when the gradebook is made; 2 for bad input (no file that is\n" +
 		"a submission, a roster with a name twice, a missing kubeconfig).",
 	Flags: []cli.Flag{
-		&cli.StringFlag{Name: "roster", Usage: "`FILE` of the learners expected, one name a line"},
+		&cli.StringFlag{Name: "roster", Usage: "`FILE` of the learners expected, one name a line, or a CSV with identity columns"},
 		&cli.StringFlag{Name: "live", Usage: "grade live: `CLASS.yaml` says how to reach each learner's cluster"},
 		&cli.IntFlag{Name: "parallel", Value: 4, Usage: "grade at most `N` learners live at once", Action: atLeast("parallel", 1)},
 		&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "longest live grading of one learner", Action: positive("timeout")},

@@ -32,12 +32,12 @@ func examMode(c *cli.Context) (bool, error) {
 	return p.Exam, nil
 }
 
-// refuseInExam is the error of a command the exam does not allow (what:
-// its name), nil outside exam mode. Exit 2: the environment refuses it.
-func refuseInExam(c *cli.Context, what string) error {
+// refuseInExam is the error of c's command, which the exam does not
+// allow, nil outside exam mode. Exit 2: the environment refuses it.
+func refuseInExam(c *cli.Context) error {
 	exam, err := examMode(c)
 	if err != nil || !exam {
 		return err
 	}
-	return cli.Exit(i18n.T("cli.exam.refused", i18n.Args{"What": what, "Policy": gradebook.PolicyName}), 2)
+	return cli.Exit(i18n.T("cli.exam.refused", i18n.Args{"Command": c.Command.Name, "Policy": gradebook.PolicyName}), 2)
 }

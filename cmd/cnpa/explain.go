@@ -26,7 +26,7 @@ var explainCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
-		if err := refuseInExam(c, "cnpa explain"); err != nil {
+		if err := refuseInExam(c); err != nil {
 			return err
 		}
 		where, err := explainPaths(c)

@@ -38,7 +38,7 @@ var scaffoldCommand = &cli.Command{
 		if err != nil {
 			return err
 		}
-		if err := refuseInExam(c, "cnpa scaffold"); err != nil {
+		if err := refuseInExam(c); err != nil {
 			return err
 		}
 		t, err := target(c)

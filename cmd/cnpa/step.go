@@ -46,7 +46,7 @@ var stepCommand = &cli.Command{
 		if c.Bool("quiet") && c.Bool("verbose") {
 			return usageError("%s", i18n.T("cli.step.quiet_verbose"))
 		}
-		if err := refuseInExam(c, "cnpa step"); err != nil {
+		if err := refuseInExam(c); err != nil {
 			return err
 		}
 		base, err := labEnv(c)

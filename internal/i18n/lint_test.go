@@ -27,6 +27,7 @@ var learnerFacing = []string{
 	"internal/timeline",   // the timelines of steps 4 to 7
 	"internal/report",     // cnpa report, text and HTML
 	"internal/class",      // cnpa class grade: text and the class page
+	"internal/gradebook",  // cnpa class grade -o gradescope|classroom|canvas|moodle, the policy's errors
 	"cmd/cnpa",            // every command: help, usage errors, what each prints
 	"internal/steps",      // cnpa step 1..8: teaching, waits, notes, diagnoses
 	"internal/reaction",   // what the timelines of steps 4 to 7 say happened
@@ -73,6 +74,15 @@ var codeSpan = regexp.MustCompile("`[^`]*`")
 // stay as they are in every language, each with why, grouped by why.
 // Anything else that looks like prose fails the lint: say it with i18n.T.
 var allowProse = map[string]string{
+	// The LMS's own column names (internal/gradebook): Canvas and Moodle
+	// match an imported CSV by these words, in English whatever the
+	// reader's language.
+	"SIS User ID":         "Canvas's column name",
+	"SIS Login ID":        "Canvas's column name",
+	"    Points Possible": "Canvas's export's row name, as it reads it back",
+	"Email address":       "Moodle's user field, as its import maps it",
+	"ID number":           "Moodle's user field, as its import maps it",
+	"cnpa lab":            "the default assignment column: a name in the LMS, not prose",
 	// Error context wrapped around an error (fmt.Errorf("...: %w")), as the
 	// house style writes it (STYLE.md: wrap with context, lowercase): it
 	// names the API operation that failed, as kubectl's own errors do; the
