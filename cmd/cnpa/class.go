@@ -74,6 +74,9 @@ var classGradeCommand = &cli.Command{
 		if (out == lmsCanvas || out == lmsMoodle) && c.String("roster") == "" {
 			return usageError("%s", i18n.T("cli.class.needs_roster", i18n.Args{"Format": out}))
 		}
+		if c.String("metadata") != "" && out != lmsGradescope {
+			return usageError("%s", i18n.T("cli.class.metadata_gradescope"))
+		}
 		var policy *gradebook.Policy
 		if p := c.String("policy"); p != "" {
 			if policy, err = class.ReadPolicy(p); err != nil {

@@ -243,6 +243,7 @@ func TestLMSRoster(t *testing.T) {
 		{[]string{"-o", "moodle", "class", "grade", "--roster", noEmail, subs}, `-o moodle needs the column "Email address" or "ID number"`},
 		{[]string{"-o", "moodle", "class", "grade", "--roster", write("nolearner.csv", "Student,Email address\nAda,a@x\n"), subs}, `no "learner" column`},
 		{[]string{"-o", "moodle", "class", "grade", "--roster", write("extra.csv", "learner,Email\nada,a@x\n"), subs}, `column "Email" is not one cnpa reads`},
+		{[]string{"class", "grade", "--metadata", write("md.json", "{}"), subs}, "give it with -o gradescope"},
 		{[]string{"-o", "moodle", "class", "grade", "--roster", write("short.csv", "learner,Email address\nada,a@x\n"), subs}, "no line for learner bob"},
 		{[]string{"class", "grade", "--policy", write("bad.toml", "[checks]\n\"step5.nope\" = 1\n"), subs}, `checks."step5.nope": is not a check of the lab`},
 	} {
@@ -265,7 +266,7 @@ func TestExamMode(t *testing.T) {
 	policy := filepath.Join(lab, gradebook.PolicyName)
 	os.WriteFile(policy, []byte("exam = true\n"), 0o644)
 	for _, args := range [][]string{{"scaffold", "reconcile.sh"}, {"explain", "3"}, {"step", "1"}} {
-		for lang, says := range map[string]string{"en": "exam mode: cnpa " + args[0] + " is not available in this exam", "ja": "試験モード: この試験ではcnpa " + args[0] + "は使えません"} {
+		for lang, says := range map[string]string{"en": "exam mode: cnpa " + args[0] + " is not allowed (policy.toml says exam = true)", "ja": "試験モード: cnpa " + args[0] + "は使えません(policy.tomlが exam = true)"} {
 			code, out, errOut := cnpaEnv(t, []string{"CNPA_DIR=" + lab, "CNPA_LANG=" + lang}, args...)
 			if code != 2 || !strings.Contains(errOut, says) || out != "" {
 				t.Errorf("%s %q: exit %d, stdout %q, stderr %q; want 2 and %q", lang, args, code, out, errOut, says)
