@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -17,8 +18,9 @@ import (
 // specification): the top-level score overrides the tests' sum, which
 // is how the late rule is applied.
 type GradescopeResults struct {
-	Score         float64          `json:"score"`
-	ExecutionTime float64          `json:"execution_time"`
+	Score float64 `json:"score"`
+	// ExecutionTime is in whole seconds, as the spec's example.
+	ExecutionTime int              `json:"execution_time"`
 	Output        string           `json:"output"`
 	Tests         []GradescopeTest `json:"tests"`
 }
@@ -63,7 +65,7 @@ var visibilityRank = map[string]int{gsVisible: 0, gsAfterDueDate: 1, gsHidden: 2
 // so that a step never tells what a hidden check found.
 func Gradescope(r *Result, p *Policy, took time.Duration) *GradescopeResults {
 	s := ScoreOf(r, p)
-	out := &GradescopeResults{Score: s.Total, ExecutionTime: math2(took.Seconds()), Output: summary(r, s), Tests: []GradescopeTest{}}
+	out := &GradescopeResults{Score: s.Total, ExecutionTime: int(math.Ceil(took.Seconds())), Output: summary(r, s), Tests: []GradescopeTest{}}
 	for _, it := range s.Items {
 		t := GradescopeTest{Name: it.Name, Score: it.Score, MaxScore: it.Max, Status: gsStatus(it.Passed), Visibility: gsVisible}
 		checks := it.Checks
@@ -84,8 +86,6 @@ func Gradescope(r *Result, p *Policy, took time.Duration) *GradescopeResults {
 	}
 	return out
 }
-
-func math2(v float64) float64 { return round(v) }
 
 func gsStatus(ok bool) string {
 	if ok {
