@@ -102,7 +102,7 @@ func Canvas(w io.Writer, rows []*Result, p *Policy, roster *Roster) error {
 
 // Moodle writes the CSV that Moodle's grade import reads: the roster's
 // identifiers that Moodle maps (Email address, ID number: whichever the
-// roster has), the learner's name, and the assignment's column. A
+// roster has) and the assignment's column. A
 // roster with neither is an error naming them, and nothing is written.
 func Moodle(w io.Writer, rows []*Result, p *Policy, roster *Roster) error {
 	var ids []string
