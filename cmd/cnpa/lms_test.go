@@ -70,10 +70,14 @@ func goodSubmission(t *testing.T, dir, learner string, i int, edit func(*submiss
 	return path
 }
 
-// cnpaShim is an executable that runs this test binary as cnpa (as cnpa
-// does), for scripts that call cnpa by path.
+// cnpaShim is the cnpa for scripts that call cnpa by path: the built
+// binary `make unit` names in CNPA_BIN, else an executable that runs this
+// test binary as cnpa (as cnpa does).
 func cnpaShim(t *testing.T) string {
 	t.Helper()
+	if bin := os.Getenv("CNPA_BIN"); bin != "" {
+		return bin
+	}
 	shim := filepath.Join(t.TempDir(), "cnpa")
 	script := fmt.Sprintf("#!/bin/sh\nCNPA_CLI_HELPER=1 NO_COLOR=1 exec %q -test.run='^TestCLIHelperProcess$' -- \"$@\"\n", os.Args[0])
 	if err := os.WriteFile(shim, []byte(script), 0o755); err != nil {
