@@ -68,9 +68,9 @@ func (r *Roster) identity(learner string) (map[string]string, error) {
 // ID, SIS User ID, SIS Login ID, Section, the assignment's column, and a
 // "Points Possible" row first, as Canvas's own export has it. Every
 // row's identity comes from the roster: one without the columns Canvas
-// needs, a learner not on it, or one with none of ID, SIS User ID and
-// SIS Login ID, is an error naming the column or the learner, and
-// nothing is written.
+// needs, a learner not on it, or one with none of Student, ID and SIS
+// User ID, is an error naming the column or the learner, and nothing is
+// written.
 func Canvas(w io.Writer, rows []*Result, p *Policy, roster *Roster) error {
 	if err := needColumns(roster, CanvasColumns, "canvas"); err != nil {
 		return err
@@ -84,7 +84,8 @@ func Canvas(w io.Writer, rows []*Result, p *Policy, roster *Roster) error {
 			errs = append(errs, err)
 			continue
 		}
-		if id[ColID] == "" && id[ColSISUserID] == "" && id[ColSISLoginID] == "" {
+		// Canvas matches a row by its name, ID or SIS User ID: one will do.
+		if id[ColStudent] == "" && id[ColID] == "" && id[ColSISUserID] == "" {
 			errs = append(errs, errors.New(i18n.T("gradebook.roster.no_canvas_id", i18n.Args{"Path": roster.Path, "Learner": r.Learner})))
 			continue
 		}

@@ -256,9 +256,9 @@ func TestRosterWithoutTheColumn(t *testing.T) {
 		{func(b *bytes.Buffer) error { return Moodle(b, []*Result{result()}, nil, names) }, `-o moodle needs the column "Email address" or "ID number"`},
 		{func(b *bytes.Buffer) error { return Canvas(b, []*Result{result()}, nil, nil) }, `-o canvas needs the column(s) "Student"`},
 		{func(b *bytes.Buffer) error {
-			r := &Roster{Path: "r.csv", Columns: CanvasColumns, Identity: map[string]map[string]string{"ada": {ColStudent: "Ada", ColSection: "A"}}}
+			r := &Roster{Path: "r.csv", Columns: CanvasColumns, Identity: map[string]map[string]string{"ada": {ColSISLoginID: "ada", ColSection: "A"}}}
 			return Canvas(b, []*Result{result()}, nil, r)
-		}, `learner ada has no "ID", "SIS User ID" or "SIS Login ID"`},
+		}, `learner ada has no "Student", "ID" or "SIS User ID"`},
 		{func(b *bytes.Buffer) error {
 			r := &Roster{Path: "r.csv", Columns: []string{ColEmail}, Identity: map[string]map[string]string{}}
 			return Moodle(b, []*Result{result()}, nil, r)
