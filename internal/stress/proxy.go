@@ -56,11 +56,12 @@ type Mode struct {
 }
 
 // TimeoutHold is how long a timed-out request is held before its
-// connection is closed.
-const TimeoutHold = 2 * time.Second
+// connection is closed (a variable for the tests).
+var TimeoutHold = 2 * time.Second
 
-// DropAfter is how long a watch lives under the Drop mode.
-const DropAfter = time.Second
+// DropAfter is how long a watch lives under the Drop mode (a variable for
+// the tests).
+var DropAfter = time.Second
 
 // Counts are what went through the proxy.
 type Counts struct {
@@ -131,11 +132,13 @@ func NewProxy(cfg *rest.Config) (*Proxy, error) {
 	return p, nil
 }
 
-// Token is the bearer token the proxy wants: only the kubeconfig it was
-// written into reaches the API server through it.
+// Token is the secret first segment of every path the proxy serves: only
+// the kubeconfig whose server URL ends in it reaches the API server
+// through the proxy, no other local user.
 func (p *Proxy) Token() string { return p.token }
 
-// Start listens on a free loopback port and serves until Close.
+// Start listens on a free loopback port and serves until Close; the
+// server URL it returns carries the token.
 func (p *Proxy) Start() (addr string, err error) {
 	p.ln, err = net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -143,7 +146,7 @@ func (p *Proxy) Start() (addr string, err error) {
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
 	go p.srv.Serve(p.ln)
-	return "http://" + p.ln.Addr().String(), nil
+	return "http://" + p.ln.Addr().String() + "/" + p.token, nil
 }
 
 // Close stops serving and ends every open watch.
@@ -270,10 +273,15 @@ func (p *Proxy) decide(r *http.Request) (decision, Mode) {
 
 // ServeHTTP forwards r, injecting the fault of the current mode.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Authorization") != "Bearer "+p.token {
+	// The token is the path's first segment: client-go sends no bearer
+	// token over plain HTTP, but keeps a server URL's path.
+	rest, ok := strings.CutPrefix(r.URL.Path, "/"+p.token)
+	if !ok || (rest != "" && rest[0] != '/') {
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 		return
 	}
+	r.URL.Path, r.URL.RawPath = rest, ""
+	r.RequestURI = r.URL.RequestURI()
 	p.requests.Add(1)
 	if isTeamSpaceList(r) {
 		p.lists.Add(1)

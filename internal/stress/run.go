@@ -159,7 +159,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *judge.StressR
 	if err != nil {
 		return nil, err
 	}
-	kcDir, err := writeKubeconfig(env, addr, r.proxy.Token())
+	kcDir, err := writeKubeconfig(env, addr)
 	if err != nil {
 		r.proxy.Close()
 		return nil, err
@@ -181,6 +181,9 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *judge.StressR
 		if e := env.Service.Restart(cctx); e != nil {
 			errs = append(errs, e)
 		}
+		// The foreign finalizer is the run's own stand-in: dropped first,
+		// so that b2 goes as soon as the controller releases it.
+		r.dropForeign(cctx)
 		if e := r.temps.Cleanup(cctx); e != nil {
 			errs = append(errs, e)
 		}
@@ -238,10 +241,10 @@ func serviceConfig(env *labenv.Env) (*rest.Config, error) {
 }
 
 // writeKubeconfig writes the kubeconfig that reaches the proxy: plain
-// HTTP on loopback, as `kubectl proxy` serves, with the proxy's token (it
-// holds no credential of the cluster's). Under systemd it goes to /run,
+// HTTP on loopback, as `kubectl proxy` serves, its server URL carrying the
+// proxy's token (it holds no credential of the cluster's). Under systemd it goes to /run,
 // which the hardened unit can read (its /tmp is private, /root hidden).
-func writeKubeconfig(env *labenv.Env, addr, token string) (string, error) {
+func writeKubeconfig(env *labenv.Env, addr string) (string, error) {
 	base := ""
 	if env.Service.Name() == "systemd" {
 		base = "/run"
@@ -260,7 +263,7 @@ func writeKubeconfig(env *labenv.Env, addr, token string) (string, error) {
 	}
 	c := clientcmdapi.NewConfig()
 	c.Clusters[name] = &clientcmdapi.Cluster{Server: addr}
-	c.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: token}
+	c.AuthInfos[name] = &clientcmdapi.AuthInfo{}
 	c.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
 	c.CurrentContext = name
 	data, err := clientcmd.Write(*c)
@@ -477,7 +480,8 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 		for i := range 3 {
 			r.editPods(ctx, r.b1, int64(10+i))
 		}
-		r.editPods(ctx, r.b2, 4)
+		// b2's spec stays: its quota, deleted by hand below, is seen
+		// only by comparing desired with actual, not by a new generation.
 		kube := r.env.Clients.Kube.CoreV1()
 		_ = kube.ResourceQuotas(teamspace.NamespaceName(r.b2)).Delete(ctx, teamspace.QuotaName, metav1.DeleteOptions{})
 		_, _ = kube.ResourceQuotas(teamspace.NamespaceName(r.b1)).Patch(ctx, teamspace.QuotaName, types.MergePatchType,
@@ -688,4 +692,25 @@ func (r *runner) logTail(ctx context.Context) string {
 		return ""
 	}
 	return service.ErrorsFirst(b.String(), 10)
+}
+
+// dropForeign removes the foreign finalizer from b2, and only it (the
+// list as read, with its resourceVersion as a precondition; a conflict is
+// read again).
+func (r *runner) dropForeign(ctx context.Context) {
+	if r.b2 == "" {
+		return
+	}
+	res := r.env.Clients.Dynamic.Resource(teamspace.GVR)
+	for range 5 {
+		u, err := res.Get(ctx, r.b2, metav1.GetOptions{})
+		if err != nil {
+			return // gone, or the cleanup's own wait will say what is wrong
+		}
+		fins := slices.DeleteFunc(u.GetFinalizers(), func(f string) bool { return f == check.ForeignFinalizer })
+		u.SetFinalizers(fins)
+		if _, err := res.Update(ctx, u, metav1.UpdateOptions{FieldManager: "cnpa-stress"}); !apierrors.IsConflict(err) {
+			return
+		}
+	}
 }
