@@ -49,7 +49,6 @@ func newBackend(t *testing.T) *backend {
 	return b
 }
 
-
 // start is a proxy in front of b, and the client that reaches it.
 func start(t *testing.T, b *backend) (*Proxy, string) {
 	t.Helper()

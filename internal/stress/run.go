@@ -521,7 +521,6 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 	return v
 }
 
-
 func injectedSince(a, b Counts) map[string]int64 {
 	m := map[string]int64{}
 	for k, v := range b.Injected {
