@@ -252,7 +252,7 @@ func (p *Proxy) decide(r *http.Request) (decision, Mode) {
 	case !isWatch(r) && roll(m.Timeout):
 		d.kind = "timeout"
 	case r.Method == http.MethodGet && !isWatch(r) && m.Stale > 0:
-		if body, ok := p.recorded[r.URL.RequestURI()]; ok && roll(m.Stale) {
+		if body, ok := p.recorded[staleKey(r)]; ok && roll(m.Stale) {
 			d.kind, d.stale = "stale", body
 		}
 	}
@@ -366,8 +366,8 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, d decision) {
 	}
 	if r.Method == http.MethodGet && resp.StatusCode == http.StatusOK {
 		p.mu.Lock()
-		if _, ok := p.recorded[r.URL.RequestURI()]; !ok {
-			p.recorded[r.URL.RequestURI()] = body
+		if _, ok := p.recorded[staleKey(r)]; !ok {
+			p.recorded[staleKey(r)] = body
 		}
 		p.mu.Unlock()
 	}
@@ -400,6 +400,32 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, d decision) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	w.Write(body)
+}
+
+// staleKey is what a read asks for, apart from how fresh it wants it: an
+// informer lists again with the resourceVersion it had, and must get the
+// older answer all the same.
+func staleKey(r *http.Request) string {
+	q := r.URL.Query()
+	for _, k := range []string{"resourceVersion", "resourceVersionMatch", "timeout", "timeoutSeconds"} {
+		q.Del(k)
+	}
+	return r.URL.Path + "?" + q.Encode()
+}
+
+// DropWatches ends every open watch now: an informer then lists again,
+// which a Stale mode may answer with an older list.
+func (p *Proxy) DropWatches() {
+	p.mu.Lock()
+	var cancels []context.CancelFunc
+	for c := range p.watches {
+		cancels = append(cancels, *c)
+	}
+	p.injected["drop"] += int64(len(cancels))
+	p.mu.Unlock()
+	for _, c := range cancels {
+		c()
+	}
 }
 
 // hangUp closes the client's connection without an answer.

@@ -496,10 +496,18 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 		}
 	default:
 		r.proxy.SetMode(faultFor[name])
+		if name == "stale" {
+			// A controller that watches reads by listing: make it list
+			// now (recorded) and again below (served the older list).
+			r.proxy.DropWatches()
+		}
 		deleted = r.workload(ctx)
 		sleep(ctx, r.opts.Hold/2)
 		r.pods = r.pods%9 + 1
 		r.editPods(ctx, r.b1, r.pods)
+		if name == "stale" {
+			r.proxy.DropWatches()
+		}
 		sleep(ctx, r.opts.Hold/2)
 		r.proxy.SetMode(Mode{})
 	}
