@@ -66,6 +66,12 @@ var checkCommand = &cli.Command{
 		if err := judge.SaveLast(env.Dir, rep, time.Now()); err != nil {
 			ui.New(os.Stderr, c.Bool("no-color")).Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))
 		}
+		// The last stress run, shown apart from the grade (never counted).
+		if st, err := judge.LoadStress(env.Dir); err != nil {
+			ui.New(os.Stderr, c.Bool("no-color")).Warn("%s", err.Error())
+		} else {
+			rep.Stress = st
+		}
 		switch out {
 		case "json":
 			err = judge.WriteJSON(os.Stdout, rep)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/labhub/cnpa/internal/controller"
 	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/stress"
 )
 
 // controllerGCPercent is `cnpa controller`'s GOGC unless the environment
@@ -55,6 +57,11 @@ var controllerCommand = &cli.Command{
 	},
 	Action: func(c *cli.Context) error {
 		t, err := target(c)
+		if kc := os.Getenv(stress.KubeconfigVar); kc != "" {
+			// cnpa stress's drop-in: the proxy's kubeconfig wins over the
+			// unit's --kubeconfig and --context (it has one context).
+			t, err = kube.Resolve(kc, "")
+		}
 		if err != nil {
 			return err
 		}

@@ -48,6 +48,7 @@ var learnerFacing = []string{
 	"internal/manifest",   // errors of cnpa's manifest of its files
 	"internal/atomicfile", // errors of a file written
 	"internal/archive",    // the archive's promise, kept by reset too
+	"internal/stress",     // cnpa stress: its faults' verdicts, hints and refusals
 }
 
 // leftOut are cnpa's packages the lint does not read, and why: what they
@@ -196,6 +197,8 @@ var allowProse = map[string]string{
 	" (no change)": "kubectl's answer to a patch that changed nothing",
 	"namespace/kube-system labeled (server dry run)": "kubectl's answer",
 	"Error from server (%s): %s":                     "kubectl's answer",
+	"Operation cannot be fulfilled: the object has been modified; please apply your changes to the latest version and try again": "the API server's own 409 message, which cnpa stress's proxy answers in its stead",
+	"Internal error occurred: injected by cnpa stress":                                                                           "a 500's message as the API server words one, which cnpa stress's proxy answers in its stead",
 
 	// File contents: scripts, units, kubeconfigs, as written (and some
 	// of it matched again when read).
@@ -291,6 +294,7 @@ var notProse = map[string]string{
 	"cmd/cnpa zshCompletion":         "the zsh completion script",
 	"internal/steps AlphaYAML":       "alpha.yaml, the TeamSpace of the lab text's step 1",
 	"internal/steps BetaYAML":        "beta.yaml, the TeamSpace of the lab text's step 6",
+	"internal/service dropInHeader":  "the head of the drop-in cnpa stress writes (a unit file)",
 }
 
 // notProseUsed are the notProse entries the lint met.

@@ -90,6 +90,10 @@ type Report struct {
 	Skipped int     `json:"skipped"`
 	// Notes counts the checks with status note: not failures.
 	Notes int `json:"notes"`
+	// Stress is the last `cnpa stress`, when it ran: a section of its own,
+	// outside every count above and the exit code (the lab's 8 steps do
+	// not ask for it).
+	Stress *StressReport `json:"stress,omitempty"`
 }
 
 // OK tells whether no check failed.

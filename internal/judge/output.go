@@ -62,6 +62,11 @@ func WriteText(p *ui.Printer, r *Report) {
 		summary += i18n.N("plural.check.summary_notes", r.Notes)
 	}
 	p.Title("%s", summary)
+	if r.Stress != nil {
+		p.Line("")
+		p.Title("%s", i18n.T("stress.check_heading"))
+		WriteStressText(p, r.Stress)
+	}
 }
 
 // prose is a hint or a note after its label. Other languages than English

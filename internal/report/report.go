@@ -63,6 +63,9 @@ type Page struct {
 	// ValuesOK and ValuesTotal count the evidence values as judged.
 	ValuesOK, ValuesBad, ValuesTotal int
 	Check                            *Check
+	// Stress is the last `cnpa stress`, nil when it never ran: shown
+	// apart, never in the lab's totals.
+	Stress *judge.StressReport
 }
 
 // Step is one lab step on the page.
@@ -136,6 +139,9 @@ func Build(o Options) *Page {
 		p.Problems = append(p.Problems, err.Error())
 	}
 	p.Check = summarizeCheck(o.Dir, last)
+	if p.Stress, err = judge.LoadStress(o.Dir); err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	}
 
 	ev := lab.Read(o.Dir)
 	in := ev.Inputs(o.Alpha)

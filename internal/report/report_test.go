@@ -150,3 +150,33 @@ func TestBuildTellsWhatIsMissingOrStale(t *testing.T) {
 		t.Errorf("broken timeline of step 5: note %q", s.TimelineNote)
 	}
 }
+
+// The last `cnpa stress` is a section of its own, each fault by name and
+// status; without one the page has none.
+func TestPageShowsTheLastStress(t *testing.T) {
+	dir := t.TempDir()
+	render := func() string {
+		var b bytes.Buffer
+		if err := Write(&b, Build(Options{Dir: dir, AlphaUnknown: "no cluster", Now: time.Now(), Version: "test"})); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if html := render(); strings.Contains(html, `id="stress"`) {
+		t.Error("a page without a stress run has a stress section")
+	}
+	rep := &judge.StressReport{Engine: "own", Faults: []judge.StressFault{
+		{Name: "kill9", Status: judge.Pass},
+		{Name: "burst", Status: judge.Fail, Findings: []judge.StressFinding{{Property: judge.StressConverged, Found: "cnpa-check-1: no quota", Expected: "converged"}}, Hint: "compare"},
+	}}
+	rep.Count()
+	if err := judge.SaveStress(dir, rep); err != nil {
+		t.Fatal(err)
+	}
+	html := render()
+	for _, want := range []string{`id="stress"`, `data-fault="kill9" data-status="pass"`, `data-fault="burst" data-status="fail"`, "cnpa-check-1: no quota", "→ compare"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}

@@ -105,6 +105,9 @@ func (p *process) Start(_ context.Context) error {
 	}
 	cmd := exec.Command(u.Argv[0], u.Argv[1:]...)
 	cmd.Env = append(append(os.Environ(), u.Env()...), markerVar+"="+marker)
+	// Drop-ins (dropin.go) come last: the last value of a variable wins,
+	// as systemd reads them after the unit.
+	cmd.Env = append(cmd.Env, dropInEnv(p.unitPath)...)
 	cmd.Dir = p.dir
 	if u.Theirs && u.Dir != "" {
 		cmd.Dir = u.Dir // the learner's WorkingDirectory=

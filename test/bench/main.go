@@ -95,11 +95,13 @@ type config struct {
 	startupPhase  bool
 	startupBefore string
 	startupRuns   int
-	scaleProfile  time.Duration
-	cpuProfile    string
-	inprocQPS     float64
-	inprocBurst   int
-	pairedFloor   bool
+	// stressPhase: `cnpa stress` of each engine (stress.go).
+	stressPhase  bool
+	scaleProfile time.Duration
+	cpuProfile   string
+	inprocQPS    float64
+	inprocBurst  int
+	pairedFloor  bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -128,7 +130,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.resultsDir, "results", "", "directory for bench-<date>.json (default test/bench/results in the module; \"-\" for none)")
 	fs.StringVar(&cfg.workDir, "work", "", "directory for logs and binaries (default: a temporary one, kept when something failed)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work directory")
-	fs.StringVar(&phases, "phases", "steady,bulk,class,startup", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N), bulk, scale (the same at each -scale-sizes, on one growing control plane); and, once, class (`cnpa class grade` live, one learner at a time and all at once, and offline) and startup (`cnpa version` and `cnpa explain 5` in English and Japanese against -startup-before, no control plane)")
+	fs.StringVar(&phases, "phases", "steady,bulk,class,startup,stress", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N), bulk, scale (the same at each -scale-sizes, on one growing control plane); and, once, class (`cnpa class grade` live, one learner at a time and all at once, and offline), startup (`cnpa version` and `cnpa explain 5` in English and Japanese against -startup-before, no control plane) and stress (`cnpa stress` of the go and shell engines, each after `cnpa step all` on a control plane of its own)")
 	fs.StringVar(&cfg.startupBefore, "startup-before", defaultStartupBefore, "the startup phase's build to compare with: a git revision of this repository")
 	fs.IntVar(&cfg.startupRuns, "startup-runs", 40, "the startup phase's runs of each build, per command and locale")
 	fs.IntVar(&cfg.classLearners, "class-learners", 3, "the class phase's learners, each on a control plane of their own")
@@ -172,9 +174,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			cfg.classPhase = true
 		case "startup":
 			cfg.startupPhase = true
+		case "stress":
+			cfg.stressPhase = true
 		case "":
 		default:
-			return nil, fmt.Errorf("-phases: unknown %q (known: steady, bulk, scale, class, startup)", p)
+			return nil, fmt.Errorf("-phases: unknown %q (known: steady, bulk, scale, class, startup, stress)", p)
 		}
 	}
 	for _, f := range strings.Split(scaleSizes, ",") {
@@ -185,7 +189,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		cfg.scaleSizes = append(cfg.scaleSizes, n)
 	}
 	switch {
-	case !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase && !cfg.classPhase && !cfg.startupPhase:
+	case !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase && !cfg.classPhase && !cfg.startupPhase && !cfg.stressPhase:
 		return nil, errors.New("-phases is empty")
 	case cfg.startupPhase && cfg.startupRuns < 1:
 		return nil, errors.New("-startup-runs must be at least 1")
@@ -276,6 +280,9 @@ func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error)
 	if cfg.startupPhase {
 		rep.Sizes.Phases = strings.TrimPrefix(rep.Sizes.Phases+",startup", ",")
 	}
+	if cfg.stressPhase {
+		rep.Sizes.Phases = strings.TrimPrefix(rep.Sizes.Phases+",stress", ",")
+	}
 	if cfg.scalePhase {
 		rep.Sizes.ScaleSizes = cfg.scaleSizes
 	}
@@ -296,6 +303,12 @@ func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error)
 		rep.Startup = b.runStartup(ctx, root)
 		failed = failed || len(rep.Startup.Errors) > 0
 		writeStartupMarkdown(out, rep.Startup)
+	}
+	if cfg.stressPhase {
+		logf("[stress] starting")
+		rep.Stress = b.runStress(ctx)
+		failed = failed || len(rep.Stress.Errors) > 0
+		writeStressMarkdown(out, rep.Stress)
 	}
 	if cfg.classPhase {
 		logf("[class] starting")

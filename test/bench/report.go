@@ -27,6 +27,8 @@ type Report struct {
 	Class *ClassResult `json:"class,omitempty"`
 	// Startup is the start-up phase's numbers, when it ran.
 	Startup *StartupResult `json:"startup,omitempty"`
+	// Stress is the stress phase's (stress.go).
+	Stress *StressResult `json:"stress,omitempty"`
 }
 
 // Sizes are the run's flags that shape the numbers.

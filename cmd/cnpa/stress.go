@@ -1,0 +1,78 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/stress"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+var stressCommand = &cli.Command{
+	Name:  "stress",
+	Usage: "put the running controller through the faults a real cluster gives, each judged on its own",
+	Description: "Starts a proxy on loopback between cnpa-op.service and the API server (a\n" +
+		"drop-in points the service's KUBECONFIG at it; your files are not touched),\n" +
+		"then, one at a time: kill -9 of the service mid-pass, 409 Conflicts, 500s,\n" +
+		"timeouts, stale reads, dropped watches and connections, added latency, and a\n" +
+		"burst of changes. After each: every TeamSpace converged within the bound,\n" +
+		"each deleted one archived before its release, foreign finalizers kept,\n" +
+		"nothing recreated, no writes when nothing changed, the service running.\n" +
+		"Ctrl-C stops every fault, removes the drop-in and restarts the service.\n\n" +
+		"The result is kept in <dir>/.cnpa/stress.json; `cnpa check` and `cnpa report`\n" +
+		"show it as a section of its own, apart from the lab's grade.\n\n" +
+		"Exit code 0 when every fault passes, 1 when any fails, 2 when the service\n" +
+		"or the cluster cannot be stressed.",
+	Flags: append([]cli.Flag{
+		&cli.StringFlag{Name: "faults", Value: "all", Usage: "`LIST` of faults to run, comma-separated: kill9, conflict, error, timeout, stale, drop, latency, burst"},
+		&cli.DurationFlag{Name: "bound", Value: 30 * time.Second, Usage: "how long the controller has to converge after each fault", Action: positive("bound")},
+	}, serviceFlags...),
+	Action: func(c *cli.Context) error {
+		out, err := output(c, "text", "json")
+		if err != nil {
+			return err
+		}
+		faults, err := stress.ParseFaults(c.String("faults"))
+		if err != nil {
+			return usageError("%s", err.Error())
+		}
+		if err := needEvidenceDir(c); err != nil {
+			return err
+		}
+		env, err := labEnv(c)
+		if err != nil {
+			return err
+		}
+		progress := ui.New(os.Stderr, c.Bool("no-color"))
+		rep, err := stress.Run(c.Context, env, stress.Options{Faults: faults, Bound: c.Duration("bound"), Progress: progress})
+		var envErr *stress.EnvError
+		switch {
+		case errors.As(err, &envErr):
+			return cli.Exit(err.Error(), 2)
+		case err != nil && rep == nil:
+			return cli.Exit(err.Error(), 2)
+		case err != nil:
+			// The run is judged, its cleanup had trouble: said, kept.
+			progress.Warn("%s", err.Error())
+		}
+		if err := judge.SaveStress(env.Dir, rep); err != nil {
+			progress.Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))
+		}
+		if out == "json" {
+			if err := ui.WriteJSON(os.Stdout, rep); err != nil {
+				return err
+			}
+		} else {
+			judge.WriteStressText(printer(c), rep)
+		}
+		if !rep.OK() {
+			return failed()
+		}
+		return nil
+	},
+}

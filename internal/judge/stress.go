@@ -1,0 +1,161 @@
+package judge
+
+import (
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labhub/cnpa/internal/atomicfile"
+	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/ui"
+)
+
+// StressFile is where `cnpa stress` keeps its last result, beside
+// LastFile: `cnpa check` and `cnpa report` show it as a section of their
+// own, which never changes the lab's grade.
+const StressFile = "stress.json"
+
+// StressPath is StressFile's path under dir.
+func StressPath(dir string) string { return filepath.Join(dir, lab.OwnDir, StressFile) }
+
+// StressProperty ids: what is judged after each fault.
+const (
+	StressConverged = "converged" // every TeamSpace converged within the bound
+	StressArchived  = "archived"  // each deleted one archived before its release
+	StressForeign   = "foreign"   // foreign finalizers kept
+	StressKept      = "kept"      // namespaces and quotas not recreated
+	StressQuiet     = "quiet"     // no write while nothing changed
+	StressRunning   = "running"   // the service running
+)
+
+// StressFinding is one property that did not hold after a fault.
+type StressFinding struct {
+	Property string `json:"property"`
+	Found    string `json:"found"`
+	Expected string `json:"expected"`
+}
+
+// StressFault is the verdict of one fault.
+type StressFault struct {
+	Name   string `json:"name"`
+	Status Status `json:"status"` // pass, fail or skip
+	// Injected counts what the proxy did, by kind (error, conflict, …).
+	Injected map[string]int64 `json:"injected,omitempty"`
+	// Seconds is how long the fault and its judging took.
+	Seconds  float64         `json:"seconds"`
+	Findings []StressFinding `json:"findings,omitempty"`
+	Hint     string          `json:"hint,omitempty"`
+	// Log is the tail of the controller's output, errors first, on a
+	// failure.
+	Log string `json:"log,omitempty"`
+	// Why says why a skipped fault was not judged.
+	Why string `json:"why,omitempty"`
+}
+
+// StressReport is a whole `cnpa stress` run.
+type StressReport struct {
+	At      time.Time     `json:"at"`
+	Engine  string        `json:"engine"`
+	Server  string        `json:"server"`
+	Faults  []StressFault `json:"faults"`
+	Passed  int           `json:"passed"`
+	Failed  int           `json:"failed"`
+	Skipped int           `json:"skipped"`
+	Seconds float64       `json:"seconds"`
+}
+
+// Count fills Passed, Failed and Skipped.
+func (r *StressReport) Count() {
+	r.Passed, r.Failed, r.Skipped = 0, 0, 0
+	for _, f := range r.Faults {
+		switch f.Status {
+		case Pass:
+			r.Passed++
+		case Fail:
+			r.Failed++
+		default:
+			r.Skipped++
+		}
+	}
+}
+
+// OK tells whether no fault failed.
+func (r *StressReport) OK() bool { return r.Failed == 0 }
+
+// FailedFaults names the faults that failed, in run order.
+func (r *StressReport) FailedFaults() []string {
+	var names []string
+	for _, f := range r.Faults {
+		if f.Status == Fail {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+// SaveStress writes r to StressPath(dir) atomically.
+func SaveStress(dir string, r *StressReport) error { return atomicfile.WriteJSON(StressPath(dir), r) }
+
+// LoadStress reads the last stress result; (nil, nil) when stress never
+// ran here.
+func LoadStress(dir string) (*StressReport, error) {
+	var r StressReport
+	found, err := atomicfile.ReadJSON(StressPath(dir), &r)
+	var bad *atomicfile.DecodeError
+	switch {
+	case !found && err == nil:
+		return nil, nil
+	case errors.As(err, &bad):
+		return nil, errors.New(i18n.T("check.last.bad", i18n.Args{"Path": bad.Path, "Err": bad.Err.Error()}))
+	case err != nil:
+		return nil, err
+	}
+	return &r, nil
+}
+
+// WriteStressText prints a stress result for people: ✓ or ✗ and the
+// fault, then for a failure each property found beside expected, the hint
+// and the end of the controller's output.
+func WriteStressText(p *ui.Printer, r *StressReport) {
+	found, expected := i18n.T("check.label.found"), i18n.T("check.label.expected")
+	p.Title("%s", i18n.T("stress.title", i18n.Args{"Engine": r.Engine, "At": r.At.Format(time.RFC3339)}))
+	for _, f := range r.Faults {
+		switch f.Status {
+		case Pass:
+			p.Line("  %s %-12s %s", p.Mark(true), f.Name, injected(f.Injected))
+		case Fail:
+			p.Line("  %s %-12s %s", p.Mark(false), f.Name, injected(f.Injected))
+			for _, x := range f.Findings {
+				p.Line("      %s: %s %s", x.Property, found, x.Found)
+				p.Line("      %s  %s %s", strings.Repeat(" ", ui.Width(x.Property)), expected, x.Expected)
+			}
+			if f.Hint != "" {
+				p.Warn("%s", prose("      → ", f.Hint))
+			}
+			if f.Log != "" {
+				p.Note("      %s", i18n.T("stress.log"))
+				for _, l := range strings.Split(strings.TrimRight(f.Log, "\n"), "\n") {
+					p.Note("        %s", l)
+				}
+			}
+		default:
+			p.Note("  - %-12s %s", f.Name, f.Why)
+		}
+	}
+	p.Line("")
+	p.Title("%s", i18n.T("stress.summary", i18n.Args{"Passed": r.Passed, "Failed": r.Failed, "Seconds": int(r.Seconds + 0.5)}))
+}
+
+// injected says what the proxy did: "error×12 timeout×3".
+func injected(m map[string]int64) string {
+	var parts []string
+	for _, k := range []string{"kill", "conflict", "error", "timeout", "stale", "drop", "latency", "burst"} {
+		if m[k] > 0 {
+			parts = append(parts, k+"×"+strconv.FormatInt(m[k], 10))
+		}
+	}
+	return strings.Join(parts, " ")
+}

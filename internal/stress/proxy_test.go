@@ -1,0 +1,232 @@
+package stress
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// backend is an httptest API server: it records what reaches it and
+// answers a TeamSpace whose resourceVersion grows with every write.
+type backend struct {
+	srv    *httptest.Server
+	hits   atomic.Int64
+	writes atomic.Int64
+	mu     sync.Mutex
+	auth   []string
+}
+
+func newBackend(t *testing.T) *backend {
+	b := &backend{}
+	b.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b.hits.Add(1)
+		b.mu.Lock()
+		b.auth = append(b.auth, r.Header.Get("Authorization"))
+		b.mu.Unlock()
+		if r.URL.Query().Get("watch") == "true" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(200)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		if r.Method != http.MethodGet {
+			b.writes.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"metadata":{"resourceVersion":"`+strconv.FormatInt(b.writes.Load(), 10)+`"}}`)
+	}))
+	t.Cleanup(b.srv.Close)
+	return b
+}
+
+// start is a proxy in front of b, and the client that reaches it.
+func start(t *testing.T, b *backend) (*Proxy, string) {
+	t.Helper()
+	p, err := NewProxy(&rest.Config{Host: b.srv.URL, BearerToken: "real-token", TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, err := p.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, url
+}
+
+const tsPath = "/apis/platform.labhub.io/v1alpha1/teamspaces"
+
+func do(t *testing.T, method, url string) (int, string, error) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader("{}"))
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), nil
+}
+
+func TestProxyPassesThroughWithTheServicesCredentials(t *testing.T) {
+	b := newBackend(t)
+	p, url := start(t, b)
+	code, body, err := do(t, "GET", url+tsPath)
+	if err != nil || code != 200 || !strings.Contains(body, "resourceVersion") {
+		t.Fatalf("GET through the proxy: %d %q %v", code, body, err)
+	}
+	if code, _, _ := do(t, "PATCH", url+tsPath+"/x"); code != 200 {
+		t.Errorf("PATCH: %d, want 200", code)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, a := range b.auth {
+		if a != "Bearer real-token" {
+			t.Errorf("the backend saw Authorization %q, want the service's own token", a)
+		}
+	}
+	if c := p.Counts(); c.Requests != 2 || c.Writes != 1 || c.Lists != 1 {
+		t.Errorf("counts %+v, want 2 requests, 1 write, 1 list", c)
+	}
+}
+
+func TestProxyRefusesAnotherPath(t *testing.T) {
+	b := newBackend(t)
+	_, url := start(t, b)
+	base := url[:strings.LastIndex(url, "/")]
+	for _, u := range []string{base + tsPath, base + "/wrong" + tsPath, url + "x" + tsPath} {
+		if code, _, _ := do(t, "GET", u); code != http.StatusUnauthorized {
+			t.Errorf("GET %s: %d, want 401", u, code)
+		}
+	}
+	if b.hits.Load() != 0 {
+		t.Errorf("%d requests without the token reached the API server", b.hits.Load())
+	}
+}
+
+func TestProxyFaults(t *testing.T) {
+	TimeoutHold, DropAfter = 20*time.Millisecond, 50*time.Millisecond
+	for _, c := range []struct {
+		name     string
+		mode     Mode
+		method   string
+		path     string
+		wantCode int  // 0: the connection ends without an answer
+		reaches  bool // the request reaches the API server
+	}{
+		{"conflict answers a write 409, unsent", Mode{Conflict: 1}, "PATCH", tsPath + "/x", 409, false},
+		{"conflict lets a read through", Mode{Conflict: 1}, "GET", tsPath, 200, true},
+		{"error answers 500, unsent", Mode{Error: 1}, "GET", tsPath + "/x", 500, false},
+		{"error spares discovery", Mode{Error: 1}, "GET", "/api", 200, true},
+		{"timeout lands the write and loses its answer", Mode{Timeout: 1}, "POST", tsPath, 0, true},
+		{"drop closes the connection, unsent", Mode{Drop: 1}, "GET", "/api/v1/namespaces/team-x", 0, false},
+		{"latency still answers", Mode{Latency: 10 * time.Millisecond}, "GET", tsPath, 200, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newBackend(t)
+			p, url := start(t, b)
+			p.SetMode(c.mode)
+			code, _, err := do(t, c.method, url+c.path)
+			if c.wantCode == 0 {
+				if err == nil {
+					t.Errorf("got %d, want the connection closed without an answer", code)
+				}
+			} else if err != nil || code != c.wantCode {
+				t.Errorf("got %d (%v), want %d", code, err, c.wantCode)
+			}
+			if got := b.hits.Load() > 0; got != c.reaches {
+				t.Errorf("reached the API server: %v, want %v", got, c.reaches)
+			}
+		})
+	}
+}
+
+func TestProxyStaleServesAnEarlierAnswer(t *testing.T) {
+	b := newBackend(t)
+	p, url := start(t, b)
+	p.SetMode(Mode{Stale: 1})
+	_, first, _ := do(t, "GET", url+tsPath+"/x")
+	do(t, "PATCH", url+tsPath+"/x") // the object moves on
+	_, second, _ := do(t, "GET", url+tsPath+"/x")
+	if !strings.Contains(first, `"resourceVersion":"0"`) || second != first {
+		t.Errorf("reads %q then %q, want the first answer (resourceVersion 0) served again", first, second)
+	}
+	p.SetMode(Mode{})
+	if _, fresh, _ := do(t, "GET", url+tsPath+"/x"); !strings.Contains(fresh, `"resourceVersion":"1"`) {
+		t.Errorf("without the fault: %q, want resourceVersion 1", fresh)
+	}
+	if n := p.Counts().Injected["stale"]; n != 1 {
+		t.Errorf("%d stale answers counted, want 1", n)
+	}
+}
+
+func TestProxyDropEndsAWatch(t *testing.T) {
+	TimeoutHold, DropAfter = 20*time.Millisecond, 50*time.Millisecond
+	b := newBackend(t)
+	p, url := start(t, b)
+	p.SetMode(Mode{Drop: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", url+tsPath+"?watch=true", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body) // returns once the proxy ends the stream
+	resp.Body.Close()
+	if ctx.Err() != nil {
+		t.Fatal("the watch was not dropped within 5 s")
+	}
+	if n := p.Counts().Injected["drop"]; n != 1 {
+		t.Errorf("%d drops counted, want 1", n)
+	}
+}
+
+func TestProxyKillsAfterTheNthWrite(t *testing.T) {
+	b := newBackend(t)
+	p, url := start(t, b)
+	var killed atomic.Int64
+	p.Kill = func() { killed.Store(b.writes.Load()) }
+	p.SetMode(Mode{KillAt: 2})
+	if code, _, err := do(t, "PATCH", url+tsPath+"/x"); err != nil || code != 200 {
+		t.Fatalf("first write: %d %v", code, err)
+	}
+	if _, _, err := do(t, "PATCH", url+tsPath+"/x"); err == nil {
+		t.Error("the second write was answered: its writer was to be killed first")
+	}
+	if killed.Load() != 2 {
+		t.Errorf("killed when %d writes had landed, want 2 (after the second landed)", killed.Load())
+	}
+	if _, _, err := do(t, "PATCH", url+tsPath+"/x"); err != nil {
+		t.Errorf("third write: %v, want it answered (one kill per mode)", err)
+	}
+}
+
+func TestParseFaults(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		want    string
+		wantErr bool
+	}{
+		{"", strings.Join(Faults, ","), false},
+		{"all", strings.Join(Faults, ","), false},
+		{"burst, kill9,burst", "burst,kill9", false},
+		{"kill", "", true},
+	} {
+		got, err := ParseFaults(c.in)
+		if (err != nil) != c.wantErr || (err == nil && strings.Join(got, ",") != c.want) {
+			t.Errorf("ParseFaults(%q) = %v, %v; want %q (error %v)", c.in, got, err, c.want, c.wantErr)
+		}
+	}
+}
