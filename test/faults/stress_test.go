@@ -45,10 +45,23 @@ func TestStress(t *testing.T) {
 		}
 		return &rep
 	}
-	own := func(t *testing.T, script string) *kit.Lab {
+	// Each case starts the lab over on the shared cluster: the next
+	// case's step 1 wants no TeamSpace alpha, so a case's cleanup stops
+	// its loop and runs `cnpa reset --yes`.
+	newLab := func(t *testing.T) *kit.Lab {
 		t.Helper()
 		lab := kit.NewLab(context.Background(), t, c, bin)
-		t.Cleanup(lab.StopService)
+		t.Cleanup(func() {
+			lab.StopService()
+			if r := lab.Reset(); r.Code != 0 {
+				t.Errorf("cnpa reset --yes after the case: the next case needs a clean cluster\n%s", r)
+			}
+		})
+		return lab
+	}
+	own := func(t *testing.T, script string) *kit.Lab {
+		t.Helper()
+		lab := newLab(t)
 		data, err := os.ReadFile(script)
 		if err != nil {
 			t.Fatal(err)
@@ -79,8 +92,7 @@ func TestStress(t *testing.T) {
 	}
 
 	t.Run("go", func(t *testing.T) {
-		lab := kit.NewLab(context.Background(), t, c, bin)
-		t.Cleanup(lab.StopService)
+		lab := newLab(t)
 		if r := lab.StepAll("go"); r.Code != 0 {
 			t.Fatalf("cnpa step all: %s", r)
 		}
