@@ -1,7 +1,9 @@
 package kit
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,5 +28,18 @@ func TestProductImportsNoTestPackage(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatalf("go list -deps cmd/cnpa names no package of the module:\n%s", out)
+	}
+}
+
+// TestReadmeIsShort: the README is the learner's path, read in five
+// minutes; the reference lives in docs/, one file per topic. 150 lines is
+// the bound the project set for it.
+func TestReadmeIsShort(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n > 150 {
+		t.Errorf("README.md has %d lines, want at most 150: move the detail into docs/ and link it", n)
 	}
 }
