@@ -2,6 +2,7 @@ package controller
 
 import (
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -79,11 +80,20 @@ func TestWrittenWait(t *testing.T) {
 
 	w.begin("namespace/team-a", "uid-a")
 	w.end("namespace/team-a", "100", nil)
-	time.AfterFunc(20*time.Millisecond, func() { w.seen("namespace/team-a", "100") })
-	start = time.Now()
-	w.wait("namespace/team-a", time.Second)
-	if d := time.Since(start); d < 20*time.Millisecond || d > 500*time.Millisecond {
-		t.Errorf("wait for a delivered write took %s, want about 20 ms", d)
+	// Ordered by events, not by the clock (a timer's 20 ms measured from
+	// before wait began read 19.8 ms under load): wait may return only
+	// after seen, and must return then, well before its minute.
+	var delivered atomic.Bool
+	time.AfterFunc(20*time.Millisecond, func() { delivered.Store(true); w.seen("namespace/team-a", "100") })
+	returned := make(chan struct{})
+	go func() { w.wait("namespace/team-a", time.Minute); close(returned) }()
+	select {
+	case <-returned:
+		if !delivered.Load() {
+			t.Error("wait for a write returned before its event was seen")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("wait for a delivered write did not return after the event was seen")
 	}
 
 	w.begin("namespace/team-b", "uid-b")

@@ -29,7 +29,6 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
@@ -100,41 +99,44 @@ func (s shell) value(v any) {
 }
 
 // comment shows a `#` line: what a command stands for where it is not the
-// learner's literal keystrokes.
+// learner's literal keystrokes, wrapped to 80 columns after its `# `
+// (the catalog's own breaks kept; a path or a command is never broken,
+// and only a line with one wider than the room runs longer).
 func (s shell) comment(format string, a ...any) {
 	if s.p != nil {
-		// every line a comment; wrapped to 80 columns in a language
-		// whose catalog holds paragraphs, English keeps its breaks (a
-		// line with a path may run longer)
-		text := fmt.Sprintf(format, a...)
-		if i18n.Current() == i18n.English {
-			s.p.Note("%s", "  # "+strings.ReplaceAll(text, "\n", "\n  # "))
-			return
-		}
-		s.p.Note("%s", ui.Indent("  # ", "  # ", text, ui.Cols))
+		s.p.Note("%s", ui.Indent("  # ", "  # ", fmt.Sprintf(format, a...), ui.Cols))
 	}
 }
 
 // block shows installed text (a script, a unit) under a heading, each line
-// with its mark, if any, beside it.
+// with its mark, if any, beside it; a mark that does not fit beside its
+// line within 80 columns goes on the line below, under an ↑ (the line
+// itself is the file's and is shown as it is).
 func (s shell) block(heading string, lines []string, marks map[int]string) {
 	if s.p == nil {
 		return
 	}
-	s.p.Line("  %s", heading)
+	s.p.Line("%s", ui.Indent("  ", "  ", heading, ui.Cols))
 	width := 0
 	for i, l := range lines {
-		if marks[i] != "" && len(l) > width {
-			width = len(l)
+		if marks[i] != "" && ui.Width(l) > width {
+			width = ui.Width(l)
 		}
 	}
 	width = min(width, 60)
 	for i, l := range lines {
-		if m := marks[i]; m != "" {
-			s.p.Line("  │ %-*s  %s", width, l, s.p.Faint("← "+m))
-			continue
+		m := marks[i]
+		switch {
+		case m == "":
+			s.p.Line("  │ %s", l)
+		case 4+max(ui.Width(l), width)+2+ui.Width("← "+m) <= ui.Cols:
+			s.p.Line("  │ %s  %s", ui.Pad(l, width), s.p.Faint("← "+m))
+		default:
+			s.p.Line("  │ %s", l)
+			for _, ml := range strings.Split(ui.Indent("↑ ", "  ", m, ui.Cols-6), "\n") {
+				s.p.Line("  │   %s", s.p.Faint(ml))
+			}
 		}
-		s.p.Line("  │ %s", l)
 	}
 }
 

@@ -19,7 +19,20 @@ func Print(p *ui.Printer, tl *Timeline) {
 	if tl == nil || len(tl.Entries) == 0 {
 		return
 	}
-	p.Line("  %s %s", p.Bold(i18n.T("timeline.heading")), p.Faint(i18n.T("timeline.since", i18n.Args{"Action": ui.Clean(tl.Action)})))
+	heading := i18n.T("timeline.heading")
+	action := ui.Clean(tl.Action)
+	if since := i18n.T("timeline.since", i18n.Args{"Action": action}); 2+ui.Width(heading)+1+ui.Width(since) <= ui.Cols {
+		p.Line("  %s %s", p.Bold(heading), p.Faint(since))
+	} else {
+		// The action is a command, often a long one: it goes below,
+		// whole (its spaces are no-break ones while it is wrapped), on
+		// a line of its own when it does not fit after the words.
+		since = i18n.T("timeline.since", i18n.Args{"Action": strings.ReplaceAll(action, " ", "\u00a0")})
+		p.Line("  %s", p.Bold(heading))
+		for _, l := range strings.Split(ui.Indent("  ", "   ", since, ui.Cols), "\n") {
+			p.Line("%s", p.Faint(strings.ReplaceAll(l, "\u00a0", " ")))
+		}
+	}
 	atW, actorW, whatW := 0, 0, 0
 	// Every entry's text came from the cluster, a file or a log: cleaned
 	// (ui.Clean) before it is measured or printed.

@@ -118,6 +118,12 @@ func TestWordsSaidInTheReadersLanguage(t *testing.T) {
 	var out bytes.Buffer
 	Print(ui.New(&out, true), got)
 	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	// The heading, and the action it is since on the line below when
+	// both are wider than 80 columns together, as in Japanese here.
+	if len(lines) != 6 || lines[0] != "  タイムライン" || !strings.Contains(lines[1], "kubectl delete resourcequota team-quota -n team-alpha") || ui.Width(lines[1]) > ui.Cols {
+		t.Errorf("Print in Japanese: want the heading, then the action below within 80 columns:\n%s", out.String())
+	}
+	lines = lines[1:]
 	if len(lines) != 5 || !strings.Contains(lines[1], "team-quotaを削除した(uid a)") ||
 		!strings.Contains(lines[2], "DriftCorrected: quota recreated(送り主はsomeone。cnpaのコントローラーではない)") ||
 		!strings.Contains(lines[3], "what another cnpa wrote") || !strings.Contains(lines[4], "team-quota hard.pods 99 → 6") {

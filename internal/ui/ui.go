@@ -91,16 +91,52 @@ func (p *Printer) Mark(ok bool) string {
 	return p.paint(red, "✗")
 }
 
-// Verdict prints one observed value beside its expected value.
+// Verdict prints one observed value beside its expected value. A row
+// wider than Cols hangs its value under itself, at the value's column,
+// and a name wider than its column puts the value on the lines below:
+// a Japanese check name can be 44 columns.
 func (p *Printer) Verdict(ok bool, name string, got, want any) {
 	// got is what the cluster said, want may quote it: both are cleaned.
 	g := Clean(fmt.Sprint(got))
-	if ok {
-		fmt.Fprintf(p.W, "  %s %s %s\n", p.Mark(true), Pad(name, 28), g)
+	exp := ""
+	if !ok {
+		exp = i18n.T("verdict.expected", i18n.Args{"Want": Clean(fmt.Sprint(want))})
+	}
+	head := "  " + p.Mark(ok) + " " + Pad(name, verdictName) + " "
+	plain := 4 + max(Width(name), verdictName) + 1
+	row := plain + Width(g)
+	if exp != "" {
+		row += 1 + Width(exp)
+	}
+	if row <= Cols {
+		if ok {
+			fmt.Fprintf(p.W, "%s%s\n", head, g)
+		} else {
+			fmt.Fprintf(p.W, "%s%s %s\n", head, g, p.paint(red, exp))
+		}
 		return
 	}
-	fmt.Fprintf(p.W, "  %s %s %s %s\n", p.Mark(false), Pad(name, 28), g, p.paint(red, i18n.T("verdict.expected", i18n.Args{"Want": Clean(fmt.Sprint(want))})))
+	hang := strings.Repeat(" ", 4+verdictName+1)
+	room := Cols - len(hang)
+	lines := strings.Split(Wrap(g, room), "\n")
+	if exp != "" {
+		for _, l := range strings.Split(Wrap(exp, room), "\n") {
+			lines = append(lines, p.paint(red, l))
+		}
+	}
+	if Width(name) > verdictName {
+		fmt.Fprintf(p.W, "  %s %s\n", p.Mark(ok), name)
+	} else {
+		fmt.Fprintf(p.W, "%s%s\n", head, lines[0])
+		lines = lines[1:]
+	}
+	for _, l := range lines {
+		fmt.Fprintf(p.W, "%s%s\n", hang, l)
+	}
 }
+
+// verdictName is the column a verdict's name is padded to.
+const verdictName = 28
 
 // Status prints "ok"/"fail" lines for doctor-like output.
 func (p *Printer) Status(ok bool, name, detail string) {

@@ -107,3 +107,35 @@ func TestWrapHangsListItems(t *testing.T) {
 		t.Errorf("list item not hung:\n%s", strings.Join(lines, "\n"))
 	}
 }
+
+// A ✓/✗ row wider than 80 columns hangs its value under the value column,
+// every line at most 80, nothing of the value or the expectation lost; a
+// name wider than its column puts the value below it.
+func TestVerdictWrapsAt80(t *testing.T) {
+	var b bytes.Buffer
+	p := New(&b, true)
+	value := "cnpa-probe-7486d3、team-cnpa-probe-7486d3とそのクォータが消えた、そのあとでもう一度確かめた"
+	p.Verdict(true, "プローブとそのネームスペースとクォータを削除", value, nil)
+	p.Verdict(false, "generation", "a value of some length that will not fit beside", "the expected one, also long")
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	for _, l := range lines {
+		if Width(l) > Cols {
+			t.Errorf("line %d columns wide: %q", Width(l), l)
+		}
+	}
+	if lines[0] != "  ✓ プローブとそのネームスペースとクォータを削除" || !strings.HasPrefix(lines[1], strings.Repeat(" ", 33)+"cnpa-probe-7486d3") {
+		t.Errorf("a wide name: want the name alone, then the value at column 33:\n%s", b.String())
+	}
+	joined := ""
+	for _, l := range lines {
+		joined += strings.TrimSpace(l)
+	}
+	if !strings.Contains(joined, strings.ReplaceAll(value, " ", "")) {
+		t.Errorf("the value is lost:\n%s", b.String())
+	}
+	want := []string{"  ✗ generation                   a value of some length that will not fit beside",
+		"                                 (expected the expected one, also long)"}
+	if got := lines[len(lines)-2:]; got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("a name that fits keeps the value beside it, the expectation below:\n%q\nwant\n%q", got, want)
+	}
+}

@@ -476,11 +476,16 @@ func section(out string, n int) string {
 // is cnpa's because the learner has none, and cnpa's unit said how it
 // becomes the learner's (issue 39 asks for both lines): 354 then. 400
 // since issue 41 holds prose to 80 columns: the teaching text, the waits'
-// why and the comments take 381 lines in English, 387 in Japanese.
+// why and the comments take 381 lines in English, 387 in Japanese. 430
+// since issue 50 holds the rest to 80 as well: a listing's mark that does
+// not fit beside its line goes below it (the identity's nine objects), a
+// ✓ row with a wide name or value hangs it, and a timeline's command
+// goes under its heading: 412 lines in English, 413 in Japanese.
 //
-// In English and in Japanese (CNPA_LANG=ja, issue 41), every prose line is
-// at most 80 display columns (a command, a listing, a line with a path
-// may run longer: makeLabProblems), and the Japanese has no line in
+// In English and in Japanese (CNPA_LANG=ja, issue 41), every prose line, ✓
+// row and listing's mark is at most 80 display columns, measured with a
+// learner's paths (a command, a listing's own lines and a word no wrap
+// may break run longer: makeLabProblems), and the Japanese has no line in
 // English but commands, values and kubectl's own output.
 func TestMakeLabLines(t *testing.T) {
 	t.Parallel()
@@ -501,8 +506,8 @@ func TestMakeLabLines(t *testing.T) {
 			if strings.Contains(string(out), "$ cnpa [") || !strings.Contains(string(out), "\n$ cnpa step all --engine go --service-manager process --unit-dir ") {
 				t.Errorf("make lab does not show `$ cnpa step all --engine go --service-manager process --unit-dir …` as a command line:\n%s", out)
 			}
-			if n := strings.Count(string(out), "\n"); n > 400 {
-				t.Errorf("make lab printed %d lines, want at most 400:\n%s", n, out)
+			if n := strings.Count(string(out), "\n"); n > 430 {
+				t.Errorf("make lab printed %d lines, want at most 430:\n%s", n, out)
 			} else {
 				t.Logf("make lab printed %d lines in %s", n, time.Since(start).Round(time.Second))
 			}

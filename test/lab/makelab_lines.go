@@ -25,9 +25,6 @@ type makeLabLine struct {
 var (
 	// timelineRow is a row of a timeline's table: "  +1238 ms  kube-apiserver …".
 	timelineRow = regexp.MustCompile(`^\s+[+-][0-9.]+ (ms|s)  `)
-	// pathWord is a word with a slash in it (a path, an API path, a
-	// resource/name), which may make its line run longer.
-	pathWord = regexp.MustCompile(`\S/\S|^/|\s/`)
 	// englishWords are three English words in a row: a sentence in English.
 	englishWords = regexp.MustCompile(`\b[a-z]{2,}[,:;]? [a-z]{2,}[,:;]? [a-z]{2,}\b`)
 )
@@ -52,13 +49,13 @@ func classifyMakeLab(out string) (lines []makeLabLine, inCheck map[int]bool) {
 		case afterCmd && strings.HasPrefix(l, "    "):
 			// kubectl's (or the script's) answer below its command
 			kind = "answer"
+		case strings.HasPrefix(l, "  │   ↑ ") || strings.HasPrefix(l, "  │ ") && strings.Contains(l, "  ← "):
+			// a listing's line with its mark beside it, or the mark
+			// below it: the mark is prose
+			kind = "mark"
 		case strings.HasPrefix(l, "  │"):
 			kind = "listing"
 		case timelineRow.MatchString(l):
-			kind = "timeline"
-		case strings.HasPrefix(l, "  timeline (") || strings.HasPrefix(l, "  タイムライン ("):
-			// The heading quotes the command the times are since: a
-			// line with a command, which may run longer.
 			kind = "timeline"
 		case strings.HasPrefix(l, "  ✓ ") || strings.HasPrefix(l, "  ✗ "):
 			kind = "table"
@@ -77,23 +74,58 @@ func classifyMakeLab(out string) (lines []makeLabLine, inCheck map[int]bool) {
 }
 
 // makeLabProblems are the lines of `make lab`'s output that break its
-// rules: a prose line wider than 80 display columns (a line with a path
-// may run longer), and, in Japanese, a prose line in English.
+// rules: a prose line, a ✓/✗ row or a listing's mark wider than 80
+// display columns, and, in Japanese, a prose line in English. Widths are
+// a learner's: the run's temporary dirs and binary are measured as the
+// VM's /root/cnpa-op, /etc/systemd/system and /usr/local/bin/cnpa
+// (learnerPaths); only a line with one unbreakable word (a path, a
+// command) wider than half the line may run longer.
 func makeLabProblems(out string, japanese bool) []string {
-	lines, inCheck := classifyMakeLab(out)
+	lines, inCheck := classifyMakeLab(learnerPaths(out))
 	var bad []string
 	for _, l := range lines {
-		if l.kind != "prose" || (inCheck[l.n] && !checkTranslated) {
+		if l.kind != "prose" && l.kind != "table" && l.kind != "mark" || (inCheck[l.n] && !checkTranslated) {
 			continue
 		}
-		if w := ui.Width(l.text); w > ui.Cols && !pathWord.MatchString(l.text) {
+		if w := ui.Width(l.text); w > ui.Cols && !hasLongWord(l.text) {
 			bad = append(bad, fmt.Sprintf("line %d is %d columns wide: %s", l.n, w, l.text))
 		}
-		if japanese && !hasJapanese(l.text) && englishWords.MatchString(l.text) {
+		if japanese && l.kind == "prose" && !hasJapanese(l.text) && englishWords.MatchString(l.text) {
 			bad = append(bad, fmt.Sprintf("line %d is English: %s", l.n, l.text))
 		}
 	}
 	return bad
+}
+
+// labrunCluster is labrun's first line, naming the run's cluster dir by
+// its kubeconfig.
+var labrunCluster = regexp.MustCompile(`\(kubeconfig (/\S+)/kubeconfig\)`)
+
+// learnerPaths is out with the run's own paths as a learner's VM has
+// them: the evidence dir /root/cnpa-op, the unit dir /etc/systemd/system,
+// k3s's kubeconfig and the binary in /usr/local/bin.
+func learnerPaths(out string) string {
+	if m := labrunCluster.FindStringSubmatch(out); m != nil {
+		dir := m[1]
+		out = strings.NewReplacer(dir+"/cnpa-op", "/root/cnpa-op", dir+"/systemd", "/etc/systemd/system",
+			dir+"/kubeconfig", "/etc/rancher/k3s/k3s.yaml").Replace(out)
+	}
+	return cnpaBinary.ReplaceAllString(out, "/usr/local/bin/cnpa")
+}
+
+// cnpaBinary is the path of the cnpa binary a run was given (quoted in
+// a script), where a learner's is /usr/local/bin/cnpa.
+var cnpaBinary = regexp.MustCompile(`'?/[^\s']*/\.bin/cnpa'?`)
+
+// hasLongWord: the line has a word no wrap may break that is wider than
+// half the line's room.
+func hasLongWord(l string) bool {
+	for _, w := range strings.Fields(l) {
+		if ui.Width(w) > ui.Cols/2 {
+			return true
+		}
+	}
+	return false
 }
 
 func hasJapanese(s string) bool {
