@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -27,7 +29,7 @@ var stressCommand = &cli.Command{
 		"The result is kept in <dir>/.cnpa/stress.json; `cnpa check` and `cnpa report`\n" +
 		"show it as a section of its own, apart from the lab's grade.\n\n" +
 		"Exit code 0 when every fault passes, 1 when any fails, 2 when the service\n" +
-		"or the cluster cannot be stressed.",
+		"or the cluster cannot be stressed, or the run is interrupted.",
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "faults", Value: "all", Usage: "`LIST` of faults to run, comma-separated: kill9, conflict, error, timeout, stale, drop, latency, burst"},
 		&cli.DurationFlag{Name: "bound", Value: 30 * time.Second, Usage: "how long the controller has to converge after each fault", Action: positive("bound")},
@@ -52,6 +54,14 @@ var stressCommand = &cli.Command{
 		rep, err := stress.Run(c.Context, env, stress.Options{Faults: faults, Bound: c.Duration("bound"), Progress: progress})
 		var envErr *stress.EnvError
 		switch {
+		case c.Context.Err() != nil && rep == nil:
+			// Ctrl-C, SIGTERM or SIGHUP: Run's cleanup has run. Say so,
+			// and what it could not put back, not "context canceled".
+			msg := i18n.T("stress.interrupted")
+			if rest := strings.TrimSpace(strings.TrimPrefix(err.Error(), context.Canceled.Error())); rest != "" {
+				msg += "\n" + rest
+			}
+			return cli.Exit(ui.CleanLines(msg), 2)
 		case errors.As(err, &envErr):
 			return cli.Exit(err.Error(), 2)
 		case err != nil && rep == nil:

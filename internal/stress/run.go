@@ -189,8 +189,9 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *judge.StressR
 		}
 		r.proxy.Close()
 		os.RemoveAll(kcDir)
-		if len(errs) > 0 && err == nil {
-			err = errors.Join(errs...)
+		// An interrupted run says what its cleanup could not do too.
+		if len(errs) > 0 {
+			err = errors.Join(append([]error{err}, errs...)...)
 		}
 	}()
 

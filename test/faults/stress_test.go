@@ -3,9 +3,14 @@ package faults
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -125,6 +130,7 @@ func TestStress(t *testing.T) {
 		if f.Hint == "" || f.Log == "" {
 			t.Errorf("burst's verdict has no hint (%q) or no controller output (%q)", f.Hint, f.Log)
 		}
+		interrupted(t, lab)
 	})
 
 	t.Run("recreate", func(t *testing.T) {
@@ -137,4 +143,105 @@ func TestStress(t *testing.T) {
 			}
 		}
 	})
+}
+
+// interrupted is Ctrl-C in the middle of a fault: cnpa stress started as a
+// terminal starts it (its own process group), SIGINT to the group once
+// the fault is under way. Afterwards the drop-in is gone, the service runs
+// on the learner's own kubeconfig again (not the proxy's, which is
+// removed), and every TeamSpace the run made is gone: the cluster holds
+// what the learner made, no more.
+func interrupted(t *testing.T, lab *kit.Lab) {
+	t.Helper()
+	before := teamspaces(t, lab)
+	cmd := exec.Command(lab.Bin, "--kubeconfig", lab.Cluster.Kubeconfig, "--dir", lab.Dir, "--no-color",
+		"stress", "--faults", "latency", "--unit-dir", lab.UnitDir, "--service-manager", "process")
+	cmd.Env = lab.Cluster.Env()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out lockedOutput
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// Under way: the fault's progress line is out.
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(out.String(), "fault latency") {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			t.Fatalf("cnpa stress did not reach its fault in 2m:\n%s", out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(out.String(), "cnpa stress interrupted: every fault is stopped") {
+			t.Errorf("cnpa stress after Ctrl-C: %v, want exit 2 saying it was interrupted and what it put back:\n%s", err, out.String())
+		}
+	case <-time.After(2 * time.Minute):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("cnpa stress still running 2m after Ctrl-C:\n%s", out.String())
+	}
+	t.Logf("cnpa stress after Ctrl-C:\n%s", out.String())
+	if _, err := os.Stat(filepath.Join(lab.UnitDir, "cnpa-op.service.d")); !os.IsNotExist(err) {
+		t.Errorf("the drop-in dir is still there after Ctrl-C (stat: %v)", err)
+	}
+	if got := lab.Cnpa("service", "status", "--unit-dir", lab.UnitDir, "--service-manager", "process"); got.Code != 0 {
+		t.Errorf("the service does not run after Ctrl-C:\n%s", got)
+	}
+	pid, err := os.ReadFile(filepath.Join(lab.Dir, "cnpa-op.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	environ, err := os.ReadFile(filepath.Join("/proc", strings.TrimSpace(string(pid)), "environ"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range strings.Split(string(environ), "\x00") {
+		if k, v, _ := strings.Cut(kv, "="); k == "KUBECONFIG" {
+			if _, err := os.Stat(v); err != nil {
+				t.Errorf("the service runs with KUBECONFIG=%s after Ctrl-C, which is gone (the proxy's?): %v", v, err)
+			}
+		}
+	}
+	if after := teamspaces(t, lab); !slices.Equal(after, before) {
+		t.Errorf("TeamSpaces after Ctrl-C: %q, want the learner's %q", after, before)
+	}
+}
+
+// teamspaces are the names of the cluster's TeamSpaces, sorted.
+func teamspaces(t *testing.T, lab *kit.Lab) []string {
+	t.Helper()
+	r := lab.Run(nil, lab.Cluster.Kubectl(), "--kubeconfig", lab.Cluster.Kubeconfig, "get", "teamspaces", "-o", "name")
+	if r.Code != 0 {
+		t.Fatalf("kubectl get teamspaces: %s", r)
+	}
+	names := strings.Fields(r.Stdout)
+	slices.Sort(names)
+	return names
+}
+
+// lockedOutput is a command's stdout and stderr together, read while it
+// runs.
+type lockedOutput struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (o *lockedOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.Write(p)
+}
+
+func (o *lockedOutput) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
 }
