@@ -249,6 +249,7 @@ func TestBashCompletion(t *testing.T) {
 		{"cnpa step 3 --service-manager ", []string{"auto", "systemd", "process"}},
 		{"cnpa step 3 --eng", []string{"--engine"}},
 		{"cnpa status -o ", []string{"wide", "json"}},
+		{"cnpa class grade -o ", []string{"csv", "gradescope", "classroom", "canvas", "moodle"}},
 		{"cnpa completion ", []string{"bash", "zsh", "fish"}},
 	}
 	for _, tt := range tests {

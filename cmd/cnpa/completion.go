@@ -23,10 +23,15 @@ var (
 		"--engine":           {"go", "shell", "own"},
 		"--service-manager":  {"auto", "systemd", "process"},
 		"--service-identity": {"own", "admin"},
-		"--output":           {"text", "json", "junit", "wide"},
-		"-o":                 {"text", "json", "junit", "wide"},
+		"--output":           outputChoices,
+		"-o":                 outputChoices,
 	}
 )
+
+// outputChoices are every command's -o values together (class grade's
+// LMS formats included): the completion is global, each command still
+// refuses what it does not print.
+var outputChoices = []string{"text", "json", "junit", "wide", "csv", lmsGradescope, lmsClassroom, lmsCanvas, lmsMoodle}
 
 // stepArguments are the step arguments: every step's number, and all.
 func stepArguments() []string {
