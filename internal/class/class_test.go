@@ -181,6 +181,17 @@ func TestGradeClass(t *testing.T) {
 	if strings.Count(page, "<style>") != 1 || strings.Contains(page, "<script") {
 		t.Errorf("class page: want one inline style sheet and no script")
 	}
+	// A submission taken in exam mode says so on the page, as in the text
+	// and in every LMS format; the others say nothing of it.
+	gb.Learners[0].Exam = true
+	b.Reset()
+	if err := class.WriteHTML(&b, gb); err != nil {
+		t.Fatal(err)
+	}
+	page = b.String()
+	if strings.Count(page, `data-exam="true"`) != 1 || strings.Count(page, "taken in exam mode") != 1 || !strings.Contains(page, `data-exam="false"`) {
+		t.Errorf("class page: want one learner marked taken in exam mode")
+	}
 }
 
 func contains(list []string, s string) bool {
