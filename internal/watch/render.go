@@ -16,34 +16,30 @@ import (
 // character counts two), in every language.
 const Columns = 80
 
-// fit breaks s into lines of at most cols display columns: ui.Wrap's
-// breaks first (spaces, between wide characters), then, for a run that
-// has none (a uid, a path), a hard cut. Every line after the first starts
-// with indent.
-func fit(s string, cols int, indent string) []string {
-	var out []string
-	for i, l := range strings.Split(ui.Wrap(s, cols), "\n") {
-		if i > 0 && !strings.HasPrefix(l, indent) {
-			l = indent + strings.TrimLeft(l, " ")
-		}
-		for ui.Width(l) > cols {
-			head, rest := cut(l, cols)
-			out = append(out, head)
-			l = indent + rest
-		}
-		out = append(out, l)
+// fit is prefix then body in lines of at most cols display columns, the
+// lines after the first starting with indent: body is broken where
+// ui.Wrap breaks (spaces, between wide characters), to the width left by
+// the wider of prefix and indent, and a run with no break in it (a uid, a
+// path) is cut where the width ends.
+func fit(prefix, body string, cols int, indent string) []string {
+	if ui.Width(prefix+body) <= cols && !strings.Contains(body, "\n") {
+		return []string{prefix + body}
 	}
-	// Lines wrapped without the indent may be wider once it is added.
-	var fitted []string
-	for _, l := range out {
-		for ui.Width(l) > cols {
-			head, rest := cut(l, cols)
-			fitted = append(fitted, head)
-			l = indent + rest
+	w := cols - max(ui.Width(prefix), ui.Width(indent))
+	var lines []string
+	for _, l := range strings.Split(ui.Wrap(body, w), "\n") {
+		for ui.Width(l) > w {
+			head, rest := cut(l, w)
+			lines = append(lines, head)
+			l = rest
 		}
-		fitted = append(fitted, l)
+		lines = append(lines, l)
 	}
-	return fitted
+	out := []string{prefix + lines[0]}
+	for _, l := range lines[1:] {
+		out = append(out, indent+l)
+	}
+	return out
 }
 
 // cut splits l after cols display columns.
@@ -124,23 +120,23 @@ func (v *View) progress(m *Model) string {
 // the list of steps), the hint, the notices and the keys.
 func (v *View) Screen(m *Model) []string {
 	var out []string
-	add := func(s, indent string) {
-		for _, l := range fit(s, Columns, indent) {
+	add := func(prefix, body, indent string) {
+		for _, l := range fit(prefix, body, Columns, indent) {
 			out = append(out, v.paint(l))
 		}
 	}
-	add(i18n.T("watch.title", i18n.Args{"Dir": v.Dir}), "  ")
-	add(v.progress(m), "")
+	add("", i18n.T("watch.title", i18n.Args{"Dir": v.Dir}), "  ")
+	add("", v.progress(m), "")
 	out = append(out, "")
 	switch {
 	case m.List:
-		add(i18n.T("watch.list.heading"), "")
+		add("", i18n.T("watch.list.heading"), "")
 		for _, s := range lab.Steps {
 			cur := " "
 			if s.Number == m.Current {
 				cur = ">"
 			}
-			add(fmt.Sprintf("%s %s %d  %s", cur, stepMark(m.Status(s.Number)), s.Number, s.Heading()), "       ")
+			add(fmt.Sprintf("%s %s %d  ", cur, stepMark(m.Status(s.Number)), s.Number), s.Heading(), "       ")
 		}
 	default:
 		out = append(out, v.stepLines(m)...)
@@ -153,16 +149,16 @@ func (v *View) Screen(m *Model) []string {
 		out = append(out, "")
 	}
 	if m.Down != "" {
-		add("! "+i18n.T("watch.down", i18n.Args{"Err": m.Down}), "  ")
+		add("! ", i18n.T("watch.down", i18n.Args{"Err": m.Down}), "  ")
 	}
 	for _, n := range m.Notices {
-		add("! "+n, "  ")
+		add("! ", n, "  ")
 	}
 	out = append(out, "")
 	if m.Judging != 0 {
-		add(i18n.T("watch.judging", i18n.Args{"N": m.Judging}), "")
+		add("", i18n.T("watch.judging", i18n.Args{"N": m.Judging}), "")
 	}
-	add(i18n.T("watch.keys"), "")
+	add("", i18n.T("watch.keys"), "")
 	return out
 }
 
@@ -170,26 +166,26 @@ func (v *View) Screen(m *Model) []string {
 // its mark, a failed one with what was found and what was expected.
 func (v *View) stepLines(m *Model) []string {
 	var out []string
-	add := func(s, indent string) {
-		for _, l := range fit(s, Columns, indent) {
+	add := func(prefix, body, indent string) {
+		for _, l := range fit(prefix, body, Columns, indent) {
 			out = append(out, v.paint(l))
 		}
 	}
 	s, _ := lab.Get(m.Current)
-	add(i18n.T("watch.step", i18n.Args{"N": s.Number, "Title": s.Heading()}), "  ")
+	add("", i18n.T("watch.step", i18n.Args{"N": s.Number, "Title": s.Heading()}), "  ")
 	checks := m.Checks(m.Current)
 	switch {
 	case checks == nil:
-		add("  "+i18n.T("watch.not_judged"), "  ")
+		add("  ", i18n.T("watch.not_judged"), "  ")
 		return out
 	case m.Status(m.Current) == Passed:
-		add("  "+i18n.T("watch.step_passed", i18n.Args{"N": s.Number}), "  ")
+		add("  ", i18n.T("watch.step_passed", i18n.Args{"N": s.Number}), "  ")
 	}
 	for _, c := range checks {
-		add("  "+checkMark(c.Status)+" "+ui.Clean(c.Title), "    ")
+		add("  "+checkMark(c.Status)+" ", ui.Clean(c.Title), "    ")
 		if c.Status == judge.Fail {
-			add("      "+i18n.T("check.label.found")+" "+ui.Clean(c.Actual), "        ")
-			add("      "+i18n.T("check.label.expected")+" "+ui.Clean(c.Expected), "        ")
+			add("      "+i18n.T("check.label.found")+" ", ui.Clean(c.Actual), "        ")
+			add("      "+i18n.T("check.label.expected")+" ", ui.Clean(c.Expected), "        ")
 		}
 	}
 	return out
@@ -200,8 +196,8 @@ func (v *View) stepLines(m *Model) []string {
 // the step by hand (`cnpa explain N`'s).
 func (v *View) hintLines(m *Model) []string {
 	var out []string
-	add := func(s, indent string) {
-		for _, l := range fit(s, Columns, indent) {
+	add := func(prefix, body, indent string) {
+		for _, l := range fit(prefix, body, Columns, indent) {
 			out = append(out, v.paint(l))
 		}
 	}
@@ -216,14 +212,14 @@ func (v *View) hintLines(m *Model) []string {
 	if nudge == "" {
 		nudge = strings.Join(strings.Fields(s.Text("teaches", s.Teaches)), " ")
 	}
-	add(i18n.T("watch.hint.nudge")+" "+ui.Clean(nudge), "  ")
+	add(i18n.T("watch.hint.nudge")+" ", ui.Clean(nudge), "  ")
 	if m.Hint < 2 {
-		add(i18n.T("watch.hint.more"), "  ")
+		add("", i18n.T("watch.hint.more"), "  ")
 		return out
 	}
-	add(i18n.T("watch.hint.commands"), "  ")
+	add("", i18n.T("watch.hint.commands"), "  ")
 	for _, c := range Commands(s.Number, v.Where) {
-		add("  $ "+c, "      ")
+		add("  $ ", c, "      ")
 	}
 	return out
 }
@@ -251,8 +247,8 @@ func Commands(n int, w lab.Where) []string {
 // whose status changed since the last judgement.
 func (v *View) PlainLines(m *Model, n int, rep *judge.Report) []string {
 	var out []string
-	add := func(s, indent string) {
-		for _, l := range fit(s, Columns, indent) {
+	add := func(prefix, body, indent string) {
+		for _, l := range fit(prefix, body, Columns, indent) {
 			out = append(out, v.paint(l))
 		}
 	}
@@ -268,7 +264,7 @@ func (v *View) PlainLines(m *Model, n int, rep *judge.Report) []string {
 			failed++
 		}
 	}
-	add(i18n.T("watch.plain.summary", i18n.Args{"N": n, "Passed": passed, "Failed": failed}), "  ")
+	add("", i18n.T("watch.plain.summary", i18n.Args{"N": n, "Passed": passed, "Failed": failed}), "  ")
 	for _, c := range rep.Checks {
 		if c.Step != n {
 			continue
@@ -276,11 +272,11 @@ func (v *View) PlainLines(m *Model, n int, rep *judge.Report) []string {
 		before := m.Previous(n, c.ID)
 		switch {
 		case c.Status == judge.Fail:
-			add("  "+checkMark(c.Status)+" "+c.ID+": "+ui.Clean(c.Title), "    ")
-			add("      "+i18n.T("check.label.found")+" "+ui.Clean(c.Actual), "        ")
-			add("      "+i18n.T("check.label.expected")+" "+ui.Clean(c.Expected), "        ")
+			add("  "+checkMark(c.Status)+" ", c.ID+": "+ui.Clean(c.Title), "    ")
+			add("      "+i18n.T("check.label.found")+" ", ui.Clean(c.Actual), "        ")
+			add("      "+i18n.T("check.label.expected")+" ", ui.Clean(c.Expected), "        ")
 		case before != "" && before != c.Status:
-			add("  "+checkMark(c.Status)+" "+c.ID+": "+ui.Clean(c.Title), "    ")
+			add("  "+checkMark(c.Status)+" ", c.ID+": "+ui.Clean(c.Title), "    ")
 		}
 	}
 	return out

@@ -285,7 +285,7 @@ func (l *loop) notice(s string) {
 	case l.o.Format == JSON:
 		fmt.Fprintln(l.o.Err, "! "+s)
 	case l.o.Format == Plain:
-		for _, line := range fit("! "+s, Columns, "  ") {
+		for _, line := range fit("! ", s, Columns, "  ") {
 			fmt.Fprintln(l.o.Out, line)
 		}
 	case l.m != nil:
