@@ -42,17 +42,27 @@ func SavePosition(dir string, step int) error {
 	return atomicfile.WriteJSON(PositionPath(dir), position{Step: step})
 }
 
-// FirstUndone is the first step whose evidence file is not written yet,
-// the last step when all are: where a learner new to watch is.
+// FirstUndone is the first step not done yet, the last step when all
+// are: where a learner new to watch is. A step is done when its evidence
+// file is written and whole; a step that writes none (step 4 installs the
+// service) is done once a later step's file is.
 func FirstUndone(dir string) int {
 	st := lab.Read(dir)
+	fileless := 0
 	for _, s := range lab.Steps {
 		if s.File == "" {
+			if fileless == 0 {
+				fileless = s.Number
+			}
 			continue
 		}
 		if r := st.Records[s.File]; r == nil || r.Problem != "" {
+			if fileless != 0 {
+				return fileless
+			}
 			return s.Number
 		}
+		fileless = 0
 	}
 	return lab.Steps[len(lab.Steps)-1].Number
 }

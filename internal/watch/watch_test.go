@@ -304,6 +304,20 @@ func TestPosition(t *testing.T) {
 	if got := FirstUndone(dir); got != 2 {
 		t.Errorf("before.json written: first undone %d, want 2", got)
 	}
+	for _, f := range []string{"generation.json", "reconcile.json"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(`{}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := FirstUndone(dir); got != 4 {
+		t.Errorf("steps 1-3 written: first undone %d, want 4 (it writes no file)", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "drift.json"), []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := FirstUndone(dir); got != 6 {
+		t.Errorf("drift.json written: first undone %d, want 6 (step 4 is done once 5 is)", got)
+	}
 	if err := os.MkdirAll(filepath.Join(dir, ".cnpa"), 0o755); err != nil {
 		t.Fatal(err)
 	}
