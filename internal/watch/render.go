@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/labhub/cnpa/internal/i18n"
@@ -95,11 +96,16 @@ func checkMark(s judge.Status) string {
 	return markSkip
 }
 
-// paint colours the marks of a fitted line.
+// paint colours the marks of a fitted line; a step's todo mark is the
+// one after its number (a "·" elsewhere separates words).
 func (v *View) paint(l string) string {
-	return strings.NewReplacer(markPass, v.P.Mark(true), markFail, v.P.Mark(false),
-		" "+markTodo, " "+v.P.Faint(markTodo)).Replace(l)
+	l = strings.NewReplacer(markPass, v.P.Mark(true), markFail, v.P.Mark(false)).Replace(l)
+	return todoMark.ReplaceAllString(l, "${1}"+v.P.Faint(markTodo))
 }
+
+// todoMark is a step's number followed by its todo mark, on the progress
+// line and in the list.
+var todoMark = regexp.MustCompile(`([1-9]|[>] |^  )` + markTodo)
 
 // progress is the line of the 8 steps: each number with its mark, the
 // current one in brackets, and how many pass.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	fcolor "github.com/fatih/color"
+
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
@@ -36,6 +38,10 @@ func TestScreenFitsEightyColumns(t *testing.T) {
 	for _, l := range []i18n.Lang{i18n.English, "ja"} {
 		i18n.Set(l)
 		for _, color := range []bool{false, true} {
+			// fatih/color turns colour off when stdout is no terminal,
+			// as under go test: on, the lines carry its codes.
+			defer func(was bool) { fcolor.NoColor = was }(fcolor.NoColor)
+			fcolor.NoColor = !color
 			v := &View{Dir: "/root/cnpa-op/" + strings.Repeat("d", 90), P: ui.New(nil, !color),
 				Where: lab.Where{Dir: "/root/cnpa-op", UnitDir: "/etc/systemd/system"}}
 			for _, s := range lab.Steps {
@@ -59,6 +65,9 @@ func TestScreenFitsEightyColumns(t *testing.T) {
 						}
 						if !color && plain != line {
 							t.Errorf("colour without colour: %q", line)
+						}
+						if color && strings.Contains(line, markFail) && plain == line {
+							t.Errorf("a mark without colour: %q", line)
 						}
 					}
 				}
