@@ -187,7 +187,7 @@ func Run(ctx context.Context, o Options) error {
 			l.notice(s)
 		case err := <-o.Down:
 			if l.m.Down == "" {
-				l.m.Down = oneLine(err.Error())
+				l.down(err)
 				l.retry.Reset(o.Retry)
 			}
 		case <-l.retry.C:
@@ -255,7 +255,7 @@ func (l *loop) result(r result) {
 		l.m.Judging = r.step
 	case errors.As(r.err, &ue):
 		if l.m.Down == "" {
-			l.m.Down = oneLine(ue.Err.Error())
+			l.down(ue.Err)
 		}
 		l.retry.Reset(l.o.Retry)
 	case r.err != nil:
@@ -276,6 +276,15 @@ func (l *loop) result(r result) {
 				l.notice(err.Error())
 			}
 		}
+	}
+}
+
+// down records that the cluster cannot be reached: the screen shows it
+// until it answers; plain and JSON output say it once.
+func (l *loop) down(err error) {
+	l.m.Down = oneLine(err.Error())
+	if l.o.Format != Screen {
+		l.notice(i18n.T("watch.down", i18n.Args{"Err": l.m.Down}))
 	}
 }
 

@@ -149,7 +149,8 @@ func TestRunJudgesFromWhereTheLearnerIs(t *testing.T) {
 		t.Errorf("position kept %d, want 4", got)
 	}
 	notes := errw.String()
-	for _, want := range []string{"going on at step 3", "drift.json is incomplete", "the cluster answers again"} {
+	for _, want := range []string{"going on at step 3", "drift.json is incomplete",
+		"the cluster cannot be reached (connection refused); asking again", "the cluster answers again"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notices lack %q:\n%s", want, notes)
 		}
