@@ -52,13 +52,10 @@ var watchCommand = &cli.Command{
 		case watch.IsTerminal(os.Stdout):
 			format = watch.Screen
 		}
-		keys, restore, err := watch.Keys(os.Stdin)
+		// Raw mode only under the screen: elsewhere a key comes with Enter.
+		keys, restore, err := watch.Keys(os.Stdin, format == watch.Screen)
 		if err != nil {
 			return cli.Exit(err.Error(), 2)
-		}
-		if format != watch.Screen {
-			restore() // raw mode only under the screen
-			restore = func() {}
 		}
 		defer restore()
 

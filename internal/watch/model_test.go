@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +97,18 @@ func TestClamp(t *testing.T) {
 	}
 	if got := NewModel(42).Current; got != 8 {
 		t.Errorf("NewModel(42) on %d, want 8", got)
+	}
+}
+
+func TestReadKeysDropsEscapesAndEnter(t *testing.T) {
+	ch := make(chan rune, 16)
+	readKeys(strings.NewReader("h\n\x1b[C\x1b[1;5Dq\x1bOAc"), ch)
+	close(ch)
+	var got []rune
+	for k := range ch {
+		got = append(got, k)
+	}
+	if string(got) != "hqc" {
+		t.Errorf("keys %q, want hqc (Enter ignored, the arrows' bytes dropped)", string(got))
 	}
 }
