@@ -85,7 +85,7 @@ func appCommands() []*cli.Command {
 	return []*cli.Command{
 		stepCommand, controllerCommand, withFlagValues(checkCommand), withFlagValues(statusCommand),
 		serviceCommand, withFlagValues(resetCommand), withFlagValues(doctorCommand), versionCommand, completionCommand, explainCommand, scaffoldCommand, reportCommand,
-		withFlagValues(submitCommand), classCommand, withFlagValues(stressCommand),
+		withFlagValues(submitCommand), classCommand, withFlagValues(stressCommand), withFlagValues(watchCommand),
 	}
 }
 

@@ -49,6 +49,7 @@ var learnerFacing = []string{
 	"internal/atomicfile", // errors of a file written
 	"internal/archive",    // the archive's promise, kept by reset too
 	"internal/stress",     // cnpa stress: its faults' verdicts, hints and refusals
+	"internal/watch",      // cnpa watch: its screen, lines, notices and hints
 }
 
 // leftOut are cnpa's packages the lint does not read, and why: what they
@@ -287,7 +288,8 @@ var notProse = map[string]string{
 	// Values: the same in every language.
 	"internal/lab Mistake.Name": "a diagnosis's name, a value submissions and reports keep (docs/i18n.md)",
 	// Commands.
-	"internal/lab processCommands": "the lab text's systemctl and journalctl commands, and the cnpa service commands that do the same without systemd",
+	"internal/watch restartCommands": "the commands that restart the service with a changed unit, said as they are",
+	"internal/lab processCommands":   "the lab text's systemctl and journalctl commands, and the cnpa service commands that do the same without systemd",
 	// File contents.
 	"internal/identity KubeconfigJQ": "the jq program a learner's shell runs (step 4 shows it)",
 	"cmd/cnpa bashCompletion":        "the bash completion script",

@@ -96,7 +96,9 @@ type config struct {
 	startupBefore string
 	startupRuns   int
 	// stressPhase: `cnpa stress` of each engine (stress.go).
-	stressPhase  bool
+	stressPhase bool
+	// watchPhase: `cnpa watch`, save to verdict (watch.go).
+	watchPhase   bool
 	scaleProfile time.Duration
 	cpuProfile   string
 	inprocQPS    float64
@@ -130,7 +132,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.resultsDir, "results", "", "directory for bench-<date>.json (default test/bench/results in the module; \"-\" for none)")
 	fs.StringVar(&cfg.workDir, "work", "", "directory for logs and binaries (default: a temporary one, kept when something failed)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work directory")
-	fs.StringVar(&phases, "phases", "steady,bulk,class,startup,stress", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N), bulk, scale (the same at each -scale-sizes, on one growing control plane); and, once, class (`cnpa class grade` live, one learner at a time and all at once, and offline), startup (`cnpa version` and `cnpa explain 5` in English and Japanese against -startup-before, no control plane) and stress (`cnpa stress` of the go and shell engines, each after `cnpa step all` on a control plane of its own)")
+	fs.StringVar(&phases, "phases", "steady,bulk,class,startup,stress,watch", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N), bulk, scale (the same at each -scale-sizes, on one growing control plane); and, once, class (`cnpa class grade` live, one learner at a time and all at once, and offline), startup (`cnpa version` and `cnpa explain 5` in English and Japanese against -startup-before, no control plane) and stress (`cnpa stress` of the go and shell engines, each after `cnpa step all` on a control plane of its own), watch (`cnpa watch`: 10 saves of reconcile.sh, each to its verdict, on step 3)")
 	fs.StringVar(&cfg.startupBefore, "startup-before", defaultStartupBefore, "the startup phase's build to compare with: a git revision of this repository")
 	fs.IntVar(&cfg.startupRuns, "startup-runs", 40, "the startup phase's runs of each build, per command and locale")
 	fs.IntVar(&cfg.classLearners, "class-learners", 3, "the class phase's learners, each on a control plane of their own")
@@ -176,9 +178,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			cfg.startupPhase = true
 		case "stress":
 			cfg.stressPhase = true
+		case "watch":
+			cfg.watchPhase = true
 		case "":
 		default:
-			return nil, fmt.Errorf("-phases: unknown %q (known: steady, bulk, scale, class, startup, stress)", p)
+			return nil, fmt.Errorf("-phases: unknown %q (known: steady, bulk, scale, class, startup, stress, watch)", p)
 		}
 	}
 	for _, f := range strings.Split(scaleSizes, ",") {
@@ -189,7 +193,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		cfg.scaleSizes = append(cfg.scaleSizes, n)
 	}
 	switch {
-	case !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase && !cfg.classPhase && !cfg.startupPhase && !cfg.stressPhase:
+	case !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase && !cfg.classPhase && !cfg.startupPhase && !cfg.stressPhase && !cfg.watchPhase:
 		return nil, errors.New("-phases is empty")
 	case cfg.startupPhase && cfg.startupRuns < 1:
 		return nil, errors.New("-startup-runs must be at least 1")
@@ -283,6 +287,9 @@ func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error)
 	if cfg.stressPhase {
 		rep.Sizes.Phases = strings.TrimPrefix(rep.Sizes.Phases+",stress", ",")
 	}
+	if cfg.watchPhase {
+		rep.Sizes.Phases = strings.TrimPrefix(rep.Sizes.Phases+",watch", ",")
+	}
 	if cfg.scalePhase {
 		rep.Sizes.ScaleSizes = cfg.scaleSizes
 	}
@@ -309,6 +316,12 @@ func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error)
 		rep.Stress = b.runStress(ctx)
 		failed = failed || len(rep.Stress.Errors) > 0
 		writeStressMarkdown(out, rep.Stress)
+	}
+	if cfg.watchPhase {
+		logf("[watch] starting")
+		rep.Watch = b.runWatch(ctx)
+		failed = failed || len(rep.Watch.Errors) > 0
+		writeWatchMarkdown(out, rep.Watch)
 	}
 	if cfg.classPhase {
 		logf("[class] starting")

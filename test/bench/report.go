@@ -29,6 +29,8 @@ type Report struct {
 	Startup *StartupResult `json:"startup,omitempty"`
 	// Stress is the stress phase's (stress.go).
 	Stress *StressResult `json:"stress,omitempty"`
+	// Watch is the watch phase's (watch.go).
+	Watch *WatchResult `json:"watch,omitempty"`
 }
 
 // Sizes are the run's flags that shape the numbers.
