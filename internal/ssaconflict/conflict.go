@@ -1,0 +1,212 @@
+// Package ssaconflict recognises, in a controller's own output, the API
+// server refusing a server-side apply because another field manager owns
+// fields the apply sets (a hand edit by `kubectl patch` or `kubectl edit`,
+// a grader's probe), and says what is wrong and the fix in the learner's
+// language.
+//
+// The refusal is the API server's (k8s.io/apiserver's fieldmanager,
+// getConflictMessage), and kubectl prints it as it is, the object unnamed:
+//
+//	error: Apply failed with 1 conflict: conflict with "kubectl-patch" using v1: .spec.hard.pods
+//
+// or, for more than one field, one manager after the other, sorted:
+//
+//	error: Apply failed with 2 conflicts: conflicts with "kubectl-edit" using v1:
+//	- .spec.hard.requests.cpu
+//	conflicts with "kubectl-patch" using v1:
+//	- .spec.hard.pods
+//
+// ("error: " only when one object of the apply failed). A program on
+// client-go logs the same message as its error's text, often quoted on
+// one line of a structured log (`err="Apply failed with … \"kubectl-patch\"
+// using v1: .spec.hard.pods"`), which is read too.
+package ssaconflict
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/labhub/cnpa/internal/i18n"
+)
+
+// Owner is a field manager that holds fields the refused apply sets.
+type Owner struct {
+	// Manager is the field manager's name, as managedFields names it
+	// (kubectl-patch, kubectl-edit, cnpa-check).
+	Manager string `json:"manager"`
+	// Fields are the paths it owns, as the API server writes them
+	// (.spec.hard.pods).
+	Fields []string `json:"fields"`
+}
+
+// Conflict is one refused apply: who owns which of the fields it sets.
+type Conflict struct {
+	Owners []Owner `json:"owners"`
+}
+
+// ForceFlag is kubectl's flag that takes the fields over; Fix the line a
+// learner's shell controller applies with (its own field manager named
+// once, as the lab's every write carries one).
+const (
+	ForceFlag = "--force-conflicts"
+	Fix       = "kubectl apply --server-side --field-manager=<yours> " + ForceFlag + " -f -"
+)
+
+var (
+	// head is the start of the refusal: its count, and what follows on
+	// the same line.
+	head = regexp.MustCompile(`Apply failed with (\d+) conflicts?: ?(.*)$`)
+	// owner is one manager of the refusal ("conflict with" for a single
+	// field, "conflicts with" before a list), what follows its colon the
+	// field of the single form. A manager of a subresource or an Update
+	// adds " with subresource …" and " using <apiVersion>".
+	owner = regexp.MustCompile(`^conflicts? with "((?:[^"\\]|\\.)*)"(?: with subresource "[^"]*")?(?: using [^\s:]+)?(?: at [^\s]+)?:\s*(.*)$`)
+)
+
+// Find is the last refused apply in log, nil when it holds none.
+func Find(log string) *Conflict {
+	lines := strings.Split(log, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		m := head.FindStringSubmatchIndex(lines[i])
+		if m == nil {
+			continue
+		}
+		rest := lines[i][m[4]:]
+		var body []string
+		if quoted(lines[i][:m[0]]) {
+			// One line of a structured log: the message is a quoted value,
+			// its newlines and quotes escaped; it ends at the first
+			// unescaped quote.
+			body = strings.Split(unquote(rest), "\n")
+		} else {
+			body = append([]string{rest}, lines[i+1:]...)
+		}
+		if c := parse(body); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// quoted tells whether a message that starts after prefix is a quoted
+// value: an odd number of unescaped quotes before it.
+func quoted(prefix string) bool {
+	n := 0
+	for i := 0; i < len(prefix); i++ {
+		switch prefix[i] {
+		case '\\':
+			i++
+		case '"':
+			n++
+		}
+	}
+	return n%2 == 1
+}
+
+// unquote is s up to its first unescaped quote, its escapes undone.
+func unquote(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			return b.String()
+		case c == '\\' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(s[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// parse reads the managers and their fields from the refusal's text after
+// its count, stopping at the first line that is neither (kubectl's advice
+// that follows it).
+func parse(body []string) *Conflict {
+	var c Conflict
+	for _, l := range body {
+		l = strings.TrimSpace(l)
+		if m := owner.FindStringSubmatch(l); m != nil {
+			o := Owner{Manager: unescape(m[1])}
+			if f := strings.TrimSpace(m[2]); f != "" {
+				o.Fields = append(o.Fields, f)
+			}
+			c.Owners = append(c.Owners, o)
+			continue
+		}
+		if f, ok := strings.CutPrefix(l, "- "); ok && len(c.Owners) > 0 {
+			last := &c.Owners[len(c.Owners)-1]
+			last.Fields = append(last.Fields, strings.TrimSpace(f))
+			continue
+		}
+		break
+	}
+	if len(c.Owners) == 0 {
+		return nil
+	}
+	return &c
+}
+
+// unescape is a manager's name as Go's %q wrote it.
+func unescape(s string) string {
+	if u, err := strconv.Unquote(`"` + s + `"`); err == nil {
+		return u
+	}
+	return s
+}
+
+// Managers are the owners' names, sorted.
+func (c *Conflict) Managers() []string {
+	var out []string
+	for _, o := range c.Owners {
+		out = append(out, o.Manager)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// owners says who owns what: `"kubectl-patch" owns .spec.hard.pods`, one
+// manager after the other.
+func (c *Conflict) owners(sep string) string {
+	var parts []string
+	for _, o := range c.Owners {
+		parts = append(parts, i18n.T("ssaconflict.owns", i18n.Args{"Manager": strconv.Quote(o.Manager), "Fields": strings.Join(o.Fields, ", ")}))
+	}
+	return strings.Join(parts, sep)
+}
+
+// Found is the refusal for a check's found line, after what it observed:
+// who owns which fields, in one sentence.
+func (c *Conflict) Found() string {
+	return i18n.T("ssaconflict.found", i18n.Args{"Owners": c.owners(i18n.T("ssaconflict.and"))})
+}
+
+// Hint is the fix for a check's hint: --force-conflicts, client-go's
+// Force, and the line to apply with.
+func (c *Conflict) Hint() string {
+	return i18n.T("ssaconflict.hint", i18n.Args{"Flag": ForceFlag, "Fix": Fix})
+}
+
+// Explain is the whole diagnosis for a step: what was refused, who owns
+// which fields, why every pass fails, and the fix by name (the fix's line,
+// Fix, is the caller's to show as a command). English keeps its own line
+// breaks, each manager on a line of its own; another language is one
+// paragraph (docs/i18n.md).
+func (c *Conflict) Explain() string {
+	sep := i18n.T("ssaconflict.and")
+	if i18n.Current() == i18n.English {
+		// A line each, under 80 columns as a step shows them.
+		sep = ";\n"
+	}
+	return i18n.T("ssaconflict.explain", i18n.Args{"Owners": c.owners(sep), "Flag": ForceFlag})
+}
