@@ -65,7 +65,9 @@ func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 		if lacks == teamspace.GapQuota || lacks == teamspace.GapQuotaHard {
 			v.Mistake = lab.MistakeQuotaSpec
 		}
-		return []judge.Verdict{v}
+		// A refused apply in the controller's output says why, before
+		// the generic verdict.
+		return []judge.Verdict{r.withConflict(ctx, v)}
 	}
 	r.converged, r.convergeFailed = took, false
 	return []judge.Verdict{judge.Holds(true, want, i18n.T("check.converges.got", i18n.Args{"Name": ts.Name, "Took": took.Round(time.Millisecond).String()}))}

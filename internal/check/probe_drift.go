@@ -32,7 +32,7 @@ func probeDrift(ctx context.Context, r *run) []judge.Verdict {
 		return []judge.Verdict{judge.Skipped(i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))}
 	}
 	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.drift"), ui.Cols))
-	return []judge.Verdict{r.drift(ctx)}
+	return []judge.Verdict{r.withConflict(ctx, r.drift(ctx))}
 }
 
 // drift is probeDrift's verdict.

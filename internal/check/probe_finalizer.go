@@ -65,6 +65,9 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 		_ = tmp.discard(ctx, ts.Name)
 		v := judge.Holds(false, wantAdded, seen)
 		v.Mistake = mistake
+		if mistake.IsZero() {
+			v = r.withConflict(ctx, v)
+		}
 		return v, judge.Skipped(i18n.T("check.finalizer.never_added"))
 	}
 	added = judge.Holds(true, wantAdded, seen)

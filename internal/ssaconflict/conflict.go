@@ -24,6 +24,7 @@ package ssaconflict
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,17 +66,22 @@ var (
 	owner = regexp.MustCompile(`^conflicts? with "((?:[^"\\]|\\.)*)"(?: with subresource "[^"]*")?(?: using [^\s:]+)?(?: at [^\s]+)?:\s*(.*)$`)
 )
 
-// Find is the last refused apply in log, nil when it holds none.
+// Find is every refused apply in log, merged: each field manager named
+// once, in the order the log first names it, with the fields it holds
+// (an object's, or several objects': kubectl names none); nil when log
+// holds none. A pass refused for a TeamSpace and then for another (alpha's
+// quota edited by hand, a probe's by the grader) shows both managers.
 func Find(log string) *Conflict {
+	var all Conflict
 	lines := strings.Split(log, "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		m := head.FindStringSubmatchIndex(lines[i])
+	for i, l := range lines {
+		m := head.FindStringSubmatchIndex(l)
 		if m == nil {
 			continue
 		}
-		rest := lines[i][m[4]:]
+		rest := l[m[4]:]
 		var body []string
-		if quoted(lines[i][:m[0]]) {
+		if quoted(l[:m[0]]) {
 			// One line of a structured log: the message is a quoted value,
 			// its newlines and quotes escaped; it ends at the first
 			// unescaped quote.
@@ -84,10 +90,42 @@ func Find(log string) *Conflict {
 			body = append([]string{rest}, lines[i+1:]...)
 		}
 		if c := parse(body); c != nil {
-			return c
+			all.merge(c)
 		}
 	}
-	return nil
+	if len(all.Owners) == 0 {
+		return nil
+	}
+	return &all
+}
+
+// merge adds o's owners and fields that c does not hold yet.
+func (c *Conflict) merge(o *Conflict) {
+	for _, in := range o.Owners {
+		i := slices.IndexFunc(c.Owners, func(x Owner) bool { return x.Manager == in.Manager })
+		if i < 0 {
+			c.Owners = append(c.Owners, Owner{Manager: in.Manager})
+			i = len(c.Owners) - 1
+		}
+		for _, f := range in.Fields {
+			if !slices.Contains(c.Owners[i].Fields, f) {
+				c.Owners[i].Fields = append(c.Owners[i].Fields, f)
+			}
+		}
+	}
+}
+
+// Owns tells whether a manager of c holds a field under prefix
+// (.spec.hard).
+func (c *Conflict) Owns(prefix string) bool {
+	for _, o := range c.Owners {
+		for _, f := range o.Fields {
+			if strings.HasPrefix(f, prefix) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // quoted tells whether a message that starts after prefix is a quoted
@@ -185,8 +223,9 @@ func (c *Conflict) owners(sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// Found is the refusal for a check's found line, after what it observed:
-// who owns which fields, in one sentence.
+// Found is the refusal for a check's found line, to follow what it
+// observed (it starts with its separator, "; " in English): who owns
+// which fields, in one sentence.
 func (c *Conflict) Found() string {
 	return i18n.T("ssaconflict.found", i18n.Args{"Owners": c.owners(i18n.T("ssaconflict.and"))})
 }

@@ -27,8 +27,15 @@ func TestFind(t *testing.T) {
 		{"one-field.log", "", []Owner{{"kubectl-patch", []string{".spec.hard.pods"}}}},
 		{"one-manager-two-fields.log", "", []Owner{{"kubectl-patch", []string{".spec.hard.pods", ".spec.hard.requests.cpu"}}}},
 		{"two-managers.log", "", []Owner{{"kubectl-edit", []string{".spec.hard.requests.cpu"}}, {"kubectl-patch", []string{".spec.hard.pods"}}}},
-		// The last refusal of the two: the quota's, after the namespace's.
-		{"two-objects.log", "", []Owner{{"kubectl-edit", []string{".spec.hard.requests.cpu"}}, {"kubectl-patch", []string{".spec.hard.pods"}}}},
+		// Both refusals: the namespace's, then the quota's.
+		{"two-objects.log", "", []Owner{{"kubectl-label", []string{".metadata.labels.team"}}, {"kubectl-edit", []string{".spec.hard.requests.cpu"}},
+			{"kubectl-patch", []string{".spec.hard.pods"}}}},
+		// Two passes of a loop: alpha's quota refused, then a probe's;
+		// each manager once.
+		{"passes", "error: Apply failed with 1 conflict: conflict with \"kubectl-patch\" using v1: .spec.hard.pods\n" +
+			"error: Apply failed with 1 conflict: conflict with \"cnpa-check\" using v1: .spec.hard.pods\n" +
+			"error: Apply failed with 1 conflict: conflict with \"kubectl-patch\" using v1: .spec.hard.pods\n",
+			[]Owner{{"kubectl-patch", []string{".spec.hard.pods"}}, {"cnpa-check", []string{".spec.hard.pods"}}}},
 		{"slog", `time=2026-12-07T05:40:00Z level=ERROR msg="apply quota" ns=team-alpha err="Apply failed with 2 conflicts: conflicts with \"kubectl-edit\" using v1:\n- .spec.hard.requests.cpu\nconflicts with \"cnpa-check\" with subresource \"status\" using v1:\n- .spec.hard.pods" pass=3`,
 			[]Owner{{"kubectl-edit", []string{".spec.hard.requests.cpu"}}, {"cnpa-check", []string{".spec.hard.pods"}}}},
 		{"json", `{"level":"error","msg":"apply","error":"Apply failed with 1 conflict: conflict with \"kubectl-patch\" using v1: .spec.hard.pods"}`,
