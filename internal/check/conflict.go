@@ -16,16 +16,20 @@ import (
 // the object): this file finds it there, as refusedFinalizerOverwrite
 // finds the admission policy's refusal.
 
-// withConflict is v, a probe's verdict, with the refused apply the
-// controller's log shows when v failed: who owns which fields after what
-// the probe found, --force-conflicts and its line as the hint, and the
-// mistake. v as it is when it passed or the log shows no refusal.
-func (r *run) withConflict(ctx context.Context, v judge.Verdict) judge.Verdict {
-	if v.OK || v.Skip != "" {
-		return v
-	}
-	c := ssaconflict.Find(r.serviceLog(ctx))
-	if c == nil {
+// conflict is the refused apply the controller's log shows whose owners
+// still hold their fields in the lab's namespaces and quotas (a fix with
+// --force-conflicts took them back, and the log keeps the old refusal);
+// nil when there is none. Read while the probe's own objects are there.
+func (r *run) conflict(ctx context.Context) *ssaconflict.Conflict {
+	return ssaconflict.Current(ctx, r.env.Clients.Kube.CoreV1(), ssaconflict.Find(r.serviceLog(ctx)))
+}
+
+// withConflict is v, a probe's verdict, with the refused apply c when v
+// failed: who owns which fields after what the probe found,
+// --force-conflicts and its line as the hint, and the mistake. v as it is
+// when it passed or c is nil.
+func withConflict(v judge.Verdict, c *ssaconflict.Conflict) judge.Verdict {
+	if v.OK || v.Skip != "" || c == nil {
 		return v
 	}
 	v.Got += c.Found()
@@ -48,7 +52,7 @@ func (r *run) explainQuota(ctx context.Context, rep *judge.Report) {
 		if c.ID != quotaInSyncID || c.Status != judge.Fail {
 			continue
 		}
-		conflict := ssaconflict.Find(r.serviceLog(ctx))
+		conflict := r.conflict(ctx)
 		if conflict == nil || !conflict.Owns(".spec.hard") {
 			return
 		}

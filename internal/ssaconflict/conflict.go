@@ -23,13 +23,18 @@
 package ssaconflict
 
 import (
+	"context"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+
 	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 // Owner is a field manager that holds fields the refused apply sets.
@@ -248,4 +253,85 @@ func (c *Conflict) Explain() string {
 		sep = ";\n"
 	}
 	return i18n.T("ssaconflict.explain", i18n.Args{"Owners": c.owners(sep), "Flag": ForceFlag})
+}
+
+// Still is c without the owners that no longer hold any of their fields
+// in objs (the lab's namespaces and quotas, with their managedFields): a
+// log keeps a refusal after the learner's fix took the fields over with
+// --force-conflicts, and that refusal says nothing any more. nil when no
+// owner is left.
+func (c *Conflict) Still(objs []metav1.Object) *Conflict {
+	var out Conflict
+	for _, o := range c.Owners {
+		if holds(objs, o) {
+			out.Owners = append(out.Owners, o)
+		}
+	}
+	if len(out.Owners) == 0 {
+		return nil
+	}
+	return &out
+}
+
+// holds tells whether an object of objs has a managedFields entry of o's
+// manager that holds one of o's fields: its fieldsV1 names the field's
+// key (f:pods for .spec.hard.pods; f:platform.labhub.io/teamspace for a
+// label, whose key holds dots). A field the API server writes with a
+// key of a list ([uid="…"]) counts as held when the manager holds
+// anything there.
+func holds(objs []metav1.Object, o Owner) bool {
+	for _, obj := range objs {
+		for _, m := range obj.GetManagedFields() {
+			if m.Manager != o.Manager || m.FieldsV1 == nil {
+				continue
+			}
+			raw := string(m.FieldsV1.Raw)
+			for _, f := range o.Fields {
+				if strings.Contains(f, "[") {
+					return true
+				}
+				for rest := strings.TrimPrefix(f, "."); rest != ""; {
+					if strings.Contains(raw, `"f:`+rest+`"`) {
+						return true
+					}
+					_, after, ok := strings.Cut(rest, ".")
+					if !ok {
+						break
+					}
+					rest = after
+				}
+			}
+		}
+	}
+	return false
+}
+
+// Current is c (Find's) kept to what the cluster still shows: the owners
+// that hold their fields in the lab's namespaces (team-*) and their
+// quotas (Still). When they cannot be listed, c as it is: the log is all
+// there is to go by.
+func Current(ctx context.Context, core typedcorev1.CoreV1Interface, c *Conflict) *Conflict {
+	if c == nil {
+		return nil
+	}
+	nss, err := core.Namespaces().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return c
+	}
+	var objs []metav1.Object
+	for i := range nss.Items {
+		ns := &nss.Items[i]
+		if !strings.HasPrefix(ns.Name, teamspace.NamespacePrefix) {
+			continue
+		}
+		objs = append(objs, ns)
+		qs, err := core.ResourceQuotas(ns.Name).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return c
+		}
+		for j := range qs.Items {
+			objs = append(objs, &qs.Items[j])
+		}
+	}
+	return c.Still(objs)
 }

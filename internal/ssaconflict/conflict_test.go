@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -114,5 +117,34 @@ func TestSays(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStill: a refusal stands while its manager holds the field in one of
+// the lab's objects (as managedFields says, the label's key with its
+// dots too); taken back with --force-conflicts, it is dropped.
+func TestStill(t *testing.T) {
+	entry := func(manager, fields string) metav1.ManagedFieldsEntry {
+		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+	}
+	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "team-quota", ManagedFields: []metav1.ManagedFieldsEntry{
+		entry("teamspace-reconcile", `{"f:spec":{"f:hard":{"f:requests.cpu":{}}}}`),
+		entry("kubectl-patch", `{"f:spec":{"f:hard":{"f:pods":{}}}}`),
+	}}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-alpha", ManagedFields: []metav1.ManagedFieldsEntry{
+		entry("kubectl-label", `{"f:metadata":{"f:labels":{"f:platform.labhub.io/teamspace":{}}}}`),
+	}}}
+	c := &Conflict{Owners: []Owner{
+		{"kubectl-patch", []string{".spec.hard.pods"}},
+		{"kubectl-label", []string{".metadata.labels.platform.labhub.io/teamspace"}},
+		{"kubectl-edit", []string{".spec.hard.requests.cpu"}}, // taken back: the learner's manager holds it now
+	}}
+	got := c.Still([]metav1.Object{quota, ns})
+	want := []Owner{c.Owners[0], c.Owners[1]}
+	if got == nil || !reflect.DeepEqual(got.Owners, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if got := c.Still([]metav1.Object{&corev1.ResourceQuota{}}); got != nil {
+		t.Errorf("with nobody holding the fields: got %+v, want nil", got)
 	}
 }

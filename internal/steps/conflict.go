@@ -16,14 +16,17 @@ import (
 // The wait that times out on it (step 4's probe, step 5's revert) says so
 // from the controller's own output, before its generic verdict.
 
-// applyConflict is the last refused apply in the running service's recent
-// output (as much as serviceTail shows), nil when there is none.
+// applyConflict is the refused apply in the running service's recent
+// output (as much as serviceTail shows) whose owners still hold their
+// fields, nil when there is none.
 func applyConflict(ctx context.Context, env *Lab) *ssaconflict.Conflict {
 	var b bytes.Buffer
 	if err := env.Service.Logs(ctx, serviceTailLines, &b); err != nil {
 		return nil
 	}
-	return ssaconflict.Find(b.String())
+	// A refusal the log keeps after a fix with --force-conflicts took
+	// the fields back says nothing any more.
+	return ssaconflict.Current(ctx, env.Clients.Kube.CoreV1(), ssaconflict.Find(b.String()))
 }
 
 // conflictLines is c as a step's diagnosis: what was refused and the fix

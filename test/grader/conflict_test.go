@@ -126,6 +126,11 @@ func TestStep5TimeoutShowsTheConflict(t *testing.T) {
 		if c.Diagnosis != labdata.MistakeApplyConflict {
 			t.Errorf("%s diagnosis %q, want %q", c.ID, c.Diagnosis.Name, labdata.MistakeApplyConflict.Name)
 		}
+		// The drift probe's refusal is still in the log, but its quota
+		// is gone: it says nothing about this failure.
+		if strings.Contains(c.Actual, `"cnpa-check" owns`) {
+			t.Errorf("%s names the refusal of a quota that is gone: %s", c.ID, c.Actual)
+		}
 	})
 	t.Logf("the whole test: %s", time.Since(start).Round(time.Millisecond))
 }
