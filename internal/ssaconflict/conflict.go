@@ -4,8 +4,9 @@
 // a grader's probe), and says what is wrong and the fix in the learner's
 // language.
 //
-// The refusal is the API server's (k8s.io/apiserver's fieldmanager,
-// getConflictMessage), and kubectl prints it as it is, the object unnamed:
+// The refusal is the API server's (k8s.io/apimachinery v0.37.2,
+// pkg/util/managedfields/internal/conflict.go: getConflictMessage and
+// printManager), and kubectl prints it as it is, the object unnamed:
 //
 //	error: Apply failed with 1 conflict: conflict with "kubectl-patch" using v1: .spec.hard.pods
 //
