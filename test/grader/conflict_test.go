@@ -10,6 +10,7 @@ import (
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/judge"
 	labdata "github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/ssaconflict"
 )
 
 // withoutForce is the corpus's learner script of that case
@@ -116,6 +117,14 @@ func TestStep5TimeoutShowsTheConflict(t *testing.T) {
 			t.Fatalf("step 4 with a pass that ends at alpha's refused apply: exit %d, want 1\n%s%s", code, out, errOut)
 		}
 		namesTheConflict(t, "step 4's diagnosis", beforeOutput(errOut), "kubectl-patch")
+		// Step 3 runs the script itself: its failed pass's own output
+		// shows the refusal, said before that output.
+		code, out, errOut = l.run("step", "3", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir)
+		diag, _, found := strings.Cut(errOut, ssaconflict.Fix)
+		if code != 1 || !found {
+			t.Fatalf("step 3 with the script refused at alpha: exit %d, want 1 and the fix %q\n%s%s", code, ssaconflict.Fix, out, errOut)
+		}
+		namesTheConflict(t, "step 3's diagnosis", diag, "kubectl-patch")
 		code, rep := l.check("--step", "4", "--timeout", "10s")
 		c := findCheck(rep, judge.ProbeConverges.ID)
 		if code != 1 || c == nil || c.Status != judge.Fail {
