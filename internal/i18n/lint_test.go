@@ -21,35 +21,36 @@ import (
 // notProse below). Every package of cnpa is here or in leftOut, with why
 // (TestEveryPackageDecided): a new one is decided when it is added.
 var learnerFacing = []string{
-	"internal/judge",       // cnpa check's checks: titles, hints, notes, text/JSON/JUnit
-	"internal/check",       // cnpa check's live probes
-	"internal/reset",       // cnpa reset
-	"internal/timeline",    // the timelines of steps 4 to 7
-	"internal/report",      // cnpa report, text and HTML
-	"internal/class",       // cnpa class grade: text and the class page
-	"internal/gradebook",   // cnpa class grade -o gradescope|classroom|canvas|moodle, the policy's errors
-	"cmd/cnpa",             // every command: help, usage errors, what each prints
-	"internal/steps",       // cnpa step 1..8: teaching, waits, notes, diagnoses
-	"internal/reaction",    // what the timelines of steps 4 to 7 say happened
-	"internal/lab",         // the lab: steps, rules, mistakes, explain, hints, a record's problems
-	"internal/evidence",    // an evidence file's problems, a learner's file refused
-	"internal/teamspace",   // what a TeamSpace lacks, a spec no controller serves
-	"internal/safefs",      // a file cnpa will not read or run as it is
-	"internal/submission",  // a file class grade cannot read, a name it refuses
-	"internal/labenv",      // the learner's unit and script checked, the lab's choices
-	"internal/identity",    // the service's identity: refusals explained, waits
-	"internal/service",     // cnpa service: its refusals, errors and fixes
-	"internal/kube",        // kubeconfig messages, a learner's kubeconfig refused
-	"internal/doctor",      // cnpa doctor's details and fixes
-	"internal/submit",      // cnpa submit's submission
-	"internal/status",      // cnpa status's table and lines
-	"internal/ui",          // the printer, waits, a cut text's note
-	"internal/poll",        // a wait's timeout, in identity's and reset's errors
-	"internal/manifest",    // errors of cnpa's manifest of its files
-	"internal/atomicfile",  // errors of a file written
-	"internal/archive",     // the archive's promise, kept by reset too
-	"internal/stress",      // cnpa stress: its faults' verdicts, hints and refusals
-	"internal/ssaconflict", // a server-side apply refused for another manager's fields, and the fix
+	"internal/judge",      // cnpa check's checks: titles, hints, notes, text/JSON/JUnit
+	"internal/check",      // cnpa check's live probes
+	"internal/reset",      // cnpa reset
+	"internal/timeline",   // the timelines of steps 4 to 7
+	"internal/report",     // cnpa report, text and HTML
+	"internal/class",      // cnpa class grade: text and the class page
+	"internal/gradebook",  // cnpa class grade -o gradescope|classroom|canvas|moodle, the policy's errors
+	"cmd/cnpa",            // every command: help, usage errors, what each prints
+	"internal/steps",      // cnpa step 1..8: teaching, waits, notes, diagnoses
+	"internal/reaction",   // what the timelines of steps 4 to 7 say happened
+	"internal/lab",        // the lab: steps, rules, mistakes, explain, hints, a record's problems
+	"internal/evidence",   // an evidence file's problems, a learner's file refused
+	"internal/teamspace",  // what a TeamSpace lacks, a spec no controller serves
+	"internal/safefs",     // a file cnpa will not read or run as it is
+	"internal/submission", // a file class grade cannot read, a name it refuses
+	"internal/labenv",     // the learner's unit and script checked, the lab's choices
+	"internal/identity",   // the service's identity: refusals explained, waits
+	"internal/service",    // cnpa service: its refusals, errors and fixes
+	"internal/kube",       // kubeconfig messages, a learner's kubeconfig refused
+	"internal/doctor",     // cnpa doctor's details and fixes
+	"internal/submit",     // cnpa submit's submission
+	"internal/status",     // cnpa status's table and lines
+	"internal/ui",         // the printer, waits, a cut text's note
+	"internal/poll",       // a wait's timeout, in identity's and reset's errors
+	"internal/manifest",   // errors of cnpa's manifest of its files
+	"internal/atomicfile", // errors of a file written
+	"internal/archive",    // the archive's promise, kept by reset too
+	"internal/stress",     // cnpa stress: its faults' verdicts, hints and refusals
+	// a server-side apply refused for another manager's fields, and the fix
+	"internal/ssaconflict",
 }
 
 // leftOut are cnpa's packages the lint does not read, and why: what they
@@ -245,8 +246,11 @@ var allowProse = map[string]string{
 	"cnpa-controller may not create TeamSpaces":                           "the admission policy's message, likewise",
 	"cnpa-controller may change only the finalizers of TeamSpace":         "the admission policy's message, likewise",
 	"cnpa-controller may only add or remove the finalizer":                "the admission policy's message, likewise",
-	"Apply failed with (\\d+) conflicts?: ?(.*)$":                         "the API server's refusal of a server-side apply, matched (ssaconflict.Find)",
-	"^conflicts? with \"((?:[^\"\\\\]|\\\\.)*)\"(?: with subresource \"[^\"]*\")?(?: using [^\\s:]+)?(?: at [^\\s]+)?:\\s*(.*)$": "likewise, one field manager of it",
+
+	// The API server's refusal of a server-side apply, matched
+	// (ssaconflict.Find), and one field manager of it.
+	"Apply failed with (\\d+) conflicts?: ?(.*)$": "the API server's refusal, matched",
+	"^conflicts? with \"((?:[^\"\\\\]|\\\\.)*)\"(?: with subresource \"[^\"]*\")?(?: using [^\\s:]+)?(?: at [^\\s]+)?:\\s*(.*)$": "likewise, one manager",
 }
 
 // allowUsed are the allowProse entries the lint met.
