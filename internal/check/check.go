@@ -112,6 +112,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*judge.Report, *ju
 	}
 	r.facts = f
 	rep := judge.Judge(st, f)
+	r.explainQuota(ctx, rep)
 
 	r.tmp = &temps{env: env, grace: 10 * time.Second, remote: r.at == judge.Remote}
 	if !f.Service.Active {

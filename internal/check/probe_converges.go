@@ -7,6 +7,7 @@ import (
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/ssaconflict"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -50,8 +51,10 @@ func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 	})
 	took := time.Since(start)
 	var stop string
+	var conflict *ssaconflict.Conflict
 	if !ok {
 		stop = r.stopsBefore(ctx, ts.Name)
+		conflict = r.conflict(ctx)
 	}
 	// LAB.md: the grader "deletes it". Gone before the next probe starts,
 	// but for the drift probe, which goes on with it when it converged.
@@ -65,7 +68,9 @@ func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 		if lacks == teamspace.GapQuota || lacks == teamspace.GapQuotaHard {
 			v.Mistake = lab.MistakeQuotaSpec
 		}
-		return []judge.Verdict{v}
+		// A refused apply in the controller's output says why, before
+		// the generic verdict.
+		return []judge.Verdict{withConflict(v, conflict)}
 	}
 	r.converged, r.convergeFailed = took, false
 	return []judge.Verdict{judge.Holds(true, want, i18n.T("check.converges.got", i18n.Args{"Name": ts.Name, "Took": took.Round(time.Millisecond).String()}))}

@@ -35,8 +35,10 @@ func probeDrift(ctx context.Context, r *run) []judge.Verdict {
 	return []judge.Verdict{r.drift(ctx)}
 }
 
-// drift is probeDrift's verdict.
-func (r *run) drift(ctx context.Context) judge.Verdict {
+// drift is probeDrift's verdict: when it fails, with the refused apply
+// the controller's log shows, read before the probe's quota goes (its
+// own edit, by cnpa-check, is the field a forceless apply cannot take).
+func (r *run) drift(ctx context.Context) (v judge.Verdict) {
 	env, tmp, timeout := r.env, r.tmp, r.opts.ProbeTimeout
 	ts := r.handedOn
 	r.handedOn = nil
@@ -51,7 +53,12 @@ func (r *run) drift(ctx context.Context) judge.Verdict {
 			return judge.Holds(false, want, err.Error())
 		}
 	}
-	defer func() { _ = tmp.discard(ctx, ts.Name) }()
+	defer func() {
+		if !v.OK {
+			v = withConflict(v, r.conflict(ctx))
+		}
+		_ = tmp.discard(ctx, ts.Name)
+	}()
 	quotas := env.Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(ts.Name))
 	var q *corev1.ResourceQuota
 	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {

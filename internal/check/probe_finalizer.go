@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/ssaconflict"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -62,9 +63,14 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 				mistake = lab.MistakeFinalizerList
 			}
 		}
+		var conflict *ssaconflict.Conflict
+		if mistake.IsZero() {
+			conflict = r.conflict(ctx)
+		}
 		_ = tmp.discard(ctx, ts.Name)
 		v := judge.Holds(false, wantAdded, seen)
 		v.Mistake = mistake
+		v = withConflict(v, conflict)
 		return v, judge.Skipped(i18n.T("check.finalizer.never_added"))
 	}
 	added = judge.Holds(true, wantAdded, seen)

@@ -50,6 +50,8 @@ var learnerFacing = []string{
 	"internal/archive",    // the archive's promise, kept by reset too
 	"internal/stress",     // cnpa stress: its faults' verdicts, hints and refusals
 	"internal/watch",      // cnpa watch: its screen, lines, notices and hints
+	// a server-side apply refused for another manager's fields, and the fix
+	"internal/ssaconflict",
 }
 
 // leftOut are cnpa's packages the lint does not read, and why: what they
@@ -245,6 +247,11 @@ var allowProse = map[string]string{
 	"cnpa-controller may not create TeamSpaces":                           "the admission policy's message, likewise",
 	"cnpa-controller may change only the finalizers of TeamSpace":         "the admission policy's message, likewise",
 	"cnpa-controller may only add or remove the finalizer":                "the admission policy's message, likewise",
+
+	// The API server's refusal of a server-side apply, matched
+	// (ssaconflict.Find), and one field manager of it.
+	"Apply failed with (\\d+) conflicts?: ?(.*)$": "the API server's refusal, matched",
+	"^conflicts? with \"((?:[^\"\\\\]|\\\\.)*)\"(?: with subresource \"[^\"]*\")?(?: using [^\\s:]+)?(?: at [^\\s]+)?:\\s*(.*)$": "likewise, one manager",
 }
 
 // allowUsed are the allowProse entries the lint met.
@@ -297,6 +304,7 @@ var notProse = map[string]string{
 	"internal/steps AlphaYAML":       "alpha.yaml, the TeamSpace of the lab text's step 1",
 	"internal/steps BetaYAML":        "beta.yaml, the TeamSpace of the lab text's step 6",
 	"internal/service dropInHeader":  "the head of the drop-in cnpa stress writes (a unit file)",
+	"internal/ssaconflict Fix":       "the command line of the fix, said as it is",
 }
 
 // notProseUsed are the notProse entries the lint met.

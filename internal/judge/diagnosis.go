@@ -40,6 +40,12 @@ func Diagnose(c Check, f *Facts) lab.Mistake {
 	if c.Status != Fail {
 		return lab.Mistake{}
 	}
+	// A refused apply, read from the controller's own output, says why
+	// better than what it left in the cluster (a quota that is not the
+	// spec): the verdict's, or the diagnosis a submission recorded.
+	if c.mistake == lab.MistakeApplyConflict || c.mistake.IsZero() && c.Diagnosis == lab.MistakeApplyConflict {
+		return lab.MistakeApplyConflict
+	}
 	if f != nil && c.Step >= lab.Reconcile.Number { // the controller runs from step 3 on
 		if m := factsMistake(f); !m.IsZero() {
 			return m
@@ -84,10 +90,11 @@ func quotaIsSpec(a *teamspace.TeamSpace, q *corev1.ResourceQuota) bool {
 }
 
 // mistakeOrder ranks the mistakes when one step's failed checks point to
-// several: the one that explains the others first (a finalizer list
+// several: the one that explains the others first (a refused apply leaves
+// any gap; a finalizer list
 // overwritten also loses the archive record's chance; a stale file is
 // what is left when nothing more specific is known).
-var mistakeOrder = []lab.Mistake{lab.MistakeStatusMain, lab.MistakeNoOwner, lab.MistakeQuotaSpec, lab.MistakeWritesEachPass, lab.MistakeFinalizerList,
+var mistakeOrder = []lab.Mistake{lab.MistakeApplyConflict, lab.MistakeStatusMain, lab.MistakeNoOwner, lab.MistakeQuotaSpec, lab.MistakeWritesEachPass, lab.MistakeFinalizerList,
 	lab.MistakeNoArchive, lab.MistakeEdge, lab.MistakeNotRunning, lab.MistakeCRD, lab.MistakeStale}
 
 // LabDiagnosis is a whole report's diagnosis: the first mistake, by

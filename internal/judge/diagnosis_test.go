@@ -8,6 +8,7 @@ import (
 	"github.com/labhub/cnpa/internal/lab"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -90,5 +91,33 @@ func TestMistakeTravelsWithTheVerdict(t *testing.T) {
 	pass := ProbeDeleteArchives.Check(Holds(true, "archived", "archived"), noStatus)
 	if data, _ := json.Marshal(pass); strings.Contains(string(data), "diagnosis") {
 		t.Errorf("a passing check's JSON %s: want no diagnosis", data)
+	}
+}
+
+// TestApplyConflictStandsOverTheFacts: a refused apply, read from the
+// controller's output, explains a quota that is not the spec (the facts'
+// mistake) better; it stands whether the verdict named it or a
+// submission recorded it, and ranks first among a step's mistakes.
+func TestApplyConflictStandsOverTheFacts(t *testing.T) {
+	alpha := &teamspace.TeamSpace{ObjectMeta: metav1.ObjectMeta{Name: "alpha", UID: "a", Generation: 2}}
+	alpha.Spec.Pods = 6
+	alpha.Status.ObservedGeneration = 2
+	f := &Facts{Alpha: alpha,
+		TeamAlpha: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-alpha", OwnerReferences: []metav1.OwnerReference{alpha.OwnerReference()}}},
+		Quota: &corev1.ResourceQuota{Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{
+			corev1.ResourcePods: resource.MustParse("99"), corev1.ResourceRequestsCPU: resource.MustParse("1")}}}}
+	if m := factsMistake(f); m != lab.MistakeQuotaSpec {
+		t.Fatalf("the facts' own mistake: got %q, want %q", m.Name, lab.MistakeQuotaSpec.Name)
+	}
+	named := Check{ID: ProbeDrift.ID, Step: 5, Status: Fail, mistake: lab.MistakeApplyConflict}
+	recorded := Check{ID: "step5.quota_in_sync", Step: 5, Status: Fail, Diagnosis: lab.MistakeApplyConflict}
+	for name, c := range map[string]Check{"named by the verdict": named, "recorded": recorded} {
+		if got := Diagnose(c, f); got != lab.MistakeApplyConflict {
+			t.Errorf("%s: got %q, want %q", name, got.Name, lab.MistakeApplyConflict.Name)
+		}
+	}
+	quota := Check{ID: "step5.quota_in_sync", Step: 5, Status: Fail, mistake: mistakeOf["step5.quota_in_sync"]}
+	if got := LabDiagnosis([]Check{quota, named}, f); got != lab.MistakeApplyConflict.Name {
+		t.Errorf("LabDiagnosis: got %q, want %q", got, lab.MistakeApplyConflict.Name)
 	}
 }

@@ -135,6 +135,16 @@ var (
 	MistakeStaleStatus = Mistake{Name: "status not kept current",
 		Advice: "status.observedGeneration must be the TeamSpace's current metadata.generation and status.namespace team-<name>"}
 	MistakeNoFinalizer = Mistake{Name: "finalizer not added", Advice: "the lab text's step 6: " + KeepOtherFinalizers}
+
+	// MistakeApplyConflict is a server-side apply without force: once
+	// another field manager owns a field the apply sets (a hand edit, a
+	// probe), the API server refuses every pass. Seen in the controller's
+	// own output (package ssaconflict), it explains the failures it
+	// causes better than what the cluster shows (a quota that is not the
+	// spec), so it stands over the facts (judge.Diagnose).
+	MistakeApplyConflict = Mistake{Name: "server-side apply without --force-conflicts: another manager's fields never taken back",
+		Advice: "a controller must own the fields it sets: apply with --force-conflicts (client-go: ApplyOptions Force: true), " +
+			"`kubectl apply --server-side --field-manager=<yours> --force-conflicts -f -`"}
 )
 
 // adviceIDs are the catalog's messages (lab.advice.*) for each English
@@ -149,6 +159,7 @@ var adviceIDs = map[string]string{
 	MistakeNoQuota.Advice:          "lab.advice.no_quota",
 	MistakeStaleStatus.Advice:      "lab.advice.stale_status",
 	MistakeNoFinalizer.Advice:      "lab.advice.no_finalizer",
+	MistakeApplyConflict.Advice:    "lab.advice.apply_conflict",
 }
 
 // Say is advice (a Mistake's Advice, or one of the advice constants
@@ -170,4 +181,4 @@ func (m Mistake) Advise() string { return Say(m.Advice) }
 // Mistakes lists every mistake, for reading one back by name.
 var Mistakes = []Mistake{MistakeStatusMain, MistakeNoOwner, MistakeQuotaSpec, MistakeWritesEachPass, MistakeFinalizerList,
 	MistakeNoArchive, MistakeEdge, MistakeNotRunning, MistakeStale, MistakeCRD,
-	MistakeNoNamespace, MistakeNoNamespaceLabel, MistakeNoQuota, MistakeStaleStatus, MistakeNoFinalizer}
+	MistakeNoNamespace, MistakeNoNamespaceLabel, MistakeNoQuota, MistakeStaleStatus, MistakeNoFinalizer, MistakeApplyConflict}

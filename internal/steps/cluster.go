@@ -15,6 +15,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/poll"
+	"github.com/labhub/cnpa/internal/ssaconflict"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -147,7 +148,13 @@ func runScript(ctx context.Context, env *Lab, sh shell, extraEnv ...string) (str
 	sh.cmd(run.Shown)
 	out, err := run.Run()
 	if err != nil {
-		return out, fmt.Errorf("%s\n%s", say("steps.script_failed", "Script", env.ScriptPath(), "As", run.As, "Err", err), strings.TrimSpace(out))
+		failed := say("steps.script_failed", "Script", env.ScriptPath(), "As", run.As, "Err", err)
+		if c := ssaconflict.Find(out); c != nil {
+			// The script's own output shows its apply refused: say so
+			// before the output.
+			failed += "\n" + conflictLines(c)
+		}
+		return out, fmt.Errorf("%s\n%s", failed, strings.TrimSpace(out))
 	}
 	return out, nil
 }

@@ -175,7 +175,7 @@ func secondPassWrites(before, after []metav1.Object) []string {
 // that says why is often a screen above the last.
 func serviceTail(ctx context.Context, env *Lab) string {
 	var b bytes.Buffer
-	if err := env.Service.Logs(ctx, 60, &b); err != nil {
+	if err := env.Service.Logs(ctx, serviceTailLines, &b); err != nil {
 		return ""
 	}
 	// A write refused under --service-identity own, explained whole: the
@@ -183,8 +183,12 @@ func serviceTail(ctx context.Context, env *Lab) string {
 	return identity.ExplainLines(service.ErrorsFirst(b.String(), 12))
 }
 
+// serviceTailLines is how much of the service's log serviceTail reads.
+const serviceTailLines = 60
+
 // controllerOutput is what a wait that timed out adds to its last
-// observation: the controller's last output, or that it does not run.
+// observation: a refused server-side apply the output shows, explained
+// with its fix, and the controller's last output; or that it does not run.
 func controllerOutput(ctx context.Context, env *Lab) string {
 	if st, err := env.Service.Status(ctx); err != nil || !st.Installed {
 		return ""
@@ -195,16 +199,30 @@ func controllerOutput(ctx context.Context, env *Lab) string {
 	if out == "" {
 		return ""
 	}
-	return "\n  " + say("steps.diag.last_output") + "\n    " + strings.ReplaceAll(out, "\n", "\n    ")
+	var conflict string
+	if c := applyConflict(ctx, env); c != nil {
+		conflict = "\n" + conflictLines(c)
+	}
+	return conflict + "\n  " + say("steps.diag.last_output") + "\n    " + strings.ReplaceAll(out, "\n", "\n    ")
 }
 
 // diagnosis is an error that says what was observed, the likely mistake,
 // and the end of the controller's output.
 func diagnosis(observed string, mistakes []string, output string) error {
+	lines := make([]string, len(mistakes))
+	for i, m := range mistakes {
+		lines[i] = para("  - ", "    ", m)
+	}
+	return diagnosisLines(observed, lines, output)
+}
+
+// diagnosisLines is diagnosis with its mistakes already set out as lines
+// (conflictLines).
+func diagnosisLines(observed string, lines []string, output string) error {
 	var b strings.Builder
 	b.WriteString(observed)
-	for _, m := range mistakes {
-		b.WriteString("\n" + para("  - ", "    ", m))
+	for _, l := range lines {
+		b.WriteString("\n" + l)
 	}
 	if output = strings.TrimSpace(output); output != "" {
 		b.WriteString("\n  " + say("steps.diag.last_output") + "\n    " + strings.ReplaceAll(output, "\n", "\n    "))

@@ -116,6 +116,11 @@ var step5 = &Step{
 			return seenEdit && teamspace.QuotaPods(q) != "99"
 		})
 		if err != nil && ctx.Err() == nil {
+			// The controller's output names who owns the field when its
+			// apply was refused; else the likely cause, said in general.
+			if c := applyConflict(ctx, env); c != nil {
+				return nil, diagnosisLines(err.Error(), []string{conflictLines(c)}, serviceTail(ctx, env))
+			}
 			return nil, diagnosis(err.Error(), []string{say("steps.step5.diag_conflict")}, serviceTail(ctx, env))
 		}
 		if err != nil {

@@ -5,38 +5,77 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/judge"
+	labdata "github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/ssaconflict"
 )
 
-// TestStep5TimeoutShowsTheConflict is the newcomer review's row 5 on a real
-// control plane: a learner's server-side-apply script without
-// --force-conflicts runs as the service. Step 5's hand edit of the quota
-// (kubectl patch, another field manager) then makes every later apply fail
-// with a conflict, so the revert never comes; the timed-out wait must show
-// that cause from the service's output, not only ask whether the
-// controller runs (it does).
-func TestStep5TimeoutShowsTheConflict(t *testing.T) {
-	l := newLabCLI(t)
-	if code, out, errOut := l.reset(); code != 0 {
-		t.Fatalf("reset before the lab: exit %d\n%s%s", code, out, errOut)
-	}
-	data, err := os.ReadFile("../learners/cases/valid-server-side-apply/reconcile.sh")
+// withoutForce is the corpus's learner script of that case
+// (../learners/cases/<name>/reconcile.sh) with its apply's
+// --force-conflicts left out: the learner's own file, as they would
+// first write it.
+func withoutForce(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "learners", "cases", name, "reconcile.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	script := strings.ReplaceAll(string(data), " --force-conflicts", "")
 	if script == string(data) {
-		t.Fatal("the corpus's server-side-apply script has no --force-conflicts to leave out")
+		t.Fatalf("the corpus's %s script has no --force-conflicts to leave out", name)
+	}
+	return []byte(script)
+}
+
+// namesTheConflict holds what a step or check says of a refused apply to
+// the words of issue 50: the manager that owns the field, the field, and
+// the fix by name (--force-conflicts, client-go's Force: true).
+func namesTheConflict(t *testing.T, what, said string, manager string) {
+	t.Helper()
+	for _, want := range []string{`"` + manager + `"`, ".spec.hard.pods", "--force-conflicts", "Force: true"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("%s does not say %q:\n%s", what, want, said)
+		}
+	}
+}
+
+// TestStep5TimeoutShowsTheConflict is the newcomer review's row 5 and
+// issue 50's refused apply on a real control plane: a learner's
+// server-side-apply script without --force-conflicts runs as the service.
+// Step 5's hand edit of the quota (kubectl patch, another field manager)
+// then makes every later apply fail with a conflict, so the revert never
+// comes; the timed-out wait must show that cause from the service's
+// output, naming the manager and --force-conflicts before the output
+// itself, not only ask whether the controller runs (it does). Then, with
+// the same hand edit in place:
+//   - cnpa check's drift probe, whose own edit (manager cnpa-check) the
+//     script cannot take back, and step5.quota_in_sync say the same;
+//   - the script rewritten in `set -euo pipefail` style, whose pass ends
+//     at alpha's refused apply: step 4's new TeamSpace is never served,
+//     and step 4 and check's step4.new_teamspace_converges say why instead
+//     of only "does not converge".
+func TestStep5TimeoutShowsTheConflict(t *testing.T) {
+	start := time.Now()
+	l := newLabCLI(t)
+	if code, out, errOut := l.reset(); code != 0 {
+		t.Fatalf("reset before the lab: exit %d\n%s%s", code, out, errOut)
 	}
 	if err := os.MkdirAll(l.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(l.dir, "reconcile.sh"), []byte(script), 0o755); err != nil {
+	script := filepath.Join(l.dir, "reconcile.sh")
+	if err := os.WriteFile(script, withoutForce(t, "valid-server-side-apply"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"1", "2", "3", "4"} {
 		l.must("step", n, "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir)
 	}
-	code, out, errOut := l.run("step", "5", "--timeout", "30s")
+	// The revert never comes: any timeout past a pass or two (3 s apart)
+	// shows the refusals in the log.
+	code, out, errOut := l.run("step", "5", "--timeout", "10s")
 	if code != 1 {
 		t.Fatalf("step 5 with a script whose apply conflicts: exit %d, want 1\n%s%s", code, out, errOut)
 	}
@@ -48,4 +87,77 @@ func TestStep5TimeoutShowsTheConflict(t *testing.T) {
 	if strings.Contains(errOut, "is the controller running") {
 		t.Errorf("step 5's timeout asks whether the controller runs, while it does:\n%s", errOut)
 	}
+	namesTheConflict(t, "step 5's diagnosis", beforeOutput(errOut), "kubectl-patch")
+
+	t.Run("check's drift probe and alpha's quota", func(t *testing.T) {
+		code, rep := l.check("--step", "5", "--timeout", "10s")
+		if code != 1 {
+			t.Fatalf("cnpa check --step 5: exit %d, want 1", code)
+		}
+		for id, manager := range map[string]string{check.DriftLiveID: "cnpa-check", "step5.quota_in_sync": "kubectl-patch"} {
+			c := findCheck(rep, id)
+			if c == nil || c.Status != judge.Fail {
+				t.Errorf("%s: %+v, want a failure", id, c)
+				continue
+			}
+			t.Logf("%s: found %s; hint %s", id, c.Actual, c.Hint)
+			namesTheConflict(t, id+"'s found and hint", c.Actual+"\n"+c.Hint, manager)
+			if c.Diagnosis != labdata.MistakeApplyConflict {
+				t.Errorf("%s diagnosis %q, want %q", id, c.Diagnosis.Name, labdata.MistakeApplyConflict.Name)
+			}
+		}
+	})
+
+	t.Run("a pass that ends at the refusal: step 4", func(t *testing.T) {
+		if err := os.WriteFile(script, withoutForce(t, "valid-set-e-ssa"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := l.run("step", "4", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir, "--timeout", "10s")
+		if code != 1 {
+			t.Fatalf("step 4 with a pass that ends at alpha's refused apply: exit %d, want 1\n%s%s", code, out, errOut)
+		}
+		namesTheConflict(t, "step 4's diagnosis", beforeOutput(errOut), "kubectl-patch")
+		// Step 3 runs the script itself: its failed pass's own output
+		// shows the refusal, said before that output.
+		code, out, errOut = l.run("step", "3", "--engine", "own", "--service-manager", "process", "--unit-dir", l.unitDir)
+		diag, _, found := strings.Cut(errOut, ssaconflict.Fix)
+		if code != 1 || !found {
+			t.Fatalf("step 3 with the script refused at alpha: exit %d, want 1 and the fix %q\n%s%s", code, ssaconflict.Fix, out, errOut)
+		}
+		namesTheConflict(t, "step 3's diagnosis", diag, "kubectl-patch")
+		code, rep := l.check("--step", "4", "--timeout", "10s")
+		c := findCheck(rep, judge.ProbeConverges.ID)
+		if code != 1 || c == nil || c.Status != judge.Fail {
+			t.Fatalf("cnpa check --step 4: exit %d, %s %+v, want 1 and a failure", code, judge.ProbeConverges.ID, c)
+		}
+		t.Logf("%s: found %s; hint %s", c.ID, c.Actual, c.Hint)
+		namesTheConflict(t, c.ID+"'s found and hint", c.Actual+"\n"+c.Hint, "kubectl-patch")
+		if c.Diagnosis != labdata.MistakeApplyConflict {
+			t.Errorf("%s diagnosis %q, want %q", c.ID, c.Diagnosis.Name, labdata.MistakeApplyConflict.Name)
+		}
+		// The drift probe's refusal is still in the log, but its quota
+		// is gone: it says nothing about this failure.
+		if strings.Contains(c.Actual, `"cnpa-check" owns`) {
+			t.Errorf("%s names the refusal of a quota that is gone: %s", c.ID, c.Actual)
+		}
+	})
+	t.Logf("the whole test: %s", time.Since(start).Round(time.Millisecond))
+}
+
+// beforeOutput is a step's error up to the controller's last output: its
+// diagnosis, without kubectl's own words (which name --force-conflicts
+// whatever cnpa says).
+func beforeOutput(errOut string) string {
+	diag, _, _ := strings.Cut(errOut, "the controller's last output")
+	return diag
+}
+
+// findCheck is the check with that id in rep, or nil.
+func findCheck(rep *check.Report, id string) *check.Check {
+	for i := range rep.Checks {
+		if rep.Checks[i].ID == id {
+			return &rep.Checks[i]
+		}
+	}
+	return nil
 }
