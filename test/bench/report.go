@@ -27,6 +27,8 @@ type Report struct {
 	Class *ClassResult `json:"class,omitempty"`
 	// Startup is the start-up phase's numbers, when it ran.
 	Startup *StartupResult `json:"startup,omitempty"`
+	// Check is the check phase's numbers, when it ran.
+	Check *CheckResult `json:"check,omitempty"`
 }
 
 // Sizes are the run's flags that shape the numbers.
