@@ -97,14 +97,14 @@ type config struct {
 	startupRuns   int
 	// checkPhase: `cnpa check` on an own-engine lab against the build of
 	// checkBefore (checktime.go).
-	checkPhase  bool
-	checkBefore string
-	checkRuns   int
-	scaleProfile  time.Duration
-	cpuProfile    string
-	inprocQPS     float64
-	inprocBurst   int
-	pairedFloor   bool
+	checkPhase   bool
+	checkBefore  string
+	checkRuns    int
+	scaleProfile time.Duration
+	cpuProfile   string
+	inprocQPS    float64
+	inprocBurst  int
+	pairedFloor  bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
