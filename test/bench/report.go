@@ -29,6 +29,8 @@ type Report struct {
 	Startup *StartupResult `json:"startup,omitempty"`
 	// Stress is the stress phase's (stress.go).
 	Stress *StressResult `json:"stress,omitempty"`
+	// Check is the check phase's numbers, when it ran.
+	Check *CheckResult `json:"check,omitempty"`
 }
 
 // Sizes are the run's flags that shape the numbers.
