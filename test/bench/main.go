@@ -96,7 +96,7 @@ type config struct {
 	startupBefore string
 	startupRuns   int
 	// stressPhase: `cnpa stress` of each engine (stress.go).
-	stressPhase  bool
+	stressPhase bool
 	// checkPhase: `cnpa check` on an own-engine lab against the build of
 	// checkBefore (checktime.go).
 	checkPhase   bool
