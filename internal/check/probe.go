@@ -120,12 +120,12 @@ func (r *run) cannot(p *judge.Probe) string {
 	return ""
 }
 
-// await calls observe every probePoll until it reports done, the timeout
+// await calls observe every 200 ms until it reports done, the timeout
 // passes or ctx ends; it returns whether it was done and the last thing
 // observe said, so a failure shows what was seen, not a bare "timed out".
 func await(ctx context.Context, timeout time.Duration, observe func(ctx context.Context) (bool, string)) (bool, string) {
 	seenLast := ""
-	_, err := poll.Until(ctx, probePoll, timeout, func(ctx context.Context) (bool, string, error) {
+	_, err := poll.Until(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
 		done, seen := observe(ctx)
 		// An observation cut short by the deadline itself says nothing
 		// about the cluster: keep what was seen before it. Besides "context
@@ -146,13 +146,6 @@ func await(ctx context.Context, timeout time.Duration, observe func(ctx context.
 	}
 	return true, last
 }
-
-// probePoll is how often a live probe looks again. A probe waits on a
-// controller pass (the lab's loop: 3 s and the script's run); what it
-// costs beyond that pass is on average half of this interval, per wait,
-// and a check waits about ten times. Three GETs every 100 ms are nothing
-// to an API server.
-const probePoll = 100 * time.Millisecond
 
 // liveState reads a TeamSpace with its namespace and quota.
 func liveState(ctx context.Context, env *labenv.Env, name string) (*teamspace.TeamSpace, *corev1.Namespace, *corev1.ResourceQuota, error) {

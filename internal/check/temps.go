@@ -231,7 +231,7 @@ func (t *temps) removeRecords(names []string) []error {
 // left says it all, and the caller reports it.
 func (t *temps) waitGone(ctx context.Context, names []string, d time.Duration) []string {
 	left := names
-	_, _ = poll.Until(ctx, probePoll, d, func(ctx context.Context) (bool, string, error) {
+	_, _ = poll.Until(ctx, 200*time.Millisecond, d, func(ctx context.Context) (bool, string, error) {
 		var still []string
 		for _, n := range left {
 			_, err := t.env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, n, metav1.GetOptions{})
