@@ -98,7 +98,12 @@ type config struct {
 	// stressPhase: `cnpa stress` of each engine (stress.go).
 	stressPhase bool
 	// watchPhase: `cnpa watch`, save to verdict (watch.go).
-	watchPhase   bool
+	watchPhase bool
+	// checkPhase: `cnpa check` on an own-engine lab against the build of
+	// checkBefore (checktime.go).
+	checkPhase   bool
+	checkBefore  string
+	checkRuns    int
 	scaleProfile time.Duration
 	cpuProfile   string
 	inprocQPS    float64
@@ -132,9 +137,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.resultsDir, "results", "", "directory for bench-<date>.json (default test/bench/results in the module; \"-\" for none)")
 	fs.StringVar(&cfg.workDir, "work", "", "directory for logs and binaries (default: a temporary one, kept when something failed)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work directory")
-	fs.StringVar(&phases, "phases", "steady,bulk,class,startup,stress,watch", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N), bulk, scale (the same at each -scale-sizes, on one growing control plane); and, once, class (`cnpa class grade` live, one learner at a time and all at once, and offline), startup (`cnpa version` and `cnpa explain 5` in English and Japanese against -startup-before, no control plane) and stress (`cnpa stress` of the go and shell engines, each after `cnpa step all` on a control plane of its own), watch (`cnpa watch`: 10 saves of reconcile.sh, each to its verdict, on step 3)")
+	fs.StringVar(&phases, "phases", "steady,bulk,class,startup,stress,watch,check", "which control planes to run per contender: steady (convergence, drift, idle, RSS at N), bulk, scale (the same at each -scale-sizes, on one growing control plane); and, once, class (`cnpa class grade` live, one learner at a time and all at once, and offline), startup (`cnpa version` and `cnpa explain 5` in English and Japanese against -startup-before, no control plane) and stress (`cnpa stress` of the go and shell engines, each after `cnpa step all` on a control plane of its own), watch (`cnpa watch`: 10 saves of reconcile.sh, each to its verdict, on step 3)")
 	fs.StringVar(&cfg.startupBefore, "startup-before", defaultStartupBefore, "the startup phase's build to compare with: a git revision of this repository")
 	fs.IntVar(&cfg.startupRuns, "startup-runs", 40, "the startup phase's runs of each build, per command and locale")
+	fs.StringVar(&cfg.checkBefore, "check-before", defaultCheckBefore, "the check phase's build to compare with: a git revision of this repository")
+	fs.IntVar(&cfg.checkRuns, "check-runs", 3, "the check phase's runs of `cnpa check` with each build")
 	fs.IntVar(&cfg.classLearners, "class-learners", 3, "the class phase's learners, each on a control plane of their own")
 	fs.StringVar(&cfg.classEngine, "class-engine", "shell", "the class phase's learners' engine: shell (a reconcile.sh loop, as most learners write one: grading waits on it) or go")
 	fs.IntVar(&cfg.classOffline, "class-offline", 1000, "synthetic submissions the class phase grades offline")
@@ -180,9 +187,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			cfg.stressPhase = true
 		case "watch":
 			cfg.watchPhase = true
+		case "check":
+			cfg.checkPhase = true
 		case "":
 		default:
-			return nil, fmt.Errorf("-phases: unknown %q (known: steady, bulk, scale, class, startup, stress, watch)", p)
+			return nil, fmt.Errorf("-phases: unknown %q (known: steady, bulk, scale, class, startup, stress, watch, check)", p)
 		}
 	}
 	for _, f := range strings.Split(scaleSizes, ",") {
@@ -193,8 +202,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		cfg.scaleSizes = append(cfg.scaleSizes, n)
 	}
 	switch {
-	case !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase && !cfg.classPhase && !cfg.startupPhase && !cfg.stressPhase && !cfg.watchPhase:
+	case !cfg.steady && !cfg.bulkPhase && !cfg.scalePhase && !cfg.classPhase && !cfg.startupPhase && !cfg.stressPhase && !cfg.watchPhase && !cfg.checkPhase:
 		return nil, errors.New("-phases is empty")
+	case cfg.checkPhase && cfg.checkRuns < 1:
+		return nil, errors.New("-check-runs must be at least 1")
 	case cfg.startupPhase && cfg.startupRuns < 1:
 		return nil, errors.New("-startup-runs must be at least 1")
 	case cfg.classPhase && (cfg.classLearners < 1 || cfg.classOffline < 0 || cfg.classEngine != "go" && cfg.classEngine != "shell"):
@@ -290,6 +301,9 @@ func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error)
 	if cfg.watchPhase {
 		rep.Sizes.Phases = strings.TrimPrefix(rep.Sizes.Phases+",watch", ",")
 	}
+	if cfg.checkPhase {
+		rep.Sizes.Phases = strings.TrimPrefix(rep.Sizes.Phases+",check", ",")
+	}
 	if cfg.scalePhase {
 		rep.Sizes.ScaleSizes = cfg.scaleSizes
 	}
@@ -322,6 +336,12 @@ func run(ctx context.Context, cfg *config, out, logw io.Writer) (*Report, error)
 		rep.Watch = b.runWatch(ctx)
 		failed = failed || len(rep.Watch.Errors) > 0
 		writeWatchMarkdown(out, rep.Watch)
+	}
+	if cfg.checkPhase {
+		logf("[check] starting")
+		rep.Check = b.runCheck(ctx, root)
+		failed = failed || len(rep.Check.Errors) > 0
+		writeCheckMarkdown(out, rep.Check)
 	}
 	if cfg.classPhase {
 		logf("[class] starting")

@@ -31,6 +31,8 @@ type Report struct {
 	Stress *StressResult `json:"stress,omitempty"`
 	// Watch is the watch phase's (watch.go).
 	Watch *WatchResult `json:"watch,omitempty"`
+	// Check is the check phase's numbers, when it ran.
+	Check *CheckResult `json:"check,omitempty"`
 }
 
 // Sizes are the run's flags that shape the numbers.
