@@ -115,7 +115,7 @@ type runner struct {
 
 	mu       sync.Mutex
 	released map[string]bool // deleted TeamSpace → its record was there at release
-	writes   []string        // the writes seen, "PATCH teamspaces/x"
+	writes   []landed        // the writes seen, in order
 	killed   chan struct{}
 }
 
@@ -325,9 +325,20 @@ func (r *runner) kill() {
 // finalizers) whether its archive record was already there, before the
 // controller hears the answer.
 func (r *runner) answered(req *http.Request, code int, body []byte) {
-	what := req.Method + " " + shortPath(req.URL.Path)
+	short := shortPath(req.URL.Path)
+	w := landed{what: req.Method + " " + short, object: strings.TrimSuffix(short, "/status")}
+	if code < 300 {
+		var answer struct {
+			Metadata struct {
+				ResourceVersion string `json:"resourceVersion"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal(body, &answer) == nil {
+			w.rv = answer.Metadata.ResourceVersion
+		}
+	}
 	r.mu.Lock()
-	r.writes = append(r.writes, what)
+	r.writes = append(r.writes, w)
 	r.mu.Unlock()
 	if code >= 300 || !strings.Contains(req.URL.Path, "/teamspaces/") || strings.HasSuffix(req.URL.Path, "/status") {
 		return
@@ -675,10 +686,23 @@ func (r *runner) judge(ctx context.Context, deleted []deletion, handEdited map[s
 	return out
 }
 
+// landed is one write through the proxy and the object's resourceVersion
+// in its answer ("" when it was refused or its answer had none).
+type landed struct {
+	what   string // "PATCH namespaces/team-x/resourcequotas/team-quota"
+	object string // the object, without its /status
+	rv     string
+}
+
 // quiet watches a whole pass (from one list of TeamSpaces to the one
 // after the next) or, for a controller that watches rather than lists,
-// 4 s, and returns the writes that went through the proxy meanwhile.
+// 4 s, and returns the writes meanwhile that changed something. A write
+// the API server found to change nothing (a server-side apply of what is
+// there, a PUT of the object as read) answers with the resourceVersion
+// the object already had: the lab text's "writes nothing" is the
+// resourceVersion's, as step 3 judges it, and such a write is not one.
 func (r *runner) quiet(ctx context.Context) []string {
+	before := r.versions(ctx)
 	r.mu.Lock()
 	from := len(r.writes)
 	r.mu.Unlock()
@@ -689,8 +713,45 @@ func (r *runner) quiet(ctx context.Context) []string {
 		return n >= 2 || (n == 0 && time.Since(start) > 4*time.Second)
 	})
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.writes[from:])
+	window := slices.Clone(r.writes[from:])
+	r.mu.Unlock()
+	var changed []string
+	for _, w := range window {
+		if w.rv != "" && before[w.object] == w.rv {
+			continue // nothing changed
+		}
+		changed = append(changed, w.what)
+		if w.rv != "" {
+			before[w.object] = w.rv
+		}
+	}
+	return changed
+}
+
+// versions are the resourceVersions of the TeamSpaces, the team-*
+// namespaces and their team-quota, read from the API server itself (not
+// through the proxy), by the paths shortPath gives their writes.
+func (r *runner) versions(ctx context.Context) map[string]string {
+	rv := map[string]string{}
+	if tss, err := r.env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{}); err == nil {
+		for _, t := range tss.Items {
+			rv["teamspaces/"+t.GetName()] = t.GetResourceVersion()
+		}
+	}
+	core := r.env.Clients.Kube.CoreV1()
+	if nss, err := core.Namespaces().List(ctx, metav1.ListOptions{}); err == nil {
+		for _, ns := range nss.Items {
+			if strings.HasPrefix(ns.Name, teamspace.NamespacePrefix) {
+				rv["namespaces/"+ns.Name] = ns.ResourceVersion
+			}
+		}
+	}
+	if qs, err := core.ResourceQuotas("").List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + teamspace.QuotaName}); err == nil {
+		for _, q := range qs.Items {
+			rv["namespaces/"+q.Namespace+"/resourcequotas/"+q.Name] = q.ResourceVersion
+		}
+	}
+	return rv
 }
 
 // logTail is the end of the controller's output, errors first.
