@@ -48,3 +48,17 @@ func (t *TailBuffer) String() string {
 	defer t.mu.Unlock()
 	return string(t.b)
 }
+
+// Unwrapped is s as one line of words: cnpa wraps its prose at 80
+// columns (a comment's lines each start with "# "), so a sentence a test
+// looks for may span lines. Each line's indent and comment mark go, and
+// the lines are joined by one space, as the words were before wrapping.
+func Unwrapped(s string) string {
+	var words []string
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimLeft(l, " ")
+		l = strings.TrimPrefix(l, "# ")
+		words = append(words, strings.Fields(l)...)
+	}
+	return strings.Join(words, " ")
+}

@@ -447,9 +447,15 @@ func outputShape(t *testing.T, out, engine string, verbose bool) {
 	if units != 0 || strings.Contains(step4, "kind: ClusterRole") || strings.Contains(step4, "kind: ValidatingAdmissionPolicy") {
 		t.Errorf("cnpa step all: step 4 shows the unit (%d times), the RBAC or the policy whole without --verbose:\n%s", units, step4)
 	}
-	for _, want := range []string{"  │ ExecStart=", "  │ Restart=always ", "  │ ServiceAccount kube-system/cnpa-controller ", "  │ ValidatingAdmissionPolicy cnpa-controller-writes "} {
-		if !strings.Contains(step4, want) {
-			t.Errorf("cnpa step all: step 4 does not show %q:\n%s", want, step4)
+	if !strings.Contains(step4, "  │ ExecStart=") {
+		t.Errorf("cnpa step all: step 4 does not show the unit's ExecStart=:\n%s", step4)
+	}
+	// Each line that matters comes with its mark: beside it when the
+	// block fits 80 columns, else on the line below.
+	for _, want := range []string{"Restart=always", "ServiceAccount kube-system/cnpa-controller", "ValidatingAdmissionPolicy cnpa-controller-writes"} {
+		marked := regexp.MustCompile(`  │ ` + regexp.QuoteMeta(want) + `(  ← |\n  │   ↑ )`)
+		if !marked.MatchString(step4) {
+			t.Errorf("cnpa step all: step 4 does not show %q with its mark:\n%s", want, step4)
 		}
 	}
 	if strings.Contains(step6, "Restart=always") {

@@ -108,7 +108,7 @@ func learnersFiles(ctx context.Context, t *testing.T, cl *cluster.Cluster, engin
 		t.Fatalf("cnpa step all --force over your reconcile.sh: err %v, want step 3's refusal naming --engine own and moving it away:\n%s", err, out)
 	}
 	for _, name := range []string{"crd.yaml", "alpha.yaml"} {
-		if want := filepath.Join(dir, name) + " is yours (cnpa did not write it): cnpa applies it as it is"; !strings.Contains(string(out), want) {
+		if want := filepath.Join(dir, name) + " is yours (cnpa did not write it): cnpa applies it as it is"; !strings.Contains(kit.Unwrapped(string(out)), want) {
 			t.Errorf("step 1 does not say %q:\n%s", want, out)
 		}
 	}

@@ -35,10 +35,14 @@ var (
 // labrun's own lines); inCheck marks the lines of `cnpa check`.
 func classifyMakeLab(out string) (lines []makeLabLine, inCheck map[int]bool) {
 	inCheck = map[int]bool{}
-	afterCmd, check := false, false
+	afterCmd, check, sinceOpen := false, false, false
 	for i, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 		kind := "prose"
 		switch {
+		case sinceOpen && strings.HasPrefix(l, "   ") && strings.HasSuffix(l, ")"):
+			// the command a timeline's times are counted from, put
+			// below its heading "(times since:" when it is long
+			kind = "command"
 		case strings.HasPrefix(l, "$ "):
 			kind, check = "command", strings.HasPrefix(l, "$ cnpa check")
 			afterCmd = false
@@ -67,6 +71,7 @@ func classifyMakeLab(out string) (lines []makeLabLine, inCheck map[int]bool) {
 		if kind != "command" && kind != "answer" && kind != "value" {
 			afterCmd = false
 		}
+		sinceOpen = kind == "prose" && strings.HasSuffix(l, ":") && strings.Count(l, "(") > strings.Count(l, ")")
 		lines = append(lines, makeLabLine{n: i + 1, text: l, kind: kind})
 		inCheck[i+1] = check
 	}

@@ -30,6 +30,9 @@ func TestMakeLabProblems(t *testing.T) {
 		"    → false",
 		"$ cnpa check",
 		"… running reconcile.sh twice more to see that it writes nothing",
+		"  タイムライン",
+		"  (時刻は次からの経過:",
+		"   kubectl delete resourcequota team-quota -n team-alpha --wait=false)",
 	}, "\n")
 	en := makeLabProblems(out, false)
 	wantEn := []string{"line 4 is 84 columns wide", "line 6 is 102 columns wide", "line 10 is 102 columns wide", "line 12 is 131 columns wide", "line 16 is 93 columns wide"}

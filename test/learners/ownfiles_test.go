@@ -11,6 +11,7 @@ import (
 	"github.com/labhub/cnpa/internal/check"
 	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/kit/learnerfiles"
 )
 
@@ -95,21 +96,22 @@ func TestLearnerWritesEveryFile(t *testing.T) {
 		if r.Code != 0 {
 			t.Fatalf("cnpa step %d exit %d, want 0\n%s\nservice log:\n%s", s.Number, r.Code, r, l.ServiceLog(30))
 		}
+		said := kit.Unwrapped(r.Stdout)
 		switch s.Number {
 		case 1:
 			for _, f := range []string{"crd.yaml", "alpha.yaml"} {
-				if want := filepath.Join(l.Dir, f) + " is yours"; !strings.Contains(r.Stdout, want) {
+				if want := filepath.Join(l.Dir, f) + " is yours"; !strings.Contains(said, want) {
 					t.Errorf("step 1 does not say %q:\n%s", want, r.Stdout)
 				}
 			}
 		case 4:
-			if want := "cnpa-op.service is yours: cnpa uses it as it is"; !strings.Contains(r.Stdout, want) {
+			if want := "cnpa-op.service is yours: cnpa uses it as it is"; !strings.Contains(said, want) {
 				t.Errorf("step 4 does not say %q:\n%s", want, r.Stdout)
 			}
 			l.nothingOfCnpasLeft(labdata.ProbePrefix)
 		case 8:
 			// Judged key by key, and kept as the learner wrote it.
-			if want := filepath.Join(l.Dir, "report.json") + " is yours"; !strings.Contains(r.Stdout, want) || !strings.Contains(r.Stdout, "every key holds") {
+			if want := filepath.Join(l.Dir, "report.json") + " is yours"; !strings.Contains(said, want) || !strings.Contains(said, "every key holds") {
 				t.Errorf("step 8 does not say %q and that every key holds:\n%s", want, r.Stdout)
 			}
 		}
