@@ -66,11 +66,19 @@ var checkCommand = &cli.Command{
 		if err := judge.SaveLast(env.Dir, rep, time.Now()); err != nil {
 			ui.New(os.Stderr, c.Bool("no-color")).Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))
 		}
-		// The last stress run, shown apart from the grade (never counted).
+		// The last stress run, shown apart from the lab's 8 steps, and
+		// said to count when the instructor's policy gives it points. A
+		// broken policy is cnpa submit's and the class's error; here it
+		// only warns.
 		if st, err := judge.LoadStress(env.Dir); err != nil {
 			ui.New(os.Stderr, c.Bool("no-color")).Warn("%s", err.Error())
 		} else {
 			rep.Stress = st
+		}
+		if policy, err := learnerPolicy(c); err != nil {
+			ui.New(os.Stderr, c.Bool("no-color")).Warn("%s", err.Error())
+		} else {
+			rep.StressPoints = policy.StressPoints()
 		}
 		switch out {
 		case "json":

@@ -57,6 +57,11 @@ var reportCommand = &cli.Command{
 		} else if st != nil {
 			o.Engine = st.Engine
 		}
+		if policy, err := learnerPolicy(c); err != nil {
+			o.PolicyProblem = err.Error()
+		} else {
+			o.StressPoints = policy.StressPoints()
+		}
 		p := report.Build(o)
 		var buf bytes.Buffer
 		if err := report.Write(&buf, p); err != nil {

@@ -84,6 +84,11 @@ var submitCommand = &cli.Command{
 			progress.Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))
 		}
 		content.Exam = exam
+		// The last stress run goes with it, for a policy that counts it;
+		// one that cannot be read is left out, said, and kept on disk.
+		if content.Stress, err = judge.LoadStress(env.Dir); err != nil {
+			progress.Warn("%s", err.Error())
+		}
 		if err := submission.Write(out, content); err != nil {
 			return cli.Exit(i18n.T("cli.submit.write", i18n.Args{"Path": out, "Err": err.Error()}), 2)
 		}

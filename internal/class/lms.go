@@ -46,16 +46,65 @@ func Results(gb *Gradebook) []*gradebook.Result {
 		for _, f := range l.Flags {
 			r.Flags = append(r.Flags, f.String())
 		}
+		r.Stress = stressChecks(l.sub)
 		out = append(out, r)
 	}
 	return out
 }
 
+// stressChecks are the submission's `cnpa stress` faults as checks, every
+// fault there (judge.StressFaults), so that every row has the same
+// maximum: one the learner's run did not judge (never run, or not in its
+// --faults) failed, saying how to run it. As the learner's own run
+// reported them, never judged again here: stress takes minutes a
+// learner, and a hand edit of the file breaks the submission's hash.
+func stressChecks(sub *submission.Submission) []gradebook.Check {
+	var rep *judge.StressReport
+	if sub != nil {
+		rep = sub.Stress
+	}
+	var out []gradebook.Check
+	for _, name := range judge.StressFaults {
+		c := gradebook.Check{ID: judge.StressID(name), Title: judge.StressTitle(name), Status: gradebook.StatusFail,
+			Expected: i18n.T("stress.why." + name), Actual: i18n.T("stress.not_submitted"), AsReported: true}
+		var f *judge.StressFault
+		if rep != nil {
+			f = rep.Fault(name)
+		}
+		switch {
+		case f == nil:
+		case f.Status == judge.Skip:
+			c.Status, c.Actual = gradebook.StatusSkip, f.Why
+		default:
+			c.Status, c.Actual, c.Hint = string(f.Status), stressFound(f), f.Hint
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// stressFound is what a fault found: each property that did not hold, or
+// what the proxy injected when all held.
+func stressFound(f *judge.StressFault) string {
+	var lines []string
+	for _, x := range f.Findings {
+		lines = append(lines, x.Property+": "+x.Found)
+	}
+	if len(lines) == 0 {
+		return judge.StressInjected(f.Injected)
+	}
+	return strings.Join(lines, "; ")
+}
+
 // CheckIDs are every check id the lab grades: those judged from the
-// evidence, the probes' and the VM's. A policy may name only these.
+// evidence, the probes', the VM's and the stress faults'. A policy may
+// name only these.
 func CheckIDs() []string {
 	ids := slices.Clone(judge.ProbeIDs)
 	ids = append(ids, judge.VMIDs...)
+	for _, name := range judge.StressFaults {
+		ids = append(ids, judge.StressID(name))
+	}
 	// Judged of no evidence at all, every rule still reports its check
 	// (failed or skipped): the ids are the rules', not the evidence's.
 	for _, c := range judge.Judge(lab.Read(os.DevNull), &judge.Facts{}).Checks {

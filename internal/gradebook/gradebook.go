@@ -61,6 +61,10 @@ type Result struct {
 	SubmittedAt time.Time
 	// Exam: the submission was taken in exam mode.
 	Exam bool
+	// Stress are the submission's `cnpa stress` faults, one check each
+	// (Step 0), every fault there whether it ran or not; counted only
+	// when the policy gives them points.
+	Stress []Check
 }
 
 // CSVCell is a value as a gradebook cell: cleaned of control characters

@@ -172,9 +172,9 @@ func checkLines(checks []Check, show func(Check) bool) string {
 		}
 		b.WriteString("\n")
 		if !c.Passed() {
-			b.WriteString("    " + i18n.T("gradebook.expected_found", i18n.Args{"Expected": c.Expected, "Actual": ui.Clean(c.Actual)}) + "\n")
+			b.WriteString("    " + i18n.T("gradebook.expected_found", i18n.Args{"Expected": ui.Clean(c.Expected), "Actual": ui.Clean(c.Actual)}) + "\n")
 			if c.Hint != "" {
-				b.WriteString("    " + i18n.T("gradebook.hint", i18n.Args{"Hint": c.Hint}) + "\n")
+				b.WriteString("    " + i18n.T("gradebook.hint", i18n.Args{"Hint": ui.Clean(c.Hint)}) + "\n")
 			}
 		}
 	}

@@ -56,6 +56,14 @@ type Late struct {
 	MaxDays int `toml:"max_days"`
 }
 
+// Stress is the policy's [stress] table: `cnpa stress` is no part of the
+// lab's grade unless the instructor gives its faults points.
+type Stress struct {
+	// PointsPerFault is each fault's points when it passed (0: stress
+	// is not counted).
+	PointsPerFault float64 `toml:"points_per_fault"`
+}
+
 // Policy is the instructor's grading policy. The zero Policy (no file)
 // grades as cnpa always has: a point per step passed whole, every check
 // visible, no due date.
@@ -75,6 +83,7 @@ type Policy struct {
 	Checks     map[string]float64 `toml:"checks"`
 	Visibility Visibility         `toml:"visibility"`
 	Late       Late               `toml:"late"`
+	Stress     Stress             `toml:"stress"`
 
 	path string
 }
@@ -172,6 +181,9 @@ func ParsePolicy(path string, data []byte, steps int, checkIDs []string) (*Polic
 	if p.Late.PercentPerDay < 0 || p.Late.PercentPerDay > 100 {
 		bad("late.percent_per_day", i18n.T("gradebook.policy.fix_percent"))
 	}
+	if p.Stress.PointsPerFault < 0 {
+		bad("stress.points_per_fault", i18n.T("gradebook.policy.fix_negative"))
+	}
 	if p.Late.MaxDays < 0 {
 		bad("late.max_days", i18n.T("gradebook.policy.fix_negative"))
 	}
@@ -191,6 +203,15 @@ func sortedKeys(m map[string]float64) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// StressPoints is each stress fault's points, 0 when stress is not
+// counted.
+func (p *Policy) StressPoints() float64 {
+	if p == nil {
+		return 0
+	}
+	return p.Stress.PointsPerFault
 }
 
 // stepPoints is step n's points (1-based).

@@ -38,7 +38,8 @@ type Score struct {
 // the gradebook's steps_passed). Phases:
 //  1. each step's item: its points when every check of it passes;
 //  2. each check with points of its own;
-//  3. the late rule, on the submission's time.
+//  3. each `cnpa stress` fault, when the policy gives them points;
+//  4. the late rule, on the submission's time.
 //
 // A row that is not verified (graded 0: unverified), missing or
 // unreadable scores 0 of the same maximum.
@@ -58,6 +59,12 @@ func ScoreOf(r *Result, p *Policy) Score {
 		c := &r.Checks[i]
 		if pts := p.checkPoints(c.ID); pts > 0 {
 			s.Items = append(s.Items, Item{Step: c.Step, Check: c, Name: c.ID + ": " + c.Title, Max: pts, Passed: c.Passed() && r.Verified})
+		}
+	}
+	if pts := p.StressPoints(); pts > 0 {
+		for i := range r.Stress {
+			c := &r.Stress[i]
+			s.Items = append(s.Items, Item{Check: c, Name: c.ID + ": " + c.Title, Max: pts, Passed: c.Status == StatusPass && r.Verified})
 		}
 	}
 	for i := range s.Items {

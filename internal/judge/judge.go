@@ -94,6 +94,9 @@ type Report struct {
 	// outside every count above and the exit code (the lab's 8 steps do
 	// not ask for it).
 	Stress *StressReport `json:"stress,omitempty"`
+	// StressPoints is each fault's points when the instructor's policy
+	// counts stress in the grade (0: it does not).
+	StressPoints float64 `json:"stress_points,omitempty"`
 }
 
 // OK tells whether no check failed.

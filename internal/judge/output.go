@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/labhub/cnpa/internal/i18n"
@@ -62,7 +63,16 @@ func WriteText(p *ui.Printer, r *Report) {
 		summary += i18n.N("plural.check.summary_notes", r.Notes)
 	}
 	p.Title("%s", summary)
-	if r.Stress != nil {
+	switch {
+	case r.StressPoints > 0:
+		p.Line("")
+		p.Title("%s", i18n.T("stress.check_heading_counted", i18n.Args{"Points": strconv.FormatFloat(r.StressPoints, 'f', -1, 64)}))
+		if r.Stress == nil {
+			p.Line("  %s", i18n.T("stress.check_none"))
+			break
+		}
+		WriteStressText(p, r.Stress)
+	case r.Stress != nil:
 		p.Line("")
 		p.Title("%s", i18n.T("stress.check_heading"))
 		WriteStressText(p, r.Stress)

@@ -21,6 +21,16 @@ const StressFile = "stress.json"
 // StressPath is StressFile's path under dir.
 func StressPath(dir string) string { return filepath.Join(dir, lab.OwnDir, StressFile) }
 
+// StressFaults are `cnpa stress`'s faults, in the order they run. A
+// grading policy may count them (each one's id is StressID of its name).
+var StressFaults = []string{"kill9", "conflict", "error", "timeout", "stale", "drop", "latency", "burst"}
+
+// StressID is fault name's check id in a gradebook: "stress.kill9".
+func StressID(name string) string { return "stress." + name }
+
+// StressTitle is fault name's short title, in the reader's language.
+func StressTitle(name string) string { return i18n.T("stress.fault_title." + name) }
+
 // StressProperty ids: what is judged after each fault.
 const (
 	StressConverged = "converged" // every TeamSpace converged within the bound
@@ -99,6 +109,16 @@ func (r *StressReport) FailedFaults() []string {
 // SaveStress writes r to StressPath(dir) atomically.
 func SaveStress(dir string, r *StressReport) error { return atomicfile.WriteJSON(StressPath(dir), r) }
 
+// Fault is the verdict of fault name in r, nil when r did not run it.
+func (r *StressReport) Fault(name string) *StressFault {
+	for i := range r.Faults {
+		if r.Faults[i].Name == name {
+			return &r.Faults[i]
+		}
+	}
+	return nil
+}
+
 // LoadStress reads the last stress result; (nil, nil) when stress never
 // ran here.
 func LoadStress(dir string) (*StressReport, error) {
@@ -109,7 +129,7 @@ func LoadStress(dir string) (*StressReport, error) {
 	case !found && err == nil:
 		return nil, nil
 	case errors.As(err, &bad):
-		return nil, errors.New(i18n.T("check.last.bad", i18n.Args{"Path": bad.Path, "Err": bad.Err.Error()}))
+		return nil, errors.New(i18n.T("stress.bad", i18n.Args{"Path": bad.Path, "Err": bad.Err.Error()}))
 	case err != nil:
 		return nil, err
 	}
@@ -125,9 +145,9 @@ func WriteStressText(p *ui.Printer, r *StressReport) {
 	for _, f := range r.Faults {
 		switch f.Status {
 		case Pass:
-			p.Line("  %s %-12s %s", p.Mark(true), f.Name, injected(f.Injected))
+			p.Line("  %s %-12s %s", p.Mark(true), f.Name, StressInjected(f.Injected))
 		case Fail:
-			p.Line("  %s %-12s %s", p.Mark(false), f.Name, injected(f.Injected))
+			p.Line("  %s %-12s %s", p.Mark(false), f.Name, StressInjected(f.Injected))
 			for _, x := range f.Findings {
 				p.Line("      %s: %s %s", x.Property, found, x.Found)
 				p.Line("      %s  %s %s", strings.Repeat(" ", ui.Width(x.Property)), expected, x.Expected)
@@ -149,8 +169,8 @@ func WriteStressText(p *ui.Printer, r *StressReport) {
 	p.Title("%s", i18n.T("stress.summary", i18n.Args{"Passed": r.Passed, "Failed": r.Failed, "Seconds": int(r.Seconds + 0.5)}))
 }
 
-// injected says what the proxy did: "error×12 timeout×3".
-func injected(m map[string]int64) string {
+// StressInjected says what the proxy did: "error×12 timeout×3".
+func StressInjected(m map[string]int64) string {
 	var parts []string
 	for _, k := range []string{"kill", "conflict", "error", "timeout", "stale", "drop", "latency", "burst"} {
 		if m[k] > 0 {

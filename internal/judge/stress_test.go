@@ -82,4 +82,18 @@ func TestStressSavedAndInTheCheckReport(t *testing.T) {
 	if !strings.Contains(b.String(), i18n.T("stress.check_heading")) || !strings.Contains(b.String(), "✗ burst") {
 		t.Errorf("cnpa check's text has no stress section:\n%s", b.String())
 	}
+	// Counted by the instructor's policy, the section says so, and says
+	// when stress never ran.
+	b.Reset()
+	rep.StressPoints = 0.5
+	WriteText(ui.New(&b, true), rep)
+	if !strings.Contains(b.String(), i18n.T("stress.check_heading_counted", i18n.Args{"Points": "0.5"})) || !strings.Contains(b.String(), "✗ burst") {
+		t.Errorf("cnpa check's text does not say stress counts 0.5 a fault:\n%s", b.String())
+	}
+	b.Reset()
+	rep.Stress = nil
+	WriteText(ui.New(&b, true), rep)
+	if !strings.Contains(b.String(), "0.5") || !strings.Contains(b.String(), i18n.T("stress.check_none")) {
+		t.Errorf("counted but never run: the text does not say so:\n%s", b.String())
+	}
 }

@@ -35,6 +35,11 @@ type Options struct {
 	// StateProblem why the state could not be read, shown on the page.
 	// The caller reads the state (package labenv): the page only shows.
 	Engine, StateProblem string
+	// StressPoints is each stress fault's points when the instructor's
+	// policy counts stress (0: it does not); PolicyProblem why the
+	// policy could not be read.
+	StressPoints  float64
+	PolicyProblem string
 }
 
 // Status is a value's, a step's or a check's outcome as the page colours it.
@@ -64,8 +69,10 @@ type Page struct {
 	ValuesOK, ValuesBad, ValuesTotal int
 	Check                            *Check
 	// Stress is the last `cnpa stress`, nil when it never ran: shown
-	// apart, never in the lab's totals.
-	Stress *judge.StressReport
+	// apart, never in the lab's totals; StressPoints its points a fault
+	// when the instructor's policy counts it.
+	Stress       *judge.StressReport
+	StressPoints float64
 }
 
 // Step is one lab step on the page.
@@ -142,6 +149,10 @@ func Build(o Options) *Page {
 	if p.Stress, err = judge.LoadStress(o.Dir); err != nil {
 		p.Problems = append(p.Problems, err.Error())
 	}
+	if o.PolicyProblem != "" {
+		p.Problems = append(p.Problems, o.PolicyProblem)
+	}
+	p.StressPoints = o.StressPoints
 
 	ev := lab.Read(o.Dir)
 	in := ev.Inputs(o.Alpha)

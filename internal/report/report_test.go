@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/timeline"
@@ -178,5 +179,16 @@ func TestPageShowsTheLastStress(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
 		}
+	}
+	if !strings.Contains(html, i18n.T("stress.check_heading")) {
+		t.Error("the page does not say stress is not part of the lab's grade")
+	}
+	// Counted by the instructor's policy, the page says how much.
+	var b bytes.Buffer
+	if err := Write(&b, Build(Options{Dir: dir, AlphaUnknown: "no cluster", Now: time.Now(), Version: "test", StressPoints: 0.5})); err != nil {
+		t.Fatal(err)
+	}
+	if want := i18n.T("stress.check_heading_counted", i18n.Args{"Points": "0.5"}); !strings.Contains(b.String(), want) {
+		t.Errorf("the page with stress counted lacks %q", want)
 	}
 }

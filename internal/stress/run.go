@@ -43,7 +43,7 @@ const KubeconfigVar = "CNPA_STRESS_KUBECONFIG"
 const dropIn = "50-cnpa-stress"
 
 // Faults are the faults, in the order they run.
-var Faults = []string{"kill9", "conflict", "error", "timeout", "stale", "drop", "latency", "burst"}
+var Faults = judge.StressFaults
 
 // killPoints are the writes of a pass after which kill9 kills the service.
 var killPoints = []int{1, 2, 3}

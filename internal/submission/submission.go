@@ -102,6 +102,10 @@ type Content struct {
 	// the evidence dir said so). Left out when false, so that a
 	// submission of an earlier cnpa keeps its hash.
 	Exam bool `json:"exam,omitempty"`
+	// Stress is the learner's last `cnpa stress`, when it ran: counted
+	// only by a policy that gives its faults points. Left out when it
+	// never ran, so that a submission of an earlier cnpa keeps its hash.
+	Stress *judge.StressReport `json:"stress,omitempty"`
 }
 
 // envelope is the document on disk.

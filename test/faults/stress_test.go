@@ -130,6 +130,7 @@ func TestStress(t *testing.T) {
 		if f.Hint == "" || f.Log == "" {
 			t.Errorf("burst's verdict has no hint (%q) or no controller output (%q)", f.Hint, f.Log)
 		}
+		counted(t, lab)
 		interrupted(t, lab)
 	})
 
@@ -143,6 +144,55 @@ func TestStress(t *testing.T) {
 			}
 		}
 	})
+}
+
+// counted is an instructor's policy that counts stress: the submission
+// carries the last stress run, and Gradescope's results give each fault
+// its points as that run judged it (conflict passed, burst failed) and
+// none to a fault it did not run, saying how to run it.
+func counted(t *testing.T, lab *kit.Lab) {
+	t.Helper()
+	policy := filepath.Join(lab.Dir, "policy.toml")
+	if err := os.WriteFile(policy, []byte("step_points = 0\n[stress]\npoints_per_fault = 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(policy)
+	sub := filepath.Join(t.TempDir(), "ada.json")
+	// The edge-triggered loop fails step 5's probes: the submission is
+	// written all the same (exit 1), which is all this needs.
+	if r := lab.Submit("--learner", "ada", "--out", sub, "--timeout", "5s", "--service-manager", "process", "--unit-dir", lab.UnitDir); r.Code > 1 {
+		t.Fatalf("cnpa submit: %s", r)
+	}
+	r := lab.Cnpa("class", "grade", "-o", "gradescope", "--policy", policy, sub)
+	var gs struct {
+		Tests []struct {
+			Name     string  `json:"name"`
+			Score    float64 `json:"score"`
+			MaxScore float64 `json:"max_score"`
+			Output   string  `json:"output"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &gs); err != nil {
+		t.Fatalf("cnpa class grade -o gradescope: %v\n%s", err, r)
+	}
+	want := map[string]float64{"stress.conflict": 2, "stress.burst": 0, "stress.kill9": 0}
+	for _, tc := range gs.Tests {
+		id, _, _ := strings.Cut(tc.Name, ":")
+		w, ok := want[id]
+		if !ok {
+			continue
+		}
+		delete(want, id)
+		if tc.Score != w || tc.MaxScore != 2 {
+			t.Errorf("%s: %v of %v, want %v of 2\n%s", tc.Name, tc.Score, tc.MaxScore, w, tc.Output)
+		}
+		if id == "stress.kill9" && !strings.Contains(tc.Output, "run `cnpa stress`, then `cnpa submit` again") {
+			t.Errorf("%s, never run, does not say how to run it:\n%s", tc.Name, tc.Output)
+		}
+	}
+	for id := range want {
+		t.Errorf("gradescope's results have no test %s:\n%s", id, r.Stdout)
+	}
 }
 
 // interrupted is Ctrl-C in the middle of a fault: cnpa stress started as a
