@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/labhub/cnpa/internal/i18n"
@@ -59,16 +60,63 @@ type run struct {
 	tmp   *temps
 	opts  Options
 	at    judge.Where
+	// phases keeps the probes of the running controller in step while
+	// they run together (phases.go).
+	phases *phases
+
+	// mu guards what step 4's probe tells the others, which run beside it.
+	mu sync.Mutex
 	// converged is how long step 4's probe took to converge; it did not
 	// when convergeFailed.
 	converged      time.Duration
 	convergeFailed bool
 	// handedOn is step 4's probe's TeamSpace, converged and kept for the
-	// drift probe, which runs next in the same run and removes it: one
-	// TeamSpace made, served and removed instead of two (about 7 s of a
-	// check's 45 against a 3 s loop). Any other probe removes it first,
-	// so that it never shares a pass with that probe's object.
+	// drift probe, which deletes its quota: one TeamSpace fewer to make
+	// and serve. Whoever takes it removes it, in phase 3.
 	handedOn *teamspace.TeamSpace
+	// lent is step 6's probe's TeamSpace, whose quota the drift probe
+	// may edit in phase 2 while step 4's is deleted: step 6's probe
+	// judges only its finalizers, and deletes it itself in phase 3.
+	lent *teamspace.TeamSpace
+}
+
+// lend records step 6's TeamSpace for the drift probe.
+func (r *run) lend(ts *teamspace.TeamSpace) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lent = ts
+}
+
+// borrowed is step 6's TeamSpace, nil when its probe lent none.
+func (r *run) borrowed() *teamspace.TeamSpace {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lent
+}
+
+// convergeDone records step 4's probe's outcome for the probes beside it:
+// how long ts took to converge (ok), and ts itself when it is handed on.
+func (r *run) convergeDone(took time.Duration, ok bool, handOn *teamspace.TeamSpace) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.converged, r.convergeFailed, r.handedOn = took, !ok, handOn
+}
+
+// convergeOutcome is what step 4's probe recorded: how long it took, and
+// whether it failed (false while it has not ended, or did not run).
+func (r *run) convergeOutcome() (took time.Duration, failed bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.converged, r.convergeFailed
+}
+
+// takeHandedOn returns step 4's converged TeamSpace, once.
+func (r *run) takeHandedOn() *teamspace.TeamSpace {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ts := r.handedOn
+	r.handedOn = nil
+	return ts
 }
 
 // Run grades the lab in env. Phases:
@@ -77,11 +125,10 @@ type run struct {
 //     machine once (from another machine, the VM's from opts.Reported);
 //  3. judge the files against LAB.md, each other and the facts
 //     (judge.Judge);
-//  4. the probes, in judge.Probes' order, those that can run here:
-//     reconcile.sh run twice more (it must write nothing); then temporary
-//     TeamSpaces (cnpa-check-*) the running controller must serve, one
-//     probe at a time, each removed before the next (step 4's, once
-//     converged, is the drift probe's next: run.handedOn) and all of them
+//  4. the probes, those that can run here: reconcile.sh run twice more
+//     (it must write nothing); then temporary TeamSpaces (cnpa-check-*)
+//     the running controller must serve, every probe at once in three
+//     phases (phases.go: make, drift, delete), and all of them removed
 //     however Run ends (temps.go).
 //
 // It returns the report and the facts the evidence was judged against

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,14 +40,20 @@ func fills(run func(ctx context.Context, r *run) []judge.Verdict, rows ...*judge
 	return true
 }
 
-// probes runs the probes that can run here, in judge.Probes' order, and
-// returns their checks. A probe of the running controller is skipped
-// without a CRD or a running controller: those failures are already
-// reported, and waiting for a controller that is not there only costs
-// time.
+// probes runs the probes that can run here and returns their checks in
+// judge.Probes' order. Those that need no controller run first, one at a
+// time; then the probes of the running controller all at once, in step
+// through the phases of phases.go. A probe of the running controller is
+// skipped without a CRD or a running controller: those failures are
+// already reported, and waiting for a controller that is not there only
+// costs time.
 func (r *run) probes(ctx context.Context) []judge.Check {
-	var out []judge.Check
-	swept := false
+	type job struct {
+		p  *judge.Probe
+		h  hand
+		vs []judge.Verdict
+	}
+	var jobs []*job
 	for _, p := range judge.Probes {
 		h, ok := hands[p.ID]
 		if !ok || !p.RunsAt(r.at) {
@@ -56,31 +63,49 @@ func (r *run) probes(ctx context.Context) []judge.Check {
 		for _, row := range h.rows {
 			wanted = wanted || r.wants(row)
 		}
-		if !wanted {
-			continue
-		}
-		if r.handedOn != nil && p != judge.ProbeDrift {
-			r.dropHandedOn(ctx)
-		}
-		var vs []judge.Verdict
-		switch why := r.cannot(p); {
-		case why != "":
-			for range h.rows {
-				vs = append(vs, judge.Skipped(why))
-			}
-		default:
-			if p.Controller && !swept {
-				r.tmp.sweepLeftovers(ctx, r.opts.Progress.Note)
-				swept = true
-			}
-			vs = h.run(ctx, r)
-		}
-		for i, row := range h.rows {
-			out = append(out, row.Check(vs[i], r.facts))
+		if wanted {
+			jobs = append(jobs, &job{p: p, h: h})
 		}
 	}
-	if r.handedOn != nil {
-		r.dropHandedOn(ctx)
+	var together []*job
+	for _, j := range jobs {
+		switch why := r.cannot(j.p); {
+		case why != "":
+			for range j.h.rows {
+				j.vs = append(j.vs, judge.Skipped(why))
+			}
+		case j.p.Controller:
+			together = append(together, j)
+		default:
+			j.vs = j.h.run(ctx, r)
+		}
+	}
+	if len(together) > 0 {
+		r.tmp.sweepLeftovers(ctx, r.opts.Progress.Note)
+		r.phases = newPhases()
+		for i := range together {
+			r.phases.join(i)
+		}
+		var wg sync.WaitGroup
+		for i, j := range together {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer r.phases.leave(i)
+				j.vs = j.h.run(context.WithValue(ctx, memberKey{}, i), r)
+			}()
+		}
+		wg.Wait()
+		r.phases = nil
+	}
+	if ts := r.takeHandedOn(); ts != nil {
+		_ = r.tmp.discard(ctx, ts.Name)
+	}
+	var out []judge.Check
+	for _, j := range jobs {
+		for i, row := range j.h.rows {
+			out = append(out, row.Check(j.vs[i], r.facts))
+		}
 	}
 	return out
 }
@@ -94,13 +119,6 @@ func (r *run) handOnToDrift() bool {
 
 // wants tells whether this run reports row p: every step's, or --step's.
 func (r *run) wants(p *judge.Probe) bool { return r.opts.Step == 0 || r.opts.Step == p.Step.Number }
-
-// dropHandedOn removes the TeamSpace step 4's probe kept, when the drift
-// probe did not take it.
-func (r *run) dropHandedOn(ctx context.Context) {
-	_ = r.tmp.discard(ctx, r.handedOn.Name)
-	r.handedOn = nil
-}
 
 // cannot says why probe p cannot be made, "" when it can.
 func (r *run) cannot(p *judge.Probe) string {

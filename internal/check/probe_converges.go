@@ -19,16 +19,16 @@ var _ = fills(probeConverges, judge.ProbeConverges)
 // nobody but the running controller acting (LAB.md step 4: "A new TeamSpace
 // must get its namespace and quota within seconds with nobody acting").
 // The finalizer is step 6's and is graded there. How long it took to
-// converge is kept for the foreign-namespace probe; its TeamSpace is gone
-// again when it returns, or, converged, handed on to the drift probe
-// (run.handedOn).
+// converge is kept for the foreign-namespace probe. Its TeamSpace is
+// deleted in phase 3 and gone when it returns, or, converged, handed on
+// to the drift probe (run.handedOn), which deletes it.
 func probeConverges(ctx context.Context, r *run) []judge.Verdict {
-	r.convergeFailed = true
 	timeout := r.opts.ProbeTimeout
 	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.converges", i18n.Args{"Prefix": TempPrefix}), ui.Cols))
 	want := i18n.T("check.converges.want", i18n.Args{"Timeout": timeout.String()})
-	ts, err := r.tmp.create(ctx, 2, "250m", nil)
+	ts, err := r.tmp.create(ctx, driftPods, "250m", nil)
 	if err != nil {
+		r.convergeDone(0, false, nil)
 		return []judge.Verdict{judge.Holds(false, want, err.Error())}
 	}
 	start := time.Now()
@@ -56,11 +56,14 @@ func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 		stop = r.stopsBefore(ctx, ts.Name)
 		conflict = r.conflict(ctx)
 	}
-	// LAB.md: the grader "deletes it". Gone before the next probe starts,
+	// LAB.md: the grader "deletes it": in phase 3, with every probe's,
 	// but for the drift probe, which goes on with it when it converged.
-	if ok && r.handOnToDrift() {
-		r.handedOn = ts
+	handOn := ok && r.handOnToDrift()
+	if handOn {
+		r.convergeDone(took, ok, ts)
 	} else {
+		r.convergeDone(took, ok, nil)
+		r.reach(ctx, phaseDelete)
 		_ = r.tmp.discard(ctx, ts.Name)
 	}
 	if !ok {
@@ -72,6 +75,5 @@ func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 		// the generic verdict.
 		return []judge.Verdict{withConflict(v, conflict)}
 	}
-	r.converged, r.convergeFailed = took, false
 	return []judge.Verdict{judge.Holds(true, want, i18n.T("check.converges.got", i18n.Args{"Name": ts.Name, "Took": took.Round(time.Millisecond).String()}))}
 }

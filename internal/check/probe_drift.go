@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,97 +21,196 @@ var _ = fills(probeDrift, judge.ProbeDrift)
 // temporary TeamSpace, for a grader who cannot trust drift.json.
 var DriftLiveID = judge.ProbeDrift.ID
 
-// probeDrift is LAB.md step 5 on a temporary TeamSpace: once it has
-// converged, its quota is deleted and must come back with a new uid; then
-// its hard.pods is edited to 99 and must go back to spec.pods. The
-// TeamSpace is step 4's probe's when it handed one on (converged
-// already), else one of its own; it is gone again when it returns. A
+// probeDrift is LAB.md step 5 on temporary TeamSpaces: once they have
+// converged, a quota is deleted and must come back with a new uid, and a
+// quota's hard.pods is edited to 99 and must go back to spec.pods. Both
+// happen in phase 2 (phases.go), while no TeamSpace changes, and to the
+// other probes' TeamSpaces, so that none more needs serving: step 4's
+// quota is deleted and step 6's edited, and both come back in one pass.
+// Without step 6's served, both are done to step 4's, one after the
+// other; without step 4's probe (`--step 5`) to one of its own. A
 // controller that never made step 4's TeamSpace converge is not asked
 // again.
 func probeDrift(ctx context.Context, r *run) []judge.Verdict {
-	if r.convergeFailed {
-		return []judge.Verdict{judge.Skipped(i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))}
-	}
 	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.drift"), ui.Cols))
 	return []judge.Verdict{r.drift(ctx)}
 }
 
+// driftPods is spec.pods of the TeamSpaces whose quotas the drift probe
+// deletes and edits (step 4's, step 6's, its own), so that the one
+// expected value its verdict names holds for all of them.
+const driftPods = 2
+
 // drift is probeDrift's verdict: when it fails, with the refused apply
-// the controller's log shows, read before the probe's quota goes (its
+// the controller's log shows, read before the probe's quotas go (its
 // own edit, by cnpa-check, is the field a forceless apply cannot take).
 func (r *run) drift(ctx context.Context) (v judge.Verdict) {
-	env, tmp, timeout := r.env, r.tmp, r.opts.ProbeTimeout
-	ts := r.handedOn
-	r.handedOn = nil
-	pods := int64(3)
-	if ts != nil {
-		pods = ts.Spec.Pods
-	}
-	want := i18n.T("check.drift.want", i18n.Args{"Pods": pods, "Timeout": timeout.String()})
-	if ts == nil {
+	tmp, timeout := r.tmp, r.opts.ProbeTimeout
+	want := i18n.T("check.drift.want", i18n.Args{"Pods": driftPods, "Timeout": timeout.String()})
+	var own, handed *teamspace.TeamSpace
+	ok, seen := true, ""
+	if !r.convergesHere() {
 		var err error
-		if ts, err = tmp.create(ctx, pods, "250m", nil); err != nil {
+		if own, err = tmp.create(ctx, driftPods, "250m", nil); err != nil {
 			return judge.Holds(false, want, err.Error())
 		}
 	}
 	defer func() {
-		if !v.OK {
+		if !v.OK && v.Skip == "" {
 			v = withConflict(v, r.conflict(ctx))
 		}
-		_ = tmp.discard(ctx, ts.Name)
-	}()
-	quotas := env.Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(ts.Name))
-	var q *corev1.ResourceQuota
-	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {
-		live, ns, quota, err := liveState(ctx, env, ts.Name)
-		switch {
-		case err != nil:
-			return false, err.Error()
-		case live == nil:
-			return false, i18n.T("check.ts_gone", i18n.Args{"Name": ts.Name})
+		var names []string
+		for _, ts := range []*teamspace.TeamSpace{own, handed} {
+			if ts != nil {
+				names = append(names, ts.Name)
+			}
 		}
-		q = quota
-		p := pending(live, ns, quota, false)
-		return p == "", p
-	})
-	if !ok {
-		return judge.Holds(false, want, i18n.T("check.drift.never_converged", i18n.Args{"Name": ts.Name, "Seen": seen}))
+		r.reach(ctx, phaseDelete)
+		_ = tmp.discard(ctx, names...)
+	}()
+	if own != nil {
+		ok, seen = await(ctx, timeout, func(ctx context.Context) (bool, string) { return r.served(ctx, own.Name) })
 	}
-	deletedUID := q.UID
-	if err := quotas.Delete(ctx, teamspace.QuotaName, metav1.DeleteOptions{}); err != nil {
-		return judge.Holds(false, want, i18n.T("check.drift.delete_failed", i18n.Args{"Err": err.Error()}))
+	r.reach(ctx, phaseDrift)
+	if _, failed := r.convergeOutcome(); failed {
+		return judge.Skipped(i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))
+	}
+	if !ok {
+		return judge.Holds(false, want, i18n.T("check.drift.never_converged", i18n.Args{"Name": own.Name, "Seen": seen}))
+	}
+	deleted, edited := own, own
+	if handed = r.takeHandedOn(); handed != nil {
+		deleted, edited = handed, handed
+		if f := r.borrowed(); f != nil {
+			if done, _ := r.served(ctx, f.Name); done {
+				edited = f
+			}
+		}
+	}
+	if deleted == nil {
+		// Step 4's probe ran and converged, but kept its TeamSpace:
+		// cannot happen while this probe runs (handOnToDrift).
+		return judge.Holds(false, want, i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))
+	}
+	if deleted == edited {
+		restored, failed := r.restoreDeleted(ctx, deleted)
+		if failed != "" {
+			return judge.Holds(false, want, failed)
+		}
+		took, seen, err := r.revertEdited(ctx, edited)
+		if failed := reverted(seen, err, restored); failed != "" {
+			return judge.Holds(false, want, failed)
+		}
+		return judge.Holds(true, want, i18n.T("check.drift.got", i18n.Args{"Name": deleted.Name, "Restored": ms(restored), "Reverted": ms(took)}))
+	}
+	// Both at once: one quota deleted, the other edited.
+	var restored time.Duration
+	var deleteFailed string
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		restored, deleteFailed = r.restoreDeleted(ctx, deleted)
+	}()
+	took, seen, err := r.revertEdited(ctx, edited)
+	wg.Wait()
+	if deleteFailed != "" {
+		return judge.Holds(false, want, deleteFailed)
+	}
+	if failed := reverted(seen, err, restored); failed != "" {
+		return judge.Holds(false, want, failed)
+	}
+	return judge.Holds(true, want, i18n.T("check.drift.got", i18n.Args{"Name": deleted.Name + ", " + edited.Name, "Restored": ms(restored), "Reverted": ms(took)}))
+}
+
+// served tells whether TeamSpace name is converged now, and if not, what
+// it lacks.
+func (r *run) served(ctx context.Context, name string) (bool, string) {
+	live, ns, quota, err := liveState(ctx, r.env, name)
+	switch {
+	case err != nil:
+		return false, err.Error()
+	case live == nil:
+		return false, i18n.T("check.ts_gone", i18n.Args{"Name": name})
+	}
+	p := pending(live, ns, quota, false)
+	return p == "", p
+}
+
+// convergesHere tells whether step 4's probe runs in this run, here: then
+// it hands its TeamSpace on to the drift probe.
+func (r *run) convergesHere() bool {
+	p := judge.ProbeConverges
+	return r.wants(p) && p.RunsAt(r.at) && r.cannot(p) == ""
+}
+
+// ms is d to the millisecond, as the verdicts show it.
+func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+// restoreDeleted deletes ts's quota and waits for it to come back with a
+// new uid and hard.pods = spec.pods. It returns how long that took, or
+// what went wrong as the verdict says it.
+func (r *run) restoreDeleted(ctx context.Context, ts *teamspace.TeamSpace) (time.Duration, string) {
+	name := ts.Name
+	quotas := r.env.Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name))
+	q, err := quotas.Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
+	if err != nil {
+		return 0, i18n.T("check.drift.delete_failed", i18n.Args{"Err": err.Error()})
+	}
+	if err := quotas.Delete(ctx, teamspace.QuotaName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &q.UID}}); err != nil {
+		return 0, i18n.T("check.drift.delete_failed", i18n.Args{"Err": err.Error()})
 	}
 	start := time.Now()
-	ok, seen = await(ctx, timeout, func(ctx context.Context) (bool, string) {
+	ok, seen := await(ctx, r.opts.ProbeTimeout, func(ctx context.Context) (bool, string) {
 		quota, err := quotas.Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
 		switch {
 		case err != nil:
 			return false, "quota: " + err.Error()
-		case quota.UID == deletedUID:
+		case quota.UID == q.UID:
 			return false, i18n.T("check.drift.still_there")
 		}
 		got := quota.Spec.Hard[corev1.ResourcePods]
-		return got.Value() == pods, i18n.T("check.drift.quota_seen", i18n.Args{"UID": quota.UID, "Pods": got.String()})
+		return got.Value() == ts.Spec.Pods, i18n.T("check.drift.quota_seen", i18n.Args{"UID": quota.UID, "Pods": got.String()})
 	})
 	if !ok {
-		return judge.Holds(false, want, i18n.T("check.drift.after_delete", i18n.Args{"Seen": seen}))
+		return 0, i18n.T("check.drift.after_delete", i18n.Args{"Seen": name + " " + seen})
 	}
-	restored := time.Since(start)
+	return time.Since(start), ""
+}
+
+// revertEdited edits ts's quota to hard.pods 99 and waits for it to go
+// back to spec.pods. It returns how long that took; when it did not go
+// back, what was last seen (seen), or the edit's own error.
+func (r *run) revertEdited(ctx context.Context, ts *teamspace.TeamSpace) (took time.Duration, seen string, err error) {
+	name := ts.Name
+	quotas := r.env.Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name))
 	patch := []byte(`{"spec":{"hard":{"pods":"99"}}}`)
 	if _, err := quotas.Patch(ctx, teamspace.QuotaName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager}); err != nil {
-		return judge.Holds(false, want, i18n.T("check.drift.edit_failed", i18n.Args{"Err": err.Error()}))
+		return 0, "", err
 	}
-	start = time.Now()
-	ok, seen = await(ctx, timeout, func(ctx context.Context) (bool, string) {
+	start := time.Now()
+	ok, seen := await(ctx, r.opts.ProbeTimeout, func(ctx context.Context) (bool, string) {
 		quota, err := quotas.Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
 		if err != nil {
 			return false, "quota: " + err.Error()
 		}
 		got := quota.Spec.Hard[corev1.ResourcePods]
-		return got.Value() == pods, "hard.pods " + got.String()
+		return got.Value() == ts.Spec.Pods, name + " hard.pods " + got.String()
 	})
 	if !ok {
-		return judge.Holds(false, want, i18n.T("check.drift.not_reverted", i18n.Args{"Restored": restored.Round(time.Millisecond).String(), "Seen": seen}))
+		return 0, seen, nil
 	}
-	return judge.Holds(true, want, i18n.T("check.drift.got", i18n.Args{"Name": ts.Name, "Restored": restored.Round(time.Millisecond).String(), "Reverted": time.Since(start).Round(time.Millisecond).String()}))
+	return time.Since(start), "", nil
+}
+
+// reverted is the drift verdict's failure for revertEdited's outcome, ""
+// when the edit went back; restored is the delete's restore time.
+func reverted(seen string, err error, restored time.Duration) string {
+	switch {
+	case err != nil:
+		return i18n.T("check.drift.edit_failed", i18n.Args{"Err": err.Error()})
+	case seen != "":
+		return i18n.T("check.drift.not_reverted", i18n.Args{"Restored": ms(restored), "Seen": seen})
+	}
+	return ""
 }

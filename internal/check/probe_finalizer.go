@@ -36,10 +36,12 @@ func probeFinalizer(ctx context.Context, r *run) []judge.Verdict {
 func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 	env, tmp, timeout := r.env, r.tmp, r.opts.ProbeTimeout
 	wantAdded := fmt.Sprintf("finalizers [%s %s] within %s", ForeignFinalizer, teamspace.Finalizer, timeout)
-	ts, err := tmp.create(ctx, 1, "", []string{ForeignFinalizer})
+	// spec.pods as the drift probe's, which may edit its quota.
+	ts, err := tmp.create(ctx, driftPods, "", []string{ForeignFinalizer})
 	if err != nil {
 		return judge.Holds(false, wantAdded, err.Error()), judge.Skipped(i18n.T("check.finalizer.no_temp"))
 	}
+	r.lend(ts)
 	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {
 		live, err := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name)
 		if err != nil || live == nil {
@@ -67,6 +69,7 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 		if mistake.IsZero() {
 			conflict = r.conflict(ctx)
 		}
+		r.reach(ctx, phaseDelete)
 		_ = tmp.discard(ctx, ts.Name)
 		v := judge.Holds(false, wantAdded, seen)
 		v.Mistake = mistake
@@ -74,6 +77,10 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 		return v, judge.Skipped(i18n.T("check.finalizer.never_added"))
 	}
 	added = judge.Holds(true, wantAdded, seen)
+
+	// Deleted in phase 3, with every probe's: never while the drift
+	// probe's quotas must come back with no TeamSpace changing.
+	r.reach(ctx, phaseDelete)
 
 	wantDeleted := i18n.T("check.finalizer.want_deleted", i18n.Args{"Foreign": ForeignFinalizer, "Timeout": timeout.String()})
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
@@ -123,7 +130,7 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 	if final != nil && !vanished {
 		_, _ = teamspace.SetFinalizers(ctx, env.Clients.Dynamic, final, teamspace.WithoutFinalizer(final.Finalizers, ForeignFinalizer), fieldManager)
 	}
-	// Gone before the next probe starts, whatever the controller did.
+	// Gone when the check ends, whatever the controller did.
 	_ = tmp.discard(ctx, ts.Name)
 	return added, deleted
 }

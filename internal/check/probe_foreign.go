@@ -23,38 +23,45 @@ var _ = fills(probeForeignNamespace, judge.ProbeForeignNamespace)
 // in these suffixes, so that the witness sorts right after the foreign one:
 // kubectl and the API list TeamSpaces by name, and a loop that serves them
 // in that order has passed over the foreign one once it reaches the witness.
+// Their random part starts with foreignMark, so that both sort after every
+// other probe's (cnpa-check- and six hex digits): a pass that stops at the
+// foreign one has served the other probes' TeamSpaces before it.
 const (
 	foreignSuffix = "-foreign"
 	witnessSuffix = "-witness"
+	foreignMark   = "z"
 )
 
 // probeForeignNamespace looks at what LAB.md does not ask about: a
 // namespace team-<name> that somebody else made before TeamSpace <name>.
-// It runs alone, after every other probe is judged, and its objects are
-// gone when it returns. A witness TeamSpace made right after it tells when
+// It runs beside the other probes, its TeamSpaces sorted after theirs,
+// and its objects are gone when it returns. A witness TeamSpace made right after it tells when
 // the controller has passed over it; the witness gets witnessWait to
 // converge, and when it does not, the controller's log says whether the
 // pass stops at the foreign one. Adopting the namespace is a note, never a
 // failure.
 func probeForeignNamespace(ctx context.Context, r *run) []judge.Verdict {
-	// Last and alone: LAB.md does not ask about a namespace somebody
-	// else made, and a controller that stops its pass there must cost
-	// no other verdict.
+	// Sorted last: LAB.md does not ask about a namespace somebody else
+	// made, and a controller that stops its pass there must cost no
+	// other verdict. Step 4's probe runs beside this one, so how long it
+	// took is seldom known yet: then the witness gets witnessWait's least.
 	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.foreign"), ui.Cols))
-	return []judge.Verdict{r.foreignNamespace(ctx, witnessWait(r.converged, r.opts.ProbeTimeout))}
+	took, _ := r.convergeOutcome()
+	return []judge.Verdict{r.foreignNamespace(ctx, witnessWait(took, r.opts.ProbeTimeout))}
 }
 
 // foreignNamespace is probeForeignNamespace's verdict.
 func (r *run) foreignNamespace(ctx context.Context, witnessWait time.Duration) judge.Verdict {
 	env, tmp := r.env, r.tmp
 	want := i18n.T("check.foreign.want")
-	base := lab.TempName(lab.TempPrefix)
+	base := lab.TempName(lab.TempPrefix + foreignMark)
 	name, witness := base+foreignSuffix, base+witnessSuffix
 	nsName := teamspace.NamespaceName(name)
 	tmp.mu.Lock()
 	tmp.namespaces = append(tmp.namespaces, nsName)
 	tmp.mu.Unlock()
 	defer func() {
+		r.reach(ctx, phaseDelete)
 		_ = tmp.discard(ctx, name, witness)
 		tmp.deleteNamespace(ctx, nsName)
 	}()

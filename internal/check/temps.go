@@ -26,8 +26,8 @@ import (
 
 // The temporary objects' lifecycle, apart from the probes that use them
 // (as chainsaw keeps its cleaner apart): every TeamSpace a probe makes is
-// remembered before it is asked for, removed before the next probe starts,
-// and removed however the run ends, Ctrl-C included; so are the foreign
+// remembered before it is asked for, removed in the probes' last phase
+// (phases.go), and removed however the run ends, Ctrl-C included; so are the foreign
 // namespaces the grader makes, and leftovers of an earlier run killed
 // before its cleanup ran.
 
@@ -114,10 +114,9 @@ func (t *temps) sweepLeftovers(ctx context.Context, progress func(format string,
 	}
 }
 
-// discard deletes temporary TeamSpaces and waits until they are gone:
-// the next probe must not share a single pass of the controller with them
-// (one probe's object must never decide another probe's verdict). The
-// running controller gets grace to archive and release them, as it must;
+// discard deletes temporary TeamSpaces and waits until they are gone, so
+// that the check leaves nothing of its own behind. The running
+// controller gets grace to archive and release them, as it must;
 // what is left after it loses its finalizers, which are all the grader's
 // to drop since it created the objects. Dropping them at once instead
 // would race a controller that archives from its cache, and leave archive

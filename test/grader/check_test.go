@@ -180,13 +180,14 @@ func TestCheck(t *testing.T) {
 		}
 	}
 	// Step 4's probe hands its converged TeamSpace on to the drift probe,
-	// which runs next: both name the same one.
+	// which deletes its quota (and edits its own's): it names that one
+	// first.
 	actual := map[string]string{}
 	for _, c := range rep.Checks {
 		actual[c.ID] = c.Actual
 	}
 	converged, drift := actual["step4.new_teamspace_converges"], actual["step5.drift_reverted_live"]
-	if name, _, _ := strings.Cut(converged, " "); !strings.HasPrefix(name, check.TempPrefix) || !strings.HasPrefix(drift, name+": ") {
+	if name, _, _ := strings.Cut(converged, " "); !strings.HasPrefix(name, check.TempPrefix) || !strings.HasPrefix(drift, name+", "+check.TempPrefix) {
 		t.Errorf("the drift probe did not go on with step 4's TeamSpace: step 4 %q, step 5 %q", converged, drift)
 	}
 
