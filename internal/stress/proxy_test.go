@@ -230,3 +230,21 @@ func TestParseFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestLabObject: the quiet window counts writes of the lab's objects
+// only, never an Event or a Lease the controller writes of its own.
+func TestLabObject(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/apis/platform.labhub.io/v1alpha1/teamspaces/alpha": true,
+		"/api/v1/namespaces":                                           true,
+		"/api/v1/namespaces/team-alpha":                                true,
+		"/api/v1/namespaces/team-alpha/resourcequotas/team-quota":      true,
+		"/api/v1/namespaces/default/events":                            false,
+		"/api/v1/namespaces/team-alpha/events/x.1":                     false,
+		"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/x": false,
+	} {
+		if got := labObject(strings.TrimSuffix(shortPath(path), "/status")); got != want {
+			t.Errorf("labObject(%s) = %v, want %v", path, got, want)
+		}
+	}
+}

@@ -717,6 +717,9 @@ func (r *runner) quiet(ctx context.Context) []string {
 	r.mu.Unlock()
 	var changed []string
 	for _, w := range window {
+		if !labObject(w.object) {
+			continue // an Event, a Lease: the controller's, not the lab's state
+		}
 		if w.rv != "" && before[w.object] == w.rv {
 			continue // nothing changed
 		}
@@ -726,6 +729,25 @@ func (r *runner) quiet(ctx context.Context) []string {
 		}
 	}
 	return changed
+}
+
+// labObject tells whether a write's object (shortPath, without /status)
+// is one of the lab's: a TeamSpace, a namespace itself, a quota. Step 3's
+// "writes nothing" is about those; an Event the controller records, or
+// the Lease its leader election renews, is no change of the lab's state
+// (the go engine's event broadcaster posts an Event of an earlier error
+// whenever it gets to it).
+func labObject(object string) bool {
+	switch parts := strings.Split(strings.TrimSuffix(object, "/finalize"), "/"); {
+	case parts[0] == "teamspaces":
+		return true
+	case parts[0] != "namespaces":
+		return false
+	case len(parts) <= 2:
+		return true // the namespaces, or one namespace
+	default:
+		return parts[2] == "resourcequotas"
+	}
 }
 
 // versions are the resourceVersions of the TeamSpaces, the team-*
