@@ -35,10 +35,10 @@ const (
 // probeForeignNamespace looks at what LAB.md does not ask about: a
 // namespace team-<name> that somebody else made before TeamSpace <name>.
 // It runs beside the other probes, its TeamSpaces sorted after theirs,
-// and its objects are gone when it returns. A witness TeamSpace made right after it tells when
-// the controller has passed over it; the witness gets witnessWait to
-// converge, and when it does not, the controller's log says whether the
-// pass stops at the foreign one. Adopting the namespace is a note, never a
+// and its objects are gone when it returns. A witness TeamSpace made
+// right after it tells when the controller has passed over it; the
+// witness gets witnessWait to converge, and when it does not, the
+// controller's log says whether the pass stops at the foreign one. Adopting the namespace is a note, never a
 // failure.
 func probeForeignNamespace(ctx context.Context, r *run) []judge.Verdict {
 	// Sorted last: LAB.md does not ask about a namespace somebody else
