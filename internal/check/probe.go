@@ -110,10 +110,10 @@ func (r *run) probes(ctx context.Context) []judge.Check {
 	return out
 }
 
-// handOnToDrift tells whether step 4's probe keeps its TeamSpace for the
-// drift probe: that probe runs next, in this run, here.
-func (r *run) handOnToDrift() bool {
-	p := judge.ProbeDrift
+// runsHere tells whether probe p runs in this run, here: step 4's hands
+// its TeamSpace on to the drift probe when that one runs, and the drift
+// probe makes its own when step 4's does not.
+func (r *run) runsHere(p *judge.Probe) bool {
 	return r.wants(p) && p.RunsAt(r.at) && r.cannot(p) == ""
 }
 

@@ -58,8 +58,7 @@ func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 	}
 	// LAB.md: the grader "deletes it": in phase 3, with every probe's,
 	// but for the drift probe, which goes on with it when it converged.
-	handOn := ok && r.handOnToDrift()
-	if handOn {
+	if ok && r.runsHere(judge.ProbeDrift) {
 		r.convergeDone(took, ok, ts)
 	} else {
 		r.convergeDone(took, ok, nil)

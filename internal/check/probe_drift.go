@@ -49,7 +49,7 @@ func (r *run) drift(ctx context.Context) (v judge.Verdict) {
 	want := i18n.T("check.drift.want", i18n.Args{"Pods": driftPods, "Timeout": timeout.String()})
 	var own, handed *teamspace.TeamSpace
 	ok, seen := true, ""
-	if !r.convergesHere() {
+	if !r.runsHere(judge.ProbeConverges) {
 		var err error
 		if own, err = tmp.create(ctx, driftPods, "250m", nil); err != nil {
 			return judge.Holds(false, want, err.Error())
@@ -89,38 +89,39 @@ func (r *run) drift(ctx context.Context) (v judge.Verdict) {
 	}
 	if deleted == nil {
 		// Step 4's probe ran and converged, but kept its TeamSpace:
-		// cannot happen while this probe runs (handOnToDrift).
+		// cannot happen while this probe runs (runsHere).
 		return judge.Holds(false, want, i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))
 	}
+	// One quota deleted and the other edited, at once; or, when both are
+	// one TeamSpace's, the edit once the deleted quota is back.
+	var restored, took time.Duration
+	var deleteFailed, editSeen string
+	var editErr error
 	if deleted == edited {
-		restored, failed := r.restoreDeleted(ctx, deleted)
-		if failed != "" {
-			return judge.Holds(false, want, failed)
+		if restored, deleteFailed = r.restoreDeleted(ctx, deleted); deleteFailed == "" {
+			took, editSeen, editErr = r.revertEdited(ctx, edited)
 		}
-		took, seen, err := r.revertEdited(ctx, edited)
-		if failed := reverted(seen, err, restored); failed != "" {
-			return judge.Holds(false, want, failed)
-		}
-		return judge.Holds(true, want, i18n.T("check.drift.got", i18n.Args{"Name": deleted.Name, "Restored": ms(restored), "Reverted": ms(took)}))
+	} else {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			restored, deleteFailed = r.restoreDeleted(ctx, deleted)
+		}()
+		took, editSeen, editErr = r.revertEdited(ctx, edited)
+		wg.Wait()
 	}
-	// Both at once: one quota deleted, the other edited.
-	var restored time.Duration
-	var deleteFailed string
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		restored, deleteFailed = r.restoreDeleted(ctx, deleted)
-	}()
-	took, seen, err := r.revertEdited(ctx, edited)
-	wg.Wait()
 	if deleteFailed != "" {
 		return judge.Holds(false, want, deleteFailed)
 	}
-	if failed := reverted(seen, err, restored); failed != "" {
+	if failed := reverted(editSeen, editErr, restored); failed != "" {
 		return judge.Holds(false, want, failed)
 	}
-	return judge.Holds(true, want, i18n.T("check.drift.got", i18n.Args{"Name": deleted.Name + ", " + edited.Name, "Restored": ms(restored), "Reverted": ms(took)}))
+	names := deleted.Name
+	if edited != deleted {
+		names += ", " + edited.Name
+	}
+	return judge.Holds(true, want, i18n.T("check.drift.got", i18n.Args{"Name": names, "Restored": ms(restored), "Reverted": ms(took)}))
 }
 
 // served tells whether TeamSpace name is converged now, and if not, what
@@ -135,13 +136,6 @@ func (r *run) served(ctx context.Context, name string) (bool, string) {
 	}
 	p := pending(live, ns, quota, false)
 	return p == "", p
-}
-
-// convergesHere tells whether step 4's probe runs in this run, here: then
-// it hands its TeamSpace on to the drift probe.
-func (r *run) convergesHere() bool {
-	p := judge.ProbeConverges
-	return r.wants(p) && p.RunsAt(r.at) && r.cannot(p) == ""
 }
 
 // ms is d to the millisecond, as the verdicts show it.

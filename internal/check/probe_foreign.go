@@ -38,8 +38,8 @@ const (
 // and its objects are gone when it returns. A witness TeamSpace made
 // right after it tells when the controller has passed over it; the
 // witness gets witnessWait to converge, and when it does not, the
-// controller's log says whether the pass stops at the foreign one. Adopting the namespace is a note, never a
-// failure.
+// controller's log says whether the pass stops at the foreign one.
+// Adopting the namespace is a note, never a failure.
 func probeForeignNamespace(ctx context.Context, r *run) []judge.Verdict {
 	// Sorted last: LAB.md does not ask about a namespace somebody else
 	// made, and a controller that stops its pass there must cost no

@@ -27,9 +27,9 @@ import (
 // The temporary objects' lifecycle, apart from the probes that use them
 // (as chainsaw keeps its cleaner apart): every TeamSpace a probe makes is
 // remembered before it is asked for, removed in the probes' last phase
-// (phases.go), and removed however the run ends, Ctrl-C included; so are the foreign
-// namespaces the grader makes, and leftovers of an earlier run killed
-// before its cleanup ran.
+// (phases.go), and removed however the run ends, Ctrl-C included; so are
+// the foreign namespaces the grader makes, and leftovers of an earlier
+// run killed before its cleanup ran.
 
 // TempPrefix starts the name of every TeamSpace the grader creates.
 const TempPrefix = lab.TempPrefix
