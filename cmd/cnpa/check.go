@@ -12,7 +12,6 @@ import (
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
-	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -28,7 +27,7 @@ var checkCommand = &cli.Command{
 		"Exit code 0 when all pass, 1 when any fails (or no evidence is written\n" +
 		"yet), 2 when the cluster or the evidence dir cannot be reached.",
 	Flags: append([]cli.Flag{
-		&cli.StringFlag{Name: "step", Usage: "check step `N` (" + lab.Range("..") + ") only"},
+		&cli.StringFlag{Name: "step", Usage: "check step `N` (" + theLab.Lab().Range("..") + ") only"},
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
 	}, serviceFlags...),
 	Action: func(c *cli.Context) error {
@@ -39,15 +38,15 @@ var checkCommand = &cli.Command{
 		step := 0
 		if s := c.String("step"); s != "" {
 			n, err := strconv.Atoi(s)
-			if _, gerr := lab.Get(n); err != nil || gerr != nil {
-				return usageError("%s", i18n.T("cli.check.bad_step", i18n.Args{"Step": fmt.Sprintf("%q", s), "First": lab.Steps[0].Number, "Last": lab.Steps[len(lab.Steps)-1].Number}))
+			if _, gerr := theLab.Lab().Get(n); err != nil || gerr != nil {
+				return usageError("%s", i18n.T("cli.check.bad_step", i18n.Args{"Step": fmt.Sprintf("%q", s), "First": theLab.Lab()[0].Number, "Last": theLab.Lab()[len(theLab.Lab())-1].Number}))
 			}
 			step = n
 		}
 		if err := needEvidenceDir(c); err != nil {
 			return err
 		}
-		if dir, _ := evidenceDir(c); !lab.AnyWritten(dir) {
+		if dir, _ := evidenceDir(c); !theLab.Lab().AnyWritten(dir) {
 			// Seventy lines of "missing" would bury the one thing to do.
 			return cli.Exit(i18n.T("cli.check.no_evidence", i18n.Args{"Dir": dir}), 1)
 		}
@@ -56,7 +55,7 @@ var checkCommand = &cli.Command{
 			return err
 		}
 		ctx := c.Context // cancelled by Ctrl-C, SIGTERM or SIGHUP (see run)
-		rep, _, err := check.Run(ctx, env, check.Options{Step: step, ProbeTimeout: c.Duration("timeout"),
+		rep, _, err := check.Run(ctx, env, check.Options{Steps: theLab.Checker(), Step: step, ProbeTimeout: c.Duration("timeout"),
 			Progress: ui.New(os.Stderr, c.Bool("no-color"))})
 		if err != nil {
 			return cli.Exit(err.Error(), 2)

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/service"
 )
 
@@ -193,7 +192,7 @@ func TestExplainOffline(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("cnpa explain all: exit %d: %s", code, stderr)
 	}
-	for _, s := range lab.Steps {
+	for _, s := range theLab.Lab() {
 		n := s.Number
 		start := strings.Index(stdout, fmt.Sprintf("Step %d — ", n))
 		if start < 0 {

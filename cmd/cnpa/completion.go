@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/i18n"
-	"github.com/labhub/cnpa/internal/lab"
 )
 
 // completeFlag is the hidden flag urfave/cli answers with completions; the
@@ -36,7 +35,7 @@ var outputChoices = []string{"text", "json", "junit", "wide", "csv", lmsGradesco
 // stepArguments are the step arguments: every step's number, and all.
 func stepArguments() []string {
 	var out []string
-	for _, n := range lab.Numbers() {
+	for _, n := range theLab.Lab().Numbers() {
 		out = append(out, strconv.Itoa(n))
 	}
 	return append(out, "all")

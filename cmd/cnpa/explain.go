@@ -16,11 +16,11 @@ import (
 var explainCommand = &cli.Command{
 	Name:         "explain",
 	Usage:        "print what step N teaches, the commands to do it by hand and what to look at (no cluster needed)",
-	ArgsUsage:    lab.Range("..") + "|all",
+	ArgsUsage:    theLab.Lab().Range("..") + "|all",
 	BashComplete: completeStep,
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
-			return usageError("%s", i18n.T("usage.explain_argument", i18n.Args{"Range": lab.Range("..")}))
+			return usageError("%s", i18n.T("usage.explain_argument", i18n.Args{"Range": theLab.Lab().Range("..")}))
 		}
 		numbers, err := stepNumbers(c.Args().First())
 		if err != nil {
@@ -37,7 +37,7 @@ var explainCommand = &cli.Command{
 			if i > 0 {
 				fmt.Println()
 			}
-			text, err := lab.ExplainFor(n, where)
+			text, err := theLab.Lab().ExplainFor(n, where)
 			if err != nil {
 				return usageError("%v", err)
 			}
@@ -78,11 +78,11 @@ func explainPaths(c *cli.Context) (lab.Where, error) {
 // usage error naming the argument.
 func stepNumbers(arg string) ([]int, error) {
 	if arg == "all" {
-		return lab.Numbers(), nil
+		return theLab.Lab().Numbers(), nil
 	}
 	n, err := strconv.Atoi(arg)
-	if _, gerr := lab.Get(n); err != nil || gerr != nil {
-		return nil, usageError("%s", i18n.T("usage.unknown_step", i18n.Args{"Arg": fmt.Sprintf("%q", arg), "First": lab.Steps[0].Number, "Last": lab.Steps[len(lab.Steps)-1].Number}))
+	if _, gerr := theLab.Lab().Get(n); err != nil || gerr != nil {
+		return nil, usageError("%s", i18n.T("usage.unknown_step", i18n.Args{"Arg": fmt.Sprintf("%q", arg), "First": theLab.Lab()[0].Number, "Last": theLab.Lab()[len(theLab.Lab())-1].Number}))
 	}
 	return []int{n}, nil
 }

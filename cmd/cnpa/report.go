@@ -13,7 +13,6 @@ import (
 	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/kube"
-	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/report"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -23,7 +22,7 @@ var reportCommand = &cli.Command{
 	Name:  "report",
 	Usage: "one self-contained HTML page of the lab run: steps, values against expectations, timelines, check results",
 	Description: "Writes --html FILE: the lab's steps, every evidence value beside what a\n" +
-		"correct run holds (✓/✗), the timelines of steps " + lab.TimelineRange("-") + " drawn as charts, and the\n" +
+		"correct run holds (✓/✗), the timelines of steps " + theLab.Lab().TimelineRange("-") + " drawn as charts, and the\n" +
 		"results of the last `cnpa check` (kept in <dir>/.cnpa/check.json; the page\n" +
 		"says when there is none or when evidence was written after it). The page\n" +
 		"loads nothing from anywhere: open it offline or mail it to an instructor.\n\n" +
@@ -51,7 +50,7 @@ var reportCommand = &cli.Command{
 			return err
 		}
 		alpha, unknown := liveAlpha(c)
-		o := report.Options{Dir: dir, Alpha: alpha, AlphaUnknown: unknown, Now: time.Now(), Version: version}
+		o := report.Options{Steps: theLab.Lab(), Dir: dir, Alpha: alpha, AlphaUnknown: unknown, Now: time.Now(), Version: version}
 		if st, err := labenv.LoadState(dir); err != nil {
 			o.StateProblem = err.Error()
 		} else if st != nil {

@@ -46,7 +46,7 @@ var resetCommand = &cli.Command{
 			return err
 		}
 		ctx := c.Context // cancelled by Ctrl-C, SIGTERM or SIGHUP (see run)
-		plan, err := reset.Inspect(ctx, env, c.Bool("purge"))
+		plan, err := reset.Inspect(ctx, env, theLab.Lab(), c.Bool("purge"))
 		if err != nil {
 			return cli.Exit(i18n.T("cli.cannot_read_cluster", i18n.Args{"Server": env.Target.Server, "Path": env.Target.Path, "Err": err}), 2)
 		}
@@ -68,7 +68,7 @@ var resetCommand = &cli.Command{
 				p.Line(format, a...)
 			}
 		}
-		res, err := reset.Run(ctx, env, reset.Options{Purge: c.Bool("purge"), Log: log})
+		res, err := reset.Run(ctx, env, reset.Options{Steps: theLab.Lab(), Purge: c.Bool("purge"), Log: log})
 		var werr error
 		if out == "json" {
 			werr = ui.WriteJSON(os.Stdout, res)

@@ -18,11 +18,11 @@ import (
 
 var stepCommand = &cli.Command{
 	Name:         "step",
-	Usage:        "run lab step " + lab.Range("..") + ", or all of them, and write its evidence",
-	ArgsUsage:    lab.Range("..") + "|all",
+	Usage:        "run lab step " + theLab.Lab().Range("..") + ", or all of them, and write its evidence",
+	ArgsUsage:    theLab.Lab().Range("..") + "|all",
 	BashComplete: completeStep,
 	Description: "Each step drives the cluster as the lab text says, shows each observed value beside\n" +
-		"the expected one, and writes its JSON evidence under --dir. `all` runs " + lab.Range("..") + " and\n" +
+		"the expected one, and writes its JSON evidence under --dir. `all` runs " + theLab.Lab().Range("..") + " and\n" +
 		"stops at the first failure (exit 1).",
 	Flags: append([]cli.Flag{
 		&cli.BoolFlag{Name: "explain", Usage: "print the step's teaching text, as cnpa explain N does, before running it"},
@@ -33,7 +33,7 @@ var stepCommand = &cli.Command{
 	}, labEnvFlags...),
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
-			return usageError("%s", i18n.T("cli.step.argument", i18n.Args{"Range": lab.Range("..")}))
+			return usageError("%s", i18n.T("cli.step.argument", i18n.Args{"Range": theLab.Lab().Range("..")}))
 		}
 		numbers, err := stepNumbers(c.Args().First())
 		if err != nil {
@@ -60,13 +60,13 @@ var stepCommand = &cli.Command{
 		if out == "text" && !c.Bool("quiet") {
 			view = steps.View{Show: p, Verbose: c.Bool("verbose")}
 		}
-		env := steps.NewLab(base, view, steps.Options{Force: c.Bool("force"), CatchupWait: c.Duration("catchup-wait")})
+		env := steps.NewLab(theLab.Runners(), base, view, steps.Options{Force: c.Bool("force"), CatchupWait: c.Duration("catchup-wait")})
 		started := func(s *steps.Step) {
 			if out != "text" {
 				return
 			}
 			if c.Bool("explain") {
-				text, _ := lab.ExplainFor(s.Number, lab.Where{Dir: env.Dir, UnitDir: env.UnitDir, ServiceManager: env.Service.Name()})
+				text, _ := theLab.Lab().ExplainFor(s.Number, lab.Where{Dir: env.Dir, UnitDir: env.UnitDir, ServiceManager: env.Service.Name()})
 				p.Line("%s", text)
 			}
 			p.Title("%s", i18n.T("explain.heading", i18n.Args{"N": s.Number, "Title": s.Heading()}))

@@ -45,7 +45,7 @@ var submitCommand = &cli.Command{
 			return err
 		}
 		dir, _ := evidenceDir(c)
-		if !lab.AnyWritten(dir) {
+		if !theLab.Lab().AnyWritten(dir) {
 			return cli.Exit(i18n.T("cli.submit.no_evidence", i18n.Args{"Dir": dir}), 1)
 		}
 		learner := c.String("learner")
@@ -72,7 +72,7 @@ var submitCommand = &cli.Command{
 			return err
 		}
 		progress := ui.New(os.Stderr, c.Bool("no-color"))
-		content, rep, err := submit.Submit(c.Context, env, learner, version, check.Options{ProbeTimeout: c.Duration("timeout"), Progress: progress})
+		content, rep, err := submit.Submit(c.Context, env, learner, version, check.Options{Steps: theLab.Checker(), ProbeTimeout: c.Duration("timeout"), Progress: progress})
 		var unreachable *check.UnreachableError
 		switch {
 		case errors.As(err, &unreachable):

@@ -63,7 +63,7 @@ var watchCommand = &cli.Command{
 		defer cancel()
 		unit := env.Service.UnitPath()
 		notes := make(chan string, 16)
-		files, err := watch.Files(ctx, watch.LearnerFiles(env.Dir, unit), watch.Debounce, func(s string) {
+		files, err := watch.Files(ctx, watch.LearnerFiles(theLab.Lab(), env.Dir, unit), watch.Debounce, func(s string) {
 			select {
 			case notes <- s:
 			default:
@@ -81,9 +81,9 @@ var watchCommand = &cli.Command{
 		})
 		view := &watch.View{Dir: env.Dir, P: ui.New(io.Discard, c.Bool("no-color") || format != watch.Screen),
 			Where: lab.Where{Dir: env.Dir, UnitDir: env.UnitDir, ServiceManager: env.Service.Name()}}
-		return watch.Run(ctx, watch.Options{
+		return watch.Run(ctx, watch.Options{Steps: theLab.Lab(),
 			Dir: env.Dir, View: view, Format: format, Out: os.Stdout, Err: os.Stderr,
-			Judge: watch.CheckJudger(env, c.Duration("timeout")),
+			Judge: watch.CheckJudger(theLab.Checker(), env, c.Duration("timeout")),
 			Keys:  keys, Files: files, Notes: notes, Changed: changed, Down: down, UnitPath: unit,
 		})
 	},

@@ -10,7 +10,6 @@ package check
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -27,7 +26,9 @@ import (
 
 // Options tune Run.
 type Options struct {
-	// Step limits the report to one step (a lab.Steps number); 0 checks all.
+	// Steps is the lab's steps as the grader has them (course.Steps).
+	Steps Table
+	// Step limits the report to one step (a number of Steps); 0 checks all.
 	Step int
 	// ProbeTimeout bounds each wait on the controller (default 30s: the
 	// shell engine passes every 3 s).
@@ -42,6 +43,16 @@ type Options struct {
 	Reported *judge.Facts
 }
 
+// NoStepError is a --step number the lab has no step for.
+type NoStepError struct {
+	N     int
+	Steps lab.Table
+}
+
+func (e *NoStepError) Error() string {
+	return i18n.T("check.no_step", i18n.Args{"N": e.N, "Range": e.Steps.Range(i18n.T("check.range_sep"))})
+}
+
 // UnreachableError says the cluster could not be asked: nothing is graded.
 type UnreachableError struct{ Err error }
 
@@ -50,8 +61,8 @@ func (e *UnreachableError) Error() string {
 }
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// run is one grading's state, handed to each probe.
-type run struct {
+// Session is one grading's state, handed to each probe's hand.
+type Session struct {
 	env *labenv.Env
 	// svc is the service as this run sees it: env's on the learner's
 	// machine, the one the learner's run reported from another.
@@ -81,14 +92,14 @@ type run struct {
 }
 
 // lend records step 6's TeamSpace for the drift probe.
-func (r *run) lend(ts *teamspace.TeamSpace) {
+func (r *Session) lend(ts *teamspace.TeamSpace) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.lent = ts
 }
 
 // borrowed is step 6's TeamSpace, nil when its probe lent none.
-func (r *run) borrowed() *teamspace.TeamSpace {
+func (r *Session) borrowed() *teamspace.TeamSpace {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.lent
@@ -96,7 +107,7 @@ func (r *run) borrowed() *teamspace.TeamSpace {
 
 // convergeDone records step 4's probe's outcome for the probes beside it:
 // how long ts took to converge (ok), and ts itself when it is handed on.
-func (r *run) convergeDone(took time.Duration, ok bool, handOn *teamspace.TeamSpace) {
+func (r *Session) convergeDone(took time.Duration, ok bool, handOn *teamspace.TeamSpace) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.converged, r.convergeFailed, r.handedOn = took, !ok, handOn
@@ -104,14 +115,14 @@ func (r *run) convergeDone(took time.Duration, ok bool, handOn *teamspace.TeamSp
 
 // convergeOutcome is what step 4's probe recorded: how long it took, and
 // whether it failed (false while it has not ended, or did not run).
-func (r *run) convergeOutcome() (took time.Duration, failed bool) {
+func (r *Session) convergeOutcome() (took time.Duration, failed bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.converged, r.convergeFailed
 }
 
 // takeHandedOn returns step 4's converged TeamSpace, once.
-func (r *run) takeHandedOn() *teamspace.TeamSpace {
+func (r *Session) takeHandedOn() *teamspace.TeamSpace {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ts := r.handedOn
@@ -142,23 +153,24 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*judge.Report, *ju
 	if opts.Progress == nil {
 		opts.Progress = ui.New(io.Discard, true)
 	}
-	if _, err := lab.Get(opts.Step); opts.Step != 0 && err != nil {
-		return nil, nil, errors.New(i18n.T("check.no_step", i18n.Args{"N": opts.Step, "Range": lab.Range(i18n.T("check.range_sep"))}))
+	steps := opts.Steps.Grader()
+	if _, err := steps.Lab().Get(opts.Step); opts.Step != 0 && err != nil {
+		return nil, nil, &NoStepError{N: opts.Step, Steps: steps.Lab()}
 	}
-	r := &run{env: env, svc: env.Service, opts: opts, at: judge.Local}
+	r := &Session{env: env, svc: env.Service, opts: opts, at: judge.Local}
 	if opts.Reported != nil {
 		r.svc, r.at = reportedService{opts.Reported.Service}, judge.Remote
 	}
 	if _, err := env.Clients.Kube.Discovery().ServerVersion(); err != nil {
 		return nil, nil, &UnreachableError{fmt.Errorf("%s (kubeconfig %s): %w", env.Target.Server, env.Target.Path, err)}
 	}
-	st := lab.Read(env.Dir)
-	f, err := gatherFacts(ctx, env, r.svc, opts.Reported)
+	st := steps.Lab().Read(env.Dir)
+	f, err := gatherFacts(ctx, steps.Lab(), env, r.svc, opts.Reported)
 	if err != nil {
 		return nil, nil, &UnreachableError{err}
 	}
 	r.facts = f
-	rep := judge.Judge(st, f)
+	rep := steps.Judge(st, f)
 	r.explainQuota(ctx, rep)
 
 	r.tmp = &temps{env: env, grace: 10 * time.Second, remote: r.at == judge.Remote}

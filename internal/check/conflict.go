@@ -20,7 +20,7 @@ import (
 // still hold their fields in the lab's namespaces and quotas (a fix with
 // --force-conflicts took them back, and the log keeps the old refusal);
 // nil when there is none. Read while the probe's own objects are there.
-func (r *run) conflict(ctx context.Context) *ssaconflict.Conflict {
+func (r *Session) conflict(ctx context.Context) *ssaconflict.Conflict {
 	return ssaconflict.Current(ctx, r.env.Clients.Kube.CoreV1(), ssaconflict.Find(r.serviceLog(ctx)))
 }
 
@@ -28,12 +28,12 @@ func (r *run) conflict(ctx context.Context) *ssaconflict.Conflict {
 // failed: who owns which fields after what the probe found,
 // --force-conflicts and its line as the hint, and the mistake. v as it is
 // when it passed or c is nil.
-func withConflict(v judge.Verdict, c *ssaconflict.Conflict) judge.Verdict {
+func withConflict(v lab.Verdict, c *ssaconflict.Conflict) lab.Verdict {
 	if v.OK || v.Skip != "" || c == nil {
 		return v
 	}
 	v.Got += c.Found()
-	v.Hint = c.Hint()
+	v.Advice = c.Hint()
 	v.Mistake = lab.MistakeApplyConflict
 	return v
 }
@@ -46,7 +46,7 @@ const quotaInSyncID = "step5.quota_in_sync"
 // that explains it, when the controller's log shows a quota field
 // (.spec.hard) held by another manager: step 5's `kubectl patch` left
 // hard.pods 99, and an apply without force never takes it back.
-func (r *run) explainQuota(ctx context.Context, rep *judge.Report) {
+func (r *Session) explainQuota(ctx context.Context, rep *judge.Report) {
 	for i := range rep.Checks {
 		c := &rep.Checks[i]
 		if c.ID != quotaInSyncID || c.Status != judge.Fail {

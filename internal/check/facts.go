@@ -24,7 +24,7 @@ import (
 // error but NotFound means the cluster cannot be asked, and nothing can
 // be graded. The objects are kept without their managedFields: who wrote
 // which field is noise in a submission, and no check reads it.
-func gatherFacts(ctx context.Context, env *labenv.Env, svc service.Manager, reported *judge.Facts) (*judge.Facts, error) {
+func gatherFacts(ctx context.Context, steps lab.Table, env *labenv.Env, svc service.Manager, reported *judge.Facts) (*judge.Facts, error) {
 	f := &judge.Facts{Dir: env.Dir, Engine: env.Engine, FinalizerOn: env.State != nil && env.State.Finalizer}
 	if reported != nil {
 		f = &judge.Facts{Dir: reported.Dir, Engine: reported.Engine}
@@ -39,7 +39,7 @@ func gatherFacts(ctx context.Context, env *labenv.Env, svc service.Manager, repo
 	// Who wrote each file, for the hints: read here, on the learner's
 	// machine, so that judging reads nothing (and a submission's Dir is
 	// never read on the grader's machine).
-	f.Authors = lab.Authors(env.Dir)
+	f.Authors = steps.Authors(env.Dir)
 	var err error
 	if f.Service, err = svc.Status(ctx); err != nil {
 		return nil, fmt.Errorf("status of %s: %w", service.Name, err)

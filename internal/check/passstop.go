@@ -41,7 +41,7 @@ const logLines = 300
 // serviceLog is the end of the running controller's log: the service's
 // journal, or process mode's log file ("" when there is none, and from
 // another machine than the learner's).
-func (r *run) serviceLog(ctx context.Context) string {
+func (r *Session) serviceLog(ctx context.Context) string {
 	var b bytes.Buffer
 	if err := r.svc.Logs(ctx, logLines, &b); err != nil {
 		return ""
@@ -66,7 +66,7 @@ func lastErrorAbout(log, name string) string {
 // stoppedPassAt says whether the controller's pass stops at TeamSpace name,
 // given that witness, listed right after it, was not served: the log holds
 // an error about name. nil when it does not.
-func (r *run) stoppedPassAt(ctx context.Context, name, witness string) *stoppedPass {
+func (r *Session) stoppedPassAt(ctx context.Context, name, witness string) *stoppedPass {
 	if line := lastErrorAbout(r.serviceLog(ctx), name); line != "" {
 		return &stoppedPass{at: name, err: line, after: []string{witness}}
 	}
@@ -77,7 +77,7 @@ func (r *run) stoppedPassAt(ctx context.Context, name, witness string) *stoppedP
 // waited: a TeamSpace listed before it ends every pass (with the error the
 // log shows), or the log's last error about the probe itself. "" when the
 // log shows neither.
-func (r *run) stopsBefore(ctx context.Context, probe string) string {
+func (r *Session) stopsBefore(ctx context.Context, probe string) string {
 	log := r.serviceLog(ctx)
 	if log == "" {
 		return ""

@@ -87,7 +87,7 @@ type memberKey struct{}
 
 // reach is phases.reach for the probe that runs under ctx; a probe run
 // alone (no phases) goes on at once.
-func (r *run) reach(ctx context.Context, n int) {
+func (r *Session) reach(ctx context.Context, n int) {
 	id, ok := ctx.Value(memberKey{}).(int)
 	if r.phases == nil || !ok {
 		return

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -22,45 +23,65 @@ import (
 // must keep (judge.ForeignFinalizer).
 const ForeignFinalizer = judge.ForeignFinalizer
 
-// hand is the function that runs one probe: it fills the rows of judge's
-// table it names (judge.Probes), returning their verdicts in that order.
-type hand struct {
-	rows []*judge.Probe
-	run  func(ctx context.Context, r *run) []judge.Verdict
+// Hand is the code of one probe, bound to the rows of its step's grading
+// that it fills (judge.Probe): Run returns their verdicts in Rows' order.
+// Each step's hands are in its folder under package course, beside its
+// rows.
+type Hand struct {
+	Rows []*judge.Probe
+	Run  func(ctx context.Context, r *Session) []lab.Verdict
 }
 
-// hands are the probes' functions, by the id of the first row each
-// fills; each probe_*.go adds its own (fills).
-var hands = map[string]hand{}
+// Step is a step as the grader's hands see it: its grading (judge.Step)
+// and the hands of its probes.
+type Step struct {
+	*judge.Step
+	Hands []Hand
+}
 
-// fills records that run fills rows; a probe's file calls it once, for
-// its package-level var.
-func fills(run func(ctx context.Context, r *run) []judge.Verdict, rows ...*judge.Probe) bool {
-	hands[rows[0].ID] = hand{rows: rows, run: run}
-	return true
+// Table is the grader's steps with their hands, in lab order
+// (course.Steps.Checker()).
+type Table []*Step
+
+// Grader is the table as package judge grades it.
+func (t Table) Grader() judge.Table {
+	out := make(judge.Table, len(t))
+	for i, s := range t {
+		out[i] = s.Step
+	}
+	return out
+}
+
+// Hands is every step's hands, in lab order.
+func (t Table) Hands() []Hand {
+	var out []Hand
+	for _, s := range t {
+		out = append(out, s.Hands...)
+	}
+	return out
 }
 
 // probes runs the probes that can run here and returns their checks in
-// judge.Probes' order. Those that need no controller run first, one at a
+// the table's order. Those that need no controller run first, one at a
 // time; then the probes of the running controller all at once, in step
 // through the phases of phases.go. A probe of the running controller is
 // skipped without a CRD or a running controller: those failures are
 // already reported, and waiting for a controller that is not there only
 // costs time.
-func (r *run) probes(ctx context.Context) []judge.Check {
+func (r *Session) probes(ctx context.Context) []judge.Check {
 	type job struct {
 		p  *judge.Probe
-		h  hand
-		vs []judge.Verdict
+		h  Hand
+		vs []lab.Verdict
 	}
 	var jobs []*job
-	for _, p := range judge.Probes {
-		h, ok := hands[p.ID]
-		if !ok || !p.RunsAt(r.at) {
-			continue // a row filled by an earlier hand, or one that cannot run here
+	for _, h := range r.opts.Steps.Hands() {
+		p := h.Rows[0]
+		if !p.RunsAt(r.at) {
+			continue // a probe that cannot run here
 		}
 		wanted := false
-		for _, row := range h.rows {
+		for _, row := range h.Rows {
 			wanted = wanted || r.wants(row)
 		}
 		if wanted {
@@ -71,13 +92,13 @@ func (r *run) probes(ctx context.Context) []judge.Check {
 	for _, j := range jobs {
 		switch why := r.cannot(j.p); {
 		case why != "":
-			for range j.h.rows {
-				j.vs = append(j.vs, judge.Skipped(why))
+			for range j.h.Rows {
+				j.vs = append(j.vs, lab.Skipped(why))
 			}
 		case j.p.Controller:
 			together = append(together, j)
 		default:
-			j.vs = j.h.run(ctx, r)
+			j.vs = j.h.Run(ctx, r)
 		}
 	}
 	if len(together) > 0 {
@@ -92,7 +113,7 @@ func (r *run) probes(ctx context.Context) []judge.Check {
 			go func() {
 				defer wg.Done()
 				defer r.phases.leave(i)
-				j.vs = j.h.run(context.WithValue(ctx, memberKey{}, i), r)
+				j.vs = j.h.Run(context.WithValue(ctx, memberKey{}, i), r)
 			}()
 		}
 		wg.Wait()
@@ -103,7 +124,7 @@ func (r *run) probes(ctx context.Context) []judge.Check {
 	}
 	var out []judge.Check
 	for _, j := range jobs {
-		for i, row := range j.h.rows {
+		for i, row := range j.h.Rows {
 			out = append(out, row.Check(j.vs[i], r.facts))
 		}
 	}
@@ -113,15 +134,15 @@ func (r *run) probes(ctx context.Context) []judge.Check {
 // runsHere tells whether probe p runs in this run, here: step 4's hands
 // its TeamSpace on to the drift probe when that one runs, and the drift
 // probe makes its own when step 4's does not.
-func (r *run) runsHere(p *judge.Probe) bool {
+func (r *Session) runsHere(p *judge.Probe) bool {
 	return r.wants(p) && p.RunsAt(r.at) && r.cannot(p) == ""
 }
 
 // wants tells whether this run reports row p: every step's, or --step's.
-func (r *run) wants(p *judge.Probe) bool { return r.opts.Step == 0 || r.opts.Step == p.Step.Number }
+func (r *Session) wants(p *judge.Probe) bool { return r.opts.Step == 0 || r.opts.Step == p.Step }
 
 // cannot says why probe p cannot be made, "" when it can.
-func (r *run) cannot(p *judge.Probe) string {
+func (r *Session) cannot(p *judge.Probe) string {
 	f := r.facts
 	switch {
 	case !p.Controller:

@@ -12,9 +12,7 @@ import (
 	"github.com/labhub/cnpa/internal/ui"
 )
 
-var _ = fills(probeConverges, judge.ProbeConverges)
-
-// probeConverges is the grader of step 4: a new TeamSpace gets its
+// Converges is the grader of step 4: a new TeamSpace gets its
 // namespace (labelled, owned), its quota and its status by itself, with
 // nobody but the running controller acting (LAB.md step 4: "A new TeamSpace
 // must get its namespace and quota within seconds with nobody acting").
@@ -22,14 +20,14 @@ var _ = fills(probeConverges, judge.ProbeConverges)
 // converge is kept for the foreign-namespace probe. Its TeamSpace is
 // deleted in phase 3 and gone when it returns, or, converged, handed on
 // to the drift probe (run.handedOn), which deletes it.
-func probeConverges(ctx context.Context, r *run) []judge.Verdict {
+func Converges(ctx context.Context, r *Session) []lab.Verdict {
 	timeout := r.opts.ProbeTimeout
 	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.converges", i18n.Args{"Prefix": TempPrefix}), ui.Cols))
 	want := i18n.T("check.converges.want", i18n.Args{"Timeout": timeout.String()})
 	ts, err := r.tmp.create(ctx, driftPods, "250m", nil)
 	if err != nil {
 		r.convergeDone(0, false, nil)
-		return []judge.Verdict{judge.Holds(false, want, err.Error())}
+		return []lab.Verdict{lab.Holds(false, want, err.Error())}
 	}
 	start := time.Now()
 	// lacks is the kind of what the TeamSpace lacked when last seen.
@@ -66,13 +64,13 @@ func probeConverges(ctx context.Context, r *run) []judge.Verdict {
 		_ = r.tmp.discard(ctx, ts.Name)
 	}
 	if !ok {
-		v := judge.Holds(false, want, ts.Name+" "+seen+stop)
+		v := lab.Holds(false, want, ts.Name+" "+seen+stop)
 		if lacks == teamspace.GapQuota || lacks == teamspace.GapQuotaHard {
 			v.Mistake = lab.MistakeQuotaSpec
 		}
 		// A refused apply in the controller's output says why, before
 		// the generic verdict.
-		return []judge.Verdict{withConflict(v, conflict)}
+		return []lab.Verdict{withConflict(v, conflict)}
 	}
-	return []judge.Verdict{judge.Holds(true, want, i18n.T("check.converges.got", i18n.Args{"Name": ts.Name, "Took": took.Round(time.Millisecond).String()}))}
+	return []lab.Verdict{lab.Holds(true, want, i18n.T("check.converges.got", i18n.Args{"Name": ts.Name, "Took": took.Round(time.Millisecond).String()}))}
 }

@@ -11,17 +11,16 @@ import (
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
-
-var _ = fills(probeDrift, judge.ProbeDrift)
 
 // DriftLiveID is the drift probe's check: LAB.md step 5 done again on a
 // temporary TeamSpace, for a grader who cannot trust drift.json.
 var DriftLiveID = judge.ProbeDrift.ID
 
-// probeDrift is LAB.md step 5 on temporary TeamSpaces: once they have
+// Drift is LAB.md step 5 on temporary TeamSpaces: once they have
 // converged, a quota is deleted and must come back with a new uid, and a
 // quota's hard.pods is edited to 99 and must go back to spec.pods. Both
 // happen in phase 2 (phases.go), while no TeamSpace changes, and to the
@@ -31,9 +30,9 @@ var DriftLiveID = judge.ProbeDrift.ID
 // other; without step 4's probe (`--step 5`) to one of its own. A
 // controller that never made step 4's TeamSpace converge is not asked
 // again.
-func probeDrift(ctx context.Context, r *run) []judge.Verdict {
+func Drift(ctx context.Context, r *Session) []lab.Verdict {
 	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.drift"), ui.Cols))
-	return []judge.Verdict{r.drift(ctx)}
+	return []lab.Verdict{r.drift(ctx)}
 }
 
 // driftPods is spec.pods of the TeamSpaces whose quotas the drift probe
@@ -41,10 +40,10 @@ func probeDrift(ctx context.Context, r *run) []judge.Verdict {
 // expected value its verdict names holds for all of them.
 const driftPods = 2
 
-// drift is probeDrift's verdict: when it fails, with the refused apply
+// drift is Drift's verdict: when it fails, with the refused apply
 // the controller's log shows, read before the probe's quotas go (its
 // own edit, by cnpa-check, is the field a forceless apply cannot take).
-func (r *run) drift(ctx context.Context) (v judge.Verdict) {
+func (r *Session) drift(ctx context.Context) (v lab.Verdict) {
 	tmp, timeout := r.tmp, r.opts.ProbeTimeout
 	want := i18n.T("check.drift.want", i18n.Args{"Pods": driftPods, "Timeout": timeout.String()})
 	var own, handed *teamspace.TeamSpace
@@ -52,7 +51,7 @@ func (r *run) drift(ctx context.Context) (v judge.Verdict) {
 	if !r.runsHere(judge.ProbeConverges) {
 		var err error
 		if own, err = tmp.create(ctx, driftPods, "250m", nil); err != nil {
-			return judge.Holds(false, want, err.Error())
+			return lab.Holds(false, want, err.Error())
 		}
 	}
 	defer func() {
@@ -73,10 +72,10 @@ func (r *run) drift(ctx context.Context) (v judge.Verdict) {
 	}
 	r.reach(ctx, phaseDrift)
 	if _, failed := r.convergeOutcome(); failed {
-		return judge.Skipped(i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))
+		return lab.Skipped(i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))
 	}
 	if !ok {
-		return judge.Holds(false, want, i18n.T("check.drift.never_converged", i18n.Args{"Name": own.Name, "Seen": seen}))
+		return lab.Holds(false, want, i18n.T("check.drift.never_converged", i18n.Args{"Name": own.Name, "Seen": seen}))
 	}
 	deleted, edited := own, own
 	if handed = r.takeHandedOn(); handed != nil {
@@ -90,7 +89,7 @@ func (r *run) drift(ctx context.Context) (v judge.Verdict) {
 	if deleted == nil {
 		// Step 4's probe ran and converged, but kept its TeamSpace:
 		// cannot happen while this probe runs (runsHere).
-		return judge.Holds(false, want, i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))
+		return lab.Holds(false, want, i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))
 	}
 	// One quota deleted and the other edited, at once; or, when both are
 	// one TeamSpace's, the edit once the deleted quota is back.
@@ -112,21 +111,21 @@ func (r *run) drift(ctx context.Context) (v judge.Verdict) {
 		wg.Wait()
 	}
 	if deleteFailed != "" {
-		return judge.Holds(false, want, deleteFailed)
+		return lab.Holds(false, want, deleteFailed)
 	}
 	if failed := reverted(editSeen, editErr, restored); failed != "" {
-		return judge.Holds(false, want, failed)
+		return lab.Holds(false, want, failed)
 	}
 	names := deleted.Name
 	if edited != deleted {
 		names += ", " + edited.Name
 	}
-	return judge.Holds(true, want, i18n.T("check.drift.got", i18n.Args{"Name": names, "Restored": ms(restored), "Reverted": ms(took)}))
+	return lab.Holds(true, want, i18n.T("check.drift.got", i18n.Args{"Name": names, "Restored": ms(restored), "Reverted": ms(took)}))
 }
 
 // served tells whether TeamSpace name is converged now, and if not, what
 // it lacks.
-func (r *run) served(ctx context.Context, name string) (bool, string) {
+func (r *Session) served(ctx context.Context, name string) (bool, string) {
 	live, ns, quota, err := liveState(ctx, r.env, name)
 	switch {
 	case err != nil:
@@ -144,7 +143,7 @@ func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
 // restoreDeleted deletes ts's quota and waits for it to come back with a
 // new uid and hard.pods = spec.pods. It returns how long that took, or
 // what went wrong as the verdict says it.
-func (r *run) restoreDeleted(ctx context.Context, ts *teamspace.TeamSpace) (time.Duration, string) {
+func (r *Session) restoreDeleted(ctx context.Context, ts *teamspace.TeamSpace) (time.Duration, string) {
 	name := ts.Name
 	quotas := r.env.Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name))
 	q, err := quotas.Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
@@ -175,7 +174,7 @@ func (r *run) restoreDeleted(ctx context.Context, ts *teamspace.TeamSpace) (time
 // revertEdited edits ts's quota to hard.pods 99 and waits for it to go
 // back to spec.pods. It returns how long that took; when it did not go
 // back, what was last seen (seen), or the edit's own error.
-func (r *run) revertEdited(ctx context.Context, ts *teamspace.TeamSpace) (took time.Duration, seen string, err error) {
+func (r *Session) revertEdited(ctx context.Context, ts *teamspace.TeamSpace) (took time.Duration, seen string, err error) {
 	name := ts.Name
 	quotas := r.env.Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name))
 	patch := []byte(`{"spec":{"hard":{"pods":"99"}}}`)

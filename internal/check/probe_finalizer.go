@@ -12,34 +12,31 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/i18n"
-	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ssaconflict"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
-var _ = fills(probeFinalizer, judge.ProbeFinalizerAdded, judge.ProbeDeleteArchives)
-
-// probeFinalizer is the grader of step 6 and more: a TeamSpace created with
+// Finalizer is the grader of step 6 and more: a TeamSpace created with
 // a foreign finalizer gets ours added beside it; deleted, it is archived,
 // loses only ours and stays, held by the foreign one, until the grader
 // removes that too. It returns the verdicts of
 // step6.finalizer_added_keeps_foreign and step6.delete_archives.
-func probeFinalizer(ctx context.Context, r *run) []judge.Verdict {
+func Finalizer(ctx context.Context, r *Session) []lab.Verdict {
 	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.finalizer", i18n.Args{"Foreign": ForeignFinalizer}), ui.Cols))
 	added, deleted := r.finalizer(ctx)
-	return []judge.Verdict{added, deleted}
+	return []lab.Verdict{added, deleted}
 }
 
-// finalizer is probeFinalizer's two verdicts.
-func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
+// finalizer is Finalizer's two verdicts.
+func (r *Session) finalizer(ctx context.Context) (added, deleted lab.Verdict) {
 	env, tmp, timeout := r.env, r.tmp, r.opts.ProbeTimeout
 	wantAdded := fmt.Sprintf("finalizers [%s %s] within %s", ForeignFinalizer, teamspace.Finalizer, timeout)
 	// spec.pods as the drift probe's, which may edit its quota.
 	ts, err := tmp.create(ctx, driftPods, "", []string{ForeignFinalizer})
 	if err != nil {
-		return judge.Holds(false, wantAdded, err.Error()), judge.Skipped(i18n.T("check.finalizer.no_temp"))
+		return lab.Holds(false, wantAdded, err.Error()), lab.Skipped(i18n.T("check.finalizer.no_temp"))
 	}
 	r.lend(ts)
 	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {
@@ -71,12 +68,12 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 		}
 		r.reach(ctx, phaseDelete)
 		_ = tmp.discard(ctx, ts.Name)
-		v := judge.Holds(false, wantAdded, seen)
+		v := lab.Holds(false, wantAdded, seen)
 		v.Mistake = mistake
 		v = withConflict(v, conflict)
-		return v, judge.Skipped(i18n.T("check.finalizer.never_added"))
+		return v, lab.Skipped(i18n.T("check.finalizer.never_added"))
 	}
-	added = judge.Holds(true, wantAdded, seen)
+	added = lab.Holds(true, wantAdded, seen)
 
 	// Deleted in phase 3, with every probe's: never while the drift
 	// probe's quotas must come back with no TeamSpace changing.
@@ -85,7 +82,7 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 	wantDeleted := i18n.T("check.finalizer.want_deleted", i18n.Args{"Foreign": ForeignFinalizer, "Timeout": timeout.String()})
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
 	if err := res.Delete(ctx, ts.Name, metav1.DeleteOptions{}); err != nil {
-		return added, judge.Holds(false, wantDeleted, "delete: "+err.Error())
+		return added, lab.Holds(false, wantDeleted, "delete: "+err.Error())
 	}
 	var final *teamspace.TeamSpace
 	vanished := false
@@ -106,23 +103,23 @@ func (r *run) finalizer(ctx context.Context) (added, deleted judge.Verdict) {
 	switch {
 	case vanished:
 		// Another controller's cleanup is not ours to skip.
-		deleted = judge.Holds(false, wantDeleted, seen)
+		deleted = lab.Holds(false, wantDeleted, seen)
 		deleted.Mistake = lab.MistakeFinalizerList
 	case !ok:
-		deleted = judge.Holds(false, wantDeleted, seen)
+		deleted = lab.Holds(false, wantDeleted, seen)
 	case !slices.Equal(final.Finalizers, []string{ForeignFinalizer}) || final.DeletionTimestamp == nil:
-		deleted = judge.Holds(false, wantDeleted, fmt.Sprintf("%s, deletionTimestamp %v", seen, final.DeletionTimestamp))
+		deleted = lab.Holds(false, wantDeleted, fmt.Sprintf("%s, deletionTimestamp %v", seen, final.DeletionTimestamp))
 	case tmp.remote:
 		// The record is on the learner's VM, out of this machine's sight.
-		deleted = judge.Holds(true, wantDeleted, i18n.T("check.finalizer.remote", i18n.Args{"Finalizers": fmt.Sprint(final.Finalizers)}))
+		deleted = lab.Holds(true, wantDeleted, i18n.T("check.finalizer.remote", i18n.Args{"Finalizers": fmt.Sprint(final.Finalizers)}))
 	case recErr != nil || rec == nil:
-		deleted = judge.Holds(false, wantDeleted, i18n.T("check.finalizer.no_record", i18n.Args{"Seen": seen, "Path": filepath.Join(env.ArchiveDir(), ts.Name+".json"), "Err": fmt.Sprint(orGone(recErr))}))
+		deleted = lab.Holds(false, wantDeleted, i18n.T("check.finalizer.no_record", i18n.Args{"Seen": seen, "Path": filepath.Join(env.ArchiveDir(), ts.Name+".json"), "Err": fmt.Sprint(orGone(recErr))}))
 		deleted.Mistake = lab.MistakeNoArchive
 	case rec.UID != string(ts.UID) || rec.Name != ts.Name:
 		data, _ := json.Marshal(rec)
-		deleted = judge.Holds(false, wantDeleted, i18n.T("check.finalizer.wrong_record", i18n.Args{"Record": string(data), "UID": ts.UID}))
+		deleted = lab.Holds(false, wantDeleted, i18n.T("check.finalizer.wrong_record", i18n.Args{"Record": string(data), "UID": ts.UID}))
 	default:
-		deleted = judge.Holds(true, wantDeleted, i18n.T("check.finalizer.got", i18n.Args{"Finalizers": fmt.Sprint(final.Finalizers), "UID": rec.UID}))
+		deleted = lab.Holds(true, wantDeleted, i18n.T("check.finalizer.got", i18n.Args{"Finalizers": fmt.Sprint(final.Finalizers), "UID": rec.UID}))
 	}
 	// Our part done: drop the foreign finalizer, with the resourceVersion
 	// read as precondition so nothing else is lost. A conflict or any other

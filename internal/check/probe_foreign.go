@@ -10,14 +10,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/i18n"
-	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
-
-var _ = fills(probeForeignNamespace, judge.ProbeForeignNamespace)
 
 // The foreign-namespace probe's two TeamSpaces share a random part and end
 // in these suffixes, so that the witness sorts right after the foreign one:
@@ -32,7 +29,7 @@ const (
 	foreignMark   = "z"
 )
 
-// probeForeignNamespace looks at what LAB.md does not ask about: a
+// ForeignNamespace looks at what LAB.md does not ask about: a
 // namespace team-<name> that somebody else made before TeamSpace <name>.
 // It runs beside the other probes, its TeamSpaces sorted after theirs,
 // and its objects are gone when it returns. A witness TeamSpace made
@@ -40,18 +37,18 @@ const (
 // witness gets witnessWait to converge, and when it does not, the
 // controller's log says whether the pass stops at the foreign one.
 // Adopting the namespace is a note, never a failure.
-func probeForeignNamespace(ctx context.Context, r *run) []judge.Verdict {
+func ForeignNamespace(ctx context.Context, r *Session) []lab.Verdict {
 	// Sorted last: LAB.md does not ask about a namespace somebody else
 	// made, and a controller that stops its pass there must cost no
 	// other verdict. Step 4's probe runs beside this one, so how long it
 	// took is seldom known yet: then the witness gets witnessWait's least.
 	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.foreign"), ui.Cols))
 	took, _ := r.convergeOutcome()
-	return []judge.Verdict{r.foreignNamespace(ctx, witnessWait(took, r.opts.ProbeTimeout))}
+	return []lab.Verdict{r.foreignNamespace(ctx, witnessWait(took, r.opts.ProbeTimeout))}
 }
 
-// foreignNamespace is probeForeignNamespace's verdict.
-func (r *run) foreignNamespace(ctx context.Context, witnessWait time.Duration) judge.Verdict {
+// foreignNamespace is ForeignNamespace's verdict.
+func (r *Session) foreignNamespace(ctx context.Context, witnessWait time.Duration) lab.Verdict {
 	env, tmp := r.env, r.tmp
 	want := i18n.T("check.foreign.want")
 	base := lab.TempName(lab.TempPrefix + foreignMark)
@@ -66,8 +63,8 @@ func (r *run) foreignNamespace(ctx context.Context, witnessWait time.Duration) j
 		tmp.deleteNamespace(ctx, nsName)
 	}()
 	// The grader's own failures here are notes too: the check is one.
-	notAsked := func(got string) judge.Verdict {
-		v := judge.Holds(false, want, got)
+	notAsked := func(got string) lab.Verdict {
+		v := lab.Holds(false, want, got)
 		v.Optional, v.Note = true, i18n.T("check.foreign.not_set_up")
 		return v
 	}
@@ -140,23 +137,23 @@ func (r *run) foreignNamespace(ctx context.Context, witnessWait time.Duration) j
 // should not be adopted. LAB.md does not ask about it, so what this finds is
 // a note (the verdict's note says what adopting would do); cnpa's own
 // engines refuse to adopt.
-func judgeForeignNamespace(ctx context.Context, env *labenv.Env, ts *teamspace.TeamSpace) judge.Verdict {
+func judgeForeignNamespace(ctx context.Context, env *labenv.Env, ts *teamspace.TeamSpace) lab.Verdict {
 	nsName := teamspace.NamespaceName(ts.Name)
 	want := i18n.T("check.foreign.want_named", i18n.Args{"Name": ts.Name})
 	ns, err := getNamespace(ctx, env, nsName)
 	switch {
 	case err != nil:
-		return judge.Holds(false, want, err.Error())
+		return lab.Holds(false, want, err.Error())
 	case ns == nil:
-		v := judge.Holds(false, want, i18n.T("check.foreign.ns_gone", i18n.Args{"Name": nsName}))
+		v := lab.Holds(false, want, i18n.T("check.foreign.ns_gone", i18n.Args{"Name": nsName}))
 		v.Note = i18n.T("check.foreign.deleted_note")
 		return v
 	case teamspace.HasOwnerReference(ns.OwnerReferences, ts.UID):
-		v := judge.Holds(false, want, i18n.T("check.foreign.adopted", i18n.Args{"Name": nsName, "Owner": ForeignNamespaceOwner, "TeamSpace": ts.Name}))
+		v := lab.Holds(false, want, i18n.T("check.foreign.adopted", i18n.Args{"Name": nsName, "Owner": ForeignNamespaceOwner, "TeamSpace": ts.Name}))
 		v.Note = i18n.T("check.foreign.adopted_note")
 		return v
 	}
-	return judge.Holds(true, want, i18n.T("check.foreign.got", i18n.Args{"Name": nsName, "Owners": len(ns.OwnerReferences), "Owner": ns.Labels["owner"]}))
+	return lab.Holds(true, want, i18n.T("check.foreign.got", i18n.Args{"Name": nsName, "Owners": len(ns.OwnerReferences), "Owner": ns.Labels["owner"]}))
 }
 
 // witnessWait is how long the foreign-namespace probe waits for its

@@ -176,9 +176,7 @@ func diff(a, b *snapshot, excused map[string]string) []string {
 // scriptRun is how long one run of reconcile.sh may take.
 const scriptRun = 2 * time.Minute
 
-var _ = fills(probeRerun, judge.ProbeScriptRuns, judge.ProbeRerunWritesNothing)
-
-// probeRerun runs <dir>/reconcile.sh twice more, as the lab's grader
+// Rerun runs <dir>/reconcile.sh twice more, as the lab's grader
 // does, and proves it wrote nothing. Phases:
 //  1. the script exists and is executable (step3.script_runs);
 //  2. snapshot, run, snapshot, run, snapshot (each snapshot after the quota
@@ -187,25 +185,25 @@ var _ = fills(probeRerun, judge.ProbeScriptRuns, judge.ProbeRerunWritesNothing)
 //     a TeamSpace that was not converged before the first run may change in
 //     that run: the script then did its job, and the drift itself fails the
 //     check that looks at it (step5.quota_in_sync, say).
-func probeRerun(ctx context.Context, r *run) []judge.Verdict {
+func Rerun(ctx context.Context, r *Session) []lab.Verdict {
 	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.rerun", i18n.Args{"Script": lab.ScriptName}), ui.Cols))
 	runs, writes := rerun(ctx, r.env, judge.ProbeScriptRuns.Hint(r.facts))
-	return []judge.Verdict{runs, writes}
+	return []lab.Verdict{runs, writes}
 }
 
-// rerun is probeRerun's two verdicts; hint is the advice when the script
+// rerun is Rerun's two verdicts; hint is the advice when the script
 // is not there to run.
-func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes judge.Verdict) {
+func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes lab.Verdict) {
 	runsID := judge.ProbeScriptRuns.ID
 	path := env.ScriptPath()
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return judge.Holds(false, i18n.T("check.rerun.want_exec", i18n.Args{"Path": path}), i18n.T("check.rerun.missing")), judge.Skipped(i18n.T("check.rerun.skip_no_script", i18n.Args{"ID": runsID}))
+		return lab.Holds(false, i18n.T("check.rerun.want_exec", i18n.Args{"Path": path}), i18n.T("check.rerun.missing")), lab.Skipped(i18n.T("check.rerun.skip_no_script", i18n.Args{"ID": runsID}))
 	case fi.Mode()&0o111 == 0:
-		v := judge.Holds(false, i18n.T("check.rerun.want_exec", i18n.Args{"Path": path}), i18n.T("check.rerun.not_exec", i18n.Args{"Mode": fi.Mode().String()}))
-		v.Hint = i18n.T("check.rerun.chmod", i18n.Args{"Path": path})
-		return v, judge.Skipped(i18n.T("check.rerun.skip_no_script", i18n.Args{"ID": runsID}))
+		v := lab.Holds(false, i18n.T("check.rerun.want_exec", i18n.Args{"Path": path}), i18n.T("check.rerun.not_exec", i18n.Args{"Mode": fi.Mode().String()}))
+		v.Advice = i18n.T("check.rerun.chmod", i18n.Args{"Path": path})
+		return v, lab.Skipped(i18n.T("check.rerun.skip_no_script", i18n.Args{"ID": runsID}))
 	}
 	finalizerOn := env.State != nil && env.State.Finalizer
 	var (
@@ -222,7 +220,7 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes judg
 		s, err := takeSnapshot(ctx, env, finalizerOn)
 		if err != nil {
 			why := i18n.T("check.rerun.cannot_read", i18n.Args{"Err": err.Error()})
-			return judge.Skipped(why), judge.Skipped(why)
+			return lab.Skipped(why), lab.Skipped(why)
 		}
 		snaps = append(snaps, s)
 		if i == 2 {
@@ -237,20 +235,20 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes judg
 		case errors.As(err, &exit) && exit.Exited() && ctx.Err() == nil:
 			exits = append(exits, i18n.T("check.rerun.exit", i18n.Args{"N": i + 1, "Err": err.Error(), "Out": ui.Clean(lastChars(out, 400))}))
 		default:
-			v := judge.Holds(false, i18n.T("check.rerun.want_end"), i18n.T("check.rerun.failed", i18n.Args{"N": i + 1, "As": as, "Err": err.Error(), "Out": ui.Clean(lastChars(out, 400))}))
-			v.Hint = i18n.T("check.rerun.by_hand_and", i18n.Args{"Path": path, "Hint": hint})
-			return v, judge.Skipped(i18n.T("check.rerun.skip_not_run", i18n.Args{"ID": runsID}))
+			v := lab.Holds(false, i18n.T("check.rerun.want_end"), i18n.T("check.rerun.failed", i18n.Args{"N": i + 1, "As": as, "Err": err.Error(), "Out": ui.Clean(lastChars(out, 400))}))
+			v.Advice = i18n.T("check.rerun.by_hand_and", i18n.Args{"Path": path, "Hint": hint})
+			return v, lab.Skipped(i18n.T("check.rerun.skip_not_run", i18n.Args{"ID": runsID}))
 		}
 	}
-	runs = judge.Holds(true, i18n.T("check.rerun.want_twice"), i18n.T("check.rerun.got_twice", i18n.Args{"As": as}))
+	runs = lab.Holds(true, i18n.T("check.rerun.want_twice"), i18n.T("check.rerun.got_twice", i18n.Args{"As": as}))
 	if len(exits) > 0 {
-		runs = judge.Verdict{Want: i18n.T("check.rerun.want_exit0"), Got: strings.Join(exits, "; ") + " (" + as + ")", Optional: true,
+		runs = lab.Verdict{Want: i18n.T("check.rerun.want_exit0"), Got: strings.Join(exits, "; ") + " (" + as + ")", Optional: true,
 			Note: i18n.T("check.rerun.exit_note")}
 		if len(refused) > 0 {
 			runs.Note += i18n.T("check.rerun.refused_note", i18n.Args{"As": as, "Refused": strings.Join(refused, "; ")})
 		}
 	}
-	runs.Hint = i18n.T("check.rerun.by_hand", i18n.Args{"Path": path})
+	runs.Advice = i18n.T("check.rerun.by_hand", i18n.Args{"Path": path})
 
 	first := diff(snaps[0], snaps[1], snaps[0].pending)
 	second := diff(snaps[1], snaps[2], nil)
@@ -273,12 +271,12 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes judg
 		if len(snaps[0].pending) > 0 {
 			actual += i18n.T("check.rerun.pending", i18n.Args{"Keys": fmt.Sprint(keys(snaps[0].pending))})
 		}
-		return runs, judge.Holds(true, want, actual)
+		return runs, lab.Holds(true, want, actual)
 	}
 	if u := snaps[2].unsettled; len(u) > 0 {
 		got = append(got, i18n.T("check.rerun.unsettled", i18n.Args{"Keys": fmt.Sprint(u), "Wait": settleWait.String()}))
 	}
-	return runs, judge.Holds(false, want, strings.Join(got, "; "))
+	return runs, lab.Holds(false, want, strings.Join(got, "; "))
 }
 
 // runScript runs reconcile.sh as the service runs it (under its identity

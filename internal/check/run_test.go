@@ -1,9 +1,12 @@
-package check
+package check_test
 
 import (
 	"context"
 	"slices"
 	"testing"
+
+	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/course"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -52,7 +55,7 @@ func TestRunFromAnotherMachine(t *testing.T) {
 	env := &labenv.Env{Dir: t.TempDir(), Target: &kube.Target{}, Clients: &kube.Clients{Kube: typedFake{f}, Dynamic: dyn}}
 	reported := &judge.Facts{Dir: "/root/cnpa-op", Engine: lab.EngineOwn, Unit: "[Service]\nRestart=always\n",
 		Service: lab.ServiceStatus{Manager: "systemd", UnitPath: "/etc/systemd/system/cnpa-op.service", Installed: true, Enabled: true, Active: true}}
-	rep, facts, err := Run(context.Background(), env, Options{Reported: reported})
+	rep, facts, err := check.Run(context.Background(), env, check.Options{Steps: course.Steps.Checker(), Reported: reported})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,13 +67,13 @@ func TestRunFromAnotherMachine(t *testing.T) {
 	}
 	probes := map[string]judge.Check{}
 	for _, c := range rep.Checks {
-		if slices.Contains(judge.ProbeIDs, c.ID) {
+		if slices.Contains(course.Steps.Grader().ProbeIDs(), c.ID) {
 			probes[c.ID] = c
 		}
 	}
-	for _, id := range judge.ProbeIDs {
+	for _, id := range course.Steps.Grader().ProbeIDs() {
 		c, ok := probes[id]
-		switch remote := slices.Contains(judge.RemoteIDs, id); {
+		switch remote := slices.Contains(course.Steps.Grader().RemoteIDs(), id); {
 		case remote && (!ok || c.Status != judge.Skip):
 			t.Errorf("%s: %+v, want it skipped (no CRD)", id, c)
 		case !remote && ok:

@@ -1,6 +1,7 @@
 package class_test
 
 import (
+	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/lab"
 
 	"bytes"
@@ -137,7 +138,7 @@ func TestGradeClass(t *testing.T) {
 	}
 	// The probes cannot be judged offline: they are the record's, as reported.
 	for _, c := range learner(t, gb, "ada").Checks {
-		if want := contains(judge.ProbeIDs, c.ID); c.AsReported != want {
+		if want := contains(course.Steps.Grader().ProbeIDs(), c.ID); c.AsReported != want {
 			t.Errorf("ada %s: as reported %v, want %v", c.ID, c.AsReported, want)
 		}
 	}

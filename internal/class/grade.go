@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	coursepkg "github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/gradebook"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
@@ -23,8 +24,13 @@ import (
 	"github.com/labhub/cnpa/internal/submission"
 )
 
+// course is the lab's steps. The class's grading is above the steps
+// (package course): it grades whatever lab the binary was built with, so
+// it reads the table itself rather than being handed it by each command.
+var course = coursepkg.Steps
+
 // Steps is how many steps the lab has: a score is steps passed of Steps.
-var Steps = len(lab.Steps)
+var Steps = len(course.Lab())
 
 // How a learner was graded: the gradebook's graded column.
 const (
@@ -166,7 +172,7 @@ func Offline(s *submission.Submission) (checks []judge.Check, disagree []string,
 		return nil, nil, err
 	}
 	defer os.RemoveAll(dir)
-	if err := s.Materialize(dir, filepath.Join(dir, lab.OwnDir)); err != nil {
+	if err := s.Materialize(course.Lab(), dir, filepath.Join(dir, lab.OwnDir)); err != nil {
 		return nil, nil, fmt.Errorf("%s: %s: %w", s.Path, i18n.T("class.unpack"), err)
 	}
 	again := rejudge(dir, s.Facts)
@@ -243,7 +249,7 @@ func merge(s *submission.Submission, judged *judge.Report, asReported func(id st
 // learner's run reported it (a live probe's, or one only the VM sees),
 // and its step, from the id (stepN.name), never from the file.
 func reportable(id string) (step int, ok bool) {
-	if !slices.Contains(judge.ProbeIDs, id) && !slices.Contains(judge.VMIDs, id) {
+	if !slices.Contains(course.Grader().ProbeIDs(), id) && !slices.Contains(course.Grader().VMIDs(), id) {
 		return 0, false
 	}
 	rest, found := strings.CutPrefix(id, "step")
@@ -358,7 +364,7 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 		if lr != nil {
 			l.Graded, l.GradedDetail = lr.Graded, lr.Detail
 			if lr.Report != nil {
-				l.Checks, _, _ = merge(s, lr.Report, func(id string) bool { return slices.Contains(judge.VMIDs, id) || reportedFailed(s, id) })
+				l.Checks, _, _ = merge(s, lr.Report, func(id string) bool { return slices.Contains(course.Grader().VMIDs(), id) || reportedFailed(s, id) })
 				l.live = lr.Facts
 			}
 		}

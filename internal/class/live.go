@@ -189,7 +189,7 @@ func gradeOne(ctx context.Context, r Reach, s *submission.Submission, opts LiveO
 		return res(GradedUnreachable, err.Error(), nil)
 	}
 	defer os.RemoveAll(dir)
-	if err := s.Materialize(dir, filepath.Join(dir, lab.OwnDir)); err != nil {
+	if err := s.Materialize(course.Lab(), dir, filepath.Join(dir, lab.OwnDir)); err != nil {
 		return res(GradedUnreachable, err.Error(), nil)
 	}
 	env := &labenv.Env{Dir: dir, Target: t, Clients: clients, Engine: s.Facts.Engine}
@@ -199,7 +199,7 @@ func gradeOne(ctx context.Context, r Reach, s *submission.Submission, opts LiveO
 		lctx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		defer cancel()
 	}
-	rep, facts, err := check.Run(lctx, env, check.Options{ProbeTimeout: opts.ProbeTimeout, Reported: s.Facts})
+	rep, facts, err := check.Run(lctx, env, check.Options{Steps: course.Checker(), ProbeTimeout: opts.ProbeTimeout, Reported: s.Facts})
 	var unreachable *check.UnreachableError
 	switch {
 	case err == nil:

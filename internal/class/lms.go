@@ -16,7 +16,6 @@ import (
 	"github.com/labhub/cnpa/internal/gradebook"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
-	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/submission"
 )
@@ -29,7 +28,7 @@ const FlagNotExam = "not-in-exam-mode"
 // them: the result model, without the machinery.
 func Results(gb *Gradebook) []*gradebook.Result {
 	var titles []string
-	for _, s := range lab.Steps {
+	for _, s := range course.Lab() {
 		titles = append(titles, i18n.T("explain.heading", i18n.Args{"N": s.Number, "Title": s.Heading()}))
 	}
 	out := make([]*gradebook.Result, 0, len(gb.Learners))
@@ -100,14 +99,14 @@ func stressFound(f *judge.StressFault) string {
 // evidence, the probes', the VM's and the stress faults'. A policy may
 // name only these.
 func CheckIDs() []string {
-	ids := slices.Clone(judge.ProbeIDs)
-	ids = append(ids, judge.VMIDs...)
+	ids := slices.Clone(course.Grader().ProbeIDs())
+	ids = append(ids, course.Grader().VMIDs()...)
 	for _, name := range judge.StressFaults {
 		ids = append(ids, judge.StressID(name))
 	}
 	// Judged of no evidence at all, every rule still reports its check
 	// (failed or skipped): the ids are the rules', not the evidence's.
-	for _, c := range judge.Judge(lab.Read(os.DevNull), &judge.Facts{}).Checks {
+	for _, c := range course.Grader().Judge(course.Lab().Read(os.DevNull), &judge.Facts{}).Checks {
 		ids = append(ids, c.ID)
 	}
 	sort.Strings(ids)

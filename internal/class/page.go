@@ -121,7 +121,7 @@ func learnerReport(l *Learner, prefix string, gb *Gradebook) (template.HTML, err
 	}
 	defer os.RemoveAll(dir)
 	s := l.sub
-	if err := s.Materialize(dir, filepath.Join(dir, lab.OwnDir)); err != nil {
+	if err := s.Materialize(course.Lab(), dir, filepath.Join(dir, lab.OwnDir)); err != nil {
 		return "", err
 	}
 	rep := &judge.Report{Dir: s.Facts.Dir, Server: s.Cluster.Server}
@@ -137,7 +137,7 @@ func learnerReport(l *Learner, prefix string, gb *Gradebook) (template.HTML, err
 	if err := judge.SaveLast(dir, rep, time.Now()); err != nil {
 		return "", err
 	}
-	p := report.Build(report.Options{Dir: dir, Alpha: s.Facts.Alpha, Now: gb.GradedAt, Version: gb.CnpaVersion})
+	p := report.Build(report.Options{Steps: course.Lab(), Dir: dir, Alpha: s.Facts.Alpha, Now: gb.GradedAt, Version: gb.CnpaVersion})
 	p.Dir, p.Engine, p.IDPrefix = s.Facts.Dir, s.Facts.Engine, prefix
 	var b bytes.Buffer
 	if err := report.WriteBody(&b, p); err != nil {

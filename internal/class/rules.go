@@ -17,7 +17,9 @@ import (
 // facts the learner's own run recorded: every check of the files and of
 // the cluster as it was then. The probes are not in it: they need the
 // cluster and the VM, and only their recorded result is known.
-func rejudge(dir string, facts *judge.Facts) *judge.Report { return judge.Judge(lab.Read(dir), facts) }
+func rejudge(dir string, facts *judge.Facts) *judge.Report {
+	return course.Grader().Judge(course.Lab().Read(dir), facts)
+}
 
 // The objects whose uids the evidence records. A uid is made by the API
 // server when the object is created, so two learners' evidence holding

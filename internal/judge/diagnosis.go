@@ -8,27 +8,6 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// mistakeOf is the mistake a failed check points to by itself, by id,
-// unless its verdict names another (a probe that saw a foreign finalizer
-// dropped, say) or its row does (the CRD's, crd.go).
-var mistakeOf = map[string]lab.Mistake{
-	"step1.uid": lab.MistakeStale, "step2.uid": lab.MistakeStale, "step3.namespace_owner_uid": lab.MistakeStale,
-	"step5.deleted_uid": lab.MistakeStale, "step5.restored_uid_new": lab.MistakeStale, "step5.restored_uid_live": lab.MistakeStale,
-	"step6.uid": lab.MistakeStale, "step7.generation_live": lab.MistakeStale,
-	"step3.namespace_owned":        lab.MistakeNoOwner,
-	"step6.team_beta_gone":         lab.MistakeNoOwner,
-	"step6.namespace_gone":         lab.MistakeNoOwner,
-	ProbeRerunWritesNothing.ID:     lab.MistakeWritesEachPass,
-	"step3.second_pass_rv_changed": lab.MistakeWritesEachPass,
-	"step5.quota_in_sync":          lab.MistakeQuotaSpec,
-	"step6.archive_record":         lab.MistakeNoArchive,
-	"step4.service_active":         lab.MistakeNotRunning,
-	"step7.observed_after_start":   lab.MistakeEdge,
-	"step7.quota_pods_after_start": lab.MistakeEdge,
-	"step7.alpha_observed":         lab.MistakeEdge,
-	ProbeDrift.ID:                  lab.MistakeEdge,
-}
-
 // Diagnose is the classic mistake a failed check points to, zero when it
 // points to none (the step is just not done, say): the mistake its
 // verdict or its row named, unless the facts, when known, show one that
@@ -46,7 +25,7 @@ func Diagnose(c Check, f *Facts) lab.Mistake {
 	if c.mistake == lab.MistakeApplyConflict || c.mistake.IsZero() && c.Diagnosis == lab.MistakeApplyConflict {
 		return lab.MistakeApplyConflict
 	}
-	if f != nil && c.Step >= lab.Reconcile.Number { // the controller runs from step 3 on
+	if f != nil && c.Step >= lab.ControllerStep {
 		if m := factsMistake(f); !m.IsZero() {
 			return m
 		}

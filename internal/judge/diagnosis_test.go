@@ -18,7 +18,7 @@ func TestLabDiagnosis(t *testing.T) {
 	// A failed check as its verdict leaves it: the mistake it names, if
 	// any (the message says nothing to the diagnosis).
 	fail := func(id string, step int, actual string, named ...lab.Mistake) Check {
-		c := Check{ID: id, Step: step, Status: Fail, Actual: actual, Title: id + "'s title", mistake: mistakeOf[id]}
+		c := Check{ID: id, Step: step, Status: Fail, Actual: actual, Title: id + "'s title", mistake: rowMistake[id]}
 		if len(named) > 0 {
 			c.mistake = named[0]
 		}
@@ -58,7 +58,7 @@ func TestLabDiagnosis(t *testing.T) {
 // explain it better, and a check written down keeps it by name: what a
 // submission holds and `cnpa class grade` reads back.
 func TestMistakeTravelsWithTheVerdict(t *testing.T) {
-	v := Holds(false, "archived", "no archive record")
+	v := lab.Holds(false, "archived", "no archive record")
 	v.Mistake = lab.MistakeNoArchive
 	c := ProbeDeleteArchives.Check(v, &Facts{})
 	if c.Status != Fail || c.Diagnosis != lab.MistakeNoArchive || c.Hint == "" {
@@ -88,7 +88,7 @@ func TestMistakeTravelsWithTheVerdict(t *testing.T) {
 	if back.Diagnosis != lab.MistakeNoArchive || Diagnose(back, nil) != lab.MistakeNoArchive {
 		t.Errorf("read back: %+v, want diagnosis %q with its advice", back.Diagnosis, lab.MistakeNoArchive)
 	}
-	pass := ProbeDeleteArchives.Check(Holds(true, "archived", "archived"), noStatus)
+	pass := ProbeDeleteArchives.Check(lab.Holds(true, "archived", "archived"), noStatus)
 	if data, _ := json.Marshal(pass); strings.Contains(string(data), "diagnosis") {
 		t.Errorf("a passing check's JSON %s: want no diagnosis", data)
 	}
@@ -116,8 +116,28 @@ func TestApplyConflictStandsOverTheFacts(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", name, got.Name, lab.MistakeApplyConflict.Name)
 		}
 	}
-	quota := Check{ID: "step5.quota_in_sync", Step: 5, Status: Fail, mistake: mistakeOf["step5.quota_in_sync"]}
+	quota := Check{ID: "step5.quota_in_sync", Step: 5, Status: Fail, mistake: rowMistake["step5.quota_in_sync"]}
 	if got := LabDiagnosis([]Check{quota, named}, f); got != lab.MistakeApplyConflict.Name {
 		t.Errorf("LabDiagnosis: got %q, want %q", got, lab.MistakeApplyConflict.Name)
 	}
+}
+
+// rowMistake is the mistake the rows of these checks name (each step's
+// folder under package course), as a failed check carries it.
+var rowMistake = map[string]lab.Mistake{
+	"step1.uid": lab.MistakeStale, "step2.uid": lab.MistakeStale, "step3.namespace_owner_uid": lab.MistakeStale,
+	"step5.deleted_uid": lab.MistakeStale, "step5.restored_uid_new": lab.MistakeStale, "step5.restored_uid_live": lab.MistakeStale,
+	"step6.uid": lab.MistakeStale, "step7.generation_live": lab.MistakeStale,
+	"step3.namespace_owned":        lab.MistakeNoOwner,
+	"step6.team_beta_gone":         lab.MistakeNoOwner,
+	"step6.namespace_gone":         lab.MistakeNoOwner,
+	"step3.rerun_writes_nothing":   lab.MistakeWritesEachPass,
+	"step3.second_pass_rv_changed": lab.MistakeWritesEachPass,
+	"step5.quota_in_sync":          lab.MistakeQuotaSpec,
+	"step6.archive_record":         lab.MistakeNoArchive,
+	"step4.service_active":         lab.MistakeNotRunning,
+	"step7.observed_after_start":   lab.MistakeEdge,
+	"step7.quota_pods_after_start": lab.MistakeEdge,
+	"step7.alpha_observed":         lab.MistakeEdge,
+	"step5.drift_reverted_live":    lab.MistakeEdge,
 }

@@ -9,28 +9,30 @@ import (
 	"github.com/labhub/cnpa/internal/lab"
 )
 
-// evidenceSet is the lab's state as read once (lab.Read), with the
+// Evidence is the lab's state as read once (lab.Read), with the
 // grader's wording of what is wrong with archive/beta.json.
-type evidenceSet struct {
+type Evidence struct {
 	*lab.State
 	// archiveProblem says why archive/beta.json is unusable, "" when it is
 	// usable (then State.Archive is it).
-	archiveProblem string
+	ArchiveProblem string
 	// engine is the lab's, for the hints.
 	engine string
 	// facts say who wrote each file (Facts.Authors), for the hints.
 	facts *Facts
+	// steps is the table graded.
+	steps lab.Table
 }
 
 // gradeState is the grader's view of a state read once, beside the facts
 // it is judged against.
-func gradeState(st *lab.State, f *Facts) *evidenceSet {
-	return &evidenceSet{State: st, archiveProblem: betaArchiveProblem(st.Archive, st.ArchiveErr), engine: f.Engine, facts: f}
+func gradeState(t lab.Table, st *lab.State, f *Facts) *Evidence {
+	return &Evidence{steps: t, State: st, ArchiveProblem: betaArchiveProblem(st.Archive, st.ArchiveErr), engine: f.Engine, facts: f}
 }
 
-// theirs tells whether the evidence file is the learner's now: cnpa's
+// Theirs tells whether the evidence file is the learner's now: cnpa's
 // manifest does not say cnpa wrote what it holds (edited by hand, say).
-func (ev *evidenceSet) theirs(file string) bool { return ev.facts.theirs(file) }
+func (ev *Evidence) Theirs(file string) bool { return ev.facts.Theirs(file) }
 
 // betaArchiveProblem says in the grader's words what is wrong with
 // archive/beta.json as read strictly (evidence.ReadArchive): name, uid and

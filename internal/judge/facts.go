@@ -48,16 +48,16 @@ type Facts struct {
 	Authors map[string]string `json:"-"`
 }
 
-// author is why file in Dir is the learner's ("" when cnpa wrote what it
+// Author is why file in Dir is the learner's ("" when cnpa wrote what it
 // holds), and whether it is known to be there at all.
-func (f *Facts) author(file string) (why string, present bool) {
+func (f *Facts) Author(file string) (why string, present bool) {
 	why, present = f.Authors[file]
 	return why, present
 }
 
-// theirs tells whether file in Dir is the learner's: there, and not what
+// Theirs tells whether file in Dir is the learner's: there, and not what
 // cnpa wrote. A step refuses to overwrite such a file unless --force.
-func (f *Facts) theirs(file string) bool {
-	why, present := f.author(file)
+func (f *Facts) Theirs(file string) bool {
+	why, present := f.Author(file)
 	return present && why != ""
 }

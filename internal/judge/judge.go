@@ -140,38 +140,6 @@ func (r *Report) Finish(step int) {
 	}
 }
 
-// Verdict is what a rule, a fact table's row or a probe decides. A
-// non-empty Skip means it could not decide, and why.
-type Verdict struct {
-	OK        bool
-	Want, Got string
-	Skip      string
-	// Hint overrides the check's hint for this outcome.
-	Hint string
-	// Note is what cnpa's engines add beyond the lab text, or what a check
-	// of something the lab text does not ask found (see Check.Note).
-	Note string
-	// Optional: the lab text does not ask for what this checks, so when it does
-	// not hold the check is a note, not a failure.
-	Optional bool
-	// Mistake is the classic mistake this outcome shows, when it shows
-	// one the check's row does not name by itself.
-	Mistake lab.Mistake
-}
-
-// Same compares two values by their JSON form, so 6 and int64(6) are
-// equal and "6" and 6 are not, as the lab's types demand.
-func Same(want, got any) Verdict {
-	w, g := show(want), show(got)
-	return Verdict{OK: w == g, Want: w, Got: g}
-}
-
-// Holds reports a condition with its own wording for both sides.
-func Holds(ok bool, want, got string) Verdict { return Verdict{OK: ok, Want: want, Got: got} }
-
-// Skipped is a verdict that could not be reached, and why.
-func Skipped(why string) Verdict { return Verdict{Skip: why} }
-
 // show renders a value as JSON, as the lab's rules do.
 var show = lab.Show
 
@@ -179,7 +147,7 @@ var show = lab.Show
 // hint (the verdict's, else hint()) and the diagnosis against f. mistake
 // is what the check's row names when it fails (the verdict may name
 // another).
-func newCheck(id string, step int, title string, hint func() string, mistake lab.Mistake, v Verdict, f *Facts) Check {
+func newCheck(id string, step int, title string, hint func() string, mistake lab.Mistake, v lab.Verdict, f *Facts) Check {
 	ch := Check{ID: id, Step: step, Title: title, Expected: v.Want, Actual: v.Got, Note: v.Note}
 	switch {
 	case v.Skip != "":
@@ -193,7 +161,7 @@ func newCheck(id string, step int, title string, hint func() string, mistake lab
 	default:
 		ch.Status = Fail
 	}
-	ch.Hint = v.Hint
+	ch.Hint = v.Advice
 	if ch.Hint == "" && hint != nil {
 		ch.Hint = hint()
 	}
@@ -211,8 +179,8 @@ type checker struct {
 	checks []Check
 }
 
-func (c *checker) add(id string, step int, title string, hint func() string, v Verdict) {
-	c.checks = append(c.checks, newCheck(id, step, title, hint, mistakeOf[id], v, c.facts))
+func (c *checker) add(id string, step int, title string, hint func() string, mistake lab.Mistake, v lab.Verdict) {
+	c.checks = append(c.checks, newCheck(id, step, title, hint, mistake, v, c.facts))
 }
 
 // text is a hint that is known already.
@@ -223,15 +191,15 @@ func text(s string) func() string { return func() string { return s } }
 // key's own check instead).
 func (c *checker) file(r *lab.Record, hint string) {
 	title := i18n.T("check.file.title", i18n.Args{"File": r.File})
-	v := Holds(true, i18n.T("check.file.want"), i18n.T("check.file.got"))
+	v := lab.Holds(true, i18n.T("check.file.want"), i18n.T("check.file.got"))
 	switch {
 	case r.Problem != "":
-		v = Holds(false, v.Want, r.Found())
+		v = lab.Holds(false, v.Want, r.Found())
 	case len(r.Extra) > 0:
-		v = Holds(false, v.Want, fmt.Sprint(r.Extra))
+		v = lab.Holds(false, v.Want, fmt.Sprint(r.Extra))
 		hint = i18n.T("check.file.hint_extra", i18n.Args{"Hint": hint})
 	}
-	c.add(fmt.Sprintf("step%d.file", r.Step), r.Step, title, text(hint), v)
+	c.add(fmt.Sprintf("step%d.file", r.Step), r.Step, title, text(hint), lab.Mistake{}, v)
 	if r.Missing() {
 		c.checks[len(c.checks)-1].notDone = true
 	}
@@ -239,15 +207,15 @@ func (c *checker) file(r *lab.Record, hint string) {
 
 // key adds the check that owns one key of a record: when the key is missing
 // or of the wrong type it fails here (expected: want), else judge decides.
-func (c *checker) key(r *lab.Record, key, id, title, want string, hint func() string, judge func(v any) Verdict) {
-	var v Verdict
+func (c *checker) key(r *lab.Record, key, id, title, want string, hint func() string, mistake lab.Mistake, judge func(v any) lab.Verdict) {
+	var v lab.Verdict
 	switch {
 	case r.Problem != "":
-		v = Skipped(r.Unusable())
+		v = lab.Skipped(r.Unusable())
 	case r.KeyProblems[key] != "":
-		v = Holds(false, want, r.KeyFound(key))
+		v = lab.Holds(false, want, r.KeyFound(key))
 	default:
 		v = judge(r.Values[key])
 	}
-	c.add(id, r.Step, title, hint, v)
+	c.add(id, r.Step, title, hint, mistake, v)
 }

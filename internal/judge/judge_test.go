@@ -1,4 +1,4 @@
-package judge
+package judge_test
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/labhub/cnpa/internal/course"
+	"github.com/labhub/cnpa/internal/judge"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -43,7 +46,7 @@ func labDir(t *testing.T) string {
 	}
 	// As cnpa's steps leave them: each evidence file in cnpa's manifest,
 	// with what it holds (a file not there is the learner's).
-	for _, f := range lab.Files {
+	for _, f := range steps.Files() {
 		data, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			continue
@@ -58,7 +61,7 @@ func labDir(t *testing.T) string {
 // goodFacts is the cluster a correct run leaves behind testdata/lab: the
 // shipped CRD, alpha at generation 3 in sync with its quota, beta gone, the
 // service running.
-func goodFacts(t *testing.T, dir string) *Facts {
+func goodFacts(t *testing.T, dir string) *judge.Facts {
 	t.Helper()
 	var crd map[string]any
 	if err := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(assets.CRD), 4096).Decode(&crd); err != nil {
@@ -80,7 +83,7 @@ func goodFacts(t *testing.T, dir string) *Facts {
 		Labels: map[string]string{teamspace.OwnerLabel: "alpha"}, OwnerReferences: []metav1.OwnerReference{alpha.OwnerReference()}}}
 	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: teamspace.QuotaName, Namespace: "team-alpha", UID: restoredUID},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("8"), corev1.ResourceRequestsCPU: resource.MustParse("1")}}}
-	return &Facts{CRD: u, Alpha: alpha, TeamAlpha: ns, Quota: q, Dir: dir, Authors: lab.Authors(dir),
+	return &judge.Facts{CRD: u, Alpha: alpha, TeamAlpha: ns, Quota: q, Dir: dir, Authors: steps.Authors(dir),
 		Service: lab.ServiceStatus{Manager: "process", UnitPath: "/etc/systemd/system/cnpa-op.service", Installed: true, Enabled: true, Active: true, MainPID: 42},
 		Unit:    "[Service]\nExecStart=/bin/true\nRestart=always\n"}
 }
@@ -112,10 +115,10 @@ func editJSON(t *testing.T, dir, name, key string, value any) {
 	writeFile(t, dir, name, string(data))
 }
 
-func failed(checks []Check) []string {
+func failed(checks []judge.Check) []string {
 	var ids []string
 	for _, c := range checks {
-		if c.Status == Fail {
+		if c.Status == judge.Fail {
 			ids = append(ids, c.ID)
 		}
 	}
@@ -125,57 +128,61 @@ func failed(checks []Check) []string {
 func TestEvaluate(t *testing.T) {
 	tests := []struct {
 		name   string
-		tamper func(t *testing.T, dir string, f *Facts)
+		tamper func(t *testing.T, dir string, f *judge.Facts)
 		want   []string // failing ids, in report order
 	}{
-		{"correct run", func(*testing.T, string, *Facts) {}, nil},
-		{"changed uid", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "before.json", "uid", "x") }, []string{"step1.uid"}},
-		{"bool as string", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "before.json", "namespace_exists", "false") }, []string{"step1.namespace_exists"}},
-		{"flipped bool", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "cleanup.json", "blocked_seen", false) }, []string{"step6.blocked_seen"}},
-		{"flipped bool feeds the report", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "before.json", "namespace_exists", true) },
+		{"correct run", func(*testing.T, string, *judge.Facts) {}, nil},
+		{"changed uid", func(t *testing.T, d string, _ *judge.Facts) { editJSON(t, d, "before.json", "uid", "x") }, []string{"step1.uid"}},
+		{"bool as string", func(t *testing.T, d string, _ *judge.Facts) {
+			editJSON(t, d, "before.json", "namespace_exists", "false")
+		}, []string{"step1.namespace_exists"}},
+		{"flipped bool", func(t *testing.T, d string, _ *judge.Facts) { editJSON(t, d, "cleanup.json", "blocked_seen", false) }, []string{"step6.blocked_seen"}},
+		{"flipped bool feeds the report", func(t *testing.T, d string, _ *judge.Facts) { editJSON(t, d, "before.json", "namespace_exists", true) },
 			[]string{"step1.namespace_exists", "step8.crd_alone_created_namespace"}},
-		{"integer as string", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "drift.json", "restore_seconds", "1") }, []string{"step5.restore_seconds"}},
-		{"quota pods as integer", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "catchup.json", "quota_pods_while_stopped", 6) }, []string{"step7.quota_pods_while_stopped"}},
-		{"float", func(t *testing.T, d string, _ *Facts) {
+		{"integer as string", func(t *testing.T, d string, _ *judge.Facts) { editJSON(t, d, "drift.json", "restore_seconds", "1") }, []string{"step5.restore_seconds"}},
+		{"quota pods as integer", func(t *testing.T, d string, _ *judge.Facts) {
+			editJSON(t, d, "catchup.json", "quota_pods_while_stopped", 6)
+		}, []string{"step7.quota_pods_while_stopped"}},
+		{"float", func(t *testing.T, d string, _ *judge.Facts) {
 			writeFile(t, d, "generation.json", strings.Replace(readFile(t, d, "generation.json"), `"gen_initial": 1`, `"gen_initial": 1.0`, 1))
 		},
 			[]string{"step2.gen_initial"}},
-		{"extra key", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "drift.json", "note", "hi") }, []string{"step5.file"}},
-		{"missing key", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "cleanup.json", "namespace_gone", nil) }, []string{"step6.namespace_gone"}},
-		{"not JSON", func(t *testing.T, d string, _ *Facts) { writeFile(t, d, "reconcile.json", "{") }, []string{"step3.file"}},
-		{"missing file", func(t *testing.T, d string, _ *Facts) { os.Remove(filepath.Join(d, "catchup.json")) }, []string{"step7.file"}},
-		{"status via main", func(t *testing.T, d string, _ *Facts) {
+		{"extra key", func(t *testing.T, d string, _ *judge.Facts) { editJSON(t, d, "drift.json", "note", "hi") }, []string{"step5.file"}},
+		{"missing key", func(t *testing.T, d string, _ *judge.Facts) { editJSON(t, d, "cleanup.json", "namespace_gone", nil) }, []string{"step6.namespace_gone"}},
+		{"not JSON", func(t *testing.T, d string, _ *judge.Facts) { writeFile(t, d, "reconcile.json", "{") }, []string{"step3.file"}},
+		{"missing file", func(t *testing.T, d string, _ *judge.Facts) { os.Remove(filepath.Join(d, "catchup.json")) }, []string{"step7.file"}},
+		{"status via main", func(t *testing.T, d string, _ *judge.Facts) {
 			editJSON(t, d, "generation.json", "status_via_main", map[string]any{"observedGeneration": 7})
 		}, []string{"step2.status_via_main"}},
-		{"restored uid not new", func(t *testing.T, d string, _ *Facts) {
+		{"restored uid not new", func(t *testing.T, d string, _ *judge.Facts) {
 			editJSON(t, d, "drift.json", "restored_uid", "22222222-2222-2222-2222-222222222222")
 		}, []string{"step5.restored_uid_new", "step5.restored_uid_live"}},
-		{"deleted uid not step 3's", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "drift.json", "deleted_uid", "x") }, []string{"step5.deleted_uid"}},
-		{"report restore_seconds", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "report.json", "restore_seconds", 2) }, []string{"step8.restore_seconds"}},
-		{"report trigger", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "report.json", "trigger", "edge") }, []string{"step8.trigger"}},
-		{"archive removed", func(t *testing.T, d string, _ *Facts) { os.Remove(filepath.Join(d, "archive", "beta.json")) }, []string{"step6.archive_record"}},
-		{"archive pods as string", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "archive/beta.json", "pods", "2") }, []string{"step6.archive_record"}},
-		{"cleanup uid not archived", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "cleanup.json", "uid", alphaUID) }, []string{"step6.uid"}},
-		{"CRD maximum", func(_ *testing.T, _ string, f *Facts) { setSchema(f, int64(60), "pods", "maximum") }, []string{"step1.crd.pods_maximum"}},
-		{"CRD default", func(_ *testing.T, _ string, f *Facts) { setSchema(f, int64(1), "cpu", "default") }, []string{"step1.crd.cpu_default"}},
-		{"CRD not installed", func(_ *testing.T, _ string, f *Facts) { f.CRD = nil }, []string{"step1.crd"}},
-		{"service stopped", func(_ *testing.T, _ string, f *Facts) { f.Service.Active = false }, []string{"step4.service_active"}},
-		{"no Restart=always", func(_ *testing.T, _ string, f *Facts) { f.Unit += "Restart=on-failure\n" }, []string{"step4.restart_always"}},
+		{"deleted uid not step 3's", func(t *testing.T, d string, _ *judge.Facts) { editJSON(t, d, "drift.json", "deleted_uid", "x") }, []string{"step5.deleted_uid"}},
+		{"report restore_seconds", func(t *testing.T, d string, _ *judge.Facts) { editJSON(t, d, "report.json", "restore_seconds", 2) }, []string{"step8.restore_seconds"}},
+		{"report trigger", func(t *testing.T, d string, _ *judge.Facts) { editJSON(t, d, "report.json", "trigger", "edge") }, []string{"step8.trigger"}},
+		{"archive removed", func(t *testing.T, d string, _ *judge.Facts) { os.Remove(filepath.Join(d, "archive", "beta.json")) }, []string{"step6.archive_record"}},
+		{"archive pods as string", func(t *testing.T, d string, _ *judge.Facts) { editJSON(t, d, "archive/beta.json", "pods", "2") }, []string{"step6.archive_record"}},
+		{"cleanup uid not archived", func(t *testing.T, d string, _ *judge.Facts) { editJSON(t, d, "cleanup.json", "uid", alphaUID) }, []string{"step6.uid"}},
+		{"CRD maximum", func(_ *testing.T, _ string, f *judge.Facts) { setSchema(f, int64(60), "pods", "maximum") }, []string{"step1.crd.pods_maximum"}},
+		{"CRD default", func(_ *testing.T, _ string, f *judge.Facts) { setSchema(f, int64(1), "cpu", "default") }, []string{"step1.crd.cpu_default"}},
+		{"CRD not installed", func(_ *testing.T, _ string, f *judge.Facts) { f.CRD = nil }, []string{"step1.crd"}},
+		{"service stopped", func(_ *testing.T, _ string, f *judge.Facts) { f.Service.Active = false }, []string{"step4.service_active"}},
+		{"no Restart=always", func(_ *testing.T, _ string, f *judge.Facts) { f.Unit += "Restart=on-failure\n" }, []string{"step4.restart_always"}},
 		// Another dir's unit at the one unit path is not this lab's service.
-		{"another dir's unit", func(_ *testing.T, _ string, f *Facts) { f.OtherDir = "/root/other-lab" }, []string{"step4.unit_file"}},
-		{"quota edited", func(_ *testing.T, _ string, f *Facts) {
+		{"another dir's unit", func(_ *testing.T, _ string, f *judge.Facts) { f.OtherDir = "/root/other-lab" }, []string{"step4.unit_file"}},
+		{"quota edited", func(_ *testing.T, _ string, f *judge.Facts) {
 			f.Quota.Spec.Hard[corev1.ResourcePods] = resource.MustParse("99")
 		}, []string{"step5.quota_in_sync"}},
-		{"beta back", func(_ *testing.T, _ string, f *Facts) {
+		{"beta back", func(_ *testing.T, _ string, f *judge.Facts) {
 			f.Beta = &teamspace.TeamSpace{ObjectMeta: metav1.ObjectMeta{Name: "beta"}}
 		}, []string{"step6.beta_gone"}},
-		{"finalizer dropped", func(_ *testing.T, _ string, f *Facts) { f.Alpha.Finalizers = nil }, []string{"step6.alpha_finalizer"}},
-		{"alpha changed later", func(_ *testing.T, _ string, f *Facts) { f.Alpha.Generation = 4 }, []string{"step7.generation_live", "step7.alpha_observed"}},
-		{"team-alpha not alpha's", func(_ *testing.T, _ string, f *Facts) { f.TeamAlpha.OwnerReferences[0].UID = "x" }, []string{"step3.namespace_owned"}},
+		{"finalizer dropped", func(_ *testing.T, _ string, f *judge.Facts) { f.Alpha.Finalizers = nil }, []string{"step6.alpha_finalizer"}},
+		{"alpha changed later", func(_ *testing.T, _ string, f *judge.Facts) { f.Alpha.Generation = 4 }, []string{"step7.generation_live", "step7.alpha_observed"}},
+		{"team-alpha not alpha's", func(_ *testing.T, _ string, f *judge.Facts) { f.TeamAlpha.OwnerReferences[0].UID = "x" }, []string{"step3.namespace_owned"}},
 		// What LAB.md does not ask for is never a failure.
-		{"ownerReference not marked controller", func(_ *testing.T, _ string, f *Facts) { f.TeamAlpha.OwnerReferences[0].Controller = nil }, nil},
-		{"edited_to as a string", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "drift.json", "edited_to", "99") }, nil},
-		{"edited_to wrong as a string", func(t *testing.T, d string, _ *Facts) { editJSON(t, d, "drift.json", "edited_to", "98") }, []string{"step5.edited_to"}},
+		{"ownerReference not marked controller", func(_ *testing.T, _ string, f *judge.Facts) { f.TeamAlpha.OwnerReferences[0].Controller = nil }, nil},
+		{"edited_to as a string", func(t *testing.T, d string, _ *judge.Facts) { editJSON(t, d, "drift.json", "edited_to", "99") }, nil},
+		{"edited_to wrong as a string", func(t *testing.T, d string, _ *judge.Facts) { editJSON(t, d, "drift.json", "edited_to", "98") }, []string{"step5.edited_to"}},
 	}
 	var ids []string
 	for _, tt := range tests {
@@ -183,20 +190,20 @@ func TestEvaluate(t *testing.T) {
 			dir := labDir(t)
 			f := goodFacts(t, dir)
 			tt.tamper(t, dir, f)
-			checks := Judge(lab.Read(dir), f).Checks
+			checks := grader.Judge(steps.Read(dir), f).Checks
 			if got := failed(checks); !slices.Equal(got, tt.want) {
 				t.Errorf("failed checks: got %v, want %v", got, tt.want)
 			}
 			if tt.name == "ownerReference not marked controller" {
-				if c := checks[slices.IndexFunc(checks, func(c Check) bool { return c.ID == "step3.namespace_owned" })]; !strings.Contains(c.Note, "controller: true") {
+				if c := checks[slices.IndexFunc(checks, func(c judge.Check) bool { return c.ID == "step3.namespace_owned" })]; !strings.Contains(c.Note, "controller: true") {
 					t.Errorf("step3.namespace_owned: got note %q, want one saying cnpa marks it controller: true", c.Note)
 				}
 			}
 			for _, c := range checks {
-				if c.Status == Fail && (c.Hint == "" || c.Expected == "" || c.Actual == "") {
+				if c.Status == judge.Fail && (c.Hint == "" || c.Expected == "" || c.Actual == "") {
 					t.Errorf("%s fails without expected, actual and hint: %+v", c.ID, c)
 				}
-				if c.Status == Skip && len(failed(checks)) == 0 {
+				if c.Status == judge.Skip && len(failed(checks)) == 0 {
 					t.Errorf("%s skipped with nothing failing: %s", c.ID, c.Actual)
 				}
 			}
@@ -231,7 +238,7 @@ func readFile(t *testing.T, dir, name string) string {
 }
 
 // setSchema sets spec.<prop>.<field> in the CRD's v1alpha1 schema.
-func setSchema(f *Facts, v any, prop, field string) {
+func setSchema(f *judge.Facts, v any, prop, field string) {
 	versions, _, _ := unstructured.NestedSlice(f.CRD.Object, "spec", "versions")
 	m := versions[0].(map[string]any)
 	unstructured.SetNestedField(m, v, "schema", "openAPIV3Schema", "properties", "spec", "properties", prop, field)
@@ -260,7 +267,7 @@ func testOutputGolden(t *testing.T, suffix string) {
 	f := goodFacts(t, dir)
 	os.Remove(filepath.Join(dir, "archive", "beta.json"))
 	f.Service.Active = false
-	rep := Judge(lab.Read(dir), f)
+	rep := grader.Judge(steps.Read(dir), f)
 	rep.Dir, rep.Server = "/root/cnpa-op", "https://127.0.0.1:6443"
 	rep.Finish(6)
 	// The temp dir appears in hints; pin it.
@@ -269,11 +276,11 @@ func testOutputGolden(t *testing.T, suffix string) {
 	}
 
 	var text, js, junit bytes.Buffer
-	WriteText(ui.New(&text, true), rep)
-	if err := WriteJSON(&js, rep); err != nil {
+	judge.WriteText(ui.New(&text, true), rep)
+	if err := judge.WriteJSON(&js, rep); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJUnit(&junit, rep); err != nil {
+	if err := judge.WriteJUnit(&junit, rep); err != nil {
 		t.Fatal(err)
 	}
 	for name, got := range map[string][]byte{"report.txt": text.Bytes(), "report.json": js.Bytes(), "report.junit.xml": junit.Bytes()} {
@@ -293,7 +300,7 @@ func testOutputGolden(t *testing.T, suffix string) {
 		}
 	}
 
-	var doc JUnitSuites
+	var doc judge.JUnitSuites
 	if err := xml.Unmarshal(junit.Bytes(), &doc); err != nil {
 		t.Fatalf("junit output does not parse: %v", err)
 	}
@@ -341,32 +348,14 @@ func TestRedo(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got := gradeState(lab.Read(dir), &Facts{Authors: lab.Authors(dir)}).redo(tt.step); !strings.Contains(got, tt.want) {
+		if got := judge.GradeState(steps, steps.Read(dir), &judge.Facts{Authors: steps.Authors(dir)}).Redo(tt.step); !strings.Contains(got, tt.want) {
 			t.Errorf("redo(%d) with %v missing, %q edited: got %q, want it to contain %q", tt.step, tt.missing, tt.edited, got, tt.want)
 		}
 	}
 	// Starting over names the engine (reset keeps it; naming it does no harm).
-	ev := gradeState(lab.Read(labDir(t)), &Facts{Engine: lab.EngineShell})
-	if got, want := ev.redo(2), "then `cnpa step all --engine shell`"; !strings.Contains(got, want) {
+	ev := judge.GradeState(steps, steps.Read(labDir(t)), &judge.Facts{Engine: lab.EngineShell})
+	if got, want := ev.Redo(2), "then `cnpa step all --engine shell`"; !strings.Contains(got, want) {
 		t.Errorf("redo(2) of a shell lab: got %q, want it to contain %q", got, want)
-	}
-}
-
-// TestWithFacts: each step has at most one table of fact checks, and the
-// tables are in lab order.
-func TestWithFacts(t *testing.T) {
-	last := 0
-	for _, s := range withFacts {
-		if got, err := lab.Get(s.step.Number); err != nil || got != s.step {
-			t.Errorf("fact checks of step %d: not a step of lab.Steps", s.step.Number)
-		}
-		if s.step.Number <= last {
-			t.Errorf("fact checks of step %d after step %d's: want each step once, in lab order", s.step.Number, last)
-		}
-		if len(s.facts) == 0 {
-			t.Errorf("step %d is in withFacts with no fact checks", s.step.Number)
-		}
-		last = s.step.Number
 	}
 }
 
@@ -376,17 +365,17 @@ func TestWithFacts(t *testing.T) {
 func TestOneRead(t *testing.T) {
 	dir := labDir(t)
 	f := goodFacts(t, dir)
-	want := Judge(lab.Read(dir), f).Checks
-	st := lab.Read(dir)
+	want := grader.Judge(steps.Read(dir), f).Checks
+	st := steps.Read(dir)
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	got := Judge(st, f).Checks
-	if !slices.EqualFunc(got, want, func(a, b Check) bool { return a == b }) {
+	got := grader.Judge(st, f).Checks
+	if !slices.EqualFunc(got, want, func(a, b judge.Check) bool { return a == b }) {
 		t.Errorf("with the dir removed after the read: got %+v, want %+v", got, want)
 	}
 	for _, c := range got {
-		if c.Status != Pass {
+		if c.Status != judge.Pass {
 			t.Errorf("%s: got %s (%s), want pass", c.ID, c.Status, c.Actual)
 		}
 	}
@@ -396,10 +385,10 @@ func TestOneRead(t *testing.T) {
 // fixed by writing it, and a CRD field by naming it in crd.yaml; neither
 // hint says "start over" or "apply it again".
 func TestHandWrittenHints(t *testing.T) {
-	hintOf := func(checks []Check, id string) string {
+	hintOf := func(checks []judge.Check, id string) string {
 		for _, c := range checks {
 			if c.ID == id {
-				if c.Status != Fail {
+				if c.Status != judge.Fail {
 					t.Errorf("%s: got %s, want a failure", id, c.Status)
 				}
 				return c.Hint
@@ -411,7 +400,7 @@ func TestHandWrittenHints(t *testing.T) {
 	t.Run("status_via_main written as a string", func(t *testing.T) {
 		dir := labDir(t)
 		writeFile(t, dir, "generation.json", `{"uid": "`+alphaUID+`", "gen_initial": 1, "gen_after_label": 1, "gen_after_spec": 2, "status_via_main": ""}`)
-		got := hintOf(Judge(lab.Read(dir), goodFacts(t, dir)).Checks, "step2.status_via_main")
+		got := hintOf(grader.Judge(steps.Read(dir), goodFacts(t, dir)).Checks, "step2.status_via_main")
 		if want := "write `\"status_via_main\": null` in generation.json"; got != want {
 			t.Errorf("hint: got %q, want %q", got, want)
 		}
@@ -419,7 +408,7 @@ func TestHandWrittenHints(t *testing.T) {
 	t.Run("gen_after_spec wrong by hand", func(t *testing.T) {
 		dir := labDir(t)
 		writeFile(t, dir, "generation.json", `{"uid": "`+alphaUID+`", "gen_initial": 1, "gen_after_label": 1, "gen_after_spec": 3, "status_via_main": null}`)
-		got := hintOf(Judge(lab.Read(dir), goodFacts(t, dir)).Checks, "step2.gen_after_spec")
+		got := hintOf(grader.Judge(steps.Read(dir), goodFacts(t, dir)).Checks, "step2.gen_after_spec")
 		if want := "write `\"gen_after_spec\": 2` in generation.json"; got != want {
 			t.Errorf("hint: got %q, want %q", got, want)
 		}
@@ -427,7 +416,7 @@ func TestHandWrittenHints(t *testing.T) {
 	t.Run("uid of another alpha by hand", func(t *testing.T) {
 		dir := labDir(t)
 		editJSON(t, dir, "before.json", "uid", "0000")
-		got := hintOf(Judge(lab.Read(dir), goodFacts(t, dir)).Checks, "step1.uid")
+		got := hintOf(grader.Judge(steps.Read(dir), goodFacts(t, dir)).Checks, "step1.uid")
 		if want := "write `\"uid\": \"" + alphaUID + "\"` in before.json"; got != want {
 			t.Errorf("hint: got %q, want %q", got, want)
 		}
@@ -441,7 +430,7 @@ func TestHandWrittenHints(t *testing.T) {
 		unstructured.RemoveNestedField(v, "schema", "openAPIV3Schema", "properties", "spec", "required")
 		unstructured.RemoveNestedField(v, "schema", "openAPIV3Schema", "properties", "spec", "properties", "pods", "maximum")
 		unstructured.SetNestedSlice(f.CRD.Object, versions, "spec", "versions")
-		checks := Judge(lab.Read(dir), f).Checks
+		checks := grader.Judge(steps.Read(dir), f).Checks
 		for id, want := range map[string]string{
 			"step1.crd.pods_required": "spec.versions[0].schema.openAPIV3Schema.properties.spec: add required: [pods]",
 			"step1.crd.pods_maximum":  "spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.pods: add maximum: 50",
@@ -453,3 +442,9 @@ func TestHandWrittenHints(t *testing.T) {
 		}
 	})
 }
+
+// The table the tests judge by, as the commands hand it down.
+var (
+	steps  = course.Steps.Lab()
+	grader = course.Steps.Grader()
+)

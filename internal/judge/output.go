@@ -26,8 +26,8 @@ func WriteText(p *ui.Printer, r *Report) {
 			}
 			step = c.Step
 			title := ""
-			if s, err := lab.Get(step); err == nil {
-				title = " — " + s.Heading()
+			if heading, ok := lab.Heading(step); ok {
+				title = " — " + heading
 			}
 			p.Title("%s%s", i18n.T("check.step", i18n.Args{"N": step}), title)
 		}

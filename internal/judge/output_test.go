@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -13,9 +14,9 @@ import (
 // the report, not its JUnit testcase.
 func TestNoteIsNotAFailure(t *testing.T) {
 	c := &checker{}
-	c.add("step3.foreign_namespace_left_alone", 3, "not adopted", text("leave it alone"),
-		Verdict{Want: "no ownerReference", Got: "adopted", Note: "hands a stranger's namespace to the garbage collector", Optional: true})
-	c.add("step4.service_active", 4, "running", nil, Holds(true, "active", "active"))
+	c.add("step3.foreign_namespace_left_alone", 3, "not adopted", text("leave it alone"), lab.Mistake{},
+		lab.Verdict{Want: "no ownerReference", Got: "adopted", Note: "hands a stranger's namespace to the garbage collector", Optional: true})
+	c.add("step4.service_active", 4, "running", nil, lab.Mistake{}, lab.Holds(true, "active", "active"))
 	r := &Report{Checks: c.checks}
 	r.Finish(0)
 	if !r.OK() || r.Notes != 1 || r.Passed != 1 || r.Failed != 0 || r.Checks[0].Status != Note {

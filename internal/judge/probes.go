@@ -25,8 +25,9 @@ const (
 // says what it grades and what to do when it fails; its hands, the one
 // function that runs it, are package check's (probe_*.go).
 type Probe struct {
-	ID   string
-	Step *lab.Step
+	ID string
+	// Step is the number of the step it grades.
+	Step int
 	// Title is the message id of what it grades (check.title.<id>), said
 	// in the chosen language when the check is made.
 	Title string
@@ -37,14 +38,17 @@ type Probe struct {
 	// Controller: it exercises the running controller, so it is skipped
 	// without a CRD or a running controller (whose own checks fail).
 	Controller bool
+	// Mistake is the classic mistake its failure points to, when the
+	// verdict names none.
+	Mistake lab.Mistake
 }
 
 // RunsAt tells whether the probe can run at w.
 func (p *Probe) RunsAt(w Where) bool { return p.Where&w != 0 }
 
 // Check is the probe's check for its verdict, diagnosed against f.
-func (p *Probe) Check(v Verdict, f *Facts) Check {
-	return newCheck(p.ID, p.Step.Number, i18n.T(p.Title, i18n.Args{"Script": lab.ScriptName, "Foreign": ForeignFinalizer}), func() string { return p.Hint(f) }, mistakeOf[p.ID], v, f)
+func (p *Probe) Check(v lab.Verdict, f *Facts) Check {
+	return newCheck(p.ID, p.Step, i18n.T(p.Title, i18n.Args{"Script": lab.ScriptName, "Foreign": ForeignFinalizer}), func() string { return p.Hint(f) }, p.Mistake, v, f)
 }
 
 // ForeignFinalizer stands for another controller's finalizer, which ours
@@ -57,39 +61,36 @@ const ForeignFinalizer = "example.com/keep"
 // foreign namespace last and alone (a controller that stops its pass there
 // must cost no other verdict).
 var (
-	ProbeScriptRuns = &Probe{ID: "step3.script_runs", Step: lab.Reconcile, Where: Local,
+	ProbeScriptRuns = &Probe{ID: "step3.script_runs", Step: 3, Where: Local,
 		Title: "check.title.step3.script_runs", Hint: scriptHint}
-	ProbeRerunWritesNothing = &Probe{ID: "step3.rerun_writes_nothing", Step: lab.Reconcile, Where: Local,
+	ProbeRerunWritesNothing = &Probe{ID: "step3.rerun_writes_nothing", Step: 3, Where: Local, Mistake: lab.MistakeWritesEachPass,
 		Title: "check.title.step3.rerun_writes_nothing", Hint: writesHint}
-	ProbeConverges = &Probe{ID: "step4.new_teamspace_converges", Step: lab.Service, Where: Local | Remote, Controller: true,
+	ProbeConverges = &Probe{ID: "step4.new_teamspace_converges", Step: 4, Where: Local | Remote, Controller: true,
 		Title: "check.title.step4.new_teamspace_converges",
 		Hint:  func(*Facts) string { return i18n.T("check.probe.converges.hint") }}
-	ProbeDrift = &Probe{ID: "step5.drift_reverted_live", Step: lab.Drift, Where: Local | Remote, Controller: true,
+	ProbeDrift = &Probe{ID: "step5.drift_reverted_live", Step: 5, Where: Local | Remote, Controller: true, Mistake: lab.MistakeEdge,
 		Title: "check.title.step5.drift_reverted_live",
 		Hint:  driftHint}
-	ProbeFinalizerAdded = &Probe{ID: "step6.finalizer_added_keeps_foreign", Step: lab.Cleanup, Where: Local | Remote, Controller: true,
+	ProbeFinalizerAdded = &Probe{ID: "step6.finalizer_added_keeps_foreign", Step: 6, Where: Local | Remote, Controller: true,
 		Title: "check.title.step6.finalizer_added_keeps_foreign", Hint: finalizerHint}
-	ProbeDeleteArchives = &Probe{ID: "step6.delete_archives", Step: lab.Cleanup, Where: Local | Remote, Controller: true,
+	ProbeDeleteArchives = &Probe{ID: "step6.delete_archives", Step: 6, Where: Local | Remote, Controller: true,
 		Title: "check.title.step6.delete_archives", Hint: finalizerHint}
-	ProbeForeignNamespace = &Probe{ID: "step3.foreign_namespace_left_alone", Step: lab.Reconcile, Where: Local, Controller: true,
+	ProbeForeignNamespace = &Probe{ID: "step3.foreign_namespace_left_alone", Step: 3, Where: Local, Controller: true,
 		Title: "check.title.step3.foreign_namespace_left_alone",
 		Hint:  func(*Facts) string { return i18n.T("check.probe.foreign.hint") }}
 )
 
-// Probes is every probe, in the order they run.
-var Probes = []*Probe{ProbeScriptRuns, ProbeRerunWritesNothing, ProbeConverges, ProbeDrift, ProbeFinalizerAdded, ProbeDeleteArchives, ProbeForeignNamespace}
-
 // ProbeIDs are the checks made by probes rather than from the evidence and
 // the facts: what Judge cannot judge again.
-var ProbeIDs = probeIDs(Local | Remote)
+func (t Table) ProbeIDs() []string { return t.probeIDs(Local | Remote) }
 
 // RemoteIDs are the checks a grader on another machine makes with its own
 // probes on the learner's cluster.
-var RemoteIDs = probeIDs(Remote)
+func (t Table) RemoteIDs() []string { return t.probeIDs(Remote) }
 
-func probeIDs(w Where) []string {
+func (t Table) probeIDs(w Where) []string {
 	var ids []string
-	for _, p := range Probes {
+	for _, p := range t.Probes() {
 		if p.RunsAt(w) {
 			ids = append(ids, p.ID)
 		}
@@ -102,7 +103,7 @@ func probeIDs(w Where) []string {
 func driftHint(f *Facts) string {
 	must := i18n.T("check.probe.drift.must")
 	if f.Engine == lab.EngineOwn {
-		return controllerAdvice(f, must)
+		return ControllerAdvice(f, must)
 	}
 	return i18n.T("check.probe.the_controller", i18n.Args{"Must": must})
 }
@@ -117,7 +118,7 @@ func finalizerMust() string {
 // finalizerHint is the advice when the finalizer probe fails.
 func finalizerHint(f *Facts) string {
 	if f.Engine == lab.EngineOwn {
-		return controllerAdvice(f, finalizerMust())
+		return ControllerAdvice(f, finalizerMust())
 	}
 	return i18n.T("check.probe.finalizer.hint", i18n.Args{"Must": finalizerMust()})
 }
@@ -128,7 +129,7 @@ func scriptPath(f *Facts) string { return filepath.Join(f.Dir, lab.ScriptName) }
 // scriptHint is the advice when reconcile.sh is not there to rerun.
 func scriptHint(f *Facts) string {
 	if f.Engine == lab.EngineOwn {
-		return i18n.T("check.probe.script.hint_own", i18n.Args{"Script": lab.ScriptName, "Path": scriptPath(f), "Step": labStep(3)})
+		return i18n.T("check.probe.script.hint_own", i18n.Args{"Script": lab.ScriptName, "Path": scriptPath(f), "Step": LabStep(3)})
 	}
 	return i18n.T("check.probe.script.hint", i18n.Args{"Script": lab.ScriptName})
 }

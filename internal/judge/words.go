@@ -5,16 +5,16 @@ import (
 	"github.com/labhub/cnpa/internal/lab"
 )
 
-// labStep names step n as the learner knows it: in the lab text, by its
+// LabStep names step n as the learner knows it: in the lab text, by its
 // number and heading ("step 3 of the lab text (…)" / 「ラボの手順のステッ
 // プ3「…」」). The learner never has our English rendering of the lab, so
 // no output names it.
-func labStep(n int) string {
-	s, err := lab.Get(n)
-	if err != nil {
+func LabStep(n int) string {
+	heading, ok := lab.Heading(n)
+	if !ok {
 		return i18n.T("check.lab_step_bare", i18n.Args{"N": n})
 	}
-	return i18n.T("check.lab_step", i18n.Args{"N": n, "Heading": s.Heading()})
+	return i18n.T("check.lab_step", i18n.Args{"N": n, "Heading": heading})
 }
 
 // RuleTitle is rule r's title in the chosen language (lab.Rule.TitleSaid).

@@ -25,9 +25,9 @@ const (
 // does no I/O of its own: a submission graded on the instructor's machine
 // has none, and nothing of that machine is read at a path the learner
 // named.
-func Authors(dir string) map[string]string {
+func (t Table) Authors(dir string) map[string]string {
 	out := map[string]string{}
-	for _, f := range append([]string{CRDFile, AlphaFile, ScriptName}, Files...) {
+	for _, f := range append([]string{CRDFile, AlphaFile, ScriptName}, t.Files()...) {
 		if _, err := os.Lstat(filepath.Join(dir, f)); err != nil {
 			continue
 		}

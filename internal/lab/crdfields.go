@@ -2,9 +2,10 @@ package lab
 
 import (
 	"fmt"
-	"github.com/labhub/cnpa/internal/i18n"
 	"slices"
 	"strings"
+
+	"github.com/labhub/cnpa/internal/i18n"
 
 	"github.com/labhub/cnpa/internal/teamspace"
 )

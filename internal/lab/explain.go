@@ -35,8 +35,8 @@ const (
 // It needs no cluster. The commands are the same in every language; their
 // comments are translated. The service commands are systemd's, as on the
 // lab's VM; ExplainFor gives those of the learner's service manager.
-func Explain(n int, dir, unitDir string) (string, error) {
-	return ExplainFor(n, Where{Dir: dir, UnitDir: unitDir})
+func (t Table) Explain(n int, dir, unitDir string) (string, error) {
+	return t.ExplainFor(n, Where{Dir: dir, UnitDir: unitDir})
 }
 
 // Where is the learner's machine as the teaching text shows it: their
@@ -62,10 +62,10 @@ var processCommands = strings.NewReplacer(
 // mode every systemctl and journalctl is the `cnpa service` command that
 // does the same there, and the unit file step 4 writes is cnpa's to
 // write (`cnpa step 4`).
-func ExplainFor(n int, w Where) (string, error) {
+func (t Table) ExplainFor(n int, w Where) (string, error) {
 	dir, unitDir := w.Dir, w.UnitDir
 	process := w.ServiceManager == "process"
-	s, err := Get(n)
+	s, err := t.Get(n)
 	if err != nil {
 		return "", err
 	}
@@ -74,7 +74,7 @@ func ExplainFor(n int, w Where) (string, error) {
 	// languages are written as paragraphs and wrapped to 80 columns.
 	wrap := func(t string) string { return t }
 	if i18n.Current() != i18n.English {
-		wrap = func(t string) string { return ui.Wrap(t, proseColumns) }
+		wrap = func(t string) string { return ui.Wrap(t, ProseColumns) }
 	}
 	var b strings.Builder
 	b.WriteString(i18n.T("explain.heading", i18n.Args{"N": s.Number, "Title": s.Heading()}) + "\n\n")
@@ -89,7 +89,7 @@ func ExplainFor(n int, w Where) (string, error) {
 		b.WriteString("\n")
 	}
 	b.WriteString(i18n.T("explain.by_hand") + "\n")
-	if process && s == Service {
+	if process && s.InstallsService {
 		b.WriteString(indent("# "+i18n.T("explain.no_systemd")) + "\n")
 	}
 	for i, c := range e.Commands {
@@ -127,12 +127,23 @@ func ExplainFor(n int, w Where) (string, error) {
 	return b.String(), nil
 }
 
-// proseColumns is the widest a line of prose may be (TestExplainWidth).
-const proseColumns = 80
+// ProseColumns is the widest a line of prose may be (TestExplainWidth).
+const ProseColumns = 80
 
 // Heading is the step's title in the chosen language: in Japanese, the
 // lab text's own heading for the step.
 func (s *Step) Heading() string { return s.Text("title", s.Title) }
+
+// Heading is step n's heading in the chosen language, from the catalog
+// alone (message stepN.title); ok is false for a number the lab has no
+// step for.
+func Heading(n int) (heading string, ok bool) {
+	id := fmt.Sprintf("step%d.title", n)
+	if !i18n.Current().Has(id) && !i18n.English.Has(id) {
+		return "", false
+	}
+	return i18n.T(id), true
+}
 
 // Text is the step's text called part ("title", "teaches", "look_at",
 // "beyond", "produces.N", "cmd.N") in the chosen language: message

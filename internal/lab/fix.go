@@ -3,6 +3,7 @@ package lab
 import (
 	"encoding/json"
 	"fmt"
+
 	"github.com/labhub/cnpa/internal/i18n"
 )
 

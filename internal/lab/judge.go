@@ -14,9 +14,9 @@ type Judged struct {
 }
 
 // Judge applies the rules of file to a record's values (see Values).
-func Judge(file string, values map[string]any, in *Inputs) []Judged {
+func (t Table) Judge(file string, values map[string]any, in *Inputs) []Judged {
 	var out []Judged
-	for _, r := range For(file) {
+	for _, r := range t.For(file) {
 		v := values[r.Key]
 		out = append(out, Judged{Rule: r, Verdict: r.Judge(v, in), Value: Show(v)})
 	}
@@ -38,7 +38,7 @@ func (st *State) Inputs(alpha *teamspace.TeamSpace) *Inputs {
 	}
 	report, err := ComputeReport(st)
 	if err == nil {
-		in.Report, err = Values(ReportFile, report)
+		in.Report, err = st.steps.Values(ReportFile, report)
 	}
 	if err != nil {
 		in.ReportProblem = err.Error()

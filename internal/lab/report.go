@@ -8,11 +8,11 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// report.json's values that no other file gives: the finalizer the lab
+// ReportFinalizer and ReportTrigger are report.json's values that no other file gives: the finalizer the lab
 // names, and the trigger a controller built as the lab teaches follows.
 const (
-	reportFinalizer = teamspace.Finalizer
-	reportTrigger   = "level"
+	ReportFinalizer = teamspace.Finalizer
+	ReportTrigger   = "level"
 )
 
 // ComputeReport derives report.json from the evidence of steps 1-7 and the
@@ -30,17 +30,17 @@ func ComputeReport(st *State) (*ReportRecord, error) {
 		file string
 		v    any
 	}{{BeforeFile, &before}, {GenerationFile, &gen}, {DriftFile, &drift}, {CatchupFile, &catch}} {
-		step := StepOf(in.file).Number
+		step := st.steps.StepOf(in.file).Number
 		problems, err := st.Records[in.file].decode(in.v)
 		if err != nil {
-			return nil, errors.New(i18n.T("lab.report.needs", i18n.Args{"N": Report.Number, "File": in.file, "Step": step, "Err": fmt.Sprint(err)}))
+			return nil, errors.New(i18n.T("lab.report.needs", i18n.Args{"N": st.steps.StepOf(ReportFile).Number, "File": in.file, "Step": step, "Err": fmt.Sprint(err)}))
 		}
 		if len(problems) > 0 {
 			return nil, errors.New(i18n.T("lab.report.malformed", i18n.Args{"File": in.file, "Problems": fmt.Sprint(problems), "Step": step}))
 		}
 	}
 	if st.ArchiveErr != nil || st.Archive == nil {
-		return nil, errors.New(i18n.T("lab.report.needs", i18n.Args{"N": Report.Number, "File": BetaArchive, "Step": Cleanup.Number, "Err": fmt.Sprint(st.ArchiveErr)}))
+		return nil, errors.New(i18n.T("lab.report.needs", i18n.Args{"N": st.steps.StepOf(ReportFile).Number, "File": BetaArchive, "Step": ArchiveStep, "Err": fmt.Sprint(st.ArchiveErr)}))
 	}
 	return &ReportRecord{
 		CRDAloneCreatedNamespace: before.NamespaceExists,
@@ -48,10 +48,10 @@ func ComputeReport(st *State) (*ReportRecord, error) {
 		// spec change adds exactly one, so anything more came from status.
 		StatusBumpsGeneration:         gen.GenAfterSpec-gen.GenAfterLabel > 1,
 		RestoreSeconds:                drift.RestoreSeconds,
-		Finalizer:                     reportFinalizer,
+		Finalizer:                     ReportFinalizer,
 		Archived:                      st.Archive.UID,
 		GenerationsBehindWhileStopped: catch.Generation - catch.ObservedWhileStopped,
-		Trigger:                       reportTrigger,
+		Trigger:                       ReportTrigger,
 	}, nil
 }
 
@@ -63,10 +63,10 @@ func ComputeReport(st *State) (*ReportRecord, error) {
 const ReportJQ = `{crd_alone_created_namespace: $before[0].namespace_exists, ` +
 	`status_bumps_generation: ($generation[0].gen_after_spec - $generation[0].gen_after_label > 1), ` +
 	`restore_seconds: $drift[0].restore_seconds, ` +
-	`finalizer: "` + reportFinalizer + `", ` +
+	`finalizer: "` + ReportFinalizer + `", ` +
 	`archived: $archive[0].uid, ` +
 	`generations_behind_while_stopped: ($catchup[0].generation - $catchup[0].observed_while_stopped), ` +
-	`trigger: "` + reportTrigger + `"}`
+	`trigger: "` + ReportTrigger + `"}`
 
 // ReportJQInputs are the files ReportJQ reads, by the variable it reads
 // each as, in LAB.md's order.

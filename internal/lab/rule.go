@@ -33,16 +33,29 @@ const (
 	StartOver
 )
 
-// Verdict is what a rule decides about one value.
+// Verdict is what a rule, a fact row or a probe decides: the one verdict
+// type of the grader, the steps' ✓/✗ lines and `cnpa report`.
 type Verdict struct {
 	OK bool
 	// Want and Got are both sides, as JSON values or in words.
 	Want, Got string
-	// Skip is non-empty when the rule could not decide, and says why: what
-	// it compares with is missing or broken and fails its own check.
+	// Skip is non-empty when it could not decide, and says why: what it
+	// compares with is missing or broken and fails its own check.
 	Skip string
-	// Hint overrides the key's hint for this outcome.
+	// Hint overrides the rule's kind of advice for this outcome (rules).
 	Hint *Hint
+	// Advice overrides the check's advice, in words, for this outcome
+	// (fact rows and probes, whose advice is not a kind).
+	Advice string
+	// Note is what cnpa's engines add beyond the lab text, or what a check
+	// of something the lab text does not ask found (judge.Check.Note).
+	Note string
+	// Optional: the lab text does not ask for what this checks, so when it
+	// does not hold the check is a note, not a failure.
+	Optional bool
+	// Mistake is the classic mistake this outcome shows, when it shows one
+	// the check's row does not name by itself.
+	Mistake Mistake
 }
 
 // Inputs is what a rule may compare a value with besides the value itself.
@@ -79,26 +92,18 @@ type Rule struct {
 	Expected string
 	// Hint is the advice when the rule fails (a Verdict may override it).
 	Hint Hint
+	// Mistake is the classic mistake its failure points to, when the
+	// verdict names none.
+	Mistake Mistake
 	// Judge decides; v is the decoded value (string, int64, bool, or
 	// json.RawMessage for a null-or-object key).
 	Judge func(v any, in *Inputs) Verdict
 }
 
-// For returns the rules of one evidence file, in LAB.md's key order.
-func For(file string) []Rule {
-	var out []Rule
-	for _, r := range Rules {
-		if r.File == file {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // Values decodes a record the way the rules read it: strings as string,
 // integers as int64, booleans as bool, null-or-object keys as
 // json.RawMessage. v is a record struct of package evidence.
-func Values(file string, v any) (map[string]any, error) {
+func (t Table) Values(file string, v any) (map[string]any, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
@@ -108,7 +113,7 @@ func Values(file string, v any) (map[string]any, error) {
 		return nil, err
 	}
 	out := map[string]any{}
-	for _, k := range ShapeOf(file) {
+	for _, k := range t.ShapeOf(file) {
 		val, err := Decode(k.Kind, raw[k.Name])
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", file, k.Name, err)

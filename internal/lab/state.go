@@ -26,6 +26,9 @@ type State struct {
 	// ArchiveErr is what evidence.ReadArchive said about it.
 	Archive    *evidence.ArchiveRecord
 	ArchiveErr error
+
+	// steps is the table the dir was read by.
+	steps Table
 }
 
 // Record is one evidence file as read. Its problems are sorted by whom
@@ -49,6 +52,8 @@ type Record struct {
 	Values map[string]any
 	// Kinds are the file's keys and their JSON types (the step's Shape).
 	Kinds map[string]evidence.Kind
+	// shape is the file's keys in LAB.md's order (the step's Shape).
+	shape []evidence.Key
 
 	// data and err are the read itself: the file's bytes, or why it could
 	// not be read (wrapping fs.ErrNotExist when it is missing).
@@ -61,26 +66,29 @@ type Record struct {
 var BetaArchive = filepath.Join(evidence.ArchiveDir, "beta.json")
 
 // Read reads every evidence file of dir and archive/beta.json, once.
-func Read(dir string) *State {
-	st := &State{Dir: dir, Records: map[string]*Record{}}
-	for _, f := range Files {
-		data, err := os.ReadFile(filepath.Join(dir, f))
-		st.Records[f] = parseRecord(f, data, err)
+func (t Table) Read(dir string) *State {
+	st := &State{Dir: dir, Records: map[string]*Record{}, steps: t}
+	for _, s := range t {
+		if s.File == "" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, s.File))
+		st.Records[s.File] = parseRecord(s, data, err)
 	}
 	st.Archive, st.ArchiveErr = evidence.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
 	return st
 }
 
+// Steps is the table the dir was read by.
+func (st *State) Steps() Table { return st.steps }
+
 // parseRecord checks data strictly (evidence.Validate) and decodes every
 // key whose type is right: strings as string, integers as int64, booleans
 // as bool, null-or-object keys as json.RawMessage.
-func parseRecord(file string, data []byte, err error) *Record {
-	r := &Record{File: file, KeyProblems: map[string]string{}, Values: map[string]any{}, Kinds: map[string]evidence.Kind{},
-		data: data, err: err}
-	if s := StepOf(file); s != nil {
-		r.Step = s.Number
-	}
-	for _, k := range ShapeOf(file) {
+func parseRecord(s *Step, data []byte, err error) *Record {
+	r := &Record{File: s.File, Step: s.Number, KeyProblems: map[string]string{}, Values: map[string]any{}, Kinds: map[string]evidence.Kind{},
+		shape: s.Shape, data: data, err: err}
+	for _, k := range s.Shape {
 		r.Kinds[k.Name] = k.Kind
 	}
 	if errors.Is(err, fs.ErrNotExist) {
@@ -91,7 +99,7 @@ func parseRecord(file string, data []byte, err error) *Record {
 		r.Problem = i18n.T("lab.record.unreadable", i18n.Args{"Err": err.Error()})
 		return r
 	}
-	for _, p := range evidence.Validate(ShapeOf(file), data) {
+	for _, p := range evidence.Validate(r.shape, data) {
 		switch _, named := r.Kinds[p.Key]; {
 		case p.Key == "":
 			r.Problem = p.Detail
@@ -185,7 +193,7 @@ func (r *Record) Strict() (map[string]any, error) {
 	case r.err != nil:
 		return nil, fmt.Errorf("%s: %w", i18n.T("lab.record.is_unreadable", i18n.Args{"File": r.File}), r.err)
 	}
-	if problems := evidence.Validate(ShapeOf(r.File), r.data); len(problems) > 0 {
+	if problems := evidence.Validate(r.shape, r.data); len(problems) > 0 {
 		return nil, fmt.Errorf("%s: %v", r.File, problems)
 	}
 	var raw map[string]json.RawMessage
@@ -193,7 +201,7 @@ func (r *Record) Strict() (map[string]any, error) {
 		return nil, fmt.Errorf("%s: %w", i18n.T("lab.record.does_not_decode", i18n.Args{"File": r.File}), err)
 	}
 	values := map[string]any{}
-	for _, k := range ShapeOf(r.File) {
+	for _, k := range r.shape {
 		v, err := Decode(k.Kind, raw[k.Name])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", i18n.T("lab.record.key_does_not_decode", i18n.Args{"File": r.File, "Key": k.Name}), err)
@@ -209,5 +217,5 @@ func (r *Record) decode(v any) ([]evidence.Problem, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	return evidence.Parse(ShapeOf(r.File), r.data, v), nil
+	return evidence.Parse(r.shape, r.data, v), nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/i18n"
 )
 
@@ -15,7 +16,7 @@ func TestPageInJapanese(t *testing.T) {
 	render := func(l i18n.Lang) string {
 		i18n.Set(l)
 		defer i18n.Set(i18n.English)
-		p := Build(Options{Dir: t.TempDir(), AlphaUnknown: "no cluster", Now: time.Unix(0, 0), Version: "test"})
+		p := Build(Options{Steps: course.Steps.Lab(), Dir: t.TempDir(), AlphaUnknown: "no cluster", Now: time.Unix(0, 0), Version: "test"})
 		var b bytes.Buffer
 		if err := Write(&b, p); err != nil {
 			t.Fatal(err)

@@ -22,7 +22,9 @@ import (
 
 // Options say where the evidence is and what is known of the cluster.
 type Options struct {
-	Dir string
+	// Steps is the lab's steps (course.Steps): the page's sections.
+	Steps lab.Table
+	Dir   string
 	// Alpha is the live TeamSpace alpha (nil when it does not exist);
 	// AlphaUnknown says why it could not be read, and then the values
 	// compared with it are shown as not compared.
@@ -145,7 +147,7 @@ func Build(o Options) *Page {
 	if err != nil {
 		p.Problems = append(p.Problems, err.Error())
 	}
-	p.Check = summarizeCheck(o.Dir, last)
+	p.Check = summarizeCheck(o.Steps, o.Dir, last)
 	if p.Stress, err = judge.LoadStress(o.Dir); err != nil {
 		p.Problems = append(p.Problems, err.Error())
 	}
@@ -154,13 +156,13 @@ func Build(o Options) *Page {
 	}
 	p.StressPoints = o.StressPoints
 
-	ev := lab.Read(o.Dir)
+	ev := o.Steps.Read(o.Dir)
 	in := ev.Inputs(o.Alpha)
 	in.AlphaUnknown = o.AlphaUnknown
-	for _, s := range lab.Steps {
+	for _, s := range o.Steps {
 		st := &Step{Number: s.Number, Title: s.Heading(), Teaches: s.Text("teaches", s.Teaches), File: s.File}
 		if s.File != "" {
-			judgeFile(st, ev.Records[s.File], in)
+			judgeFile(o.Steps, st, ev.Records[s.File], in)
 		}
 		if s.Timeline {
 			addTimeline(st, o.Dir)
@@ -196,7 +198,7 @@ func Build(o Options) *Page {
 
 // judgeFile judges the step's evidence, read strictly, key by key by the
 // lab's rules; an unreadable file lists the keys with what is expected.
-func judgeFile(st *Step, rec *lab.Record, in *lab.Inputs) {
+func judgeFile(steps lab.Table, st *Step, rec *lab.Record, in *lab.Inputs) {
 	values, err := rec.Strict()
 	if err != nil {
 		st.FileProblem = err.Error()
@@ -204,12 +206,12 @@ func judgeFile(st *Step, rec *lab.Record, in *lab.Inputs) {
 			st.FileProblem = i18n.T("report.not_written", i18n.Args{"File": st.File, "N": st.Number})
 			st.NotWritten = true
 		}
-		for _, r := range lab.For(st.File) {
+		for _, r := range steps.For(st.File) {
 			st.Values = append(st.Values, Value{Key: r.Key, Title: judge.RuleTitle(r), Got: "—", Want: judge.RuleExpected(r), Status: Missing})
 		}
 		return
 	}
-	for _, j := range lab.Judge(st.File, values, in) {
+	for _, j := range steps.Judge(st.File, values, in) {
 		v := Value{Key: j.Key, Title: judge.RuleTitle(j.Rule), Got: j.Value, Want: j.Want}
 		if j.Want == j.Expected {
 			v.Want = judge.RuleExpected(j.Rule)
@@ -276,25 +278,25 @@ func stepStatus(st *Step) Status {
 
 // summarizeCheck tells the last check's counts, and whether evidence was
 // written after it (then its verdicts may no longer hold).
-func summarizeCheck(dir string, last *judge.Last) *Check {
+func summarizeCheck(steps lab.Table, dir string, last *judge.Last) *Check {
 	if last == nil {
 		return &Check{Missing: i18n.T("report.check_missing")}
 	}
 	r := last.Report
 	c := &Check{At: last.At, Server: r.Server, Partial: r.Step, Passed: r.Passed, Failed: r.Failed, Skipped: r.Skipped}
-	if name, at := newestEvidence(dir); at.After(last.At) {
+	if name, at := newestEvidence(steps, dir); at.After(last.At) {
 		c.Stale = i18n.T("report.check_stale", i18n.Args{"File": name, "At": at.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}
 	return c
 }
 
 // newestEvidence is the evidence file (or archive record) written last.
-func newestEvidence(dir string) (string, time.Time) {
+func newestEvidence(steps lab.Table, dir string) (string, time.Time) {
 	var (
 		name  string
 		newst time.Time
 	)
-	candidates := append([]string{}, lab.Files...)
+	candidates := append([]string{}, steps.Files()...)
 	candidates = append(candidates, lab.BetaArchive)
 	for _, f := range candidates {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil && fi.ModTime().After(newst) {

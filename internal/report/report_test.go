@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
@@ -97,7 +98,7 @@ func TestStackedDotsDoNotCover(t *testing.T) {
 func TestBuildTellsWhatIsMissingOrStale(t *testing.T) {
 	dir := t.TempDir()
 	page := func() (*Page, string) {
-		p := Build(Options{Dir: dir, AlphaUnknown: "no cluster", Now: time.Now(), Version: "test"})
+		p := Build(Options{Steps: course.Steps.Lab(), Dir: dir, AlphaUnknown: "no cluster", Now: time.Now(), Version: "test"})
 		var b bytes.Buffer
 		if err := Write(&b, p); err != nil {
 			t.Fatal(err)
@@ -158,7 +159,7 @@ func TestPageShowsTheLastStress(t *testing.T) {
 	dir := t.TempDir()
 	render := func() string {
 		var b bytes.Buffer
-		if err := Write(&b, Build(Options{Dir: dir, AlphaUnknown: "no cluster", Now: time.Now(), Version: "test"})); err != nil {
+		if err := Write(&b, Build(Options{Steps: course.Steps.Lab(), Dir: dir, AlphaUnknown: "no cluster", Now: time.Now(), Version: "test"})); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
@@ -185,7 +186,7 @@ func TestPageShowsTheLastStress(t *testing.T) {
 	}
 	// Counted by the instructor's policy, the page says how much.
 	var b bytes.Buffer
-	if err := Write(&b, Build(Options{Dir: dir, AlphaUnknown: "no cluster", Now: time.Now(), Version: "test", StressPoints: 0.5})); err != nil {
+	if err := Write(&b, Build(Options{Steps: course.Steps.Lab(), Dir: dir, AlphaUnknown: "no cluster", Now: time.Now(), Version: "test", StressPoints: 0.5})); err != nil {
 		t.Fatal(err)
 	}
 	if want := i18n.T("stress.check_heading_counted", i18n.Args{"Points": "0.5"}); !strings.Contains(b.String(), want) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
@@ -37,7 +38,7 @@ func TestOwnEvidenceAndMoveAside(t *testing.T) {
 	write(labenv.ScriptName, "#!/bin/bash\n")
 	write("crd.yaml", "kind: CustomResourceDefinition\n")
 
-	got, err := ownEvidence(dir)
+	got, err := labEvidence.own(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestOwnEvidenceAndMoveAside(t *testing.T) {
 	var r Result
 	var lines []string
 	log := func(f string, a ...any) { lines = append(lines, f) }
-	if err := moveOwnEvidence(dir, now, &r, log); err != nil {
+	if err := moveOwnEvidence(labEvidence, dir, now, &r, log); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range want {
@@ -119,3 +120,6 @@ func TestKeepChoices(t *testing.T) {
 		t.Errorf("locks: got %+v, want none", got)
 	}
 }
+
+// labEvidence is the lab's evidence files, as a command hands them down.
+var labEvidence = evidenceFiles(course.Steps.Lab().Files())

@@ -10,7 +10,6 @@ import (
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/i18n"
-	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/safefs"
@@ -59,7 +58,7 @@ func ourFiles(dir string, records bool) (files, error) {
 
 // removeOurs removes what ourFiles says is cnpa's in dir, then cnpa's own
 // dir/.cnpa (the manifest with it).
-func removeOurs(dir string, records bool, r *Result, log func(string, ...any)) error {
+func removeOurs(ev evidenceFiles, dir string, records bool, r *Result, log func(string, ...any)) error {
 	f, err := ourFiles(dir, records)
 	if err != nil {
 		return err
@@ -87,7 +86,7 @@ func removeOurs(dir string, records bool, r *Result, log func(string, ...any)) e
 		removed++
 	}
 	for _, p := range f.kept {
-		if !records && isEvidence(filepath.Base(p)) && filepath.Dir(p) == filepath.Clean(dir) {
+		if !records && ev.has(filepath.Base(p)) && filepath.Dir(p) == filepath.Clean(dir) {
 			continue // moved aside with the learner's own evidence (moveOwnEvidence)
 		}
 		log("%s", i18n.T("reset.kept_changed", i18n.Args{"Path": p}))
@@ -110,12 +109,12 @@ func removeOurs(dir string, records bool, r *Result, log func(string, ...any)) e
 }
 
 // removeFiles is phase 6: the archive dir (with purge), then the evidence dir.
-func removeFiles(env *labenv.Env, purge bool, r *Result, log func(string, ...any)) error {
+func removeFiles(ev evidenceFiles, env *labenv.Env, purge bool, r *Result, log func(string, ...any)) error {
 	var errs []error
 	if purge {
 		// The archive dir first: the evidence dir can be removed only
 		// once it is empty.
-		if err := removeOurs(env.ArchiveDir(), true, r, log); err != nil {
+		if err := removeOurs(ev, env.ArchiveDir(), true, r, log); err != nil {
 			errs = append(errs, err)
 		}
 		// The dir itself only when that left it empty: whatever else is in
@@ -124,21 +123,21 @@ func removeFiles(env *labenv.Env, purge bool, r *Result, log func(string, ...any
 	} else if _, err := os.Stat(env.ArchiveDir()); err == nil {
 		log("%s", i18n.T("reset.kept_records", i18n.Args{"Dir": env.ArchiveDir()}))
 	}
-	if err := removeOurs(env.Dir, false, r, log); err != nil {
+	if err := removeOurs(ev, env.Dir, false, r, log); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
 
-// ownEvidence lists the lab's evidence files in dir (lab.Files) that are
+// own lists the lab's evidence files in dir (ev) that are
 // the learner's: there, and not as cnpa wrote them (evidence.Theirs: never
 // cnpa's, or changed since). They describe the cluster a reset deletes,
 // so a new run must not find them in its way; nor may reset delete them.
 // Run calls it after removing cnpa's own files, Inspect before: then it
 // skips those cnpa wrote as they are.
-func ownEvidence(dir string) ([]string, error) {
+func (ev evidenceFiles) own(dir string) ([]string, error) {
 	var out []string
-	for _, f := range lab.Files {
+	for _, f := range ev {
 		if _, err := os.Lstat(filepath.Join(dir, f)); err != nil {
 			continue
 		}
@@ -202,9 +201,12 @@ func cnpaLab(env *labenv.Env) (bool, error) {
 	return len(entries) > 0, err
 }
 
-// isEvidence tells whether name is one of the lab's evidence files.
-func isEvidence(name string) bool {
-	for _, f := range lab.Files {
+// evidenceFiles is the lab's evidence files (lab.Table.Files).
+type evidenceFiles []string
+
+// has tells whether name is one of the lab's evidence files.
+func (ev evidenceFiles) has(name string) bool {
+	for _, f := range ev {
 		if f == name {
 			return true
 		}
@@ -218,8 +220,8 @@ func isEvidence(name string) bool {
 // lab again instead of stopping at them; and nothing of the learner's is
 // deleted. Their reconcile.sh, crd.yaml, alpha.yaml and unit stay where
 // they are: those are what they wrote the lab with, not what it measured.
-func moveOwnEvidence(dir string, now time.Time, r *Result, log func(string, ...any)) error {
-	names, err := ownEvidence(dir)
+func moveOwnEvidence(ev evidenceFiles, dir string, now time.Time, r *Result, log func(string, ...any)) error {
+	names, err := ev.own(dir)
 	if err != nil || len(names) == 0 {
 		return err
 	}

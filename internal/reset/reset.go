@@ -23,6 +23,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/identity"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
 )
@@ -79,6 +80,9 @@ type Result struct {
 
 // Options tune Run.
 type Options struct {
+	// Steps is the lab's steps (course.Steps): their evidence files are
+	// what a reset moves aside or removes.
+	Steps lab.Table
 	// Purge also removes the archive records.
 	Purge bool
 	// Log receives one line per action.
@@ -90,7 +94,8 @@ type Options struct {
 
 // Inspect lists what Run would remove: the same listing Run acts on
 // (listCluster, ourFiles), read now.
-func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
+func Inspect(ctx context.Context, env *labenv.Env, steps lab.Table, purge bool) (*Plan, error) {
+	ev := evidenceFiles(steps.Files())
 	p := &Plan{TeamSpaces: []string{}, Namespaces: []string{}, Files: []string{}}
 	st, err := env.Service.Status(ctx)
 	if err != nil {
@@ -123,7 +128,7 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 		return nil, err
 	}
 	if started {
-		if p.Aside, err = ownEvidence(env.Dir); err != nil {
+		if p.Aside, err = ev.own(env.Dir); err != nil {
 			return nil, err
 		}
 	}
@@ -135,7 +140,7 @@ func Inspect(ctx context.Context, env *labenv.Env, purge bool) (*Plan, error) {
 		}
 	}
 	for _, f := range files.kept {
-		if !isEvidence(filepath.Base(f)) {
+		if !ev.has(filepath.Base(f)) {
 			p.Kept = append(p.Kept, f)
 		}
 	}
@@ -214,7 +219,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 			r.CRDDeleted = true
 		}
 	}
-	if err := removeFiles(env, opts.Purge, r, log); err != nil {
+	if err := removeFiles(evidenceFiles(opts.Steps.Files()), env, opts.Purge, r, log); err != nil {
 		failures = append(failures, err)
 	}
 	now := opts.Now
@@ -222,7 +227,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 		now = time.Now()
 	}
 	if started {
-		if err := moveOwnEvidence(env.Dir, now, r, log); err != nil {
+		if err := moveOwnEvidence(evidenceFiles(opts.Steps.Files()), env.Dir, now, r, log); err != nil {
 			failures = append(failures, err)
 		}
 	}

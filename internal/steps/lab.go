@@ -15,6 +15,9 @@ type Lab struct {
 	*labenv.Env
 	View
 	Options
+	// Steps is the lab's steps with their runs (course.Steps), handed
+	// down by the command.
+	Steps Table
 }
 
 // View is what the steps show, the kubectl way: the printers and the
@@ -43,9 +46,9 @@ type Options struct {
 }
 
 // NewLab is env with the steps' view and options, their defaults filled.
-func NewLab(env *labenv.Env, view View, opts Options) *Lab {
+func NewLab(steps Table, env *labenv.Env, view View, opts Options) *Lab {
 	if opts.CatchupWait <= 0 {
 		opts.CatchupWait = labenv.LabCatchupWait
 	}
-	return &Lab{Env: env, View: view, Options: opts}
+	return &Lab{Env: env, View: view, Options: opts, Steps: steps}
 }

@@ -26,7 +26,7 @@ func RunAll(ctx context.Context, env *Lab, numbers []int, started func(*Step), d
 	var out Outcome
 	run := make([]*Step, len(numbers))
 	for i, n := range numbers {
-		s, err := Get(n)
+		s, err := env.Steps.Get(n)
 		if err != nil {
 			out.Err = err
 			return out

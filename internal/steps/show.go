@@ -333,9 +333,9 @@ func kept(env *Lab, path, backup string) {
 // variables named after its keys, typed as its step's Shape says (strings
 // with --arg, the rest as JSON with --argjson): LAB.md's way to write each
 // record.
-func evidenceCmd(path, file string) string {
+func evidenceCmd(path string, shape []evidence.Key) string {
 	var args, fields []string
-	for _, k := range lab.ShapeOf(file) {
+	for _, k := range shape {
 		flag := "--argjson"
 		if k.Kind == evidence.String {
 			flag = "--arg"
@@ -354,7 +354,7 @@ func (s shell) writeEvidence(env *Lab, file string, v any) (string, error) {
 		return "", err
 	}
 	kept(env, path, backup)
-	s.cmd(evidenceCmd(path, file))
+	s.cmd(evidenceCmd(path, env.Steps.Lab().ShapeOf(file)))
 	return path, nil
 }
 

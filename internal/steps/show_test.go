@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -65,12 +66,12 @@ func TestEvidenceCmd(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), lab.CatchupFile)
 	script := "generation=3 observed_while_stopped=2 quota_pods_while_stopped=6 observed_after_start=3 quota_pods_after_start=8\n" +
-		evidenceCmd(path, lab.CatchupFile)
+		evidenceCmd(path, catchupShape)
 	if out, err := exec.Command("bash", "-c", script).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", script, err, out)
 	}
 	var got lab.CatchupRecord
-	problems, err := lab.ReadFile(filepath.Dir(path), lab.CatchupFile, &got)
+	problems, err := evidence.Read(filepath.Dir(path), lab.CatchupFile, catchupShape, &got)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("catchup.json from the shown jq: %v %v", err, problems)
 	}
@@ -92,4 +93,13 @@ func TestCmdContext(t *testing.T) {
 	if got := buf.String(); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
+}
+
+// catchupShape is step 7's catchup.json as LAB.md gives it.
+var catchupShape = []evidence.Key{
+	{Name: "generation", Kind: evidence.Integer},
+	{Name: "observed_while_stopped", Kind: evidence.Integer},
+	{Name: "quota_pods_while_stopped", Kind: evidence.String},
+	{Name: "observed_after_start", Kind: evidence.Integer},
+	{Name: "quota_pods_after_start", Kind: evidence.String},
 }

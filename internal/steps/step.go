@@ -23,10 +23,35 @@ import (
 	"github.com/labhub/cnpa/internal/timeline"
 )
 
-// Step is one lab step: what it is (package lab) and how it runs.
+// Step is one lab step: what it is (package lab) and how it runs. Each
+// step's is made in its folder under package course.
 type Step struct {
 	*lab.Step
 	Run func(ctx context.Context, env *Lab, s *Step) (*Result, error)
+	// Again tells whether the step can run again on the cluster, alpha
+	// being the live alpha (nil when there is none); nil: a step that is
+	// not OnceOnly always can.
+	Again func(alpha *teamspace.TeamSpace) bool
+}
+
+// Table is the runners, in lab order (course.Steps.Runners()).
+type Table []*Step
+
+// Lab is the table's steps as package lab has them.
+func (t Table) Lab() lab.Table {
+	out := make(lab.Table, len(t))
+	for i, s := range t {
+		out[i] = s.Step
+	}
+	return out
+}
+
+// Get returns step n, or an error naming the valid range.
+func (t Table) Get(n int) (*Step, error) {
+	if _, err := t.Lab().Get(n); err != nil {
+		return nil, err
+	}
+	return t[n-1], nil
 }
 
 // Verdict is one observed value beside the value a correct run yields.
@@ -102,11 +127,11 @@ func (r *Result) judge(st *lab.State, file string, ev any, alpha *teamspace.Team
 
 // judged is judge, returning the rules' verdicts as well (their hints).
 func (r *Result) judged(st *lab.State, file string, ev any, alpha *teamspace.TeamSpace) ([]lab.Judged, error) {
-	values, err := lab.Values(file, ev)
+	values, err := st.Steps().Values(file, ev)
 	if err != nil {
 		return nil, err
 	}
-	judged := lab.Judge(file, values, st.Inputs(alpha))
+	judged := st.Steps().Judge(file, values, st.Inputs(alpha))
 	for _, j := range judged {
 		got, ok := values[j.Key], j.OK
 		if raw, isRaw := got.(json.RawMessage); isRaw {
@@ -137,24 +162,12 @@ func (r *Result) noteUnshown(env *Lab, format string, a ...any) {
 	}
 }
 
-// All is the runners, in lab order: All[i] runs lab.Steps[i]
-// (TestRegistry).
-var All = []*Step{step1, step2, step3, step4, step5, step6, step7, step8}
-
-// Get returns step n, or an error naming the valid range.
-func Get(n int) (*Step, error) {
-	if _, err := lab.Get(n); err != nil {
-		return nil, err
-	}
-	return All[n-1], nil
-}
-
 // laterEvidence returns the first evidence file of a step after s that
 // exists and is cnpa's, or "". A file of the learner's (edited by hand,
 // or never cnpa's) depends on nothing cnpa measured: `cnpa reset` moves
 // it aside, and starting over must not stop at it.
-func laterEvidence(dir string, s *lab.Step) string {
-	for _, s := range s.Later() {
+func laterEvidence(dir string, steps lab.Table, s *lab.Step) string {
+	for _, s := range steps.Later(s) {
 		if s.File == "" {
 			continue
 		}
@@ -194,7 +207,7 @@ func startOver(env *Lab) string {
 //  5. cnpa's own file of a step that can run again: the step runs.
 func keep(ctx context.Context, env *Lab, s *Step, v any) (*Result, bool, error) {
 	path := filepath.Join(env.Dir, s.File)
-	later := laterEvidence(env.Dir, s.Step)
+	later := laterEvidence(env.Dir, env.Steps.Lab(), s.Step)
 	if _, err := os.Lstat(path); err != nil {
 		if later != "" {
 			return nil, false, errors.New(say("steps.keep.missing", "File", s.File, "Later", later, "StartOver", startOver(env)))
@@ -214,7 +227,7 @@ func keep(ctx context.Context, env *Lab, s *Step, v any) (*Result, bool, error) 
 		return nil, false, err
 	}
 	again := repeatable(s, alpha)
-	problems, err := lab.ReadFile(env.Dir, s.File, v)
+	problems, err := env.Steps.Lab().ReadFile(env.Dir, s.File, v)
 	if err != nil || len(problems) > 0 {
 		switch {
 		case theirs:
@@ -228,7 +241,7 @@ func keep(ctx context.Context, env *Lab, s *Step, v any) (*Result, bool, error) 
 		return nil, false, nil
 	}
 	r := &Result{Step: s.Number, Title: s.Title, File: path, Evidence: v, Kept: true}
-	judged, err := r.judged(lab.Read(env.Dir), s.File, v, alpha)
+	judged, err := r.judged(env.Steps.Lab().Read(env.Dir), s.File, v, alpha)
 	if err != nil {
 		return nil, false, err
 	}
@@ -267,11 +280,8 @@ func keep(ctx context.Context, env *Lab, s *Step, v any) (*Result, bool, error) 
 // the cluster as it was before it (step 1: no alpha, or one untouched;
 // step 2: alpha untouched), the others can always run again.
 func repeatable(s *Step, alpha *teamspace.TeamSpace) bool {
-	switch s.Step {
-	case lab.CRD:
-		return alpha == nil || alpha.Generation <= 1
-	case lab.Generation:
-		return alpha != nil && alpha.Generation == 1
+	if s.Again != nil {
+		return s.Again(alpha)
 	}
 	return !s.OnceOnly
 }
@@ -291,7 +301,7 @@ func damaged(env *Lab, s *Step, why string, problems []evidence.Problem, err err
 			continue
 		}
 		want := ""
-		for _, rule := range lab.For(s.File) {
+		for _, rule := range s.Rules {
 			if rule.Key == p.Key {
 				want = rule.ExpectedSaid()
 			}

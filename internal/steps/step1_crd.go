@@ -28,86 +28,84 @@ spec:
   pods: 4
 `
 
-var step1 = &Step{
-	Step: lab.CRD,
-	Run: func(ctx context.Context, env *Lab, s *Step) (*Result, error) {
-		var kept lab.BeforeRecord
-		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
-			return r, err
-		}
-		r := &Result{Step: s.Number, Title: s.Title}
-		sh := show(env)
-		crdPath, crd, yours, err := learnersOrLabs(env, sh, "crd.yaml", assets.CRD, crdDiff)
+// RunCRD runs step 1 (course/step1 binds it to the step).
+func RunCRD(ctx context.Context, env *Lab, s *Step) (*Result, error) {
+	var kept lab.BeforeRecord
+	if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
+		return r, err
+	}
+	r := &Result{Step: s.Number, Title: s.Title}
+	sh := show(env)
+	crdPath, crd, yours, err := learnersOrLabs(env, sh, "crd.yaml", assets.CRD, crdDiff)
+	if err != nil {
+		return nil, err
+	}
+	if err := sh.apply(ctx, env, crdPath, crd); err != nil {
+		return nil, fmt.Errorf("%w%s", err, onlyIfYours(yours, crdPath))
+	}
+	sh.waitCmd(kubectlWait(env, obj{resource: "crd", name: teamspace.CRDName}, "condition=Established"))
+	if _, err := waitFor(ctx, env, say("steps.what.crd_established", "CRD", teamspace.CRDName), whyCRDEstablished, func(ctx context.Context) (bool, string, error) {
+		u, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
 		if err != nil {
-			return nil, err
+			return false, "", err
 		}
-		if err := sh.apply(ctx, env, crdPath, crd); err != nil {
-			return nil, fmt.Errorf("%w%s", err, onlyIfYours(yours, crdPath))
-		}
-		sh.waitCmd(kubectlWait(env, obj{resource: "crd", name: teamspace.CRDName}, "condition=Established"))
-		if _, err := waitFor(ctx, env, say("steps.what.crd_established", "CRD", teamspace.CRDName), whyCRDEstablished, func(ctx context.Context) (bool, string, error) {
-			u, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
-			if err != nil {
-				return false, "", err
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conds {
+			m, _ := c.(map[string]any)
+			if m["type"] == "Established" && m["status"] == "True" {
+				return true, "", nil
 			}
-			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-			for _, c := range conds {
-				m, _ := c.(map[string]any)
-				if m["type"] == "Established" && m["status"] == "True" {
-					return true, "", nil
-				}
-			}
-			return false, fmt.Sprintf("conditions %v", conds), nil
-		}); err != nil {
-			return nil, err
 		}
-		// What the server holds now, as the grader reads it: a field of an
-		// earlier CRD that the file does not set may still be there.
-		live, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
-		if err != nil {
-			return nil, err
-		}
-		if d := lab.CRDFixLines(live.Object); len(d) > 0 {
-			return nil, fieldsError(say("steps.step1.crd_differs", "Path", crdPath), crdPath, d)
-		}
-		r.verdictT("steps.step1.verdict_crd", true, onOff(yours, say("steps.yours_path", "Path", crdPath), say("steps.cnpas_path", "Path", crdPath)), say("steps.step1.want_crd"))
-		// A fresh cluster has no alpha; one that moved on cannot prove step 1.
-		if a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha"); err != nil {
-			return nil, err
-		} else if a != nil && a.Generation > 1 {
-			return nil, errors.New(say("steps.step1.past", "Generation", a.Generation))
-		}
-		alphaPath, alphaYAML, yours, err := learnersOrLabs(env, sh, "alpha.yaml", []byte(AlphaYAML), alphaDiff)
-		if err != nil {
-			return nil, err
-		}
-		if err := sh.apply(ctx, env, alphaPath, alphaYAML); err != nil {
-			return nil, fmt.Errorf("%w%s", err, onlyIfYours(yours, alphaPath))
-		}
-		alpha, err := needAlpha(ctx, env, s.Number)
-		if err != nil {
-			return nil, err
-		}
-		sh.readBack("uid", teamspaceObj("alpha"), "{.metadata.uid}", alpha)
-		exists, err := namespaceExists(ctx, env, teamspace.NamespaceName("alpha"))
-		if err != nil {
-			return nil, err
-		}
-		sh.exists("namespace_exists", namespaceObj(teamspace.NamespaceName("alpha")), exists)
-		// From here on the engine and service manager are the lab's choice.
-		if err := env.SaveState(); err != nil {
-			return nil, err
-		}
-		ev := lab.BeforeRecord{UID: string(alpha.UID), NamespaceExists: exists}
-		if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
-			return nil, err
-		}
-		r.Evidence = ev
-		if err := r.judge(lab.Read(env.Dir), s.File, ev, alpha); err != nil {
-			return nil, err
-		}
-		return r, nil
-	},
+		return false, fmt.Sprintf("conditions %v", conds), nil
+	}); err != nil {
+		return nil, err
+	}
+	// What the server holds now, as the grader reads it: a field of an
+	// earlier CRD that the file does not set may still be there.
+	live, err := env.Clients.Dynamic.Resource(teamspace.CRDGVR).Get(ctx, teamspace.CRDName, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if d := lab.CRDFixLines(live.Object); len(d) > 0 {
+		return nil, fieldsError(say("steps.step1.crd_differs", "Path", crdPath), crdPath, d)
+	}
+	r.verdictT("steps.step1.verdict_crd", true, onOff(yours, say("steps.yours_path", "Path", crdPath), say("steps.cnpas_path", "Path", crdPath)), say("steps.step1.want_crd"))
+	// A fresh cluster has no alpha; one that moved on cannot prove step 1.
+	if a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha"); err != nil {
+		return nil, err
+	} else if a != nil && a.Generation > 1 {
+		return nil, errors.New(say("steps.step1.past", "Generation", a.Generation))
+	}
+	alphaPath, alphaYAML, yours, err := learnersOrLabs(env, sh, "alpha.yaml", []byte(AlphaYAML), alphaDiff)
+	if err != nil {
+		return nil, err
+	}
+	if err := sh.apply(ctx, env, alphaPath, alphaYAML); err != nil {
+		return nil, fmt.Errorf("%w%s", err, onlyIfYours(yours, alphaPath))
+	}
+	alpha, err := needAlpha(ctx, env, s.Number)
+	if err != nil {
+		return nil, err
+	}
+	sh.readBack("uid", teamspaceObj("alpha"), "{.metadata.uid}", alpha)
+	exists, err := namespaceExists(ctx, env, teamspace.NamespaceName("alpha"))
+	if err != nil {
+		return nil, err
+	}
+	sh.exists("namespace_exists", namespaceObj(teamspace.NamespaceName("alpha")), exists)
+	// From here on the engine and service manager are the lab's choice.
+	if err := env.SaveState(); err != nil {
+		return nil, err
+	}
+	ev := lab.BeforeRecord{UID: string(alpha.UID), NamespaceExists: exists}
+	if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
+		return nil, err
+	}
+	r.Evidence = ev
+	if err := r.judge(env.Steps.Lab().Read(env.Dir), s.File, ev, alpha); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // learnersOrLabs is the file a step applies: the learner's own dir/name,

@@ -17,32 +17,30 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-var step3 = &Step{
-	Step: lab.Reconcile,
-	Run: func(ctx context.Context, env *Lab, s *Step) (*Result, error) {
-		// The learner's script changed since step 3 ran it: run the new
-		// one and judge it, saying which evidence the new run replaces.
-		if scriptChanged(env) {
-			return rerunChanged(ctx, env, s)
-		}
-		var kept lab.ReconcileRecord
-		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
-			if err == nil {
-				// The evidence stays, but the script is what the service
-				// and `cnpa check` run: a missing one is put back (never
-				// over the learner's, which InstallScript refuses).
-				_, statErr := os.Stat(env.ScriptPath())
-				if err := env.InstallScript(); err != nil {
-					return nil, err
-				}
-				if errors.Is(statErr, fs.ErrNotExist) {
-					r.note("%s", say("steps.step3.installed_again", "Path", env.ScriptPath(), "Engine", env.Engine))
-				}
+// RunReconcile runs step 3 (course/step3 binds it to the step).
+func RunReconcile(ctx context.Context, env *Lab, s *Step) (*Result, error) {
+	// The learner's script changed since step 3 ran it: run the new
+	// one and judge it, saying which evidence the new run replaces.
+	if scriptChanged(env) {
+		return rerunChanged(ctx, env, s)
+	}
+	var kept lab.ReconcileRecord
+	if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
+		if err == nil {
+			// The evidence stays, but the script is what the service
+			// and `cnpa check` run: a missing one is put back (never
+			// over the learner's, which InstallScript refuses).
+			_, statErr := os.Stat(env.ScriptPath())
+			if err := env.InstallScript(); err != nil {
+				return nil, err
 			}
-			return r, err
+			if errors.Is(statErr, fs.ErrNotExist) {
+				r.note("%s", say("steps.step3.installed_again", "Path", env.ScriptPath(), "Engine", env.Engine))
+			}
 		}
-		return runStep3(ctx, env, s, nil)
-	},
+		return r, err
+	}
+	return runStep3(ctx, env, s, nil)
 }
 
 // runStep3 is step 3 on a cluster that step 2 left: install the script,
@@ -82,7 +80,7 @@ func runStep3(ctx context.Context, env *Lab, s *Step, replaces *string) (*Result
 		return nil, err
 	}
 	r.Evidence = ev
-	if err := r.judge(lab.Read(env.Dir), s.File, ev, alpha); err != nil {
+	if err := r.judge(env.Steps.Lab().Read(env.Dir), s.File, ev, alpha); err != nil {
 		return nil, err
 	}
 	p.verdicts(env, r, alpha)
@@ -111,9 +109,9 @@ func scriptChanged(env *Lab) bool {
 // the note says so.
 func rerunChanged(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 	path := filepath.Join(env.Dir, s.File)
-	later := laterEvidence(env.Dir, s.Step)
+	later := laterEvidence(env.Dir, env.Steps.Lab(), s.Step)
 	var old lab.ReconcileRecord
-	problems, readErr := lab.ReadFile(env.Dir, s.File, &old)
+	problems, readErr := env.Steps.Lab().ReadFile(env.Dir, s.File, &old)
 	if later == "" {
 		note := say("steps.step3.changed", "Script", env.ScriptPath(), "Path", path)
 		if readErr == nil && len(problems) == 0 {
@@ -135,7 +133,7 @@ func rerunChanged(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 	if readErr != nil || len(problems) > 0 {
 		return nil, errors.New(say("steps.keep.damaged", "File", s.File, "Later", later, "StartOver", startOver(env)))
 	}
-	if err := r.judge(lab.Read(env.Dir), s.File, old, alpha); err != nil {
+	if err := r.judge(env.Steps.Lab().Read(env.Dir), s.File, old, alpha); err != nil {
 		return nil, err
 	}
 	p.verdicts(env, r, alpha)

@@ -25,96 +25,94 @@ import (
 	"github.com/labhub/cnpa/internal/timeline"
 )
 
-var step4 = &Step{
-	Step: lab.Service,
-	Run: func(ctx context.Context, env *Lab, s *Step) (*Result, error) {
-		if _, err := needAlpha(ctx, env, s.Number); err != nil {
+// RunService runs step 4 (course/step4 binds it to the step).
+func RunService(ctx context.Context, env *Lab, s *Step) (*Result, error) {
+	if _, err := needAlpha(ctx, env, s.Number); err != nil {
+		return nil, err
+	}
+	if env.State.Engine == "" {
+		return nil, errors.New(say("steps.step4.need_script"))
+	}
+	r := &Result{Step: s.Number, Title: s.Title}
+	probes := reaction.Probes
+	rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.TeamSpaces(probes), reaction.Namespaces(probes),
+		reaction.Quotas(probes), reaction.Events(probes), reaction.ServiceLog(reaction.Any))
+	if err != nil {
+		return nil, err
+	}
+	defer rx.Stop()
+	r.reaction = rx
+	before, err := env.Service.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rx.Action(serviceCommand(env, "enable --now"), timeline.Say("timeline.what.you_installed"), "service "+reaction.UnitName)
+	unitData, theirs := env.LearnersUnit()
+	installErr := env.InstallService(ctx, false)
+	if err := lockService(ctx, env); err != nil {
+		return nil, errors.Join(installErr, err)
+	}
+	if installErr != nil {
+		return nil, installErr
+	}
+	// Step 4 again (with another --service-identity, say): the running
+	// service must become the unit as written now, which enabling
+	// alone does not do.
+	if before.Active {
+		if err := env.Service.Restart(ctx); err != nil {
+			return nil, fmt.Errorf("%s: %w", say("steps.step4.restart", "Unit", before.UnitPath), err)
+		}
+	}
+	rx.ServiceUp(ctx)
+	if env.OwnIdentity() {
+		if err := showIdentity(show(env), env); err != nil {
 			return nil, err
 		}
-		if env.State.Engine == "" {
-			return nil, errors.New(say("steps.step4.need_script"))
+	}
+	if theirs {
+		showLearnersUnit(show(env), env, unitData)
+		r.verdictT("steps.step4.verdict_your_unit", true, env.Service.UnitPath()+": "+strings.Join(unitKeyLines(unitData), "; "),
+			say("steps.step4.want_your_unit"))
+	} else {
+		if env.Engine == labenv.EngineOwn && !env.OwnIdentity() {
+			show(env).comment("%s", say("steps.step4.unit_cnpas", "Unit", env.Service.UnitPath()))
 		}
-		r := &Result{Step: s.Number, Title: s.Title}
-		probes := reaction.Probes
-		rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.TeamSpaces(probes), reaction.Namespaces(probes),
-			reaction.Quotas(probes), reaction.Events(probes), reaction.ServiceLog(reaction.Any))
+		showUnit(show(env), env, false, nil)
+	}
+	st, err := env.Service.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.noteUnshown(env, "%s", say("steps.step4.installed", "Unit", st.UnitPath, "Manager", st.Manager, "PID", st.MainPID))
+	r.verdictT("steps.step4.verdict_installed", st.Installed, st.UnitPath, say("steps.step4.want_unit_file"))
+	r.verdictT("steps.step4.verdict_enabled", st.Enabled, onOff(st.Enabled, say("steps.step4.enabled"), say("steps.step4.disabled")), say("steps.step4.enabled"))
+	r.verdictT("steps.step4.verdict_active", st.Active, onOff(st.Active, say("steps.step4.active_pid", "PID", st.MainPID), say("steps.step4.inactive")), say("steps.step4.active"))
+	if env.OwnIdentity() {
+		r.noteUnshown(env, "%s", say("steps.step4.acts_as", "User", identity.Username, "Kubeconfig", env.CredentialPath(),
+			"How", onOff(env.SystemUser(), say("steps.step4.as_system_user", "User", service.User), say("steps.step4.in_place"))))
+		answer, err := env.ProbeIdentity(ctx)
 		if err != nil {
 			return nil, err
 		}
-		defer rx.Stop()
-		r.reaction = rx
-		before, err := env.Service.Status(ctx)
-		if err != nil {
-			return nil, err
+		showIdentityProbe(show(env), env, answer)
+		refused, observed := identity.IsPolicyDenial(answer), say("steps.step4.allowed")
+		switch {
+		case refused:
+			observed = say("steps.step4.refused_by", "Policy", identity.Policy)
+		case answer != nil:
+			observed = answer.Error()
 		}
-		rx.Action(serviceCommand(env, "enable --now"), timeline.Say("timeline.what.you_installed"), "service "+reaction.UnitName)
-		unitData, theirs := env.LearnersUnit()
-		installErr := env.InstallService(ctx, false)
-		if err := lockService(ctx, env); err != nil {
-			return nil, errors.Join(installErr, err)
-		}
-		if installErr != nil {
-			return nil, installErr
-		}
-		// Step 4 again (with another --service-identity, say): the running
-		// service must become the unit as written now, which enabling
-		// alone does not do.
-		if before.Active {
-			if err := env.Service.Restart(ctx); err != nil {
-				return nil, fmt.Errorf("%s: %w", say("steps.step4.restart", "Unit", before.UnitPath), err)
-			}
-		}
-		rx.ServiceUp(ctx)
-		if env.OwnIdentity() {
-			if err := showIdentity(show(env), env); err != nil {
-				return nil, err
-			}
-		}
-		if theirs {
-			showLearnersUnit(show(env), env, unitData)
-			r.verdictT("steps.step4.verdict_your_unit", true, env.Service.UnitPath()+": "+strings.Join(unitKeyLines(unitData), "; "),
-				say("steps.step4.want_your_unit"))
-		} else {
-			if env.Engine == labenv.EngineOwn && !env.OwnIdentity() {
-				show(env).comment("%s", say("steps.step4.unit_cnpas", "Unit", env.Service.UnitPath()))
-			}
-			showUnit(show(env), env, false, nil)
-		}
-		st, err := env.Service.Status(ctx)
-		if err != nil {
-			return nil, err
-		}
-		r.noteUnshown(env, "%s", say("steps.step4.installed", "Unit", st.UnitPath, "Manager", st.Manager, "PID", st.MainPID))
-		r.verdictT("steps.step4.verdict_installed", st.Installed, st.UnitPath, say("steps.step4.want_unit_file"))
-		r.verdictT("steps.step4.verdict_enabled", st.Enabled, onOff(st.Enabled, say("steps.step4.enabled"), say("steps.step4.disabled")), say("steps.step4.enabled"))
-		r.verdictT("steps.step4.verdict_active", st.Active, onOff(st.Active, say("steps.step4.active_pid", "PID", st.MainPID), say("steps.step4.inactive")), say("steps.step4.active"))
-		if env.OwnIdentity() {
-			r.noteUnshown(env, "%s", say("steps.step4.acts_as", "User", identity.Username, "Kubeconfig", env.CredentialPath(),
-				"How", onOff(env.SystemUser(), say("steps.step4.as_system_user", "User", service.User), say("steps.step4.in_place"))))
-			answer, err := env.ProbeIdentity(ctx)
-			if err != nil {
-				return nil, err
-			}
-			showIdentityProbe(show(env), env, answer)
-			refused, observed := identity.IsPolicyDenial(answer), say("steps.step4.allowed")
-			switch {
-			case refused:
-				observed = say("steps.step4.refused_by", "Policy", identity.Policy)
-			case answer != nil:
-				observed = answer.Error()
-			}
-			r.verdictT("steps.step4.verdict_identity", refused, observed, say("steps.step4.refused_by", "Policy", identity.Policy))
-		} else if theirs {
-			r.note("%s", say("steps.step4.runs_as_unit"))
-		} else {
-			r.note("%s", say("steps.step4.runs_as_root", "Kubeconfig", env.Target.Path))
-		}
-		if err := ProbeController(ctx, env, r); err != nil {
-			return nil, err
-		}
-		r.finishTimeline(ctx, rx)
-		return r, nil
-	},
+		r.verdictT("steps.step4.verdict_identity", refused, observed, say("steps.step4.refused_by", "Policy", identity.Policy))
+	} else if theirs {
+		r.note("%s", say("steps.step4.runs_as_unit"))
+	} else {
+		r.note("%s", say("steps.step4.runs_as_root", "Kubeconfig", env.Target.Path))
+	}
+	if err := ProbeController(ctx, env, r); err != nil {
+		return nil, err
+	}
+	r.finishTimeline(ctx, rx)
+	return r, nil
 }
 
 // lockService remembers the service manager and unit dir once the unit is

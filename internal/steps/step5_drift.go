@@ -19,128 +19,126 @@ import (
 	"github.com/labhub/cnpa/internal/timeline"
 )
 
-var step5 = &Step{
-	Step: lab.Drift,
-	Run: func(ctx context.Context, env *Lab, s *Step) (*Result, error) {
-		var kept lab.DriftRecord
-		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
-			return r, err
-		}
-		alpha, err := needAlpha(ctx, env, s.Number)
-		if err != nil {
-			return nil, err
-		}
-		if st, _ := env.Service.Status(ctx); !st.Active {
-			return nil, errors.New(say("steps.need.controller", "N", 5))
-		}
-		ns := teamspace.NamespaceName("alpha")
-		quotas := env.Clients.Kube.CoreV1().ResourceQuotas(ns)
-		list, err := quotas.List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", teamspace.QuotaName).String()})
-		if err != nil {
-			return nil, err
-		}
-		if len(list.Items) == 0 {
-			return nil, errors.New(say("steps.step5.no_quota"))
-		}
-		old := list.Items[0]
-		r := &Result{Step: s.Number, Title: s.Title}
-		if err := freshBaseline(env, r, &old); err != nil {
-			return nil, err
-		}
-		// Watch from the list's resourceVersion, opened before the delete,
-		// so the restore is seen the moment it happens.
-		w, err := quotas.Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", teamspace.QuotaName).String(),
-			ResourceVersion: list.ResourceVersion})
-		if err != nil {
-			return nil, err
-		}
-		defer w.Stop()
-		alphaOnly := reaction.Only("alpha")
-		rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.Quotas(alphaOnly), reaction.Events(alphaOnly), reaction.ServiceLog(alphaOnly))
-		if err != nil {
-			return nil, err
-		}
-		defer rx.Stop()
-		sh := show(env)
-		quota := quotaObj(ns)
-		uidOf := kubectl(append(append([]string{"get"}, quota.args()...), "-o", "jsonpath={.metadata.uid}")...)
-		sh.readBack("deleted_uid", quota, "{.metadata.uid}", &old)
-		sh.cmd("start=$(date +%s%N)")
-		rx.Action(deleteCmd(quota), timeline.Say("timeline.what.you_deleted_uid", "Object", quota.name, "UID", string(old.UID)), quota.target(), reaction.DeletedKey(string(old.UID)))
-		start := time.Now()
-		if err := sh.remove(ctx, env, quota); err != nil {
-			return nil, err
-		}
-		sh.waitCmd(until(`restored_uid=$(` + uidOf + ` 2>/dev/null) && [ -n "$restored_uid" ] && [ "$restored_uid" != "$deleted_uid" ]`))
-		restored, err := watchQuota(ctx, env, w, say("steps.what.quota_restored"), whyQuotaRestored, func(q *corev1.ResourceQuota) bool { return q.UID != old.UID })
-		if err != nil && ctx.Err() != nil {
-			return nil, err
-		}
-		if err != nil {
-			return nil, diagnosis(err.Error(), []string{say("steps.step5.diag_edge")}, serviceTail(ctx, env))
-		}
-		took := time.Since(start)
-		rx.SawNow(reaction.VersionKey(restored.ResourceVersion))
-		ev := lab.DriftRecord{DeletedUID: string(old.UID), RestoredUID: string(restored.UID), EditedTo: "99",
-			RestoreSeconds: int64(math.Ceil(took.Seconds()))}
-		r.note("%s", say("steps.step5.restored", "MS", took.Milliseconds(), "Seconds", ev.RestoreSeconds))
-		sh.value(restored.UID)
-		sh.set("restore_seconds", "$(( ($(date +%s%N) - start + 999999999) / 1000000000 ))", ev.RestoreSeconds)
+// RunDrift runs step 5 (course/step5 binds it to the step).
+func RunDrift(ctx context.Context, env *Lab, s *Step) (*Result, error) {
+	var kept lab.DriftRecord
+	if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
+		return r, err
+	}
+	alpha, err := needAlpha(ctx, env, s.Number)
+	if err != nil {
+		return nil, err
+	}
+	if st, _ := env.Service.Status(ctx); !st.Active {
+		return nil, errors.New(say("steps.need.controller", "N", 5))
+	}
+	ns := teamspace.NamespaceName("alpha")
+	quotas := env.Clients.Kube.CoreV1().ResourceQuotas(ns)
+	list, err := quotas.List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", teamspace.QuotaName).String()})
+	if err != nil {
+		return nil, err
+	}
+	if len(list.Items) == 0 {
+		return nil, errors.New(say("steps.step5.no_quota"))
+	}
+	old := list.Items[0]
+	r := &Result{Step: s.Number, Title: s.Title}
+	if err := freshBaseline(env, r, &old); err != nil {
+		return nil, err
+	}
+	// Watch from the list's resourceVersion, opened before the delete,
+	// so the restore is seen the moment it happens.
+	w, err := quotas.Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", teamspace.QuotaName).String(),
+		ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Stop()
+	alphaOnly := reaction.Only("alpha")
+	rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.Quotas(alphaOnly), reaction.Events(alphaOnly), reaction.ServiceLog(alphaOnly))
+	if err != nil {
+		return nil, err
+	}
+	defer rx.Stop()
+	sh := show(env)
+	quota := quotaObj(ns)
+	uidOf := kubectl(append(append([]string{"get"}, quota.args()...), "-o", "jsonpath={.metadata.uid}")...)
+	sh.readBack("deleted_uid", quota, "{.metadata.uid}", &old)
+	sh.cmd("start=$(date +%s%N)")
+	rx.Action(deleteCmd(quota), timeline.Say("timeline.what.you_deleted_uid", "Object", quota.name, "UID", string(old.UID)), quota.target(), reaction.DeletedKey(string(old.UID)))
+	start := time.Now()
+	if err := sh.remove(ctx, env, quota); err != nil {
+		return nil, err
+	}
+	sh.waitCmd(until(`restored_uid=$(` + uidOf + ` 2>/dev/null) && [ -n "$restored_uid" ] && [ "$restored_uid" != "$deleted_uid" ]`))
+	restored, err := watchQuota(ctx, env, w, say("steps.what.quota_restored"), whyQuotaRestored, func(q *corev1.ResourceQuota) bool { return q.UID != old.UID })
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
+	if err != nil {
+		return nil, diagnosis(err.Error(), []string{say("steps.step5.diag_edge")}, serviceTail(ctx, env))
+	}
+	took := time.Since(start)
+	rx.SawNow(reaction.VersionKey(restored.ResourceVersion))
+	ev := lab.DriftRecord{DeletedUID: string(old.UID), RestoredUID: string(restored.UID), EditedTo: "99",
+		RestoreSeconds: int64(math.Ceil(took.Seconds()))}
+	r.note("%s", say("steps.step5.restored", "MS", took.Milliseconds(), "Seconds", ev.RestoreSeconds))
+	sh.value(restored.UID)
+	sh.set("restore_seconds", "$(( ($(date +%s%N) - start + 999999999) / 1000000000 ))", ev.RestoreSeconds)
 
-		w2, err := quotas.Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", teamspace.QuotaName).String(),
-			ResourceVersion: restored.ResourceVersion})
-		if err != nil {
-			return nil, err
+	w2, err := quotas.Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", teamspace.QuotaName).String(),
+		ResourceVersion: restored.ResourceVersion})
+	if err != nil {
+		return nil, err
+	}
+	defer w2.Stop()
+	// The same patch `kubectl patch` sends, under its field manager.
+	const edit = `{"spec":{"hard":{"pods":"99"}}}`
+	rx.You(patchCmd(quota, edit), timeline.Say("timeline.what.you_set_to", "Field", quota.name+" hard.pods", "Value", "99"), quota.target())
+	// edited_to is read from the patch's answer: the controller may
+	// revert the edit before any later read.
+	edited, err := sh.mergePatchInto(ctx, env, quota, edit, "edited_to", "{.spec.hard.pods}")
+	if err != nil {
+		return nil, err
+	}
+	editStart := time.Now()
+	rx.Echo(edited.GetResourceVersion())
+	// Events arrive in order: first our edit, then the revert. Earlier
+	// events (the quota controller's status write) must not count.
+	seenEdit := false
+	sh.waitCmd(until(`[ "$(` + kubectl(append(append([]string{"get"}, quota.args()...), "-o", "jsonpath={.spec.hard.pods}")...) + `)" != 99 ]`))
+	reverted, err := watchQuota(ctx, env, w2, say("steps.what.quota_reverted"), whyQuotaReverted, func(q *corev1.ResourceQuota) bool {
+		if q.ResourceVersion == edited.GetResourceVersion() {
+			seenEdit = true
+			return false
 		}
-		defer w2.Stop()
-		// The same patch `kubectl patch` sends, under its field manager.
-		const edit = `{"spec":{"hard":{"pods":"99"}}}`
-		rx.You(patchCmd(quota, edit), timeline.Say("timeline.what.you_set_to", "Field", quota.name+" hard.pods", "Value", "99"), quota.target())
-		// edited_to is read from the patch's answer: the controller may
-		// revert the edit before any later read.
-		edited, err := sh.mergePatchInto(ctx, env, quota, edit, "edited_to", "{.spec.hard.pods}")
-		if err != nil {
-			return nil, err
+		return seenEdit && teamspace.QuotaPods(q) != "99"
+	})
+	if err != nil && ctx.Err() == nil {
+		// The controller's output names who owns the field when its
+		// apply was refused; else the likely cause, said in general.
+		if c := applyConflict(ctx, env); c != nil {
+			return nil, diagnosisLines(err.Error(), []string{conflictLines(c)}, serviceTail(ctx, env))
 		}
-		editStart := time.Now()
-		rx.Echo(edited.GetResourceVersion())
-		// Events arrive in order: first our edit, then the revert. Earlier
-		// events (the quota controller's status write) must not count.
-		seenEdit := false
-		sh.waitCmd(until(`[ "$(` + kubectl(append(append([]string{"get"}, quota.args()...), "-o", "jsonpath={.spec.hard.pods}")...) + `)" != 99 ]`))
-		reverted, err := watchQuota(ctx, env, w2, say("steps.what.quota_reverted"), whyQuotaReverted, func(q *corev1.ResourceQuota) bool {
-			if q.ResourceVersion == edited.GetResourceVersion() {
-				seenEdit = true
-				return false
-			}
-			return seenEdit && teamspace.QuotaPods(q) != "99"
-		})
-		if err != nil && ctx.Err() == nil {
-			// The controller's output names who owns the field when its
-			// apply was refused; else the likely cause, said in general.
-			if c := applyConflict(ctx, env); c != nil {
-				return nil, diagnosisLines(err.Error(), []string{conflictLines(c)}, serviceTail(ctx, env))
-			}
-			return nil, diagnosis(err.Error(), []string{say("steps.step5.diag_conflict")}, serviceTail(ctx, env))
-		}
-		if err != nil {
-			return nil, err
-		}
-		rx.SawNow(reaction.VersionKey(reverted.ResourceVersion))
-		p := reverted.Spec.Hard[corev1.ResourcePods]
-		ev.RevertedTo = p.Value()
-		r.note("%s", say("steps.step5.reverted", "To", ev.RevertedTo, "MS", time.Since(editStart).Milliseconds()))
-		sh.readBack("reverted_to", quota, "{.spec.hard.pods}", reverted)
-		if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
-			return nil, err
-		}
-		r.Evidence = ev
-		if err := r.judge(lab.Read(env.Dir), s.File, ev, alpha); err != nil {
-			return nil, err
-		}
-		r.finishTimeline(ctx, rx)
-		return r, nil
-	},
+		return nil, diagnosis(err.Error(), []string{say("steps.step5.diag_conflict")}, serviceTail(ctx, env))
+	}
+	if err != nil {
+		return nil, err
+	}
+	rx.SawNow(reaction.VersionKey(reverted.ResourceVersion))
+	p := reverted.Spec.Hard[corev1.ResourcePods]
+	ev.RevertedTo = p.Value()
+	r.note("%s", say("steps.step5.reverted", "To", ev.RevertedTo, "MS", time.Since(editStart).Milliseconds()))
+	sh.readBack("reverted_to", quota, "{.spec.hard.pods}", reverted)
+	if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
+		return nil, err
+	}
+	r.Evidence = ev
+	if err := r.judge(env.Steps.Lab().Read(env.Dir), s.File, ev, alpha); err != nil {
+		return nil, err
+	}
+	r.finishTimeline(ctx, rx)
+	return r, nil
 }
 
 // watchQuota reads w until a quota satisfies done, or the timeout passes
@@ -192,7 +190,7 @@ func watchQuota(ctx context.Context, env *Lab, w watch.Interface, what, why stri
 // which the live one now is.
 func freshBaseline(env *Lab, r *Result, live *corev1.ResourceQuota) error {
 	var rec lab.ReconcileRecord
-	problems, err := lab.ReadFile(env.Dir, lab.ReconcileFile, &rec)
+	problems, err := env.Steps.Lab().ReadFile(env.Dir, lab.ReconcileFile, &rec)
 	if err != nil || len(problems) > 0 || rec.QuotaUID == string(live.UID) {
 		return nil // missing or damaged: its own checks say so
 	}

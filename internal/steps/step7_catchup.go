@@ -21,150 +21,148 @@ import (
 	"github.com/labhub/cnpa/internal/ui"
 )
 
-var step7 = &Step{
-	Step: lab.Catchup,
-	Run: func(ctx context.Context, env *Lab, s *Step) (r *Result, err error) {
-		var kept lab.CatchupRecord
-		if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
-			return r, err
+// RunCatchup runs step 7 (course/step7 binds it to the step).
+func RunCatchup(ctx context.Context, env *Lab, s *Step) (r *Result, err error) {
+	var kept lab.CatchupRecord
+	if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
+		return r, err
+	}
+	alpha, err := needAlpha(ctx, env, s.Number)
+	if err != nil {
+		return nil, err
+	}
+	r = &Result{Step: s.Number, Title: s.Title}
+	sh := show(env)
+	alphaObj, quota := teamspaceObj("alpha"), quotaObj(teamspace.NamespaceName("alpha"))
+	ns := teamspace.NamespaceName("alpha")
+	saved, err := loadStoppedReading(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	resume := saved != nil && saved.Generation == alpha.Generation && alpha.Spec.Pods == 8
+	switch {
+	case resume:
+	case alpha.Spec.Pods == 8:
+		return nil, errors.New(say("steps.step7.at_8", "Generation", alpha.Generation))
+	case alpha.Spec.Pods == 6 && alpha.Generation == 2 && alpha.Status.ObservedGeneration < alpha.Generation:
+		// alpha is as step 2 left it; only the controller is behind
+		// (stopped, or not caught up yet): nothing to start over.
+		return nil, errors.New(say("steps.step7.behind", "Observed", alpha.Status.ObservedGeneration))
+	case alpha.Spec.Pods != 6 || alpha.Status.ObservedGeneration != alpha.Generation:
+		// Not "run steps 2-4 again": with their evidence written they
+		// keep it and change nothing, and an alpha put back by hand
+		// has a generation past the 2 that catchup.json must start from.
+		return nil, errors.New(say("steps.step7.not_from_step2", "Pods", alpha.Spec.Pods, "Generation", alpha.Generation,
+			"Observed", alpha.Status.ObservedGeneration, "StartOver", startOver(env)))
+	}
+	alphaOnly := reaction.Only("alpha")
+	rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.TeamSpaces(alphaOnly), reaction.Quotas(alphaOnly),
+		reaction.Events(alphaOnly), reaction.ServiceLog(alphaOnly))
+	if err != nil {
+		return nil, err
+	}
+	defer rx.Stop()
+	// However this step ends, the service runs again: the graders of
+	// steps 4-7 fail when it is stopped. Saying so is part of it: a
+	// learner who pressed Ctrl-C must know the service is back.
+	defer func() {
+		if st, _ := env.Service.Status(context.WithoutCancel(ctx)); !st.Active {
+			if serr := env.Service.Start(context.WithoutCancel(ctx)); serr != nil && err == nil {
+				err = fmt.Errorf("%s: %w", say("steps.step7.start_again"), serr)
+			} else if serr == nil && err != nil {
+				err = fmt.Errorf("%w%s", err, say("steps.step7.started_again", "Service", service.Name))
+			}
 		}
-		alpha, err := needAlpha(ctx, env, s.Number)
+	}()
+	var ev lab.CatchupRecord
+	if resume {
+		ev = lab.CatchupRecord{Generation: saved.Generation, ObservedWhileStopped: saved.ObservedWhileStopped, QuotaPodsWhileStopped: saved.QuotaPodsWhileStopped}
+		r.note("%s", say("steps.step7.resumed", "At", saved.At.Format(time.TimeOnly), "Generation", ev.Generation, "Observed", ev.ObservedWhileStopped, "Pods", ev.QuotaPodsWhileStopped))
+	} else {
+		sh.systemctl(env, "stop", service.Name)
+		rx.You(serviceCommand(env, "stop"), timeline.Say("timeline.what.you_stopped"), "service "+reaction.UnitName)
+		if err := env.Service.Stop(ctx); err != nil {
+			return nil, fmt.Errorf("%s: %w", say("steps.step7.stop", "Unit", env.Service.UnitPath()), err)
+		}
+		r.noteUnshown(env, "%s", say("steps.step7.stopped"))
+		const change = `{"spec":{"pods":8}}`
+		rx.Action(patchCmd(alphaObj, change), timeline.Say("timeline.what.you_set", "Field", "alpha spec.pods", "Value", "8"), alphaObj.target())
+		if _, err := sh.mergePatch(ctx, env, alphaObj, change, ""); err != nil {
+			return nil, err
+		}
+		patched := time.Now()
+		sh.cmd(words("sleep", fmt.Sprint(env.CatchupWait.Seconds())))
+		stopped := startWait(env, say("steps.what.stopped", "Wait", env.CatchupWait),
+			whyStopped)
+		select {
+		case <-time.After(env.CatchupWait):
+			stopped.Done(ui.Waited)
+		case <-ctx.Done():
+			stopped.Done(say("steps.outcome.interrupted"))
+			// The spec change happened and cannot happen again: take the
+			// reading LAB.md asks for (after 8 s stopped) before letting
+			// go, so that a rerun resumes from it instead of meeting a
+			// cluster that has moved on.
+			if err := saveReadingWhenDue(env, ns, patched); err != nil {
+				return nil, fmt.Errorf("%w%s", ctx.Err(), say("steps.step7.not_saved", "Err", err))
+			}
+			return nil, fmt.Errorf("%w%s", ctx.Err(), say("steps.step7.saved"))
+		}
+		a, q, err := readStopped(ctx, env, ns)
 		if err != nil {
 			return nil, err
 		}
-		r = &Result{Step: s.Number, Title: s.Title}
-		sh := show(env)
-		alphaObj, quota := teamspaceObj("alpha"), quotaObj(teamspace.NamespaceName("alpha"))
-		ns := teamspace.NamespaceName("alpha")
-		saved, err := loadStoppedReading(env.Dir)
+		ev = lab.CatchupRecord{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: teamspace.QuotaPods(q)}
+		if err := saveStoppedReading(env.Dir, ev); err != nil {
+			return nil, err
+		}
+		sh.readBack("generation", alphaObj, "{.metadata.generation}", a)
+		sh.readBack("observed_while_stopped", alphaObj, "{.status.observedGeneration}", a)
+		sh.readBack("quota_pods_while_stopped", quota, "{.spec.hard.pods}", q)
+	}
+	rx.Read("cnpa", timeline.KindRead, "teamspace alpha", timeline.Say("timeline.what.read_stopped", "Wait", env.CatchupWait.String(),
+		"Generation", fmt.Sprint(ev.Generation), "Observed", fmt.Sprint(ev.ObservedWhileStopped), "Pods", ev.QuotaPodsWhileStopped))
+	if st, _ := env.Service.Status(ctx); !st.Active {
+		sh.systemctl(env, "start", service.Name)
+		rx.You(serviceCommand(env, "start"), timeline.Say("timeline.what.you_started"), "service "+reaction.UnitName)
+		if err := env.Service.Start(ctx); err != nil {
+			return nil, fmt.Errorf("%s: %w", say("steps.step7.start", "Unit", env.Service.UnitPath()), err)
+		}
+		r.noteUnshown(env, "%s", say("steps.step7.started"))
+	}
+	sh.waitCmd(kubectlWait(env, alphaObj, fmt.Sprintf("jsonpath={.status.observedGeneration}=%d", ev.Generation)) +
+		" && " + kubectlWait(env, quota, "jsonpath={.spec.hard.pods}=8"))
+	var lastAlpha *teamspace.TeamSpace
+	var lastQuota any
+	if _, err := waitFor(ctx, env, say("steps.what.caught_up"), whyCaughtUp, func(ctx context.Context) (bool, string, error) {
+		a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
+		if err != nil || a == nil {
+			return false, "", err
+		}
+		q, err := getQuota(ctx, env, ns)
 		if err != nil {
-			return nil, err
+			return false, "", err
 		}
-		resume := saved != nil && saved.Generation == alpha.Generation && alpha.Spec.Pods == 8
-		switch {
-		case resume:
-		case alpha.Spec.Pods == 8:
-			return nil, errors.New(say("steps.step7.at_8", "Generation", alpha.Generation))
-		case alpha.Spec.Pods == 6 && alpha.Generation == 2 && alpha.Status.ObservedGeneration < alpha.Generation:
-			// alpha is as step 2 left it; only the controller is behind
-			// (stopped, or not caught up yet): nothing to start over.
-			return nil, errors.New(say("steps.step7.behind", "Observed", alpha.Status.ObservedGeneration))
-		case alpha.Spec.Pods != 6 || alpha.Status.ObservedGeneration != alpha.Generation:
-			// Not "run steps 2-4 again": with their evidence written they
-			// keep it and change nothing, and an alpha put back by hand
-			// has a generation past the 2 that catchup.json must start from.
-			return nil, errors.New(say("steps.step7.not_from_step2", "Pods", alpha.Spec.Pods, "Generation", alpha.Generation,
-				"Observed", alpha.Status.ObservedGeneration, "StartOver", startOver(env)))
-		}
-		alphaOnly := reaction.Only("alpha")
-		rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.TeamSpaces(alphaOnly), reaction.Quotas(alphaOnly),
-			reaction.Events(alphaOnly), reaction.ServiceLog(alphaOnly))
-		if err != nil {
-			return nil, err
-		}
-		defer rx.Stop()
-		// However this step ends, the service runs again: the graders of
-		// steps 4-7 fail when it is stopped. Saying so is part of it: a
-		// learner who pressed Ctrl-C must know the service is back.
-		defer func() {
-			if st, _ := env.Service.Status(context.WithoutCancel(ctx)); !st.Active {
-				if serr := env.Service.Start(context.WithoutCancel(ctx)); serr != nil && err == nil {
-					err = fmt.Errorf("%s: %w", say("steps.step7.start_again"), serr)
-				} else if serr == nil && err != nil {
-					err = fmt.Errorf("%w%s", err, say("steps.step7.started_again", "Service", service.Name))
-				}
-			}
-		}()
-		var ev lab.CatchupRecord
-		if resume {
-			ev = lab.CatchupRecord{Generation: saved.Generation, ObservedWhileStopped: saved.ObservedWhileStopped, QuotaPodsWhileStopped: saved.QuotaPodsWhileStopped}
-			r.note("%s", say("steps.step7.resumed", "At", saved.At.Format(time.TimeOnly), "Generation", ev.Generation, "Observed", ev.ObservedWhileStopped, "Pods", ev.QuotaPodsWhileStopped))
-		} else {
-			sh.systemctl(env, "stop", service.Name)
-			rx.You(serviceCommand(env, "stop"), timeline.Say("timeline.what.you_stopped"), "service "+reaction.UnitName)
-			if err := env.Service.Stop(ctx); err != nil {
-				return nil, fmt.Errorf("%s: %w", say("steps.step7.stop", "Unit", env.Service.UnitPath()), err)
-			}
-			r.noteUnshown(env, "%s", say("steps.step7.stopped"))
-			const change = `{"spec":{"pods":8}}`
-			rx.Action(patchCmd(alphaObj, change), timeline.Say("timeline.what.you_set", "Field", "alpha spec.pods", "Value", "8"), alphaObj.target())
-			if _, err := sh.mergePatch(ctx, env, alphaObj, change, ""); err != nil {
-				return nil, err
-			}
-			patched := time.Now()
-			sh.cmd(words("sleep", fmt.Sprint(env.CatchupWait.Seconds())))
-			stopped := startWait(env, say("steps.what.stopped", "Wait", env.CatchupWait),
-				whyStopped)
-			select {
-			case <-time.After(env.CatchupWait):
-				stopped.Done(ui.Waited)
-			case <-ctx.Done():
-				stopped.Done(say("steps.outcome.interrupted"))
-				// The spec change happened and cannot happen again: take the
-				// reading LAB.md asks for (after 8 s stopped) before letting
-				// go, so that a rerun resumes from it instead of meeting a
-				// cluster that has moved on.
-				if err := saveReadingWhenDue(env, ns, patched); err != nil {
-					return nil, fmt.Errorf("%w%s", ctx.Err(), say("steps.step7.not_saved", "Err", err))
-				}
-				return nil, fmt.Errorf("%w%s", ctx.Err(), say("steps.step7.saved"))
-			}
-			a, q, err := readStopped(ctx, env, ns)
-			if err != nil {
-				return nil, err
-			}
-			ev = lab.CatchupRecord{Generation: a.Generation, ObservedWhileStopped: a.Status.ObservedGeneration, QuotaPodsWhileStopped: teamspace.QuotaPods(q)}
-			if err := saveStoppedReading(env.Dir, ev); err != nil {
-				return nil, err
-			}
-			sh.readBack("generation", alphaObj, "{.metadata.generation}", a)
-			sh.readBack("observed_while_stopped", alphaObj, "{.status.observedGeneration}", a)
-			sh.readBack("quota_pods_while_stopped", quota, "{.spec.hard.pods}", q)
-		}
-		rx.Read("cnpa", timeline.KindRead, "teamspace alpha", timeline.Say("timeline.what.read_stopped", "Wait", env.CatchupWait.String(),
-			"Generation", fmt.Sprint(ev.Generation), "Observed", fmt.Sprint(ev.ObservedWhileStopped), "Pods", ev.QuotaPodsWhileStopped))
-		if st, _ := env.Service.Status(ctx); !st.Active {
-			sh.systemctl(env, "start", service.Name)
-			rx.You(serviceCommand(env, "start"), timeline.Say("timeline.what.you_started"), "service "+reaction.UnitName)
-			if err := env.Service.Start(ctx); err != nil {
-				return nil, fmt.Errorf("%s: %w", say("steps.step7.start", "Unit", env.Service.UnitPath()), err)
-			}
-			r.noteUnshown(env, "%s", say("steps.step7.started"))
-		}
-		sh.waitCmd(kubectlWait(env, alphaObj, fmt.Sprintf("jsonpath={.status.observedGeneration}=%d", ev.Generation)) +
-			" && " + kubectlWait(env, quota, "jsonpath={.spec.hard.pods}=8"))
-		var lastAlpha *teamspace.TeamSpace
-		var lastQuota any
-		if _, err := waitFor(ctx, env, say("steps.what.caught_up"), whyCaughtUp, func(ctx context.Context) (bool, string, error) {
-			a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha")
-			if err != nil || a == nil {
-				return false, "", err
-			}
-			q, err := getQuota(ctx, env, ns)
-			if err != nil {
-				return false, "", err
-			}
-			ev.ObservedAfterStart, ev.QuotaPodsAfterStart = a.Status.ObservedGeneration, teamspace.QuotaPods(q)
-			lastAlpha, lastQuota = a, q
-			return a.Status.ObservedGeneration == a.Generation && teamspace.QuotaPods(q) == "8",
-				say("steps.seen.catching_up", "Generation", a.Generation, "Observed", a.Status.ObservedGeneration, "Pods", strconv.Quote(teamspace.QuotaPods(q))), nil
-		}); err != nil {
-			return nil, err
-		}
-		sh.readBack("observed_after_start", alphaObj, "{.status.observedGeneration}", lastAlpha)
-		sh.readBack("quota_pods_after_start", quota, "{.spec.hard.pods}", lastQuota)
-		if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
-			return nil, err
-		}
-		removeStoppedReading(env.Dir)
-		r.Evidence = ev
-		// catchup.json's rules are values; alpha is not compared.
-		if err := r.judge(lab.Read(env.Dir), s.File, ev, nil); err != nil {
-			return nil, err
-		}
-		r.finishTimeline(ctx, rx)
-		return r, nil
-	},
+		ev.ObservedAfterStart, ev.QuotaPodsAfterStart = a.Status.ObservedGeneration, teamspace.QuotaPods(q)
+		lastAlpha, lastQuota = a, q
+		return a.Status.ObservedGeneration == a.Generation && teamspace.QuotaPods(q) == "8",
+			say("steps.seen.catching_up", "Generation", a.Generation, "Observed", a.Status.ObservedGeneration, "Pods", strconv.Quote(teamspace.QuotaPods(q))), nil
+	}); err != nil {
+		return nil, err
+	}
+	sh.readBack("observed_after_start", alphaObj, "{.status.observedGeneration}", lastAlpha)
+	sh.readBack("quota_pods_after_start", quota, "{.spec.hard.pods}", lastQuota)
+	if r.File, err = sh.writeEvidence(env, s.File, ev); err != nil {
+		return nil, err
+	}
+	removeStoppedReading(env.Dir)
+	r.Evidence = ev
+	// catchup.json's rules are values; alpha is not compared.
+	if err := r.judge(env.Steps.Lab().Read(env.Dir), s.File, ev, nil); err != nil {
+		return nil, err
+	}
+	r.finishTimeline(ctx, rx)
+	return r, nil
 }
 
 // stoppedReading is step 7's reading of alpha with the controller stopped,

@@ -13,25 +13,13 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// TestRegistry: the runners are the lab's steps, in its order.
-func TestRegistry(t *testing.T) {
-	if len(All) != len(lab.Steps) {
-		t.Fatalf("%d runners, %d steps", len(All), len(lab.Steps))
-	}
-	for i, s := range All {
-		if s.Step != lab.Steps[i] || s.Run == nil {
-			t.Errorf("All[%d]: got step %d (run %t), want step %d", i, s.Number, s.Run != nil, lab.Steps[i].Number)
-		}
-	}
-}
-
 // TestRunSteps: the run stops at the first step that fails, by error or
 // by verdict; a step that errs is in the results with its error; the
 // hooks see each step start and each finished step's result.
 func TestRunSteps(t *testing.T) {
 	boom := errors.New("boom")
 	fake := func(n int, ok bool, err error) *Step {
-		return &Step{Step: lab.Steps[n-1], Run: func(_ context.Context, _ *Lab, s *Step) (*Result, error) {
+		return &Step{Step: &lab.Step{Number: n, Title: "step " + strconv.Itoa(n)}, Run: func(_ context.Context, _ *Lab, s *Step) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
@@ -72,7 +60,7 @@ func TestRunSteps(t *testing.T) {
 			}
 		})
 	}
-	if out := RunAll(context.Background(), nil, []int{1, len(lab.Steps) + 1}, nil, nil); out.Err == nil || out.Failed != nil || len(out.Results) != 0 {
+	if out := RunAll(context.Background(), &Lab{Steps: Table{fake(1, true, nil)}}, []int{1, 2}, nil, nil); out.Err == nil || out.Failed != nil || len(out.Results) != 0 {
 		t.Errorf("RunAll with a number that names no step: got %+v, want an error and nothing run", out)
 	}
 }
@@ -107,20 +95,25 @@ func TestFixFor(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
 		}
 	}
-	alpha := func(gen int64) *teamspace.TeamSpace {
-		return &teamspace.TeamSpace{ObjectMeta: metav1.ObjectMeta{Name: "alpha", Generation: gen}}
-	}
+	// A step with its own Again asks it; any other can run again unless
+	// it is OnceOnly (step 1's and step 2's Again are course's).
+	alpha := &teamspace.TeamSpace{ObjectMeta: metav1.ObjectMeta{Name: "alpha", Generation: 2}}
+	never := &Step{Step: step1.Step, Again: func(*teamspace.TeamSpace) bool { return false }}
 	for _, c := range []struct {
-		s     *Step
-		alpha *teamspace.TeamSpace
-		want  bool
-	}{
-		{step1, nil, true}, {step1, alpha(1), true}, {step1, alpha(2), false},
-		{step2, nil, false}, {step2, alpha(1), true}, {step2, alpha(2), false},
-		{step5, alpha(3), true}, {step8, nil, true},
-	} {
-		if got := repeatable(c.s, c.alpha); got != c.want {
-			t.Errorf("repeatable(step %d, %v): got %v, want %v", c.s.Number, c.alpha, got, c.want)
+		s    *Step
+		want bool
+	}{{never, false}, {step1, false}, {step5, true}, {step8, true}} {
+		if got := repeatable(c.s, alpha); got != c.want {
+			t.Errorf("repeatable(step %d): got %v, want %v", c.s.Number, got, c.want)
 		}
 	}
 }
+
+// The steps of these tests, as much of each as they read.
+var (
+	step1 = &Step{Step: &lab.Step{Number: 1, File: lab.BeforeFile, OnceOnly: true}}
+	step2 = &Step{Step: &lab.Step{Number: 2, File: lab.GenerationFile, OnceOnly: true}}
+	step3 = &Step{Step: &lab.Step{Number: 3, File: lab.ReconcileFile}}
+	step5 = &Step{Step: &lab.Step{Number: 5, File: lab.DriftFile, Timeline: true}}
+	step8 = &Step{Step: &lab.Step{Number: 8, File: lab.ReportFile, Computed: true}}
+)

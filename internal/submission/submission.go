@@ -56,7 +56,9 @@ const DefaultName = "submission.json"
 // JSON records, the CRD and alpha as the learner applied them, and the
 // controller's archive record of beta. Nothing else of the evidence dir:
 // reconcile.sh and the service's kubeconfig stay on the VM.
-var Files = append(append([]string{}, lab.Files...), "crd.yaml", "alpha.yaml", lab.BetaArchive)
+func Files(steps lab.Table) []string {
+	return append(append([]string{}, steps.Files()...), "crd.yaml", "alpha.yaml", lab.BetaArchive)
+}
 
 // Cluster is which cluster the learner's run graded: two learners on one
 // cluster share its kube-system uid.
@@ -271,9 +273,9 @@ func Write(path string, c *Content) error {
 
 // ReadFiles fills c's evidence and timelines from the evidence dir dir:
 // every file of Files that exists, verbatim.
-func (c *Content) ReadFiles(dir string, timelineDir string) error {
+func (c *Content) ReadFiles(steps lab.Table, dir string, timelineDir string) error {
 	c.Evidence, c.Timelines = map[string]string{}, map[string]string{}
-	for _, f := range Files {
+	for _, f := range Files(steps) {
 		// archive/ is the service user's (cnpa-op's), and root may be the
 		// reader: a regular file with one link, no symlink, a FIFO never
 		// waited on (safefs.ReadRegular), anchored at its own dir.
@@ -325,8 +327,8 @@ func (c *Content) File(name string) ([]byte, bool) {
 // Materialize writes the submission's evidence and timelines under dir as
 // an evidence dir looks (timelines under timelineDir), so that the
 // grader's own readers judge them.
-func (c *Content) Materialize(dir, timelineDir string) error {
-	for _, f := range Files {
+func (c *Content) Materialize(steps lab.Table, dir, timelineDir string) error {
+	for _, f := range Files(steps) {
 		data, ok := c.File(f)
 		if !ok {
 			continue

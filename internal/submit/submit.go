@@ -41,7 +41,7 @@ func Submit(ctx context.Context, env *labenv.Env, learner, version string, opts 
 	c := &submission.Content{Learner: learner, CnpaVersion: version, SubmittedAt: time.Now().UTC(), Cluster: cl,
 		Passed: rep.Passed, Failed: rep.Failed, Skipped: rep.Skipped, Notes: rep.Notes, Facts: facts,
 		Diagnosis: judge.LabDiagnosis(rep.Checks, facts), Checks: rep.Checks}
-	if err := c.ReadFiles(env.Dir, filepath.Join(env.Dir, lab.OwnDir)); err != nil {
+	if err := c.ReadFiles(opts.Steps.Grader().Lab(), env.Dir, filepath.Join(env.Dir, lab.OwnDir)); err != nil {
 		return nil, nil, err
 	}
 	return c, rep, nil

@@ -28,16 +28,16 @@ type Watched map[string]int
 
 // LearnerFiles are the files of dir and the unit at unitPath, each with
 // its step.
-func LearnerFiles(dir, unitPath string) Watched {
+func LearnerFiles(steps lab.Table, dir, unitPath string) Watched {
 	w := Watched{
 		filepath.Join(dir, lab.CRDFile):    1,
 		filepath.Join(dir, lab.AlphaFile):  1,
 		filepath.Join(dir, lab.ScriptName): 3,
 		unitPath:                           4,
 	}
-	for _, f := range lab.Files {
-		if s := lab.StepOf(f); s != nil {
-			w[filepath.Join(dir, f)] = s.Number
+	for _, s := range steps {
+		if s.File != "" {
+			w[filepath.Join(dir, s.File)] = s.Number
 		}
 	}
 	return w

@@ -56,6 +56,8 @@ const (
 // last judgement, the hint level, the notices. It is a plain value the
 // loop feeds with events (Key, Judged, Notice); it does no I/O.
 type Model struct {
+	// steps is the lab's steps (course.Steps).
+	steps lab.Table
 	// Current is the step the learner is on.
 	Current int
 	// Hint is how much help is shown: 0 none, 1 the nudge, 2 the commands.
@@ -76,12 +78,12 @@ type Model struct {
 const maxNotices = 3
 
 // NewModel is a model on step current (clamped to the lab's steps).
-func NewModel(current int) *Model {
-	return &Model{Current: clamp(current), results: map[int]*stepResult{}}
+func NewModel(steps lab.Table, current int) *Model {
+	return &Model{Current: clamp(steps, current), results: map[int]*stepResult{}, steps: steps}
 }
 
-func clamp(n int) int {
-	first, last := lab.Steps[0].Number, lab.Steps[len(lab.Steps)-1].Number
+func clamp(steps lab.Table, n int) int {
+	first, last := steps[0].Number, steps[len(steps)-1].Number
 	switch {
 	case n < first:
 		return first
@@ -110,7 +112,7 @@ func (m *Model) Key(k rune) Action {
 	case k == 'n':
 		return m.goTo(m.Current + 1)
 	case k >= '1' && k <= '9':
-		if _, err := lab.Get(int(k - '0')); err == nil {
+		if _, err := m.steps.Get(int(k - '0')); err == nil {
 			return m.goTo(int(k - '0'))
 		}
 	}
@@ -118,7 +120,7 @@ func (m *Model) Key(k rune) Action {
 }
 
 func (m *Model) goTo(n int) Action {
-	n = clamp(n)
+	n = clamp(m.steps, n)
 	if n == m.Current && !m.List {
 		return None
 	}
@@ -171,7 +173,7 @@ func (m *Model) Checks(n int) []judge.Check {
 // Done counts the steps whose last judgement passed.
 func (m *Model) Done() int {
 	n := 0
-	for _, s := range lab.Steps {
+	for _, s := range m.steps {
 		if m.Status(s.Number) == Passed {
 			n++
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/judge"
 )
 
@@ -45,7 +46,7 @@ func TestKeys(t *testing.T) {
 		{"other keys", "xA[", 3, 0, false, None},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m := NewModel(3)
+			m := NewModel(course.Steps.Lab(), 3)
 			var last Action
 			for _, k := range c.keys {
 				last = m.Key(k)
@@ -59,7 +60,7 @@ func TestKeys(t *testing.T) {
 }
 
 func TestJudged(t *testing.T) {
-	m := NewModel(3)
+	m := NewModel(course.Steps.Lab(), 3)
 	if m.Status(3) != Todo || m.Done() != 0 {
 		t.Fatalf("fresh model: status %v done %d, want Todo 0", m.Status(3), m.Done())
 	}
@@ -82,7 +83,7 @@ func TestJudged(t *testing.T) {
 }
 
 func TestNotices(t *testing.T) {
-	m := NewModel(1)
+	m := NewModel(course.Steps.Lab(), 1)
 	for _, s := range []string{"a", "b", "c", "d", "e"} {
 		m.Notice(s)
 	}
@@ -92,11 +93,11 @@ func TestNotices(t *testing.T) {
 }
 
 func TestClamp(t *testing.T) {
-	if got := NewModel(0).Current; got != 1 {
-		t.Errorf("NewModel(0) on %d, want 1", got)
+	if got := NewModel(course.Steps.Lab(), 0).Current; got != 1 {
+		t.Errorf("NewModel(course.Steps.Lab(), 0) on %d, want 1", got)
 	}
-	if got := NewModel(42).Current; got != 8 {
-		t.Errorf("NewModel(42) on %d, want 8", got)
+	if got := NewModel(course.Steps.Lab(), 42).Current; got != 8 {
+		t.Errorf("NewModel(course.Steps.Lab(), 42) on %d, want 8", got)
 	}
 }
 

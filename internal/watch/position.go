@@ -23,12 +23,12 @@ type position struct {
 // LoadPosition is the step watch last left dir's learner on; 0 when it
 // never did, or the file cannot be read (watch then starts where the
 // evidence says).
-func LoadPosition(dir string) int {
+func LoadPosition(steps lab.Table, dir string) int {
 	var p position
 	if found, err := atomicfile.ReadJSON(PositionPath(dir), &p); !found || err != nil {
 		return 0
 	}
-	if _, err := lab.Get(p.Step); err != nil {
+	if _, err := steps.Get(p.Step); err != nil {
 		return 0
 	}
 	return p.Step
@@ -46,10 +46,10 @@ func SavePosition(dir string, step int) error {
 // are: where a learner new to watch is. A step is done when its evidence
 // file is written and whole; a step that writes none (step 4 installs the
 // service) is done once a later step's file is.
-func FirstUndone(dir string) int {
-	st := lab.Read(dir)
+func FirstUndone(steps lab.Table, dir string) int {
+	st := steps.Read(dir)
 	fileless := 0
-	for _, s := range lab.Steps {
+	for _, s := range steps {
 		if s.File == "" {
 			if fileless == 0 {
 				fileless = s.Number
@@ -64,5 +64,5 @@ func FirstUndone(dir string) int {
 		}
 		fileless = 0
 	}
-	return lab.Steps[len(lab.Steps)-1].Number
+	return steps[len(steps)-1].Number
 }

@@ -111,14 +111,14 @@ var todoMark = regexp.MustCompile(`([1-9]|[>] |^  )` + markTodo)
 // current one in brackets, and how many pass.
 func (v *View) progress(m *Model) string {
 	var b strings.Builder
-	for _, s := range lab.Steps {
+	for _, s := range m.steps {
 		open, shut := " ", " "
 		if s.Number == m.Current {
 			open, shut = "[", "]"
 		}
 		fmt.Fprintf(&b, "%s%d%s%s", open, s.Number, stepMark(m.Status(s.Number)), shut)
 	}
-	return i18n.T("watch.progress", i18n.Args{"Steps": b.String(), "Done": m.Done(), "Total": len(lab.Steps)})
+	return i18n.T("watch.progress", i18n.Args{"Steps": b.String(), "Done": m.Done(), "Total": len(m.steps)})
 }
 
 // Screen is the whole screen for m, one string a line, each at most
@@ -137,7 +137,7 @@ func (v *View) Screen(m *Model) []string {
 	switch {
 	case m.List:
 		add("", i18n.T("watch.list.heading"), "")
-		for _, s := range lab.Steps {
+		for _, s := range m.steps {
 			cur := " "
 			if s.Number == m.Current {
 				cur = ">"
@@ -177,7 +177,7 @@ func (v *View) stepLines(m *Model) []string {
 			out = append(out, v.paint(l))
 		}
 	}
-	s, _ := lab.Get(m.Current)
+	s, _ := m.steps.Get(m.Current)
 	add("", i18n.T("watch.step", i18n.Args{"N": s.Number, "Title": s.Heading()}), "  ")
 	checks := m.Checks(m.Current)
 	switch {
@@ -207,7 +207,7 @@ func (v *View) hintLines(m *Model) []string {
 			out = append(out, v.paint(l))
 		}
 	}
-	s, _ := lab.Get(m.Current)
+	s, _ := m.steps.Get(m.Current)
 	nudge := ""
 	for _, c := range m.Checks(m.Current) {
 		if c.Status == judge.Fail && c.Hint != "" {
@@ -224,7 +224,7 @@ func (v *View) hintLines(m *Model) []string {
 		return out
 	}
 	add("", i18n.T("watch.hint.commands"), "  ")
-	for _, c := range Commands(s.Number, v.Where) {
+	for _, c := range Commands(m.steps, s.Number, v.Where) {
 		add("  $ ", c, "      ")
 	}
 	return out
@@ -232,8 +232,8 @@ func (v *View) hintLines(m *Model) []string {
 
 // Commands are the commands `cnpa explain n` shows to do step n by hand,
 // with the learner's paths.
-func Commands(n int, w lab.Where) []string {
-	text, err := lab.ExplainFor(n, w)
+func Commands(steps lab.Table, n int, w lab.Where) []string {
+	text, err := steps.ExplainFor(n, w)
 	if err != nil {
 		return nil
 	}

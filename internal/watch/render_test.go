@@ -10,6 +10,7 @@ import (
 
 	fcolor "github.com/fatih/color"
 
+	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
@@ -44,9 +45,9 @@ func TestScreenFitsEightyColumns(t *testing.T) {
 			fcolor.NoColor = !color
 			v := &View{Dir: "/root/cnpa-op/" + strings.Repeat("d", 90), P: ui.New(nil, !color),
 				Where: lab.Where{Dir: "/root/cnpa-op", UnitDir: "/etc/systemd/system"}}
-			for _, s := range lab.Steps {
+			for _, s := range course.Steps.Lab() {
 				for _, keys := range []string{"", "h", "hh", "l"} {
-					m := NewModel(s.Number)
+					m := NewModel(course.Steps.Lab(), s.Number)
 					m.Judged(s.Number, longChecks(s.Number), time.Now())
 					m.Down = strings.Repeat("dial tcp 127.0.0.1:6443: connect: connection refused ", 3)
 					m.Notice(i18n.T("watch.file.incomplete", i18n.Args{"File": "drift.json"}))
@@ -80,7 +81,7 @@ func TestScreenSays(t *testing.T) {
 	defer i18n.Set(i18n.Current())
 	i18n.Set(i18n.English)
 	v := &View{Dir: "/root/cnpa-op", P: ui.New(nil, true), Where: lab.Where{Dir: "/root/cnpa-op", UnitDir: "/etc/systemd/system"}}
-	m := NewModel(3)
+	m := NewModel(course.Steps.Lab(), 3)
 	m.Judged(1, report(1, judge.Pass), time.Now())
 	m.Judged(3, longChecks(3), time.Now())
 	screen := strings.Join(v.Screen(m), "\n")
@@ -111,7 +112,7 @@ func TestScreenInJapanese(t *testing.T) {
 	defer i18n.Set(i18n.Current())
 	i18n.Set("ja")
 	v := &View{Dir: "/root/cnpa-op", P: ui.New(nil, true)}
-	m := NewModel(5)
+	m := NewModel(course.Steps.Lab(), 5)
 	screen := strings.Join(v.Screen(m), "\n")
 	for _, want := range []string{"ステップ5 · ", "まだ判定していません", "h ヒント"} {
 		if !strings.Contains(screen, want) {
@@ -124,7 +125,7 @@ func TestPlainLinesSayFailuresAndChanges(t *testing.T) {
 	defer i18n.Set(i18n.Current())
 	i18n.Set(i18n.English)
 	v := &View{P: ui.New(nil, true)}
-	m := NewModel(3)
+	m := NewModel(course.Steps.Lab(), 3)
 	first := v.PlainLines(m, 3, report(3, judge.Pass, judge.Fail))
 	m.Judged(3, report(3, judge.Pass, judge.Fail), time.Now())
 	if got := strings.Join(first, "\n"); !strings.Contains(got, "step 3: 1 passed, 1 failed") ||
@@ -141,7 +142,7 @@ func TestPlainLinesSayFailuresAndChanges(t *testing.T) {
 func TestJSONOneObjectAVerdict(t *testing.T) {
 	at := time.Date(2026, 12, 7, 5, 0, 0, 0, time.UTC)
 	var buf bytes.Buffer
-	vs := NewModel(3).Judged(3, report(3, judge.Pass, judge.Fail), at)
+	vs := NewModel(course.Steps.Lab(), 3).Judged(3, report(3, judge.Pass, judge.Fail), at)
 	if err := WriteJSON(&buf, vs); err != nil {
 		t.Fatal(err)
 	}

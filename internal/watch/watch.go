@@ -31,9 +31,9 @@ type Judger func(ctx context.Context, step int) (*judge.Report, error)
 
 // CheckJudger is `cnpa check --step N` as a Judger: check.Run for one
 // step, each probe waiting at most timeout for the controller.
-func CheckJudger(env *labenv.Env, timeout time.Duration) Judger {
+func CheckJudger(steps check.Table, env *labenv.Env, timeout time.Duration) Judger {
 	return func(ctx context.Context, step int) (*judge.Report, error) {
-		rep, _, err := check.Run(ctx, env, check.Options{Step: step, ProbeTimeout: timeout})
+		rep, _, err := check.Run(ctx, env, check.Options{Steps: steps, Step: step, ProbeTimeout: timeout})
 		return rep, err
 	}
 }
@@ -53,6 +53,8 @@ const (
 // Options are what one Run needs; the sources are channels so that tests
 // feed them by hand.
 type Options struct {
+	// Steps is the lab's steps (course.Steps).
+	Steps  lab.Table
 	Dir    string
 	View   *View
 	Format Format
@@ -124,12 +126,12 @@ func Run(ctx context.Context, o Options) error {
 		o.Now = time.Now
 	}
 	l := &loop{o: o, ctx: ctx, results: make(chan result), stop: func() {}}
-	start := LoadPosition(o.Dir)
+	start := LoadPosition(o.Steps, o.Dir)
 	resumed := start != 0
 	if !resumed {
-		start = FirstUndone(o.Dir)
+		start = FirstUndone(o.Steps, o.Dir)
 	}
-	l.m = NewModel(start)
+	l.m = NewModel(o.Steps, start)
 	if resumed {
 		l.notice(i18n.T("watch.resumed", i18n.Args{"N": start}))
 	}
@@ -155,7 +157,7 @@ func Run(ctx context.Context, o Options) error {
 				l.keep()
 				l.judge(l.m.Current, false)
 			case CheckAll:
-				l.judge(lab.Steps[0].Number, true)
+				l.judge(l.o.Steps[0].Number, true)
 			}
 		case cs := <-o.Files:
 			from, judgeable := l.m.Current, false
@@ -223,7 +225,7 @@ func (l *loop) judge(from int, all bool) {
 	}
 	go func() {
 		defer send(result{done: true})
-		for _, s := range lab.Steps {
+		for _, s := range l.o.Steps {
 			if s.Number < from {
 				continue
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/ui"
@@ -93,7 +94,7 @@ func TestRunJudgesFromWhereTheLearnerIs(t *testing.T) {
 	var out, errw syncBuf
 	done := make(chan error)
 	go func() {
-		done <- Run(context.Background(), Options{Dir: dir, View: &View{P: ui.New(nil, true)}, Format: JSON,
+		done <- Run(context.Background(), Options{Steps: course.Steps.Lab(), Dir: dir, View: &View{P: ui.New(nil, true)}, Format: JSON,
 			Out: &out, Err: &errw, Judge: f.judge, Keys: keys, Files: files, Down: down, Retry: time.Millisecond})
 	}()
 
@@ -145,7 +146,7 @@ func TestRunJudgesFromWhereTheLearnerIs(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if got := LoadPosition(dir); got != 4 {
+	if got := LoadPosition(course.Steps.Lab(), dir); got != 4 {
 		t.Errorf("position kept %d, want 4", got)
 	}
 	notes := errw.String()
@@ -255,7 +256,7 @@ func TestFilesSeesARenameOnSave(t *testing.T) {
 	if err := os.WriteFile(script, []byte("old"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	changes, err := Files(ctx, LearnerFiles(dir, filepath.Join(units, "cnpa-op.service")), time.Millisecond, func(s string) { t.Error(s) })
+	changes, err := Files(ctx, LearnerFiles(course.Steps.Lab(), dir, filepath.Join(units, "cnpa-op.service")), time.Millisecond, func(s string) { t.Error(s) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,16 +294,16 @@ func TestFilesSeesARenameOnSave(t *testing.T) {
 
 func TestPosition(t *testing.T) {
 	dir := t.TempDir()
-	if got := LoadPosition(dir); got != 0 {
+	if got := LoadPosition(course.Steps.Lab(), dir); got != 0 {
 		t.Errorf("no position: %d, want 0", got)
 	}
-	if got := FirstUndone(dir); got != 1 {
+	if got := FirstUndone(course.Steps.Lab(), dir); got != 1 {
 		t.Errorf("empty dir: first undone %d, want 1", got)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "before.json"), []byte(`{"uid":"u","namespace_exists":false}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := FirstUndone(dir); got != 2 {
+	if got := FirstUndone(course.Steps.Lab(), dir); got != 2 {
 		t.Errorf("before.json written: first undone %d, want 2", got)
 	}
 	for _, f := range []string{"generation.json", "reconcile.json"} {
@@ -310,13 +311,13 @@ func TestPosition(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := FirstUndone(dir); got != 4 {
+	if got := FirstUndone(course.Steps.Lab(), dir); got != 4 {
 		t.Errorf("steps 1-3 written: first undone %d, want 4 (it writes no file)", got)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "drift.json"), []byte(`{}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := FirstUndone(dir); got != 6 {
+	if got := FirstUndone(course.Steps.Lab(), dir); got != 6 {
 		t.Errorf("drift.json written: first undone %d, want 6 (step 4 is done once 5 is)", got)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, ".cnpa"), 0o755); err != nil {
@@ -325,13 +326,13 @@ func TestPosition(t *testing.T) {
 	if err := os.WriteFile(PositionPath(dir), []byte(`{"step": 12}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := LoadPosition(dir); got != 0 {
+	if got := LoadPosition(course.Steps.Lab(), dir); got != 0 {
 		t.Errorf("no step 12: %d, want 0", got)
 	}
 	if err := SavePosition(dir, 6); err != nil {
 		t.Fatal(err)
 	}
-	if got := LoadPosition(dir); got != 6 {
+	if got := LoadPosition(course.Steps.Lab(), dir); got != 6 {
 		t.Errorf("saved 6, loaded %d", got)
 	}
 }

@@ -37,6 +37,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/cnpa/internal/course"
+
 	"github.com/labhub/cnpa/internal/class"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/submission"
@@ -489,7 +491,7 @@ func TestInventedChecksCountForNothing(t *testing.T) {
 	}
 	var probe judge.Check
 	for _, c := range forged.Checks {
-		if c.ID == judge.ProbeIDs[0] {
+		if c.ID == course.Steps.Grader().ProbeIDs()[0] {
 			probe = c
 		}
 	}
@@ -519,7 +521,7 @@ func TestInventedChecksCountForNothing(t *testing.T) {
 		t.Errorf("the forged submission scores %d/%d checks, the honest one %d/%d", m.ChecksPassed, m.ChecksTotal, h.ChecksPassed, h.ChecksTotal)
 	}
 	if !strings.Contains(m.FlagList(), class.FlagTampered) || !strings.Contains(flagDetails(m), `"extra.0" (not a check of the lab)`) ||
-		!strings.Contains(flagDetails(m), judge.ProbeIDs[0]+" (recorded twice)") {
+		!strings.Contains(flagDetails(m), course.Steps.Grader().ProbeIDs()[0]+" (recorded twice)") {
 		t.Errorf("the forged submission: flags %q\n%s", m.FlagList(), flagDetails(m))
 	}
 	if len(h.Flags) != 0 {

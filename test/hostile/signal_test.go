@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/cnpa/internal/course"
+
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/test/kit/classfixture"
 )
@@ -23,7 +25,7 @@ func evidenceDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := c.Materialize(dir, filepath.Join(dir, lab.OwnDir)); err != nil {
+	if err := c.Materialize(course.Steps.Lab(), dir, filepath.Join(dir, lab.OwnDir)); err != nil {
 		t.Fatal(err)
 	}
 	return dir

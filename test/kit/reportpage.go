@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/labhub/cnpa/internal/lab"
 )
 
 // The words of the tests that read `cnpa report --html`'s page (the
@@ -42,11 +40,12 @@ func AssertSelfContained(t *testing.T, html string) {
 	}
 }
 
-// AssertReportSteps fails unless the page has the lab's steps in order.
-func AssertReportSteps(t *testing.T, dom string) {
+// AssertReportSteps fails unless the page has the lab's steps (numbers,
+// course.Steps') in order.
+func AssertReportSteps(t *testing.T, dom string, numbers []int) {
 	t.Helper()
 	last := -1
-	for _, n := range lab.Numbers() {
+	for _, n := range numbers {
 		i := strings.Index(dom, fmt.Sprintf(`<section class="step" id="step-%d"`, n))
 		if i < 0 || i < last {
 			t.Errorf("step %d: no section, or out of order", n)
@@ -68,12 +67,8 @@ func ReportSection(t *testing.T, dom string, n int) string {
 
 // ReportValueStatus is the status the page gives key of file ("" when absent).
 func ReportValueStatus(dom, file, key string) string {
-	for _, n := range lab.Numbers() {
-		i := strings.Index(dom, fmt.Sprintf(`<section class="step" id="step-%d"`, n))
-		if i < 0 {
-			continue
-		}
-		sec := dom[i:]
+	for _, i := range stepSection.FindAllStringIndex(dom, -1) {
+		sec := dom[i[0]:]
 		sec = sec[:strings.Index(sec, "</section>")]
 		if !strings.Contains(sec, "<code>"+file+"</code>") {
 			continue
@@ -86,11 +81,14 @@ func ReportValueStatus(dom, file, key string) string {
 	return ""
 }
 
+// stepSection starts a step's section of the page.
+var stepSection = regexp.MustCompile(`<section class="step" id="step-[0-9]+"`)
+
 // OpenReport checks the report page at path as a reader's browser gets it:
 // self-contained, loaded in b with no network request, and every step
-// present; with shot, the same browser run writes its screenshot. It
+// (numbers) present; with shot, the same browser run writes its screenshot. It
 // returns the file and the rendered DOM for the caller's own assertions.
-func OpenReport(ctx context.Context, t *testing.T, b *Browser, path string, shot *Shot) (html []byte, dom string) {
+func OpenReport(ctx context.Context, t *testing.T, b *Browser, path string, numbers []int, shot *Shot) (html []byte, dom string) {
 	t.Helper()
 	html, err := os.ReadFile(path)
 	if err != nil {
@@ -104,6 +102,6 @@ func OpenReport(ctx context.Context, t *testing.T, b *Browser, path string, shot
 	if len(load.PageRequests) > 0 {
 		t.Errorf("the page made network requests: %v", load.PageRequests)
 	}
-	AssertReportSteps(t, load.DOM)
+	AssertReportSteps(t, load.DOM, numbers)
 	return html, load.DOM
 }

@@ -17,10 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/cnpa/internal/course"
+
 	"github.com/labhub/cnpa/internal/doctor"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/lab"
-	cnpalab "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/timeline"
 	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/kit/cluster"
@@ -310,7 +311,7 @@ func timelineRequestsShown(t *testing.T, dir, out, kubeContext string) {
 		return c == cmd || strings.Contains(c, "$("+cmd+" ") || strings.Contains(c, "$("+cmd+")") || strings.HasPrefix(c, cmd+" <<")
 	}
 	n := 0
-	for _, s := range cnpalab.TimelineSteps() {
+	for _, s := range course.Steps.Lab().TimelineSteps() {
 		tl, err := timeline.Load(dir, s.Number)
 		if err != nil || tl == nil {
 			t.Errorf("step %d timeline: %v (none: %t)", s.Number, err, tl == nil)
@@ -352,8 +353,8 @@ func reportPage(ctx context.Context, t *testing.T, lab *kit.Lab, dir string, che
 	}
 	art := kit.ArtifactDir(t)
 	png := filepath.Join(art, "report-lab-"+name+".png")
-	html, dom := kit.OpenReport(ctx, t, b, page, &kit.Shot{PNG: png, Width: 1280, Height: 2400})
-	for _, r := range cnpalab.Rules {
+	html, dom := kit.OpenReport(ctx, t, b, page, course.Steps.Lab().Numbers(), &kit.Shot{PNG: png, Width: 1280, Height: 2400})
+	for _, r := range course.Steps.Lab().Rules() {
 		if got := kit.ReportValueStatus(dom, r.File, r.Key); got != "ok" {
 			t.Errorf("%s %s on the page: status %q, want ok", r.File, r.Key, got)
 		}
@@ -376,7 +377,7 @@ func reportPage(ctx context.Context, t *testing.T, lab *kit.Lab, dir string, che
 	}
 	// Steps 4-7 each recorded a timeline (labassert.Timelines checked their
 	// content), and the page draws every one of them as a chart.
-	for _, s := range cnpalab.TimelineSteps() {
+	for _, s := range course.Steps.Lab().TimelineSteps() {
 		step := s.Number
 		sec := kit.ReportSection(t, dom, step)
 		tl, err := timeline.Load(dir, step)

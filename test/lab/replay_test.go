@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/lab"
-	cnpalab "github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/internal/course"
+
 	"github.com/labhub/cnpa/test/kit/cluster"
 	"github.com/labhub/cnpa/test/labassert"
 )
@@ -164,8 +164,8 @@ func replayLab(ctx context.Context, t *testing.T, out []byte, a *cluster.Cluster
 	}
 
 	labassert.Lab(ctx, t, b.Kubeconfig, dirB)
-	stA, stB := cnpalab.Read(dirA), cnpalab.Read(dirB)
-	for _, file := range lab.Files {
+	stA, stB := course.Steps.Lab().Read(dirA), course.Steps.Lab().Read(dirB)
+	for _, file := range course.Steps.Lab().Files() {
 		va, errA := stA.Records[file].Strict()
 		vb, errB := stB.Records[file].Strict()
 		if errA != nil || errB != nil {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/labhub/cnpa/internal/course"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
@@ -40,15 +42,15 @@ func Lab(ctx context.Context, t *testing.T, kubeconfig, dir string) {
 
 	// Every evidence key, judged by the lab's rules (package lab): the
 	// same table the steps and `cnpa check` read.
-	st := lab.Read(dir)
+	st := course.Steps.Lab().Read(dir)
 	in := st.Inputs(alpha)
-	for _, file := range lab.Files {
+	for _, file := range course.Steps.Lab().Files() {
 		values, err := st.Records[file].Strict()
 		if err != nil {
 			t.Error(err)
 			continue
 		}
-		for _, j := range lab.Judge(file, values, in) {
+		for _, j := range course.Steps.Lab().Judge(file, values, in) {
 			if !j.OK || j.Skip != "" {
 				t.Errorf("%s: got %s, want %s %s", j.ID, j.Got, j.Want, j.Skip)
 			}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/cnpa/internal/course"
+
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -108,7 +110,7 @@ func timelineStep4(t *testing.T, tl *timeline.Timeline) {
 // new uid step 5 recorded; your edit to 99, then the controller's revert.
 func timelineStep5(t *testing.T, dir, engine string, tl *timeline.Timeline) {
 	var drift lab.DriftRecord
-	if _, err := lab.ReadFile(dir, lab.DriftFile, &drift); err != nil {
+	if _, err := course.Steps.Lab().ReadFile(dir, lab.DriftFile, &drift); err != nil {
 		t.Fatal(err)
 	}
 	v := tlView{t, tl}
@@ -160,7 +162,7 @@ const fileTick = 10 * time.Millisecond
 // the file clock, and before the release, which the watch saw.
 func timelineStep6(t *testing.T, dir, engine string, tl *timeline.Timeline) {
 	var cleanup lab.CleanupRecord
-	if _, err := lab.ReadFile(dir, lab.CleanupFile, &cleanup); err != nil {
+	if _, err := course.Steps.Lab().ReadFile(dir, lab.CleanupFile, &cleanup); err != nil {
 		t.Fatal(err)
 	}
 	v := tlView{t, tl}

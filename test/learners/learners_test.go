@@ -26,10 +26,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/cnpa/internal/course"
+
 	"github.com/labhub/cnpa/internal/check"
 	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
-	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/kit/cluster"
 )
@@ -193,7 +194,7 @@ func loadCase(t *testing.T, dir string) learnerCase {
 	case !c.Valid && c.AdminToo:
 		t.Fatalf("%s/case.json: admin_too is for a valid case (a mistake names its one service_identity)", dir)
 	case !c.Valid && (!validStep(c.Step) || len(c.Says) == 0):
-		t.Fatalf("%s/case.json: a mistake needs a step (%s) and at least one phrase in says", dir, labdata.Range(".."))
+		t.Fatalf("%s/case.json: a mistake needs a step (%s) and at least one phrase in says", dir, course.Steps.Lab().Range(".."))
 	case c.CaughtBy != "" && c.CaughtBy != "step" && c.CaughtBy != "check":
 		t.Fatalf("%s/case.json: caught_by is step, check or empty, not %q", dir, c.CaughtBy)
 	case c.Valid && len(c.Fails) > 0:
@@ -208,7 +209,7 @@ func loadCase(t *testing.T, dir string) learnerCase {
 }
 
 func validStep(n int) bool {
-	_, err := labdata.Get(n)
+	_, err := course.Steps.Lab().Get(n)
 	return err == nil
 }
 
@@ -641,7 +642,7 @@ func (l *lab) stepDiagnosis(r kit.Result, n int) string {
 	if m := stepHeader.FindAllStringIndex(r.Stdout, -1); len(m) > 0 {
 		section = r.Stdout[m[len(m)-1][0]:]
 	}
-	if s, err := steps.Get(n); err == nil {
+	if s, err := course.Steps.Lab().Get(n); err == nil {
 		for _, line := range strings.Split(s.Teaches, "\n") {
 			if line = strings.TrimSpace(line); line != "" {
 				section = strings.ReplaceAll(section, line, "")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labhub/cnpa/internal/course"
+
 	"github.com/labhub/cnpa/internal/check"
 	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
@@ -86,7 +88,7 @@ func TestLearnerWritesEveryFile(t *testing.T) {
 	l := newLab(t)
 	files := l.ownFiles("always")
 	t.Cleanup(func() { l.StopService() })
-	for _, s := range labdata.Steps {
+	for _, s := range course.Steps.Lab() {
 		if s.Number == 8 {
 			// Step 8 asks for a file computed from the others: the
 			// learner computes it, in a style unlike cnpa's jq.

@@ -9,6 +9,7 @@ package learners
 // (room.awaitSubmissions), which take the slots first (caseRank).
 
 import (
+	"github.com/labhub/cnpa/internal/course"
 	labdata "github.com/labhub/cnpa/internal/lab"
 
 	"bytes"
@@ -280,7 +281,7 @@ func (r *classroom) submit(t *testing.T, l *lab, caseName string) kit.Result {
 func swapFiles(t *testing.T, src, dst string) (restore func()) {
 	t.Helper()
 	saved := map[string][]byte{}
-	for _, f := range submission.Files {
+	for _, f := range submission.Files(course.Steps.Lab()) {
 		data, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
 			continue

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/cnpa/internal/course"
+
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
@@ -54,7 +56,7 @@ func writeRun(t *testing.T, dir string) map[int]*timeline.Timeline {
 	if err := evidence.WriteArchive(filepath.Join(dir, evidence.ArchiveDir), evidence.ArchiveRecord{Name: "beta", UID: beta, Pods: 2}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := lab.ComputeReport(lab.Read(dir))
+	rep, err := lab.ComputeReport(course.Steps.Lab().Read(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,10 +146,10 @@ func TestReportPageInBrowser(t *testing.T) {
 
 	art := kit.ArtifactDir(t)
 	png := filepath.Join(art, "report-offline.png")
-	html, dom := kit.OpenReport(ctx, t, b, page, &kit.Shot{PNG: png, Width: 1280, Height: 2400})
+	html, dom := kit.OpenReport(ctx, t, b, page, course.Steps.Lab().Numbers(), &kit.Shot{PNG: png, Width: 1280, Height: 2400})
 	// Offline, the uids compared with the live alpha are not compared;
 	// every other value of a correct run is as expected.
-	for _, r := range lab.Rules {
+	for _, r := range course.Steps.Lab().Rules() {
 		want := "ok"
 		if r.Expected == "the live alpha's uid" {
 			want = "skip"

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/labhub/cnpa/internal/course"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,7 +23,6 @@ import (
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/judge"
-	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -65,11 +66,11 @@ func Record(c *submission.Content) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if err := c.Materialize(dir, filepath.Join(dir, ".cnpa")); err != nil {
+	if err := c.Materialize(course.Steps.Lab(), dir, filepath.Join(dir, ".cnpa")); err != nil {
 		return err
 	}
-	rep := judge.Judge(lab.Read(dir), c.Facts)
-	for _, id := range judge.ProbeIDs {
+	rep := course.Steps.Grader().Judge(course.Steps.Lab().Read(dir), c.Facts)
+	for _, id := range course.Steps.Grader().ProbeIDs() {
 		rep.Checks = append(rep.Checks, judge.Check{ID: id, Step: int(id[4] - '0'), Title: id, Status: judge.Pass, Expected: "as the lab asks", Actual: "as the lab asks"})
 	}
 	c.Checks = nil

@@ -1,0 +1,33 @@
+package step8
+
+import "github.com/labhub/cnpa/internal/lab"
+
+// rules are step 8's: every key of report.json is what the other files
+// give (lab.ComputeReport).
+func rules() []lab.Rule {
+	var out []lab.Rule
+	for _, k := range shape {
+		out = append(out, lab.Rule{Key: k.Name, ID: "step8." + k.Name,
+			Title: "report.json " + k.Name + " is what the other files give", Expected: "the value computed from the other files",
+			Judge: computed(k.Name)})
+	}
+	return out
+}
+
+// constants are report.json's keys whose value does not depend on the
+// other files: they can be judged even when those cannot be read.
+var constants = map[string]any{"finalizer": lab.ReportFinalizer, "trigger": lab.ReportTrigger}
+
+// computed is the rule "what lab.ComputeReport gives for key".
+func computed(key string) func(any, *lab.Inputs) lab.Verdict {
+	return func(v any, in *lab.Inputs) lab.Verdict {
+		if in.ReportProblem != "" {
+			w, ok := constants[key]
+			if !ok {
+				return lab.Skipped(in.ReportProblem)
+			}
+			return lab.Same(w, v)
+		}
+		return lab.Same(in.Report[key], v)
+	}
+}
