@@ -1,9 +1,6 @@
 package class_test
 
 import (
-	"github.com/labhub/cnpa/internal/course"
-	"github.com/labhub/cnpa/internal/lab"
-
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -17,7 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/cnpa/internal/class"
+	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/test/kit/classfixture"
 )

@@ -45,10 +45,10 @@ func ReadClassFile(path string) (*ClassFile, error) {
 	}
 	var cf ClassFile
 	if err := yaml.UnmarshalStrict(data, &cf); err != nil {
-		return nil, errors.New(i18n.T("class.live.not_class_file", i18n.Args{"Path": path, "Err": err.Error()}))
+		return nil, i18n.NewError("class.live.not_class_file", i18n.Args{"Path": path, "Err": err.Error()})
 	}
 	if len(cf.Learners) == 0 {
-		return nil, errors.New(i18n.T("class.live.no_learner", i18n.Args{"Path": path}))
+		return nil, i18n.NewError("class.live.no_learner", i18n.Args{"Path": path})
 	}
 	var errs []error
 	seen := map[string]bool{}
@@ -56,16 +56,16 @@ func ReadClassFile(path string) (*ClassFile, error) {
 		r := &cf.Learners[i]
 		switch {
 		case r.Name == "":
-			errs = append(errs, errors.New(i18n.T("class.live.no_name", i18n.Args{"Path": path, "N": i + 1})))
+			errs = append(errs, i18n.NewError("class.live.no_name", i18n.Args{"Path": path, "N": i + 1}))
 			continue
 		case submission.CheckName(r.Name) != nil:
-			errs = append(errs, errors.New(i18n.T("class.live.bad_name", i18n.Args{"Path": path, "N": i + 1, "Err": fmt.Sprint(submission.CheckName(r.Name))})))
+			errs = append(errs, i18n.NewError("class.live.bad_name", i18n.Args{"Path": path, "N": i + 1, "Err": fmt.Sprint(submission.CheckName(r.Name))}))
 			continue
 		case seen[r.Name]:
-			errs = append(errs, errors.New(i18n.T("class.live.twice", i18n.Args{"Path": path, "Name": strconv.Quote(r.Name)})))
+			errs = append(errs, i18n.NewError("class.live.twice", i18n.Args{"Path": path, "Name": strconv.Quote(r.Name)}))
 			continue
 		case r.Kubeconfig == "":
-			errs = append(errs, errors.New(i18n.T("class.live.no_kubeconfig", i18n.Args{"Path": path, "Name": strconv.Quote(r.Name)})))
+			errs = append(errs, i18n.NewError("class.live.no_kubeconfig", i18n.Args{"Path": path, "Name": strconv.Quote(r.Name)}))
 			continue
 		}
 		seen[r.Name] = true
@@ -73,8 +73,8 @@ func ReadClassFile(path string) (*ClassFile, error) {
 			r.Kubeconfig = filepath.Join(filepath.Dir(path), r.Kubeconfig)
 		}
 		if _, err := os.Stat(r.Kubeconfig); err != nil {
-			errs = append(errs, errors.New(i18n.T("class.live.bad_kubeconfig", i18n.Args{"Path": path, "Name": strconv.Quote(r.Name),
-				"Kubeconfig": r.Kubeconfig, "Err": fmt.Sprint(errors.Unwrap(err))})))
+			errs = append(errs, i18n.NewError("class.live.bad_kubeconfig", i18n.Args{"Path": path, "Name": strconv.Quote(r.Name),
+				"Kubeconfig": r.Kubeconfig, "Err": fmt.Sprint(errors.Unwrap(err))}))
 		}
 	}
 	if len(errs) > 0 {

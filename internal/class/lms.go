@@ -157,7 +157,7 @@ func readRosterCSV(path string, data []byte) ([]string, *gradebook.Roster, error
 	cr.FieldsPerRecord = 0
 	head, err := cr.Read()
 	if err != nil {
-		return nil, nil, errors.New(i18n.T("class.load.roster_csv", i18n.Args{"Path": path, "Line": 1, "Err": err.Error()}))
+		return nil, nil, i18n.NewError("class.load.roster_csv", i18n.Args{"Path": path, "Line": 1, "Err": err.Error()})
 	}
 	canon := map[string]string{"learner": "learner"}
 	for _, c := range gradebook.IdentityColumns {
@@ -171,10 +171,10 @@ func readRosterCSV(path string, data []byte) ([]string, *gradebook.Roster, error
 		c, ok := canon[strings.ToLower(strings.TrimSpace(h))]
 		switch {
 		case !ok:
-			return nil, nil, errors.New(i18n.T("class.load.roster_unknown_column", i18n.Args{"Path": path, "Column": strconv.Quote(h),
-				"Known": strings.Join(gradebook.IdentityColumns, ", ")}))
+			return nil, nil, i18n.NewError("class.load.roster_unknown_column", i18n.Args{"Path": path, "Column": strconv.Quote(h),
+				"Known": strings.Join(gradebook.IdentityColumns, ", ")})
 		case seen[c]:
-			return nil, nil, errors.New(i18n.T("class.load.roster_column_twice", i18n.Args{"Path": path, "Column": strconv.Quote(c)}))
+			return nil, nil, i18n.NewError("class.load.roster_column_twice", i18n.Args{"Path": path, "Column": strconv.Quote(c)})
 		}
 		seen[c], cols[i] = true, c
 		if c == "learner" {
@@ -184,7 +184,7 @@ func readRosterCSV(path string, data []byte) ([]string, *gradebook.Roster, error
 		}
 	}
 	if learnerAt < 0 {
-		return nil, nil, errors.New(i18n.T("class.load.roster_no_learner", i18n.Args{"Path": path}))
+		return nil, nil, i18n.NewError("class.load.roster_no_learner", i18n.Args{"Path": path})
 	}
 	var names []string
 	first := map[string]int{}
@@ -196,18 +196,18 @@ func readRosterCSV(path string, data []byte) ([]string, *gradebook.Roster, error
 		}
 		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, nil, errors.New(i18n.T("class.load.roster_csv", i18n.Args{"Path": path, "Line": line, "Err": err.Error()}))
+			return nil, nil, i18n.NewError("class.load.roster_csv", i18n.Args{"Path": path, "Line": line, "Err": err.Error()})
 		}
 		name := strings.TrimSpace(rec[learnerAt])
 		if name == "" {
 			continue
 		}
 		if err := submission.CheckName(name); err != nil {
-			errs = append(errs, errors.New(i18n.T("class.load.roster_bad_name", i18n.Args{"Path": path, "Line": line, "Err": fmt.Sprint(err)})))
+			errs = append(errs, i18n.NewError("class.load.roster_bad_name", i18n.Args{"Path": path, "Line": line, "Err": fmt.Sprint(err)}))
 			continue
 		}
 		if at, dup := first[name]; dup {
-			errs = append(errs, errors.New(i18n.T("class.load.roster_twice", i18n.Args{"Path": path, "Name": strconv.Quote(name), "At": at, "Line": line})))
+			errs = append(errs, i18n.NewError("class.load.roster_twice", i18n.Args{"Path": path, "Name": strconv.Quote(name), "At": at, "Line": line}))
 			continue
 		}
 		first[name] = line
@@ -224,7 +224,7 @@ func readRosterCSV(path string, data []byte) ([]string, *gradebook.Roster, error
 		return nil, nil, errors.Join(errs...)
 	}
 	if len(names) == 0 {
-		return nil, nil, errors.New(i18n.T("class.load.roster_empty", i18n.Args{"Path": path}))
+		return nil, nil, i18n.NewError("class.load.roster_empty", i18n.Args{"Path": path})
 	}
 	return names, roster, nil
 }

@@ -28,7 +28,7 @@ func Load(args []string) (subs []*submission.Submission, unreadable []*submissio
 	var paths []string
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
-			return nil, nil, errors.New(i18n.T("class.load.flag_after", i18n.Args{"Flag": a}))
+			return nil, nil, i18n.NewError("class.load.flag_after", i18n.Args{"Flag": a})
 		}
 		fi, err := os.Stat(a)
 		if err != nil {
@@ -43,7 +43,7 @@ func Load(args []string) (subs []*submission.Submission, unreadable []*submissio
 			return nil, nil, err
 		}
 		if len(matches) == 0 {
-			return nil, nil, errors.New(i18n.T("class.load.no_json", i18n.Args{"Dir": a, "Name": submission.DefaultName}))
+			return nil, nil, i18n.NewError("class.load.no_json", i18n.Args{"Dir": a, "Name": submission.DefaultName})
 		}
 		sort.Strings(matches)
 		paths = append(paths, matches...)
@@ -91,11 +91,11 @@ func ReadRoster(path string) ([]string, error) {
 			continue
 		}
 		if err := submission.CheckName(name); err != nil {
-			errs = append(errs, errors.New(i18n.T("class.load.roster_bad_name", i18n.Args{"Path": path, "Line": n, "Err": fmt.Sprint(err)})))
+			errs = append(errs, i18n.NewError("class.load.roster_bad_name", i18n.Args{"Path": path, "Line": n, "Err": fmt.Sprint(err)}))
 			continue
 		}
 		if at, dup := first[name]; dup {
-			errs = append(errs, errors.New(i18n.T("class.load.roster_twice", i18n.Args{"Path": path, "Name": strconv.Quote(name), "At": at, "Line": n})))
+			errs = append(errs, i18n.NewError("class.load.roster_twice", i18n.Args{"Path": path, "Name": strconv.Quote(name), "At": at, "Line": n}))
 			continue
 		}
 		first[name] = n
@@ -108,7 +108,7 @@ func ReadRoster(path string) ([]string, error) {
 		return nil, errors.Join(errs...)
 	}
 	if len(names) == 0 {
-		return nil, errors.New(i18n.T("class.load.roster_empty", i18n.Args{"Path": path}))
+		return nil, i18n.NewError("class.load.roster_empty", i18n.Args{"Path": path})
 	}
 	return names, nil
 }

@@ -59,7 +59,7 @@ func (r *Roster) has(col string) bool {
 func (r *Roster) identity(learner string) (map[string]string, error) {
 	id, ok := r.Identity[learner]
 	if !ok {
-		return nil, errors.New(i18n.T("gradebook.roster.no_learner", i18n.Args{"Path": r.Path, "Learner": learner}))
+		return nil, i18n.NewError("gradebook.roster.no_learner", i18n.Args{"Path": r.Path, "Learner": learner})
 	}
 	return id, nil
 }
@@ -86,7 +86,7 @@ func Canvas(w io.Writer, rows []*Result, p *Policy, roster *Roster) error {
 		}
 		// Canvas matches a row by its name, ID or SIS User ID: one will do.
 		if id[ColStudent] == "" && id[ColID] == "" && id[ColSISUserID] == "" {
-			errs = append(errs, errors.New(i18n.T("gradebook.roster.no_canvas_id", i18n.Args{"Path": roster.Path, "Learner": r.Learner})))
+			errs = append(errs, i18n.NewError("gradebook.roster.no_canvas_id", i18n.Args{"Path": roster.Path, "Learner": r.Learner}))
 			continue
 		}
 		s := ScoreOf(r, p)
@@ -113,8 +113,8 @@ func Moodle(w io.Writer, rows []*Result, p *Policy, roster *Roster) error {
 		}
 	}
 	if len(ids) == 0 {
-		return errors.New(i18n.T("gradebook.roster.no_column", i18n.Args{"Path": rosterPath(roster), "Format": "moodle",
-			"Columns": strings.Join(quoted(MoodleColumns), i18n.T("gradebook.or"))}))
+		return i18n.NewError("gradebook.roster.no_column", i18n.Args{"Path": rosterPath(roster), "Format": "moodle",
+			"Columns": strings.Join(quoted(MoodleColumns), i18n.T("gradebook.or"))})
 	}
 	var errs []error
 	table := [][]string{append(append([]string{}, ids...), p.AssignmentName())}
@@ -131,8 +131,8 @@ func Moodle(w io.Writer, rows []*Result, p *Policy, roster *Roster) error {
 			empty = empty && id[c] == ""
 		}
 		if empty {
-			errs = append(errs, errors.New(i18n.T("gradebook.roster.empty_cell", i18n.Args{"Path": roster.Path, "Learner": r.Learner,
-				"Columns": strings.Join(quoted(ids), i18n.T("gradebook.or"))})))
+			errs = append(errs, i18n.NewError("gradebook.roster.empty_cell", i18n.Args{"Path": roster.Path, "Learner": r.Learner,
+				"Columns": strings.Join(quoted(ids), i18n.T("gradebook.or"))}))
 			continue
 		}
 		table = append(table, append(row, fmtPoints(ScoreOf(r, p).Total)))
@@ -153,8 +153,8 @@ func needColumns(roster *Roster, cols []string, format string) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	return errors.New(i18n.T("gradebook.roster.missing_columns", i18n.Args{"Path": rosterPath(roster), "Format": format,
-		"Columns": strings.Join(quoted(missing), ", "), "Header": strings.Join(append([]string{"learner"}, cols...), ",")}))
+	return i18n.NewError("gradebook.roster.missing_columns", i18n.Args{"Path": rosterPath(roster), "Format": format,
+		"Columns": strings.Join(quoted(missing), ", "), "Header": strings.Join(append([]string{"learner"}, cols...), ",")})
 }
 
 func rosterPath(r *Roster) string {

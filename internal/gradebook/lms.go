@@ -2,7 +2,6 @@ package gradebook
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -218,7 +217,7 @@ func GradescopeSubmittedAt(path string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if md.CreatedAt.IsZero() {
-		return time.Time{}, errors.New(i18n.T("gradebook.metadata.no_created_at", i18n.Args{"Path": path}))
+		return time.Time{}, i18n.NewError("gradebook.metadata.no_created_at", i18n.Args{"Path": path})
 	}
 	return md.CreatedAt, nil
 }

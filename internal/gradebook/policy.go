@@ -118,11 +118,11 @@ func ParsePolicy(path string, data []byte, steps int, checkIDs []string) (*Polic
 	p := &Policy{path: path}
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(p)
 	if err != nil {
-		return nil, errors.New(i18n.T("gradebook.policy.bad_toml", i18n.Args{"Path": path, "Err": err.Error()}))
+		return nil, i18n.NewError("gradebook.policy.bad_toml", i18n.Args{"Path": path, "Err": err.Error()})
 	}
 	var errs []error
 	bad := func(key, fix string) {
-		errs = append(errs, errors.New(i18n.T("gradebook.policy.bad_key", i18n.Args{"Path": path, "Key": key, "Fix": fix})))
+		errs = append(errs, i18n.NewError("gradebook.policy.bad_key", i18n.Args{"Path": path, "Key": key, "Fix": fix}))
 	}
 	for _, k := range md.Undecoded() {
 		bad(k.String(), i18n.T("gradebook.policy.fix_unknown"))

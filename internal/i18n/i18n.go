@@ -318,3 +318,24 @@ func (l Lang) Has(id string) bool {
 	_, err := l.catalog().say(id, &goi18n.LocalizeConfig{MessageID: id})
 	return err == nil
 }
+
+// MessageError is an error that carries a message of the catalog, its id
+// and values, and puts it into words when it is shown, in the language
+// chosen then: an error made before --lang is read, or kept in a value
+// and printed later, is said in the learner's language all the same.
+type MessageError struct {
+	ID   string
+	Args Args
+}
+
+func (e *MessageError) Error() string { return T(e.ID, e.Args) }
+
+// NewError is the error of message id with its placeholders' values
+// (at most one map), worded when it is shown.
+func NewError(id string, args ...Args) error {
+	e := &MessageError{ID: id}
+	if len(args) > 0 {
+		e.Args = args[0]
+	}
+	return e
+}

@@ -1,6 +1,7 @@
 package i18n
 
 import (
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -117,5 +118,22 @@ func TestArgsThatSayThemselves(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("T with an argument that calls T did not return: deadlock")
+	}
+}
+
+// TestNewErrorIsWordedWhenShown: an error made in one language says its
+// message in the language chosen when it is printed.
+func TestNewErrorIsWordedWhenShown(t *testing.T) {
+	defer Set(Current())
+	Set(English)
+	err := NewError("poll.gave_up", Args{"After": "3s", "Last": "x"})
+	en := err.Error()
+	Set(Japanese)
+	if ja := err.Error(); ja == en || ja != Japanese.T("poll.gave_up", Args{"After": "3s", "Last": "x"}) {
+		t.Errorf("made in English, shown in Japanese: got %q (English %q)", ja, en)
+	}
+	var m *MessageError
+	if !errors.As(err, &m) || m.ID != "poll.gave_up" || m.Args["Last"] != "x" {
+		t.Errorf("the error does not carry its id and values: %#v", err)
 	}
 }

@@ -75,7 +75,7 @@ const LeaderElectionRole = "cnpa-controller-leader-election"
 // a DNS subdomain is refused, never pasted into YAML.
 func LeaderElection(lease string) ([]byte, error) {
 	if errs := validation.IsDNS1123Subdomain(lease); len(errs) > 0 {
-		return nil, errors.New(i18n.T("identity.bad_lease", i18n.Args{"Lease": fmt.Sprintf("%q", lease), "Errs": strings.Join(errs, "; ")}))
+		return nil, i18n.NewError("identity.bad_lease", i18n.Args{"Lease": fmt.Sprintf("%q", lease), "Errs": strings.Join(errs, "; ")})
 	}
 	return bytes.ReplaceAll(assets.LeaderElection, []byte("LEASE_NAME"), []byte(lease)), nil
 }

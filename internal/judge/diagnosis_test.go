@@ -5,12 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labhub/cnpa/internal/lab"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 

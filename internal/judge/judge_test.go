@@ -11,9 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labhub/cnpa/internal/course"
-	"github.com/labhub/cnpa/internal/judge"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,7 +18,9 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/labhub/cnpa/assets"
+	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/teamspace"

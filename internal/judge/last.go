@@ -41,11 +41,11 @@ func LoadLast(dir string) (*Last, error) {
 	case !found && err == nil:
 		return nil, nil
 	case errors.As(err, &bad):
-		return nil, errors.New(i18n.T("check.last.bad", i18n.Args{"Path": bad.Path, "Err": bad.Err.Error()}))
+		return nil, i18n.NewError("check.last.bad", i18n.Args{"Path": bad.Path, "Err": bad.Err.Error()})
 	case err != nil:
 		return nil, err
 	case l.Report == nil:
-		return nil, errors.New(i18n.T("check.last.empty", i18n.Args{"Path": LastPath(dir)}))
+		return nil, i18n.NewError("check.last.empty", i18n.Args{"Path": LastPath(dir)})
 	}
 	return &l, nil
 }

@@ -68,7 +68,7 @@ func LearnerTarget(learner, path, context string) (*Target, error) {
 	if refused := Refused(cl, user); len(refused) > 0 {
 		var errs []error
 		for _, f := range refused {
-			errs = append(errs, errors.New(i18n.T("kube.learner.refused", i18n.Args{"Learner": learner, "Path": path, "Field": f, "Fix": fixFor(f)})))
+			errs = append(errs, i18n.NewError("kube.learner.refused", i18n.Args{"Learner": learner, "Path": path, "Field": f, "Fix": fixFor(f)}))
 		}
 		return nil, &ConfigError{errors.Join(errs...).Error()}
 	}

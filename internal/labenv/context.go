@@ -2,14 +2,13 @@ package labenv
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // ContextFile is the kubeconfig cnpa writes in the evidence dir when
@@ -31,8 +30,8 @@ func (e *Env) CommandKubeconfig() (string, error) {
 		return e.Target.Path, nil
 	}
 	if strings.ContainsRune(e.Dir, os.PathListSeparator) {
-		return "", errors.New(i18n.T("labenv.context_dir", i18n.Args{"Context": e.Target.Context, "Dir": e.Dir,
-			"Separator": fmt.Sprintf("%q", os.PathListSeparator)}))
+		return "", i18n.NewError("labenv.context_dir", i18n.Args{"Context": e.Target.Context, "Dir": e.Dir,
+			"Separator": fmt.Sprintf("%q", os.PathListSeparator)})
 	}
 	return filepath.Join(e.Dir, ContextFile) + string(os.PathListSeparator) + e.Target.Path, nil
 }

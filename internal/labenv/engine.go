@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/labhub/cnpa/internal/i18n"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/service"
 )
@@ -101,9 +101,9 @@ export KUBECONFIG CNPA_ARCHIVE_DIR CNPA_FINALIZER
 %s`, lines[0], shellScriptMark, context, kubeconfig, shellQuote(archive), s.Finalizer, lines[1])
 		return []byte(pinned), nil
 	case EngineOwn:
-		return nil, errors.New(i18n.T("labenv.own_not_written"))
+		return nil, i18n.NewError("labenv.own_not_written")
 	}
-	return nil, errors.New(i18n.T("labenv.unknown_engine", i18n.Args{"Engine": fmt.Sprintf("%q", s.Engine)}))
+	return nil, i18n.NewError("labenv.unknown_engine", i18n.Args{"Engine": fmt.Sprintf("%q", s.Engine)})
 }
 
 // script is the Script for engine in this environment; it writes the
@@ -142,8 +142,8 @@ func (e *Env) InstallScript() error {
 	var theirs *evidence.LearnersFileError
 	if errors.As(err, &theirs) {
 		// Never --force: the learner's controller is the lab's point.
-		return errors.New(i18n.T("labenv.script_is_yours", i18n.Args{"Path": theirs.Path, "Why": theirs.Why, "Engine": e.Engine,
-			"Quoted": QuoteArg(theirs.Path)}))
+		return i18n.NewError("labenv.script_is_yours", i18n.Args{"Path": theirs.Path, "Why": theirs.Why, "Engine": e.Engine,
+			"Quoted": QuoteArg(theirs.Path)})
 	}
 	return err
 }
@@ -158,13 +158,13 @@ func (e *Env) checkOwnScript() error {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return errors.New(i18n.T("labenv.own_missing", i18n.Args{"Path": path, "Ask": OwnScriptAsk()}))
+		return i18n.NewError("labenv.own_missing", i18n.Args{"Path": path, "Ask": OwnScriptAsk()})
 	case err != nil:
 		return fmt.Errorf("%s: %w", i18n.T("labenv.own_unreadable", i18n.Args{"Path": path}), err)
 	case fi.IsDir():
-		return errors.New(i18n.T("labenv.own_directory", i18n.Args{"Path": path, "Ask": OwnScriptAsk()}))
+		return i18n.NewError("labenv.own_directory", i18n.Args{"Path": path, "Ask": OwnScriptAsk()})
 	case fi.Mode()&0o111 == 0:
-		return errors.New(i18n.T("labenv.own_not_executable", i18n.Args{"Path": path}))
+		return i18n.NewError("labenv.own_not_executable", i18n.Args{"Path": path})
 	}
 	return nil
 }
@@ -176,11 +176,11 @@ func (e *Env) checkOwnScript() error {
 // file is kept unless force is set.
 func (e *Env) Scaffold(engine string, force, finalizer bool) (string, error) {
 	if engine != EngineGo && engine != EngineShell {
-		return "", errors.New(i18n.T("labenv.scaffold_engine", i18n.Args{"Engine": fmt.Sprintf("%q", engine)}))
+		return "", i18n.NewError("labenv.scaffold_engine", i18n.Args{"Engine": fmt.Sprintf("%q", engine)})
 	}
 	path := e.ScriptPath()
 	if _, err := os.Lstat(path); err == nil && !force {
-		return "", errors.New(i18n.T("labenv.scaffold_exists", i18n.Args{"Path": path}))
+		return "", i18n.NewError("labenv.scaffold_exists", i18n.Args{"Path": path})
 	}
 	sc, err := e.script(engine, finalizer)
 	if err != nil {
@@ -230,7 +230,7 @@ func (e *Env) Unit() (service.Unit, error) {
 		bash, _ = filepath.Abs(bash)
 		u.Argv = []string{bash, "-c", fmt.Sprintf("while true; do %s; sleep 3; done", shellQuote(e.ScriptPath()))}
 	default:
-		return u, errors.New(i18n.T("labenv.unknown_engine", i18n.Args{"Engine": fmt.Sprintf("%q", e.Engine)}))
+		return u, i18n.NewError("labenv.unknown_engine", i18n.Args{"Engine": fmt.Sprintf("%q", e.Engine)})
 	}
 	if e.SystemUser() {
 		u.User = service.User

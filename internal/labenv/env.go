@@ -6,14 +6,13 @@
 package labenv
 
 import (
-	"errors"
 	"fmt"
-	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/lab"
@@ -93,10 +92,10 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 		st.ServiceIdentity = opts.ServiceIdentity
 	}
 	if !identity.Valid(st.Identity()) {
-		return nil, errors.New(i18n.T("labenv.unknown_identity", i18n.Args{"Identity": fmt.Sprintf("%q", st.ServiceIdentity)}))
+		return nil, i18n.NewError("labenv.unknown_identity", i18n.Args{"Identity": fmt.Sprintf("%q", st.ServiceIdentity)})
 	}
 	if !validEngine(st.Engine) {
-		return nil, errors.New(i18n.T("labenv.unknown_engine", i18n.Args{"Engine": fmt.Sprintf("%q", st.Engine)}))
+		return nil, i18n.NewError("labenv.unknown_engine", i18n.Args{"Engine": fmt.Sprintf("%q", st.Engine)})
 	}
 	mgr, err := service.New(st.ServiceManager, st.UnitDir, opts.Dir)
 	if err != nil {
@@ -130,14 +129,14 @@ const DefaultUnitDir = "/etc/systemd/system"
 func (s *State) choose(opts Options) error {
 	if opts.Engine != "" && opts.Engine != s.Engine {
 		if s.EngineLocked || fileExists(filepath.Join(opts.Dir, lab.ReconcileFile)) {
-			return errors.New(i18n.T("labenv.engine_locked", i18n.Args{"Asked": opts.Engine, "File": lab.ReconcileFile, "Engine": s.Engine}))
+			return i18n.NewError("labenv.engine_locked", i18n.Args{"Asked": opts.Engine, "File": lab.ReconcileFile, "Engine": s.Engine})
 		}
 		s.Engine = opts.Engine
 	}
 	serviceLocked := s.ServiceLocked || (s.loaded && serviceInstalledBefore(opts.Dir, s))
 	if m := opts.ServiceManager; m != "" && m != "auto" && m != s.ServiceManager {
 		if serviceLocked {
-			return errors.New(i18n.T("labenv.manager_locked", i18n.Args{"Asked": m, "Unit": service.Name, "Manager": s.ServiceManager}))
+			return i18n.NewError("labenv.manager_locked", i18n.Args{"Asked": m, "Unit": service.Name, "Manager": s.ServiceManager})
 		}
 		s.ServiceManager = m
 	}
@@ -148,7 +147,7 @@ func (s *State) choose(opts Options) error {
 		}
 		if dir != s.UnitDir {
 			if serviceLocked {
-				return errors.New(i18n.T("labenv.unit_dir_locked", i18n.Args{"Asked": opts.UnitDir, "Unit": service.Name, "UnitDir": s.UnitDir}))
+				return i18n.NewError("labenv.unit_dir_locked", i18n.Args{"Asked": opts.UnitDir, "Unit": service.Name, "UnitDir": s.UnitDir})
 			}
 			s.UnitDir = dir
 		}

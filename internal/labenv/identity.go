@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/labhub/cnpa/internal/i18n"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/manifest"
@@ -59,7 +59,7 @@ func (e *Env) ProvisionIdentity(ctx context.Context) error {
 	}
 	if e.Engine == EngineOwn {
 		if fi, err := os.Stat(e.ScriptPath()); err == nil && fi.Mode()&0o005 != 0o005 {
-			return errors.New(i18n.T("labenv.own_mode", i18n.Args{"Path": e.ScriptPath(), "User": service.User, "Mode": fi.Mode().Perm().String()}))
+			return i18n.NewError("labenv.own_mode", i18n.Args{"Path": e.ScriptPath(), "User": service.User, "Mode": fi.Mode().Perm().String()})
 		}
 	}
 	return nil

@@ -4,13 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/service"
@@ -79,7 +79,7 @@ func LoadState(dir string) (*State, error) {
 		// What a rerun does without it: recoveredState, and the step
 		// writes it again (steps.runSteps, also for a step it keeps).
 		p := filepath.Join(dir, StateFile)
-		return nil, errors.New(i18n.T("labenv.state_damaged", i18n.Args{"Path": p, "Err": err.Error(), "Quoted": QuoteArg(p)}))
+		return nil, i18n.NewError("labenv.state_damaged", i18n.Args{"Path": p, "Err": err.Error(), "Quoted": QuoteArg(p)})
 	}
 	s.loaded = true
 	return &s, nil

@@ -2,14 +2,13 @@ package labenv
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/service"
 )
@@ -116,7 +115,7 @@ func (e *Env) CheckUnit(u service.UnitFile) []string {
 func (e *Env) installLearnersUnit(ctx context.Context, data []byte, restart bool) error {
 	path := e.Service.UnitPath()
 	if e.OwnIdentity() {
-		return errors.New(i18n.T("labenv.unit_own_identity", i18n.Args{"Path": path, "Quoted": QuoteArg(path)}))
+		return i18n.NewError("labenv.unit_own_identity", i18n.Args{"Path": path, "Quoted": QuoteArg(path)})
 	}
 	uf, err := service.ParseUnit(data)
 	if err != nil {

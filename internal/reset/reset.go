@@ -249,7 +249,7 @@ func wait(ctx context.Context, timeout time.Duration, cond func(context.Context)
 	})
 	var gaveUp *poll.TimeoutError
 	if errors.As(err, &gaveUp) {
-		return errors.New(i18n.T("reset.gave_up", i18n.Args{"Timeout": timeout.String()}))
+		return i18n.NewError("reset.gave_up", i18n.Args{"Timeout": timeout.String()})
 	}
 	return err
 }

@@ -2,9 +2,9 @@ package service
 
 import (
 	"encoding/json"
-	"errors"
-	"github.com/labhub/cnpa/internal/i18n"
 	"os"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 func saveArgv(path string, u Unit) error {
@@ -19,10 +19,10 @@ func loadArgv(path string) (Unit, error) {
 	var u Unit
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return u, errors.New(i18n.T("service.not_installed", i18n.Args{"Err": err.Error()}))
+		return u, i18n.NewError("service.not_installed", i18n.Args{"Err": err.Error()})
 	}
 	if err := json.Unmarshal(data, &u); err != nil || len(u.Argv) == 0 {
-		return u, errors.New(i18n.T("service.damaged", i18n.Args{"Path": path}))
+		return u, i18n.NewError("service.damaged", i18n.Args{"Path": path})
 	}
 	return u, nil
 }

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/labhub/cnpa/internal/i18n"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // LogLine is one line of the service's output and when it was written.
@@ -42,7 +42,7 @@ func Follow(ctx context.Context, m Manager) (<-chan LogLine, error) {
 	case *process:
 		return followFile(ctx, filepath.Join(m.dir, logFile))
 	}
-	return nil, errors.New(i18n.T("service.cannot_follow", i18n.Args{"Manager": m.Name()}))
+	return nil, i18n.NewError("service.cannot_follow", i18n.Args{"Manager": m.Name()})
 }
 
 // followFile reads the lines appended to path after this call. A file that

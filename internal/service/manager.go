@@ -2,13 +2,12 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/labhub/cnpa/internal/i18n"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -61,7 +60,7 @@ func New(kind, unitDir, dir string) (Manager, error) {
 	case "process":
 		return &process{unitPath: unitPath, dir: dir}, nil
 	}
-	return nil, errors.New(i18n.T("service.unknown_manager", i18n.Args{"Manager": fmt.Sprintf("%q", kind)}))
+	return nil, i18n.NewError("service.unknown_manager", i18n.Args{"Manager": fmt.Sprintf("%q", kind)})
 }
 
 func writeUnit(path string, u Unit) error {

@@ -5,15 +5,14 @@
 package service
 
 import (
-	"errors"
 	"fmt"
-	"github.com/labhub/cnpa/internal/i18n"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode"
 
 	"github.com/labhub/cnpa/assets"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -177,28 +176,28 @@ func (u Unit) checkValues() error {
 	}
 	for _, v := range values {
 		if strings.ContainsFunc(v.value, unicode.IsControl) {
-			return errors.New(i18n.T("service.control_character", i18n.Args{"What": v.what, "Value": fmt.Sprintf("%q", v.value)}))
+			return i18n.NewError("service.control_character", i18n.Args{"What": v.what, "Value": fmt.Sprintf("%q", v.value)})
 		}
 	}
 	// systemd refuses a program path with a quote or a backslash
 	// ("Executable name contains special characters").
 	if len(u.Argv) > 0 && strings.ContainsAny(u.Argv[0], `"'\`) {
-		return errors.New(i18n.T("service.program_quote", i18n.Args{"Program": fmt.Sprintf("%q", u.Argv[0])}))
+		return i18n.NewError("service.program_quote", i18n.Args{"Program": fmt.Sprintf("%q", u.Argv[0])})
 	}
 	if u.User != "" {
 		for _, p := range append([]string{u.ArchiveDir, u.Credential}, u.Reads...) {
 			if strings.ContainsFunc(p, unicode.IsControl) {
-				return errors.New(i18n.T("service.path_control", i18n.Args{"Path": fmt.Sprintf("%q", p)}))
+				return i18n.NewError("service.path_control", i18n.Args{"Path": fmt.Sprintf("%q", p)})
 			}
 		}
 		for _, p := range append([]string{u.ArchiveDir}, u.Reads...) {
 			if strings.Contains(p, ":") {
-				return errors.New(i18n.T("service.path_colon", i18n.Args{"Path": fmt.Sprintf("%q", p)}))
+				return i18n.NewError("service.path_colon", i18n.Args{"Path": fmt.Sprintf("%q", p)})
 			}
 		}
 	}
 	if strings.ContainsAny(u.Dir, `"\`) {
-		return errors.New(i18n.T("service.dir_quote", i18n.Args{"Dir": fmt.Sprintf("%q", u.Dir)}))
+		return i18n.NewError("service.dir_quote", i18n.Args{"Dir": fmt.Sprintf("%q", u.Dir)})
 	}
 	return nil
 }

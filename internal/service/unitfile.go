@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 	"strings"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // markPrefix starts the first line of every unit cnpa writes; the hash
@@ -92,7 +92,7 @@ func ParseUnit(data []byte) (UnitFile, error) {
 		}
 		key, value, ok := strings.Cut(line, "=")
 		if !ok {
-			return u, errors.New(i18n.T("service.unitfile.not_key_value", i18n.Args{"Line": fmt.Sprintf("%q", line)}))
+			return u, i18n.NewError("service.unitfile.not_key_value", i18n.Args{"Line": fmt.Sprintf("%q", line)})
 		}
 		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
 		switch section + "." + key {
@@ -173,7 +173,7 @@ func SplitCommand(s string) ([]string, error) {
 		}
 	}
 	if quote != 0 {
-		return nil, errors.New(i18n.T("service.unitfile.quote_not_closed", i18n.Args{"Quote": string(quote)}))
+		return nil, i18n.NewError("service.unitfile.quote_not_closed", i18n.Args{"Quote": string(quote)})
 	}
 	if inWord {
 		words = append(words, cur.String())

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/labhub/cnpa/internal/i18n"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // User is the system user cnpa-op.service runs as with its own identity.
@@ -35,17 +36,17 @@ func ensureUser(ctx context.Context, name string) (uid, gid int, err error) {
 	}
 	if found {
 		if why := unfit(uid, shell); why != "" {
-			return 0, 0, errors.New(i18n.T("service.user_unfit", i18n.Args{"User": name, "Why": why}))
+			return 0, 0, i18n.NewError("service.user_unfit", i18n.Args{"User": name, "Why": why})
 		}
 		return uid, gid, nil
 	}
 	argv := userAdd(name)
 	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
 	if err != nil {
-		return 0, 0, errors.New(i18n.T("service.useradd_failed", i18n.Args{"User": User, "Err": err.Error(), "Output": strings.TrimSpace(string(out))}))
+		return 0, 0, i18n.NewError("service.useradd_failed", i18n.Args{"User": User, "Err": err.Error(), "Output": strings.TrimSpace(string(out))})
 	}
 	if uid, gid, _, found, err = lookupUser(ctx, name); err == nil && !found {
-		err = errors.New(i18n.T("service.useradd_lost", i18n.Args{"User": name}))
+		err = i18n.NewError("service.useradd_lost", i18n.Args{"User": name})
 	}
 	return uid, gid, err
 }

@@ -266,7 +266,7 @@ func Write(path string, c *Content) error {
 		return err
 	}
 	if len(data) >= MaxSize {
-		return errors.New(i18n.T("submission.would_be_too_large", i18n.Args{"N": len(data), "Max": MaxSize >> 20}))
+		return i18n.NewError("submission.would_be_too_large", i18n.Args{"N": len(data), "Max": MaxSize >> 20})
 	}
 	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
 }
@@ -387,15 +387,15 @@ func (c *Content) BadTimelines() []string {
 func CheckName(name string) error {
 	switch {
 	case !utf8.ValidString(name):
-		return errors.New(i18n.T("submission.name.not_utf8"))
+		return i18n.NewError("submission.name.not_utf8")
 	case len(name) > 128:
-		return errors.New(i18n.T("submission.name.too_long", i18n.Args{"N": len(name)}))
+		return i18n.NewError("submission.name.too_long", i18n.Args{"N": len(name)})
 	case strings.TrimSpace(name) != name:
-		return errors.New(i18n.T("submission.name.space"))
+		return i18n.NewError("submission.name.space")
 	}
 	for _, r := range name {
 		if unicode.IsControl(r) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
-			return errors.New(i18n.T("submission.name.control", i18n.Args{"Char": fmt.Sprintf("%U", r)}))
+			return i18n.NewError("submission.name.control", i18n.Args{"Char": fmt.Sprintf("%U", r)})
 		}
 	}
 	return nil

@@ -37,9 +37,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/course"
-
 	"github.com/labhub/cnpa/internal/class"
+	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/internal/ui"

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/course"
-
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/test/kit/classfixture"
 )

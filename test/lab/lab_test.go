@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/course"
-
 	"github.com/labhub/cnpa/internal/doctor"
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/lab"

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/course"
-
 	"github.com/labhub/cnpa/test/kit/cluster"
 	"github.com/labhub/cnpa/test/labassert"
 )

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/course"
-
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"

@@ -26,9 +26,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/course"
-
 	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/course"
 	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/test/kit"

@@ -9,9 +9,6 @@ package learners
 // (room.awaitSubmissions), which take the slots first (caseRank).
 
 import (
-	"github.com/labhub/cnpa/internal/course"
-	labdata "github.com/labhub/cnpa/internal/lab"
-
 	"bytes"
 	"context"
 	"encoding/csv"
@@ -31,6 +28,8 @@ import (
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/class"
+	"github.com/labhub/cnpa/internal/course"
+	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/test/kit"

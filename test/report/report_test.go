@@ -17,9 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/course"
-
 	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/timeline"

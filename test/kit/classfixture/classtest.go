@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/labhub/cnpa/internal/course"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,6 +20,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/labhub/cnpa/assets"
+	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/submission"
