@@ -26,7 +26,16 @@ func main() { os.Exit(run(os.Args)) }
 // run maps the command line to an exit code: 0 ok, 1 a check or step
 // failed, 2 usage or environment (unreachable cluster, bad kubeconfig).
 func run(args []string) int {
+	return runStreams(args, IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+}
+
+// runStreams is run with s for stdin, stdout and stderr: the app's Reader,
+// Writer and ErrWriter, which every command's options write to.
+func runStreams(args []string, s IOStreams) int {
 	app := &cli.App{
+		Reader:               s.In,
+		Writer:               s.Out,
+		ErrWriter:            s.ErrOut,
 		Name:                 "cnpa",
 		Usage:                appUsage,
 		Version:              version,
@@ -44,7 +53,7 @@ func run(args []string) int {
 	var notFound error
 	app.CommandNotFound = func(c *cli.Context, name string) { notFound = unknownCommand(c, name) }
 	cli.VersionFlag = versionFlag
-	cli.VersionPrinter = func(*cli.Context) { printVersion() }
+	cli.VersionPrinter = func(c *cli.Context) { printVersion(c.App.Writer) }
 	// Ctrl-C, SIGTERM and SIGHUP (what a closed SSH session sends) cancel
 	// the command's context instead of killing it, so every command gets
 	// to undo what it started: step 7 starts the service it stopped, check
@@ -72,11 +81,11 @@ func run(args []string) int {
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(os.Stderr, "cnpa: "+msg)
+			fmt.Fprintln(s.ErrOut, "cnpa: "+msg)
 		}
 		return ec.ExitCode()
 	}
-	fmt.Fprintln(os.Stderr, "cnpa: "+err.Error())
+	fmt.Fprintln(s.ErrOut, "cnpa: "+err.Error())
 	return 1
 }
 
