@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -75,17 +76,24 @@ func runStreams(args []string, s IOStreams) int {
 	if notFound != nil {
 		err = notFound
 	}
+	return exitCode(s.ErrOut, err)
+}
+
+// exitCode is err's exit code, its message said on w after "cnpa: ": 0
+// for nil, a cli.ExitCoder's own code (its message unless empty: a failed
+// step or check has printed its own), any other error 1.
+func exitCode(w io.Writer, err error) int {
 	if err == nil {
 		return 0
 	}
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(s.ErrOut, "cnpa: "+msg)
+			fmt.Fprintln(w, "cnpa: "+msg)
 		}
 		return ec.ExitCode()
 	}
-	fmt.Fprintln(s.ErrOut, "cnpa: "+err.Error())
+	fmt.Fprintln(w, "cnpa: "+err.Error())
 	return 1
 }
 
