@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -30,77 +31,13 @@ var checkCommand = &cli.Command{
 		&cli.StringFlag{Name: "step", Usage: "check step `N` (" + theLab.Lab().Range("..") + ") only"},
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
 	}, serviceFlags...),
-	Action: func(c *cli.Context) error {
-		out, err := output(c, "text", "json", "junit")
-		if err != nil {
-			return err
-		}
-		step := 0
-		if s := c.String("step"); s != "" {
-			n, err := strconv.Atoi(s)
-			if _, gerr := theLab.Lab().Get(n); err != nil || gerr != nil {
-				return usageError("%s", i18n.T("cli.check.bad_step", i18n.Args{"Step": fmt.Sprintf("%q", s), "First": theLab.Lab()[0].Number, "Last": theLab.Lab()[len(theLab.Lab())-1].Number}))
-			}
-			step = n
-		}
-		if err := needEvidenceDir(c); err != nil {
-			return err
-		}
-		if dir, _ := evidenceDir(c); !theLab.Lab().AnyWritten(dir) {
-			// Seventy lines of "missing" would bury the one thing to do.
-			return cli.Exit(i18n.T("cli.check.no_evidence", i18n.Args{"Dir": dir}), 1)
-		}
-		env, err := labEnv(c)
-		if err != nil {
-			return err
-		}
-		ctx := c.Context // cancelled by Ctrl-C, SIGTERM or SIGHUP (see run)
-		rep, _, err := check.Run(ctx, env, check.Options{Steps: theLab.Checker(), Step: step, ProbeTimeout: c.Duration("timeout"),
-			Progress: ui.New(os.Stderr, c.Bool("no-color"))})
-		if err != nil {
-			return cli.Exit(err.Error(), 2)
-		}
-		// Kept for `cnpa report --html`; failing to keep it costs the
-		// report its check results, not the grading, so it only warns.
-		if err := judge.SaveLast(env.Dir, rep, time.Now()); err != nil {
-			ui.New(os.Stderr, c.Bool("no-color")).Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))
-		}
-		// The last stress run, shown apart from the lab's 8 steps, and
-		// said to count when the instructor's policy gives it points. A
-		// broken policy is cnpa submit's and the class's error; here it
-		// only warns.
-		if st, err := judge.LoadStress(env.Dir); err != nil {
-			ui.New(os.Stderr, c.Bool("no-color")).Warn("%s", err.Error())
-		} else {
-			rep.Stress = st
-		}
-		if policy, err := learnerPolicy(c); err != nil {
-			ui.New(os.Stderr, c.Bool("no-color")).Warn("%s", err.Error())
-		} else {
-			rep.StressPoints = policy.StressPoints()
-		}
-		switch out {
-		case "json":
-			err = judge.WriteJSON(os.Stdout, rep)
-		case "junit":
-			err = judge.WriteJUnit(os.Stdout, rep)
-		default:
-			judge.WriteText(printer(c), rep)
-		}
-		if err != nil {
-			return err
-		}
-		if !rep.OK() {
-			return failed()
-		}
-		return nil
-	},
+	Action: func(c *cli.Context) error { return runOptions(c, &CheckOptions{IOStreams: streamsOf(c)}) },
 }
 
 // needEvidenceDir refuses a missing evidence dir (exit 2): there is nothing
 // to grade, and the likely cause is a wrong --dir.
-func needEvidenceDir(c *cli.Context) error {
-	dir, err := evidenceDir(c)
+func needEvidenceDir(evidence string) error {
+	dir, err := evidenceDir(evidence)
 	if err != nil {
 		return err
 	}
@@ -108,6 +45,105 @@ func needEvidenceDir(c *cli.Context) error {
 		return cli.Exit(i18n.T("cli.dir.missing", i18n.Args{"Dir": dir}), 2)
 	} else if err != nil {
 		return cli.Exit(i18n.T("cli.dir.error", i18n.Args{"Dir": dir, "Err": err.Error()}), 2)
+	}
+	return nil
+}
+
+// CheckOptions are `cnpa check`'s flags.
+type CheckOptions struct {
+	IOStreams
+	globalOptions
+	serviceOptions
+	// Step is --step as typed, "" for every step.
+	Step string
+	// ProbeTimeout (--timeout) is the longest wait for the controller in
+	// each live check. It is not the lab's wait for a condition
+	// (labEnvOptions.Timeout), which no check makes.
+	ProbeTimeout time.Duration
+
+	step int    // Step's number, 0 for every step, set by Validate
+	out  string // -o, set by Validate
+}
+
+// Complete reads the command line into o.
+func (o *CheckOptions) Complete(c *cli.Context) error {
+	o.globalOptions.complete(c)
+	o.serviceOptions.complete(c)
+	o.Step, o.ProbeTimeout = c.String("step"), c.Duration("timeout")
+	return nil
+}
+
+// Validate refuses an -o check does not print and a step there is none of.
+func (o *CheckOptions) Validate() error {
+	out, err := output(&o.globalOptions, "text", "json", "junit")
+	if err != nil {
+		return err
+	}
+	step := 0
+	if s := o.Step; s != "" {
+		n, err := strconv.Atoi(s)
+		if _, gerr := theLab.Lab().Get(n); err != nil || gerr != nil {
+			return usageError("%s", i18n.T("cli.check.bad_step", i18n.Args{"Step": fmt.Sprintf("%q", s), "First": theLab.Lab()[0].Number, "Last": theLab.Lab()[len(theLab.Lab())-1].Number}))
+		}
+		step = n
+	}
+	o.step, o.out = step, out
+	return nil
+}
+
+// Run grades the lab, keeps the report and prints it: exit 1 when a check
+// fails (or no evidence is written yet), 2 when the cluster or the
+// evidence dir cannot be reached.
+func (o *CheckOptions) Run(ctx context.Context) error {
+	if err := needEvidenceDir(o.Dir); err != nil {
+		return err
+	}
+	if dir, _ := evidenceDir(o.Dir); !theLab.Lab().AnyWritten(dir) {
+		// Seventy lines of "missing" would bury the one thing to do.
+		return cli.Exit(i18n.T("cli.check.no_evidence", i18n.Args{"Dir": dir}), 1)
+	}
+	env, err := labEnv(&o.globalOptions, o.ErrOut, o.serviceOptions.envOptions())
+	if err != nil {
+		return err
+	}
+	warn := ui.New(o.ErrOut, o.NoColor)
+	rep, _, err := check.Run(ctx, env, check.Options{Steps: theLab.Checker(), Step: o.step, ProbeTimeout: o.ProbeTimeout,
+		Progress: ui.New(o.ErrOut, o.NoColor)})
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	// Kept for `cnpa report --html`; failing to keep it costs the
+	// report its check results, not the grading, so it only warns.
+	if err := judge.SaveLast(env.Dir, rep, time.Now()); err != nil {
+		warn.Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))
+	}
+	// The last stress run, shown apart from the lab's 8 steps, and
+	// said to count when the instructor's policy gives it points. A
+	// broken policy is cnpa submit's and the class's error; here it
+	// only warns.
+	if st, err := judge.LoadStress(env.Dir); err != nil {
+		warn.Warn("%s", err.Error())
+	} else {
+		rep.Stress = st
+	}
+	if policy, err := learnerPolicy(o.Dir); err != nil {
+		warn.Warn("%s", err.Error())
+	} else {
+		rep.StressPoints = policy.StressPoints()
+	}
+	switch o.out {
+	case "json":
+		err = judge.WriteJSON(o.Out, rep)
+	case "junit":
+		err = judge.WriteJUnit(o.Out, rep)
+	default:
+		judge.WriteText(printer(o.Out, o.NoColor), rep)
+	}
+	if err != nil {
+		return err
+	}
+	if !rep.OK() {
+		return failed()
 	}
 	return nil
 }

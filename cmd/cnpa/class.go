@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -63,110 +65,7 @@ var classGradeCommand = &cli.Command{
 		&cli.StringFlag{Name: "metadata", Usage: "with -o gradescope: Gradescope's submission_metadata.json `FILE`, whose created_at the late rule goes by"},
 		&cli.StringFlag{Name: "policy", Usage: "grade by the instructor's policy `FILE` (TOML: points, visibility, late rules, exam mode)"},
 	},
-	Action: func(c *cli.Context) error {
-		out, err := output(c, "text", "json", "csv", "junit", lmsGradescope, lmsClassroom, lmsCanvas, lmsMoodle)
-		if err != nil {
-			return err
-		}
-		if c.NArg() == 0 {
-			return usageError("%s", i18n.T("cli.class.give_submissions"))
-		}
-		if (out == lmsCanvas || out == lmsMoodle) && c.String("roster") == "" {
-			return usageError("%s", i18n.T("cli.class.needs_roster", i18n.Args{"Format": out}))
-		}
-		if c.String("metadata") != "" && out != lmsGradescope {
-			return usageError("%s", i18n.T("cli.class.metadata_gradescope"))
-		}
-		var policy *gradebook.Policy
-		if p := c.String("policy"); p != "" {
-			if policy, err = class.ReadPolicy(p); err != nil {
-				return cli.Exit(ui.CleanLines(err.Error()), 2)
-			}
-		}
-		started := time.Now()
-		subs, unreadable, err := class.Load(c.Args().Slice())
-		var bad *submission.Error
-		switch {
-		case err != nil && (out == lmsGradescope || out == lmsClassroom) && c.NArg() == 1 && errors.As(err, &bad):
-			// The one file an LMS hands over is not a submission: its
-			// results say so, graded 0, rather than no results at all.
-			unreadable = []*submission.Error{bad}
-		case err != nil:
-			return cli.Exit(ui.CleanLines(err.Error()), 2)
-		}
-		if n := len(subs) + len(unreadable); (out == lmsGradescope || out == lmsClassroom) && n != 1 {
-			return usageError("%s", i18n.T("cli.class.one_submission", i18n.Args{"Format": out, "N": n}))
-		}
-		opts := class.Options{Version: version, Now: time.Now(), Unreadable: unreadable, Exam: policy != nil && policy.Exam}
-		var roster *gradebook.Roster
-		if r := c.String("roster"); r != "" {
-			if opts.Roster, roster, err = class.ReadRosterFile(r); err != nil {
-				return cli.Exit(ui.CleanLines(err.Error()), 2)
-			}
-		}
-		if html := c.String("html"); html != "" {
-			if fi, err := os.Stat(html); err == nil && fi.IsDir() {
-				return usageError("%s", i18n.T("cli.html_is_dir", i18n.Args{"Out": html, "Example": filepath.Join(html, "class.html")}))
-			}
-		}
-		if live := c.String("live"); live != "" {
-			cf, err := class.ReadClassFile(live)
-			if err != nil {
-				return cli.Exit(ui.CleanLines(err.Error()), 2)
-			}
-			progress := ui.New(os.Stderr, c.Bool("no-color"))
-			progress.Note("%s", i18n.T("cli.class.grading_live", i18n.Args{"N": len(cf.Learners), "Parallel": c.Int("parallel")}))
-			opts.Live, err = class.GradeLive(c.Context, cf, subs, class.LiveOptions{Parallel: c.Int("parallel"),
-				Timeout: c.Duration("timeout"), ProbeTimeout: c.Duration("probe-timeout"),
-				Progress: func(name string, r *class.LiveResult) {
-					switch {
-					case r.Report != nil:
-						progress.Line("%s", i18n.T("cli.class.graded_live", i18n.Args{"Name": ui.Clean(name), "Took": r.Took.Round(time.Second),
-							"Passed": r.Report.Passed, "Failed": r.Report.Failed}))
-					default:
-						// The detail may be the learner's server's own words.
-						progress.Warn("%s", i18n.T("cli.class.not_graded_live", i18n.Args{"Name": ui.Clean(name), "Graded": r.Graded,
-							"Took": r.Took.Round(time.Second), "Detail": ui.Clean(r.Detail)}))
-					}
-				}})
-			if err != nil {
-				return cli.Exit(err.Error(), 2)
-			}
-		}
-		gb, err := class.Grade(subs, opts)
-		if err != nil {
-			return cli.Exit(ui.CleanLines(err.Error()), 2)
-		}
-		if html := c.String("html"); html != "" {
-			var buf bytes.Buffer
-			if err := class.WriteHTML(&buf, gb); err != nil {
-				return fmt.Errorf("render the class page: %w", err)
-			}
-			if err := atomicfile.WriteFile(html, buf.Bytes(), 0o644); err != nil {
-				return cli.Exit(i18n.T("cli.submit.write", i18n.Args{"Path": html, "Err": err.Error()}), 2)
-			}
-			ui.New(os.Stderr, c.Bool("no-color")).Note("%s", i18n.T("cli.class.wrote", i18n.Args{"Path": html}))
-		}
-		var received time.Time
-		if m := c.String("metadata"); m != "" {
-			if received, err = gradebook.GradescopeSubmittedAt(m); err != nil {
-				return cli.Exit(ui.CleanLines("--metadata "+err.Error()), 2)
-			}
-		}
-		if lms, err := writeLMS(out, gb, policy, roster, received, time.Since(started)); lms {
-			return err
-		}
-		switch out {
-		case "json":
-			return class.WriteJSON(os.Stdout, gb)
-		case "csv":
-			return class.WriteCSV(os.Stdout, gb)
-		case "junit":
-			return class.WriteJUnit(os.Stdout, gb)
-		}
-		class.WriteText(printer(c), gb)
-		return nil
-	},
+	Action: func(c *cli.Context) error { return runOptions(c, &ClassGradeOptions{IOStreams: streamsOf(c)}) },
 }
 
 // The LMS formats of `cnpa class grade -o` (package gradebook).
@@ -177,10 +76,10 @@ const (
 	lmsMoodle     = "moodle"
 )
 
-// writeLMS writes gb in the LMS format out, when out is one (lms true),
+// writeLMS writes gb to w in the LMS format out, when out is one (lms true),
 // whole or not at all: the output is made in memory, then written. An
 // error is a roster the format cannot use, exit 2, naming the column.
-func writeLMS(out string, gb *class.Gradebook, policy *gradebook.Policy, roster *gradebook.Roster, received time.Time, took time.Duration) (lms bool, err error) {
+func writeLMS(w io.Writer, out string, gb *class.Gradebook, policy *gradebook.Policy, roster *gradebook.Roster, received time.Time, took time.Duration) (lms bool, err error) {
 	rows := class.Results(gb)
 	// One submission, one row: the roster's learners without one are
 	// the class's, not this submission's.
@@ -210,6 +109,144 @@ func writeLMS(out string, gb *class.Gradebook, policy *gradebook.Policy, roster 
 	if err != nil {
 		return true, cli.Exit(ui.CleanLines(err.Error()), 2)
 	}
-	_, err = os.Stdout.Write(buf.Bytes())
+	_, err = w.Write(buf.Bytes())
 	return true, err
+}
+
+// ClassGradeOptions are `cnpa class grade`'s flags and arguments.
+type ClassGradeOptions struct {
+	IOStreams
+	globalOptions
+	// Submissions are the arguments: submission files, or one DIR.
+	Submissions                          []string
+	Roster, Live, HTML, Metadata, Policy string
+	Parallel                             int
+	Timeout, ProbeTimeout                time.Duration
+
+	out string // -o, set by Validate
+}
+
+// Complete reads the command line into o.
+func (o *ClassGradeOptions) Complete(c *cli.Context) error {
+	o.globalOptions.complete(c)
+	o.Submissions = c.Args().Slice()
+	o.Roster, o.Live, o.HTML, o.Metadata, o.Policy = c.String("roster"), c.String("live"), c.String("html"), c.String("metadata"), c.String("policy")
+	o.Parallel, o.Timeout, o.ProbeTimeout = c.Int("parallel"), c.Duration("timeout"), c.Duration("probe-timeout")
+	return nil
+}
+
+// Validate refuses an -o grade does not print, no submissions, and flags
+// the format asked for cannot use or go without.
+func (o *ClassGradeOptions) Validate() error {
+	out, err := output(&o.globalOptions, "text", "json", "csv", "junit", lmsGradescope, lmsClassroom, lmsCanvas, lmsMoodle)
+	if err != nil {
+		return err
+	}
+	if len(o.Submissions) == 0 {
+		return usageError("%s", i18n.T("cli.class.give_submissions"))
+	}
+	if (out == lmsCanvas || out == lmsMoodle) && o.Roster == "" {
+		return usageError("%s", i18n.T("cli.class.needs_roster", i18n.Args{"Format": out}))
+	}
+	if o.Metadata != "" && out != lmsGradescope {
+		return usageError("%s", i18n.T("cli.class.metadata_gradescope"))
+	}
+	o.out = out
+	return nil
+}
+
+// Run grades the submissions (live too, with --live) and writes the
+// gradebook: exit 2 for input it cannot grade.
+func (o *ClassGradeOptions) Run(ctx context.Context) error {
+	out := o.out
+	var policy *gradebook.Policy
+	var err error
+	if p := o.Policy; p != "" {
+		if policy, err = class.ReadPolicy(p); err != nil {
+			return cli.Exit(ui.CleanLines(err.Error()), 2)
+		}
+	}
+	started := time.Now()
+	subs, unreadable, err := class.Load(o.Submissions)
+	var bad *submission.Error
+	switch {
+	case err != nil && (out == lmsGradescope || out == lmsClassroom) && len(o.Submissions) == 1 && errors.As(err, &bad):
+		// The one file an LMS hands over is not a submission: its
+		// results say so, graded 0, rather than no results at all.
+		unreadable = []*submission.Error{bad}
+	case err != nil:
+		return cli.Exit(ui.CleanLines(err.Error()), 2)
+	}
+	if n := len(subs) + len(unreadable); (out == lmsGradescope || out == lmsClassroom) && n != 1 {
+		return usageError("%s", i18n.T("cli.class.one_submission", i18n.Args{"Format": out, "N": n}))
+	}
+	opts := class.Options{Version: version, Now: time.Now(), Unreadable: unreadable, Exam: policy != nil && policy.Exam}
+	var roster *gradebook.Roster
+	if r := o.Roster; r != "" {
+		if opts.Roster, roster, err = class.ReadRosterFile(r); err != nil {
+			return cli.Exit(ui.CleanLines(err.Error()), 2)
+		}
+	}
+	if html := o.HTML; html != "" {
+		if fi, err := os.Stat(html); err == nil && fi.IsDir() {
+			return usageError("%s", i18n.T("cli.html_is_dir", i18n.Args{"Out": html, "Example": filepath.Join(html, "class.html")}))
+		}
+	}
+	if live := o.Live; live != "" {
+		cf, err := class.ReadClassFile(live)
+		if err != nil {
+			return cli.Exit(ui.CleanLines(err.Error()), 2)
+		}
+		progress := ui.New(o.ErrOut, o.NoColor)
+		progress.Note("%s", i18n.T("cli.class.grading_live", i18n.Args{"N": len(cf.Learners), "Parallel": o.Parallel}))
+		opts.Live, err = class.GradeLive(ctx, cf, subs, class.LiveOptions{Parallel: o.Parallel,
+			Timeout: o.Timeout, ProbeTimeout: o.ProbeTimeout,
+			Progress: func(name string, r *class.LiveResult) {
+				switch {
+				case r.Report != nil:
+					progress.Line("%s", i18n.T("cli.class.graded_live", i18n.Args{"Name": ui.Clean(name), "Took": r.Took.Round(time.Second),
+						"Passed": r.Report.Passed, "Failed": r.Report.Failed}))
+				default:
+					// The detail may be the learner's server's own words.
+					progress.Warn("%s", i18n.T("cli.class.not_graded_live", i18n.Args{"Name": ui.Clean(name), "Graded": r.Graded,
+						"Took": r.Took.Round(time.Second), "Detail": ui.Clean(r.Detail)}))
+				}
+			}})
+		if err != nil {
+			return cli.Exit(err.Error(), 2)
+		}
+	}
+	gb, err := class.Grade(subs, opts)
+	if err != nil {
+		return cli.Exit(ui.CleanLines(err.Error()), 2)
+	}
+	if html := o.HTML; html != "" {
+		var buf bytes.Buffer
+		if err := class.WriteHTML(&buf, gb); err != nil {
+			return fmt.Errorf("render the class page: %w", err)
+		}
+		if err := atomicfile.WriteFile(html, buf.Bytes(), 0o644); err != nil {
+			return cli.Exit(i18n.T("cli.submit.write", i18n.Args{"Path": html, "Err": err.Error()}), 2)
+		}
+		ui.New(o.ErrOut, o.NoColor).Note("%s", i18n.T("cli.class.wrote", i18n.Args{"Path": html}))
+	}
+	var received time.Time
+	if m := o.Metadata; m != "" {
+		if received, err = gradebook.GradescopeSubmittedAt(m); err != nil {
+			return cli.Exit(ui.CleanLines("--metadata "+err.Error()), 2)
+		}
+	}
+	if lms, err := writeLMS(o.Out, out, gb, policy, roster, received, time.Since(started)); lms {
+		return err
+	}
+	switch out {
+	case "json":
+		return class.WriteJSON(o.Out, gb)
+	case "csv":
+		return class.WriteCSV(o.Out, gb)
+	case "junit":
+		return class.WriteJUnit(o.Out, gb)
+	}
+	class.WriteText(printer(o.Out, o.NoColor), gb)
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -82,29 +83,7 @@ var completionCommand = &cli.Command{
 	Description: "Completes commands, flags, step numbers and engine names. Load it with\n" +
 		"  source <(cnpa completion bash)      # or zsh; fish: cnpa completion fish | source",
 	BashComplete: func(c *cli.Context) { fmt.Fprintln(c.App.Writer, "bash\nzsh\nfish") },
-	Action: func(c *cli.Context) error {
-		switch shell := c.Args().First(); shell {
-		case "bash":
-			fmt.Print(bashCompletion)
-		case "zsh":
-			fmt.Print(zshCompletion)
-		case "fish":
-			script, err := c.App.ToFishCompletion()
-			if err != nil {
-				return err
-			}
-			fmt.Print(script)
-			fmt.Printf("complete -c cnpa -n '__fish_seen_subcommand_from step explain' -f -a '%s'\n", strings.Join(stepArgs, " "))
-			for flag, values := range flagValueChoice {
-				if strings.HasPrefix(flag, "--") {
-					fmt.Printf("complete -c cnpa -l %s -x -a '%s'\n", strings.TrimPrefix(flag, "--"), strings.Join(values, " "))
-				}
-			}
-		default:
-			return usageError("%s", i18n.T("usage.completion_shell", i18n.Args{"Shell": strconv.Quote(shell)}))
-		}
-		return nil
-	},
+	Action:       func(c *cli.Context) error { return runOptions(c, &CompletionOptions{IOStreams: streamsOf(c)}) },
 }
 
 // completeStep offers step numbers, or the values of the flag being
@@ -143,4 +122,50 @@ func withFlagValues(cmd *cli.Command) *cli.Command {
 		}
 	}
 	return cmd
+}
+
+// CompletionOptions are `cnpa completion`'s argument, and the app whose
+// commands fish's script lists.
+type CompletionOptions struct {
+	IOStreams
+	Shell string
+	App   *cli.App
+}
+
+// Complete reads the command line into o.
+func (o *CompletionOptions) Complete(c *cli.Context) error {
+	o.Shell, o.App = c.Args().First(), c.App
+	return nil
+}
+
+// Validate refuses a shell cnpa has no script for.
+func (o *CompletionOptions) Validate() error {
+	switch o.Shell {
+	case "bash", "zsh", "fish":
+		return nil
+	}
+	return usageError("%s", i18n.T("usage.completion_shell", i18n.Args{"Shell": strconv.Quote(o.Shell)}))
+}
+
+// Run prints the shell's script.
+func (o *CompletionOptions) Run(context.Context) error {
+	switch o.Shell {
+	case "bash":
+		fmt.Fprint(o.Out, bashCompletion)
+	case "zsh":
+		fmt.Fprint(o.Out, zshCompletion)
+	case "fish":
+		script, err := o.App.ToFishCompletion()
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(o.Out, script)
+		fmt.Fprintf(o.Out, "complete -c cnpa -n '__fish_seen_subcommand_from step explain' -f -a '%s'\n", strings.Join(stepArgs, " "))
+		for flag, values := range flagValueChoice {
+			if strings.HasPrefix(flag, "--") {
+				fmt.Fprintf(o.Out, "complete -c cnpa -l %s -x -a '%s'\n", strings.TrimPrefix(flag, "--"), strings.Join(values, " "))
+			}
+		}
+	}
+	return nil
 }

@@ -55,78 +55,110 @@ var controllerCommand = &cli.Command{
 		&cli.DurationFlag{Name: "leader-elect-renew-deadline", Value: 10 * time.Second, Usage: "how long the leader retries renewing", Action: positive("leader-elect-renew-deadline")},
 		&cli.DurationFlag{Name: "leader-elect-retry-period", Value: 2 * time.Second, Usage: "how often candidates retry", Action: positive("leader-elect-retry-period")},
 	},
-	Action: func(c *cli.Context) error {
-		t, err := target(c)
-		if kc := os.Getenv(stress.KubeconfigVar); kc != "" {
-			// cnpa stress's drop-in: the proxy's kubeconfig wins over the
-			// unit's --kubeconfig and --context (it has one context).
-			t, err = kube.Resolve(kc, "")
-		}
-		if err != nil {
-			return err
-		}
-		archive := c.String("archive-dir")
-		if archive == "" {
-			archive = filepath.Join(c.String("dir"), "archive")
-		}
-		log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-		if os.Getenv("GOGC") == "" {
-			// The controller lives as long as the VM, and its live heap is
-			// small; Go's default GOGC=100 lets the heap double before
-			// collecting. At 50 the peak stays lower for a few more short
-			// collections during bursts (make bench measures both).
-			// GOGC in the environment overrides this.
-			debug.SetGCPercent(controllerGCPercent)
-		}
-		ctrl, err := controller.New(t.Config, controller.Config{
-			ArchiveDir: archive, Finalizer: c.Bool("finalizer"), Interval: c.Duration("interval"),
-			Workers: c.Int("workers"), Logger: log,
-		})
-		if err != nil {
-			return cli.Exit(err.Error(), 2)
-		}
-		ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
-		defer stop()
+	Action: func(c *cli.Context) error { return runOptions(c, &ControllerOptions{IOStreams: streamsOf(c)}) },
+}
 
-		if c.Bool("once") {
-			failures, err := ctrl.Once(ctx)
-			if err != nil {
-				return cli.Exit(i18n.T("cli.controller.pass_failed", i18n.Args{"Server": t.Server, "Path": t.Path, "Err": err}), 1)
-			}
-			for _, f := range failures {
-				fmt.Fprintln(os.Stderr, f.Error())
-			}
-			if len(failures) > 0 {
-				return failed()
-			}
-			return nil
-		}
+// ControllerOptions are `cnpa controller`'s flags.
+type ControllerOptions struct {
+	IOStreams
+	globalOptions
+	Once, Finalizer, LeaderElect bool
+	// ArchiveDir is --archive-dir, "" for <dir>/archive.
+	ArchiveDir              string
+	Interval                time.Duration
+	Workers                 int
+	MetricsAddr, HealthAddr string
+	// LeaderElection is the Lease, with --leader-elect.
+	LeaderElection controller.LeaderElection
+}
 
-		serve := func(name, addr string, fn func(context.Context, string) error) {
-			if addr == "" {
-				return
-			}
-			go func() {
-				if err := fn(ctx, addr); err != nil {
-					log.Error("cannot serve "+name, "addr", addr, "err", err)
-				}
-			}()
-		}
-		serve("metrics", c.String("metrics-addr"), ctrl.ServeMetrics)
-		serve("health", c.String("health-addr"), ctrl.ServeHealth)
-		log.Info("cnpa controller starting", "version", version, "server", t.Server, "kubeconfig", t.Path)
-		if !c.Bool("leader-elect") {
-			return ctrl.Run(ctx)
-		}
-		err = ctrl.RunLeaderElected(ctx, controller.LeaderElection{
-			Namespace: c.String("leader-elect-namespace"), Name: c.String("leader-elect-name"),
-			LeaseDuration: c.Duration("leader-elect-lease-duration"),
-			RenewDeadline: c.Duration("leader-elect-renew-deadline"),
-			RetryPeriod:   c.Duration("leader-elect-retry-period"),
-		})
-		if errors.Is(err, controller.ErrLostLease) {
-			return cli.Exit(i18n.T("cli.controller.lost_lease", i18n.Args{"Err": err}), 1)
-		}
+// Complete reads the command line into o.
+func (o *ControllerOptions) Complete(c *cli.Context) error {
+	o.globalOptions.complete(c)
+	o.Once, o.Finalizer, o.LeaderElect = c.Bool("once"), c.Bool("finalizer"), c.Bool("leader-elect")
+	o.ArchiveDir, o.Interval, o.Workers = c.String("archive-dir"), c.Duration("interval"), c.Int("workers")
+	o.MetricsAddr, o.HealthAddr = c.String("metrics-addr"), c.String("health-addr")
+	o.LeaderElection = controller.LeaderElection{
+		Namespace: c.String("leader-elect-namespace"), Name: c.String("leader-elect-name"),
+		LeaseDuration: c.Duration("leader-elect-lease-duration"),
+		RenewDeadline: c.Duration("leader-elect-renew-deadline"),
+		RetryPeriod:   c.Duration("leader-elect-retry-period"),
+	}
+	return nil
+}
+
+// Validate has nothing to refuse: the numeric flags are checked where
+// they are parsed (positive, atLeast).
+func (o *ControllerOptions) Validate() error { return nil }
+
+// Run runs the controller until ctx ends, SIGTERM or SIGINT (once: one
+// pass, exit 1 when a TeamSpace failed); it logs to ErrOut.
+func (o *ControllerOptions) Run(ctx context.Context) error {
+	t, err := target(&o.globalOptions)
+	if kc := os.Getenv(stress.KubeconfigVar); kc != "" {
+		// cnpa stress's drop-in: the proxy's kubeconfig wins over the
+		// unit's --kubeconfig and --context (it has one context).
+		t, err = kube.Resolve(kc, "")
+	}
+	if err != nil {
 		return err
-	},
+	}
+	archive := o.ArchiveDir
+	if archive == "" {
+		archive = filepath.Join(o.Dir, "archive")
+	}
+	log := slog.New(slog.NewTextHandler(o.ErrOut, nil))
+	if os.Getenv("GOGC") == "" {
+		// The controller lives as long as the VM, and its live heap is
+		// small; Go's default GOGC=100 lets the heap double before
+		// collecting. At 50 the peak stays lower for a few more short
+		// collections during bursts (make bench measures both).
+		// GOGC in the environment overrides this.
+		debug.SetGCPercent(controllerGCPercent)
+	}
+	ctrl, err := controller.New(t.Config, controller.Config{
+		ArchiveDir: archive, Finalizer: o.Finalizer, Interval: o.Interval,
+		Workers: o.Workers, Logger: log,
+	})
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	if o.Once {
+		failures, err := ctrl.Once(ctx)
+		if err != nil {
+			return cli.Exit(i18n.T("cli.controller.pass_failed", i18n.Args{"Server": t.Server, "Path": t.Path, "Err": err}), 1)
+		}
+		for _, f := range failures {
+			fmt.Fprintln(o.ErrOut, f.Error())
+		}
+		if len(failures) > 0 {
+			return failed()
+		}
+		return nil
+	}
+
+	serve := func(name, addr string, fn func(context.Context, string) error) {
+		if addr == "" {
+			return
+		}
+		go func() {
+			if err := fn(ctx, addr); err != nil {
+				log.Error("cannot serve "+name, "addr", addr, "err", err)
+			}
+		}()
+	}
+	serve("metrics", o.MetricsAddr, ctrl.ServeMetrics)
+	serve("health", o.HealthAddr, ctrl.ServeHealth)
+	log.Info("cnpa controller starting", "version", version, "server", t.Server, "kubeconfig", t.Path)
+	if !o.LeaderElect {
+		return ctrl.Run(ctx)
+	}
+	err = ctrl.RunLeaderElected(ctx, o.LeaderElection)
+	if errors.Is(err, controller.ErrLostLease) {
+		return cli.Exit(i18n.T("cli.controller.lost_lease", i18n.Args{"Err": err}), 1)
+	}
+	return err
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"os"
+	"io"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -40,23 +40,24 @@ func flagList(lists ...[]cli.Flag) []cli.Flag {
 	return out
 }
 
-// labEnv builds the environment every lab command shares.
-func labEnv(c *cli.Context) (*labenv.Env, error) {
+// labEnv builds the environment every lab command shares: the global
+// flags' cluster and evidence dir, progress on errOut, and what the
+// command's own flags say (opts: engine, service, timeout; a command that
+// has no such flag leaves it zero, which is what the evidence dir
+// remembers, else labenv's default).
+func labEnv(g *globalOptions, errOut io.Writer, opts labenv.Options) (*labenv.Env, error) {
 	// The evidence dir first: it is a local fact the learner typed, and
 	// with no usable kubeconfig its error would otherwise never be seen.
-	dir, err := evidenceDir(c)
+	dir, err := evidenceDir(g.Dir)
 	if err != nil {
 		return nil, err
 	}
-	t, err := target(c)
+	t, err := target(g)
 	if err != nil {
 		return nil, err
 	}
-	env, err := labenv.NewEnv(t, labenv.Options{
-		Dir: dir, Engine: c.String("engine"), ServiceManager: c.String("service-manager"), UnitDir: c.String("unit-dir"),
-		ServiceIdentity: c.String("service-identity"), Timeout: c.Duration("timeout"),
-		Progress: ui.New(os.Stderr, c.Bool("no-color")),
-	})
+	opts.Dir, opts.Progress = dir, ui.New(errOut, g.NoColor)
+	env, err := labenv.NewEnv(t, opts)
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 2)
 	}

@@ -16,8 +16,8 @@ import (
 // learnerPolicy is the instructor's policy the evidence dir holds
 // (gradebook.PolicyName), nil when it holds none. One that cannot be read
 // is an error naming it, exit 2.
-func learnerPolicy(c *cli.Context) (*gradebook.Policy, error) {
-	dir, err := evidenceDir(c)
+func learnerPolicy(evidence string) (*gradebook.Policy, error) {
+	dir, err := evidenceDir(evidence)
 	if err != nil {
 		return nil, err
 	}
@@ -35,17 +35,18 @@ func learnerPolicy(c *cli.Context) (*gradebook.Policy, error) {
 // examMode tells whether the evidence dir holds the instructor's policy
 // in exam mode. A policy that cannot be read is an error, exit 2: a
 // broken exam file must never turn exam mode off.
-func examMode(c *cli.Context) (bool, error) {
-	p, err := learnerPolicy(c)
+func examMode(dir string) (bool, error) {
+	p, err := learnerPolicy(dir)
 	return p != nil && p.Exam, err
 }
 
-// refuseInExam is the error of c's command, which the exam does not
-// allow, nil outside exam mode. Exit 2: the environment refuses it.
-func refuseInExam(c *cli.Context) error {
-	exam, err := examMode(c)
+// refuseInExam is the error of command, which the exam does not allow,
+// nil outside exam mode (the evidence dir holds no exam policy). Exit 2:
+// the environment refuses it.
+func refuseInExam(dir, command string) error {
+	exam, err := examMode(dir)
 	if err != nil || !exam {
 		return err
 	}
-	return cli.Exit(i18n.T("cli.exam.refused", i18n.Args{"Command": c.Command.Name, "Policy": gradebook.PolicyName}), 2)
+	return cli.Exit(i18n.T("cli.exam.refused", i18n.Args{"Command": command, "Policy": gradebook.PolicyName}), 2)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -18,41 +19,69 @@ var explainCommand = &cli.Command{
 	Usage:        "print what step N teaches, the commands to do it by hand and what to look at (no cluster needed)",
 	ArgsUsage:    theLab.Lab().Range("..") + "|all",
 	BashComplete: completeStep,
-	Action: func(c *cli.Context) error {
-		if c.NArg() != 1 {
-			return usageError("%s", i18n.T("usage.explain_argument", i18n.Args{"Range": theLab.Lab().Range("..")}))
+	Action:       func(c *cli.Context) error { return runOptions(c, &ExplainOptions{IOStreams: streamsOf(c)}) },
+}
+
+// ExplainOptions are `cnpa explain`'s argument.
+type ExplainOptions struct {
+	IOStreams
+	globalOptions
+	// Arg is the step argument as typed: a number or all; Args counts
+	// the arguments given (one is right).
+	Arg  string
+	Args int
+
+	numbers []int // Arg's steps, set by Validate
+}
+
+// Complete reads the command line into o.
+func (o *ExplainOptions) Complete(c *cli.Context) error {
+	o.globalOptions.complete(c)
+	o.Arg, o.Args = c.Args().First(), c.NArg()
+	return nil
+}
+
+// Validate refuses a missing or unknown step.
+func (o *ExplainOptions) Validate() error {
+	if o.Args != 1 {
+		return usageError("%s", i18n.T("usage.explain_argument", i18n.Args{"Range": theLab.Lab().Range("..")}))
+	}
+	numbers, err := stepNumbers(o.Arg)
+	if err != nil {
+		return err
+	}
+	o.numbers = numbers
+	return nil
+}
+
+// Run prints each step's text, with the learner's paths.
+func (o *ExplainOptions) Run(context.Context) error {
+	if err := refuseInExam(o.Dir, o.Command); err != nil {
+		return err
+	}
+	where, err := explainPaths(o.Dir)
+	if err != nil {
+		return err
+	}
+	for i, n := range o.numbers {
+		if i > 0 {
+			fmt.Fprintln(o.Out)
 		}
-		numbers, err := stepNumbers(c.Args().First())
+		text, err := theLab.Lab().ExplainFor(n, where)
 		if err != nil {
-			return err
+			return usageError("%v", err)
 		}
-		if err := refuseInExam(c); err != nil {
-			return err
-		}
-		where, err := explainPaths(c)
-		if err != nil {
-			return err
-		}
-		for i, n := range numbers {
-			if i > 0 {
-				fmt.Println()
-			}
-			text, err := theLab.Lab().ExplainFor(n, where)
-			if err != nil {
-				return usageError("%v", err)
-			}
-			fmt.Print(text)
-		}
-		return nil
-	},
+		fmt.Fprint(o.Out, text)
+	}
+	return nil
 }
 
 // explainPaths are the learner's evidence dir (--dir, absolute), unit
 // dir and service manager (those the evidence dir remembers, else the
 // default unit dir and the manager auto picks on this machine) for the
 // paths and service commands `cnpa explain` shows.
-func explainPaths(c *cli.Context) (lab.Where, error) {
-	d, err := evidenceDir(c)
+func explainPaths(dir string) (lab.Where, error) {
+	d, err := evidenceDir(dir)
 	if err != nil {
 		return lab.Where{}, err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -65,8 +66,8 @@ func langNeedsValue() error {
 }
 
 // target resolves the cluster; a kubeconfig problem is exit code 2.
-func target(c *cli.Context) (*kube.Target, error) {
-	t, err := kube.Resolve(c.String("kubeconfig"), c.String("context"))
+func target(g *globalOptions) (*kube.Target, error) {
+	t, err := kube.Resolve(g.Kubeconfig, g.Context)
 	var ce *kube.ConfigError
 	if errors.As(err, &ce) {
 		return nil, cli.Exit(ce.Msg, 2)
@@ -75,8 +76,7 @@ func target(c *cli.Context) (*kube.Target, error) {
 }
 
 // evidenceDir returns --dir, refusing a path that is a file (exit 2).
-func evidenceDir(c *cli.Context) (string, error) {
-	dir := c.String("dir")
+func evidenceDir(dir string) (string, error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return "", cli.Exit(i18n.T("cli.dir.file", i18n.Args{"Dir": dir}), 2)
 	}
@@ -84,16 +84,17 @@ func evidenceDir(c *cli.Context) (string, error) {
 }
 
 // output returns -o, checked against the formats the command supports.
-func output(c *cli.Context, allowed ...string) (string, error) {
-	o := c.String("output")
+func output(g *globalOptions, allowed ...string) (string, error) {
+	o := g.Output
 	for _, a := range allowed {
 		if o == a {
 			return o, nil
 		}
 	}
-	return "", usageError("%s", i18n.T("cli.output.unsupported", i18n.Args{"Output": o, "Cmd": c.Command.Name, "Allowed": fmt.Sprint(allowed)}))
+	return "", usageError("%s", i18n.T("cli.output.unsupported", i18n.Args{"Output": o, "Cmd": g.Command, "Allowed": fmt.Sprint(allowed)}))
 }
 
-func printer(c *cli.Context) *ui.Printer {
-	return ui.New(os.Stdout, c.Bool("no-color"))
+// printer prints on w, in colour unless noColor (ui.New says when else).
+func printer(w io.Writer, noColor bool) *ui.Printer {
+	return ui.New(w, noColor)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -26,7 +27,16 @@ func main() { os.Exit(run(os.Args)) }
 // run maps the command line to an exit code: 0 ok, 1 a check or step
 // failed, 2 usage or environment (unreachable cluster, bad kubeconfig).
 func run(args []string) int {
+	return runStreams(args, IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+}
+
+// runStreams is run with s for stdin, stdout and stderr: the app's Reader,
+// Writer and ErrWriter, which every command's options write to.
+func runStreams(args []string, s IOStreams) int {
 	app := &cli.App{
+		Reader:               s.In,
+		Writer:               s.Out,
+		ErrWriter:            s.ErrOut,
 		Name:                 "cnpa",
 		Usage:                appUsage,
 		Version:              version,
@@ -44,7 +54,7 @@ func run(args []string) int {
 	var notFound error
 	app.CommandNotFound = func(c *cli.Context, name string) { notFound = unknownCommand(c, name) }
 	cli.VersionFlag = versionFlag
-	cli.VersionPrinter = func(*cli.Context) { printVersion() }
+	cli.VersionPrinter = func(c *cli.Context) { printVersion(c.App.Writer) }
 	// Ctrl-C, SIGTERM and SIGHUP (what a closed SSH session sends) cancel
 	// the command's context instead of killing it, so every command gets
 	// to undo what it started: step 7 starts the service it stopped, check
@@ -66,17 +76,24 @@ func run(args []string) int {
 	if notFound != nil {
 		err = notFound
 	}
+	return exitCode(s.ErrOut, err)
+}
+
+// exitCode is err's exit code, its message said on w after "cnpa: ": 0
+// for nil, a cli.ExitCoder's own code (its message unless empty: a failed
+// step or check has printed its own), any other error 1.
+func exitCode(w io.Writer, err error) int {
 	if err == nil {
 		return 0
 	}
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(os.Stderr, "cnpa: "+msg)
+			fmt.Fprintln(w, "cnpa: "+msg)
 		}
 		return ec.ExitCode()
 	}
-	fmt.Fprintln(os.Stderr, "cnpa: "+err.Error())
+	fmt.Fprintln(w, "cnpa: "+err.Error())
 	return 1
 }
 

@@ -32,77 +32,104 @@ var reportCommand = &cli.Command{
 		&cli.StringFlag{Name: "html", Usage: "write the page to `FILE` (- for stdout)"},
 		&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "longest wait for the cluster when reading alpha", Action: positive("timeout")},
 	},
-	Action: func(c *cli.Context) error {
-		out := c.String("html")
-		if out == "" {
-			return usageError("%s", i18n.T("cli.report.give_html"))
+	Action: func(c *cli.Context) error { return runOptions(c, &ReportOptions{IOStreams: streamsOf(c)}) },
+}
+
+// ReportOptions are `cnpa report`'s flags.
+type ReportOptions struct {
+	IOStreams
+	globalOptions
+	// HTML is the page's file, - for Out.
+	HTML string
+	// Timeout is the longest wait for the cluster when reading alpha.
+	Timeout time.Duration
+}
+
+// Complete reads the command line into o.
+func (o *ReportOptions) Complete(c *cli.Context) error {
+	o.globalOptions.complete(c)
+	o.HTML, o.Timeout = c.String("html"), c.Duration("timeout")
+	return nil
+}
+
+// Validate refuses no --html, and an --html that is a directory.
+func (o *ReportOptions) Validate() error {
+	out := o.HTML
+	if out == "" {
+		return usageError("%s", i18n.T("cli.report.give_html"))
+	}
+	if out != "-" {
+		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+			return usageError("%s", i18n.T("cli.html_is_dir", i18n.Args{"Out": out, "Example": filepath.Join(out, "report.html")}))
 		}
-		if out != "-" {
-			if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-				return usageError("%s", i18n.T("cli.html_is_dir", i18n.Args{"Out": out, "Example": filepath.Join(out, "report.html")}))
-			}
-		}
-		if err := needEvidenceDir(c); err != nil {
-			return err
-		}
-		dir, err := evidenceDir(c)
-		if err != nil {
-			return err
-		}
-		alpha, unknown := liveAlpha(c)
-		o := report.Options{Steps: theLab.Lab(), Dir: dir, Alpha: alpha, AlphaUnknown: unknown, Now: time.Now(), Version: version}
-		if st, err := labenv.LoadState(dir); err != nil {
-			o.StateProblem = err.Error()
-		} else if st != nil {
-			o.Engine = st.Engine
-		}
-		if policy, err := learnerPolicy(c); err != nil {
-			o.PolicyProblem = err.Error()
-		} else {
-			o.StressPoints = policy.StressPoints()
-		}
-		p := report.Build(o)
-		var buf bytes.Buffer
-		if err := report.Write(&buf, p); err != nil {
-			return fmt.Errorf("render the report: %w", err)
-		}
-		if out == "-" {
-			_, err := os.Stdout.Write(buf.Bytes())
-			return err
-		}
-		// Atomic: a page mailed while it is rewritten is the old one or
-		// the new one, and a failed write leaves the old one whole.
-		if err := atomicfile.WriteFile(out, buf.Bytes(), 0o644); err != nil {
-			return cli.Exit(i18n.T("cli.submit.write", i18n.Args{"Path": out, "Err": err.Error()}), 2)
-		}
-		abs, _ := filepath.Abs(out)
-		printer(c).Line("%s", i18n.T("cli.report.wrote", i18n.Args{"Path": out, "OK": p.ValuesOK, "Total": p.ValuesTotal, "Abs": abs}))
-		if unknown != "" {
-			printer(c).Note("%s", i18n.T("cli.report.not_compared", i18n.Args{"Why": unknown}))
-		}
-		return nil
-	},
+	}
+	return nil
+}
+
+// Run builds the page from the evidence dir (and alpha, when the cluster
+// answers) and writes it.
+func (o *ReportOptions) Run(ctx context.Context) error {
+	out := o.HTML
+	if err := needEvidenceDir(o.Dir); err != nil {
+		return err
+	}
+	dir, err := evidenceDir(o.Dir)
+	if err != nil {
+		return err
+	}
+	alpha, unknown := o.liveAlpha(ctx)
+	ro := report.Options{Steps: theLab.Lab(), Dir: dir, Alpha: alpha, AlphaUnknown: unknown, Now: time.Now(), Version: version}
+	if st, err := labenv.LoadState(dir); err != nil {
+		ro.StateProblem = err.Error()
+	} else if st != nil {
+		ro.Engine = st.Engine
+	}
+	if policy, err := learnerPolicy(o.Dir); err != nil {
+		ro.PolicyProblem = err.Error()
+	} else {
+		ro.StressPoints = policy.StressPoints()
+	}
+	p := report.Build(ro)
+	var buf bytes.Buffer
+	if err := report.Write(&buf, p); err != nil {
+		return fmt.Errorf("render the report: %w", err)
+	}
+	if out == "-" {
+		_, err := o.Out.Write(buf.Bytes())
+		return err
+	}
+	// Atomic: a page mailed while it is rewritten is the old one or
+	// the new one, and a failed write leaves the old one whole.
+	if err := atomicfile.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return cli.Exit(i18n.T("cli.submit.write", i18n.Args{"Path": out, "Err": err.Error()}), 2)
+	}
+	abs, _ := filepath.Abs(out)
+	printer(o.Out, o.NoColor).Line("%s", i18n.T("cli.report.wrote", i18n.Args{"Path": out, "OK": p.ValuesOK, "Total": p.ValuesTotal, "Abs": abs}))
+	if unknown != "" {
+		printer(o.Out, o.NoColor).Note("%s", i18n.T("cli.report.not_compared", i18n.Args{"Why": unknown}))
+	}
+	return nil
 }
 
 // liveAlpha reads alpha from the cluster, or says why it could not: the
 // report must be made without a cluster too (on a laptop, from a copied
 // evidence dir), so no cluster is a note on the page, not an error.
-func liveAlpha(c *cli.Context) (*teamspace.TeamSpace, string) {
-	t, err := kube.Resolve(c.String("kubeconfig"), c.String("context"))
+func (o *ReportOptions) liveAlpha(ctx context.Context) (*teamspace.TeamSpace, string) {
+	t, err := kube.Resolve(o.Kubeconfig, o.Context)
 	if err != nil {
-		printer(c).Note("%s", i18n.T("cli.report.no_cluster", i18n.Args{"Err": err.Error()}))
+		printer(o.Out, o.NoColor).Note("%s", i18n.T("cli.report.no_cluster", i18n.Args{"Err": err.Error()}))
 		return nil, i18n.T("cli.report.no_cluster_then")
 	}
 	cl, err := kube.NewClients(t)
 	if err != nil {
-		printer(c).Note("%s", i18n.T("cli.report.no_cluster", i18n.Args{"Err": err.Error()}))
+		printer(o.Out, o.NoColor).Note("%s", i18n.T("cli.report.no_cluster", i18n.Args{"Err": err.Error()}))
 		return nil, i18n.T("cli.report.no_cluster_then")
 	}
-	ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	alpha, err := teamspace.Get(ctx, cl.Dynamic, "alpha")
 	if err != nil {
-		printer(c).Note("%s", i18n.T("cli.report.reading_alpha", i18n.Args{"Server": t.Server, "Err": err.Error()}))
+		printer(o.Out, o.NoColor).Note("%s", i18n.T("cli.report.reading_alpha", i18n.Args{"Server": t.Server, "Err": err.Error()}))
 		return nil, i18n.T("cli.report.no_answer_then", i18n.Args{"Server": t.Server})
 	}
 	return alpha, ""

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"time"
-
 	"bufio"
+	"context"
 	"fmt"
-	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -36,59 +35,87 @@ var resetCommand = &cli.Command{
 		&cli.BoolFlag{Name: "purge", Usage: "also remove the archive records cnpa wrote (archive/<name>.json listed in archive/.cnpa/manifest.jsonl)"},
 		&cli.DurationFlag{Name: "timeout", Value: 3 * time.Minute, Usage: "longest wait for any one condition", Action: positive("timeout")},
 	}, serviceFlags...),
-	Action: func(c *cli.Context) error {
-		out, err := output(c, "text", "json")
-		if err != nil {
-			return err
-		}
-		env, err := labEnv(c)
-		if err != nil {
-			return err
-		}
-		ctx := c.Context // cancelled by Ctrl-C, SIGTERM or SIGHUP (see run)
-		plan, err := reset.Inspect(ctx, env, theLab.Lab(), c.Bool("purge"))
-		if err != nil {
-			return cli.Exit(i18n.T("cli.cannot_read_cluster", i18n.Args{"Server": env.Target.Server, "Path": env.Target.Path, "Err": err}), 2)
-		}
-		p := printer(c)
-		if !c.Bool("yes") {
-			if plan.Empty() {
-				p.Line("%s", i18n.T("cli.reset.nothing", i18n.Args{"Dir": env.Dir}))
-				return nil
-			}
-			describe(c, plan, env.Dir)
-			fmt.Fprint(os.Stderr, i18n.T("cli.reset.ask"))
-			answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
-			if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-				return cli.Exit(i18n.T("cli.reset.cancelled"), 1)
-			}
-		}
-		log := func(format string, a ...any) {
-			if out == "text" {
-				p.Line(format, a...)
-			}
-		}
-		res, err := reset.Run(ctx, env, reset.Options{Steps: theLab.Lab(), Purge: c.Bool("purge"), Log: log})
-		var werr error
-		if out == "json" {
-			werr = ui.WriteJSON(os.Stdout, res)
-		}
-		if err != nil {
-			return cli.Exit(i18n.T("cli.reset.incomplete", i18n.Args{"Err": err.Error()}), 1)
-		}
-		if werr != nil {
-			return werr
-		}
-		if out == "text" {
-			p.Line("%s", i18n.T("cli.reset.done"))
-		}
-		return nil
-	},
+	Action: func(c *cli.Context) error { return runOptions(c, &ResetOptions{IOStreams: streamsOf(c)}) },
 }
 
-// describe tells, on stderr, what a reset is about to remove.
-func describe(c *cli.Context, plan *reset.Plan, dir string) {
-	p := errPrinter(c)
+// ResetOptions are `cnpa reset`'s flags.
+type ResetOptions struct {
+	IOStreams
+	globalOptions
+	serviceOptions
+	Yes, Purge bool
+	// Timeout is the longest wait for any one condition.
+	Timeout time.Duration
+
+	out string // -o, set by Validate
+}
+
+// Complete reads the command line into o.
+func (o *ResetOptions) Complete(c *cli.Context) error {
+	o.globalOptions.complete(c)
+	o.serviceOptions.complete(c)
+	o.Yes, o.Purge, o.Timeout = c.Bool("yes"), c.Bool("purge"), c.Duration("timeout")
+	return nil
+}
+
+// Validate refuses an -o reset does not print.
+func (o *ResetOptions) Validate() (err error) {
+	o.out, err = output(&o.globalOptions, "text", "json")
+	return err
+}
+
+// Run says what it will remove and asks on In (unless --yes), then puts
+// the cluster and the evidence dir back: exit 1 when declined or not
+// done, 2 when the cluster cannot be read.
+func (o *ResetOptions) Run(ctx context.Context) error {
+	out := o.out
+	opts := o.serviceOptions.envOptions()
+	opts.Timeout = o.Timeout
+	env, err := labEnv(&o.globalOptions, o.ErrOut, opts)
+	if err != nil {
+		return err
+	}
+	plan, err := reset.Inspect(ctx, env, theLab.Lab(), o.Purge)
+	if err != nil {
+		return cli.Exit(i18n.T("cli.cannot_read_cluster", i18n.Args{"Server": env.Target.Server, "Path": env.Target.Path, "Err": err}), 2)
+	}
+	p := printer(o.Out, o.NoColor)
+	if !o.Yes {
+		if plan.Empty() {
+			p.Line("%s", i18n.T("cli.reset.nothing", i18n.Args{"Dir": env.Dir}))
+			return nil
+		}
+		describe(ui.New(o.ErrOut, o.NoColor), plan, env.Dir)
+		fmt.Fprint(o.ErrOut, i18n.T("cli.reset.ask"))
+		answer, _ := bufio.NewReader(o.In).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			return cli.Exit(i18n.T("cli.reset.cancelled"), 1)
+		}
+	}
+	log := func(format string, a ...any) {
+		if out == "text" {
+			p.Line(format, a...)
+		}
+	}
+	res, err := reset.Run(ctx, env, reset.Options{Steps: theLab.Lab(), Purge: o.Purge, Log: log})
+	var werr error
+	if out == "json" {
+		werr = ui.WriteJSON(o.Out, res)
+	}
+	if err != nil {
+		return cli.Exit(i18n.T("cli.reset.incomplete", i18n.Args{"Err": err.Error()}), 1)
+	}
+	if werr != nil {
+		return werr
+	}
+	if out == "text" {
+		p.Line("%s", i18n.T("cli.reset.done"))
+	}
+	return nil
+}
+
+// describe tells, on p (stderr), what a reset is about to remove.
+func describe(p *ui.Printer, plan *reset.Plan, dir string) {
 	p.Title("%s", i18n.T("cli.reset.will"))
 	if plan.OtherLab != "" {
 		p.Line("%s", i18n.T("cli.reset.other_lab", i18n.Args{"Dir": plan.OtherLab}))
@@ -121,5 +148,3 @@ func describe(c *cli.Context, plan *reset.Plan, dir string) {
 		p.Line("%s", i18n.T("cli.reset.kept", i18n.Args{"File": f}))
 	}
 }
-
-func errPrinter(c *cli.Context) *ui.Printer { return ui.New(os.Stderr, c.Bool("no-color")) }

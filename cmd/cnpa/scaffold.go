@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,35 +30,63 @@ var scaffoldCommand = &cli.Command{
 			fmt.Fprintln(c.App.Writer, labenv.ScriptName)
 		}
 	},
-	Action: func(c *cli.Context) error {
-		if c.NArg() != 1 || c.Args().First() != labenv.ScriptName {
-			return usageError("%s", i18n.T("cli.scaffold.usage", i18n.Args{"Script": labenv.ScriptName}))
-		}
-		dir, err := evidenceDir(c)
-		if err != nil {
-			return err
-		}
-		if err := refuseInExam(c); err != nil {
-			return err
-		}
-		t, err := target(c)
-		if err != nil {
-			return err
-		}
-		// No engine is passed: the evidence dir's own choice stays as it is.
-		env, err := labenv.NewEnv(t, labenv.Options{Dir: dir, Progress: ui.New(os.Stderr, c.Bool("no-color"))})
-		if err != nil {
-			return cli.Exit(err.Error(), 2)
-		}
-		path, err := env.Scaffold(c.String("engine"), c.Bool("force"), c.Bool("finalizer"))
-		if err != nil {
-			return cli.Exit(err.Error(), 2)
-		}
-		handling := i18n.T("cli.scaffold.off")
-		if c.Bool("finalizer") {
-			handling = i18n.T("cli.scaffold.on")
-		}
-		printer(c).Line("%s", i18n.T("cli.scaffold.wrote", i18n.Args{"Path": path, "Engine": c.String("engine"), "Handling": handling}))
-		return nil
-	},
+	Action: func(c *cli.Context) error { return runOptions(c, &ScaffoldOptions{IOStreams: streamsOf(c)}) },
+}
+
+// ScaffoldOptions are `cnpa scaffold`'s flags and argument.
+type ScaffoldOptions struct {
+	IOStreams
+	globalOptions
+	// Arg is the file to write, as typed (reconcile.sh is the one);
+	// Args counts the arguments given (one is right).
+	Arg              string
+	Args             int
+	Engine           string
+	Force, Finalizer bool
+}
+
+// Complete reads the command line into o.
+func (o *ScaffoldOptions) Complete(c *cli.Context) error {
+	o.globalOptions.complete(c)
+	o.Arg, o.Args = c.Args().First(), c.NArg()
+	o.Engine, o.Force, o.Finalizer = c.String("engine"), c.Bool("force"), c.Bool("finalizer")
+	return nil
+}
+
+// Validate refuses any argument but reconcile.sh.
+func (o *ScaffoldOptions) Validate() error {
+	if o.Args != 1 || o.Arg != labenv.ScriptName {
+		return usageError("%s", i18n.T("cli.scaffold.usage", i18n.Args{"Script": labenv.ScriptName}))
+	}
+	return nil
+}
+
+// Run writes the reference script into the evidence dir.
+func (o *ScaffoldOptions) Run(context.Context) error {
+	dir, err := evidenceDir(o.Dir)
+	if err != nil {
+		return err
+	}
+	if err := refuseInExam(o.Dir, o.Command); err != nil {
+		return err
+	}
+	t, err := target(&o.globalOptions)
+	if err != nil {
+		return err
+	}
+	// No engine is passed: the evidence dir's own choice stays as it is.
+	env, err := labenv.NewEnv(t, labenv.Options{Dir: dir, Progress: ui.New(o.ErrOut, o.NoColor)})
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	path, err := env.Scaffold(o.Engine, o.Force, o.Finalizer)
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	handling := i18n.T("cli.scaffold.off")
+	if o.Finalizer {
+		handling = i18n.T("cli.scaffold.on")
+	}
+	printer(o.Out, o.NoColor).Line("%s", i18n.T("cli.scaffold.wrote", i18n.Args{"Path": path, "Engine": o.Engine, "Handling": handling}))
+	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -31,77 +30,115 @@ var stepCommand = &cli.Command{
 		&cli.BoolFlag{Name: "verbose", Usage: "show every file and manifest written in full (the CRD, the RBAC and policy, the unit), so that the commands shown replay the step"},
 		&cli.DurationFlag{Name: "catchup-wait", Value: 8 * time.Second, Usage: "how long step 7 waits with the service stopped (8s is the lab's number)", Action: positive("catchup-wait")},
 	}, labEnvFlags...),
-	Action: func(c *cli.Context) error {
-		if c.NArg() != 1 {
-			return usageError("%s", i18n.T("cli.step.argument", i18n.Args{"Range": theLab.Lab().Range("..")}))
+	Action: func(c *cli.Context) error { return runOptions(c, &StepOptions{IOStreams: streamsOf(c)}) },
+}
+
+// StepOptions are `cnpa step`'s flags and argument.
+type StepOptions struct {
+	IOStreams
+	globalOptions
+	labEnvOptions
+	// Arg is the step argument as typed: a number or all; Args counts
+	// the arguments given (one is right).
+	Arg                            string
+	Args                           int
+	Explain, Quiet, Force, Verbose bool
+	CatchupWait                    time.Duration
+
+	numbers []int  // Arg's steps, set by Validate
+	out     string // -o, set by Validate
+}
+
+// Complete reads the command line into o.
+func (o *StepOptions) Complete(c *cli.Context) error {
+	o.globalOptions.complete(c)
+	o.labEnvOptions.complete(c)
+	o.Arg, o.Args = c.Args().First(), c.NArg()
+	o.Explain, o.Quiet, o.Force, o.Verbose = c.Bool("explain"), c.Bool("quiet"), c.Bool("force"), c.Bool("verbose")
+	o.CatchupWait = c.Duration("catchup-wait")
+	return nil
+}
+
+// Validate refuses a missing or unknown step, an -o step does not print
+// and --quiet with --verbose.
+func (o *StepOptions) Validate() error {
+	if o.Args != 1 {
+		return usageError("%s", i18n.T("cli.step.argument", i18n.Args{"Range": theLab.Lab().Range("..")}))
+	}
+	numbers, err := stepNumbers(o.Arg)
+	if err != nil {
+		return err
+	}
+	out, err := output(&o.globalOptions, "text", "json")
+	if err != nil {
+		return err
+	}
+	if o.Quiet && o.Verbose {
+		return usageError("%s", i18n.T("cli.step.quiet_verbose"))
+	}
+	o.numbers, o.out = numbers, out
+	return nil
+}
+
+// Run runs the steps, printing each as it goes (text) or all at the end
+// (json); a failed step is exit 1, an environment that cannot run one 2.
+func (o *StepOptions) Run(ctx context.Context) error {
+	numbers, out := o.numbers, o.out
+	if err := refuseInExam(o.Dir, o.Command); err != nil {
+		return err
+	}
+	base, err := labEnv(&o.globalOptions, o.ErrOut, o.labEnvOptions.envOptions())
+	if err != nil {
+		return err
+	}
+	// Flags, then the steps' options, then the run: nothing is
+	// assigned into the lab afterwards.
+	p := printer(o.Out, o.NoColor)
+	var view steps.View
+	if out == "text" && !o.Quiet {
+		view = steps.View{Show: p, Verbose: o.Verbose}
+	}
+	env := steps.NewLab(theLab.Runners(), base, view, steps.Options{Force: o.Force, CatchupWait: o.CatchupWait})
+	started := func(s *steps.Step) {
+		if out != "text" {
+			return
 		}
-		numbers, err := stepNumbers(c.Args().First())
-		if err != nil {
+		if o.Explain {
+			text, _ := theLab.Lab().ExplainFor(s.Number, lab.Where{Dir: env.Dir, UnitDir: env.UnitDir, ServiceManager: env.Service.Name()})
+			p.Line("%s", text)
+		}
+		p.Title("%s", i18n.T("explain.heading", i18n.Args{"N": s.Number, "Title": s.Heading()}))
+		p.Note("%s", ui.Wrap(s.Text("teaches", s.Teaches), ui.Cols))
+	}
+	done := func(r *steps.Result) {
+		if out == "text" {
+			printResult(p, r, env.Show != nil)
+		}
+	}
+	run := steps.RunAll(ctx, env, numbers, started, done)
+	switch {
+	case run.Failed == nil && run.Err != nil:
+		return usageError("%v", run.Err)
+	case run.Err != nil:
+		// The error may quote the cluster (the API server echoes a
+		// value): data, not terminal commands.
+		if ctx.Err() != nil {
+			// Ctrl-C, SIGTERM or SIGHUP: not a failure of the step,
+			// and what the step put back is in err.
+			fmt.Fprintf(o.ErrOut, "%s\n", i18n.T("cli.step.interrupted", i18n.Args{"N": run.Failed.Number, "Detail": ui.CleanLines(interruptedDetail(run.Err))}))
+		} else {
+			fmt.Fprintf(o.ErrOut, "%s\n", stepFailed(run.Failed.Number, ui.CleanLines(run.Err.Error())))
+		}
+	}
+	if out == "json" {
+		if err := ui.WriteJSON(o.Out, run.Results); err != nil {
 			return err
 		}
-		out, err := output(c, "text", "json")
-		if err != nil {
-			return err
-		}
-		if c.Bool("quiet") && c.Bool("verbose") {
-			return usageError("%s", i18n.T("cli.step.quiet_verbose"))
-		}
-		if err := refuseInExam(c); err != nil {
-			return err
-		}
-		base, err := labEnv(c)
-		if err != nil {
-			return err
-		}
-		// Flags, then the steps' options, then the run: nothing is
-		// assigned into the lab afterwards.
-		p := printer(c)
-		var view steps.View
-		if out == "text" && !c.Bool("quiet") {
-			view = steps.View{Show: p, Verbose: c.Bool("verbose")}
-		}
-		env := steps.NewLab(theLab.Runners(), base, view, steps.Options{Force: c.Bool("force"), CatchupWait: c.Duration("catchup-wait")})
-		started := func(s *steps.Step) {
-			if out != "text" {
-				return
-			}
-			if c.Bool("explain") {
-				text, _ := theLab.Lab().ExplainFor(s.Number, lab.Where{Dir: env.Dir, UnitDir: env.UnitDir, ServiceManager: env.Service.Name()})
-				p.Line("%s", text)
-			}
-			p.Title("%s", i18n.T("explain.heading", i18n.Args{"N": s.Number, "Title": s.Heading()}))
-			p.Note("%s", ui.Wrap(s.Text("teaches", s.Teaches), ui.Cols))
-		}
-		done := func(r *steps.Result) {
-			if out == "text" {
-				printResult(p, r, env.Show != nil)
-			}
-		}
-		run := steps.RunAll(c.Context, env, numbers, started, done)
-		switch {
-		case run.Failed == nil && run.Err != nil:
-			return usageError("%v", run.Err)
-		case run.Err != nil:
-			// The error may quote the cluster (the API server echoes a
-			// value): data, not terminal commands.
-			if c.Context.Err() != nil {
-				// Ctrl-C, SIGTERM or SIGHUP: not a failure of the step,
-				// and what the step put back is in err.
-				fmt.Fprintf(os.Stderr, "%s\n", i18n.T("cli.step.interrupted", i18n.Args{"N": run.Failed.Number, "Detail": ui.CleanLines(interruptedDetail(run.Err))}))
-			} else {
-				fmt.Fprintf(os.Stderr, "%s\n", stepFailed(run.Failed.Number, ui.CleanLines(run.Err.Error())))
-			}
-		}
-		if out == "json" {
-			if err := ui.WriteJSON(os.Stdout, run.Results); err != nil {
-				return err
-			}
-		}
-		if run.Failed != nil {
-			return failed()
-		}
-		return nil
-	},
+	}
+	if run.Failed != nil {
+		return failed()
+	}
+	return nil
 }
 
 // printResult prints a step's notes, verdicts, timeline and evidence file;

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"time"
 
@@ -34,55 +33,88 @@ var stressCommand = &cli.Command{
 		&cli.StringFlag{Name: "faults", Value: "all", Usage: "`LIST` of faults to run, comma-separated: kill9, conflict, error, timeout, stale, drop, latency, burst"},
 		&cli.DurationFlag{Name: "bound", Value: 30 * time.Second, Usage: "how long the controller has to converge after each fault", Action: positive("bound")},
 	}, serviceFlags...),
-	Action: func(c *cli.Context) error {
-		out, err := output(c, "text", "json")
-		if err != nil {
+	Action: func(c *cli.Context) error { return runOptions(c, &StressOptions{IOStreams: streamsOf(c)}) },
+}
+
+// StressOptions are `cnpa stress`'s flags.
+type StressOptions struct {
+	IOStreams
+	globalOptions
+	serviceOptions
+	// Faults is --faults as typed: a comma-separated list, or all.
+	Faults string
+	// Bound is how long the controller has to converge after each fault.
+	Bound time.Duration
+
+	faults []string // Faults parsed, set by Validate
+	out    string   // -o, set by Validate
+}
+
+// Complete reads the command line into o.
+func (o *StressOptions) Complete(c *cli.Context) error {
+	o.globalOptions.complete(c)
+	o.serviceOptions.complete(c)
+	o.Faults, o.Bound = c.String("faults"), c.Duration("bound")
+	return nil
+}
+
+// Validate refuses an -o stress does not print and a fault there is none of.
+func (o *StressOptions) Validate() error {
+	out, err := output(&o.globalOptions, "text", "json")
+	if err != nil {
+		return err
+	}
+	faults, err := stress.ParseFaults(o.Faults)
+	if err != nil {
+		return usageError("%s", err.Error())
+	}
+	o.faults, o.out = faults, out
+	return nil
+}
+
+// Run puts the service through each fault and prints the verdicts: exit
+// 1 when a fault fails, 2 when the service or the cluster cannot be
+// stressed or the run is interrupted.
+func (o *StressOptions) Run(ctx context.Context) error {
+	if err := needEvidenceDir(o.Dir); err != nil {
+		return err
+	}
+	env, err := labEnv(&o.globalOptions, o.ErrOut, o.serviceOptions.envOptions())
+	if err != nil {
+		return err
+	}
+	progress := ui.New(o.ErrOut, o.NoColor)
+	rep, err := stress.Run(ctx, env, stress.Options{Faults: o.faults, Bound: o.Bound, Progress: progress})
+	var envErr *stress.EnvError
+	switch {
+	case ctx.Err() != nil && rep == nil:
+		// Ctrl-C, SIGTERM or SIGHUP: Run's cleanup has run. Say so,
+		// and what it could not put back, not "context canceled".
+		msg := i18n.T("stress.interrupted")
+		if rest := strings.TrimSpace(strings.TrimPrefix(err.Error(), context.Canceled.Error())); rest != "" {
+			msg += "\n" + rest
+		}
+		return cli.Exit(ui.CleanLines(msg), 2)
+	case errors.As(err, &envErr):
+		return cli.Exit(err.Error(), 2)
+	case err != nil && rep == nil:
+		return cli.Exit(err.Error(), 2)
+	case err != nil:
+		// The run is judged, its cleanup had trouble: said, kept.
+		progress.Warn("%s", err.Error())
+	}
+	if err := judge.SaveStress(env.Dir, rep); err != nil {
+		progress.Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))
+	}
+	if o.out == "json" {
+		if err := ui.WriteJSON(o.Out, rep); err != nil {
 			return err
 		}
-		faults, err := stress.ParseFaults(c.String("faults"))
-		if err != nil {
-			return usageError("%s", err.Error())
-		}
-		if err := needEvidenceDir(c); err != nil {
-			return err
-		}
-		env, err := labEnv(c)
-		if err != nil {
-			return err
-		}
-		progress := ui.New(os.Stderr, c.Bool("no-color"))
-		rep, err := stress.Run(c.Context, env, stress.Options{Faults: faults, Bound: c.Duration("bound"), Progress: progress})
-		var envErr *stress.EnvError
-		switch {
-		case c.Context.Err() != nil && rep == nil:
-			// Ctrl-C, SIGTERM or SIGHUP: Run's cleanup has run. Say so,
-			// and what it could not put back, not "context canceled".
-			msg := i18n.T("stress.interrupted")
-			if rest := strings.TrimSpace(strings.TrimPrefix(err.Error(), context.Canceled.Error())); rest != "" {
-				msg += "\n" + rest
-			}
-			return cli.Exit(ui.CleanLines(msg), 2)
-		case errors.As(err, &envErr):
-			return cli.Exit(err.Error(), 2)
-		case err != nil && rep == nil:
-			return cli.Exit(err.Error(), 2)
-		case err != nil:
-			// The run is judged, its cleanup had trouble: said, kept.
-			progress.Warn("%s", err.Error())
-		}
-		if err := judge.SaveStress(env.Dir, rep); err != nil {
-			progress.Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))
-		}
-		if out == "json" {
-			if err := ui.WriteJSON(os.Stdout, rep); err != nil {
-				return err
-			}
-		} else {
-			judge.WriteStressText(printer(c), rep)
-		}
-		if !rep.OK() {
-			return failed()
-		}
-		return nil
-	},
+	} else {
+		judge.WriteStressText(printer(o.Out, o.NoColor), rep)
+	}
+	if !rep.OK() {
+		return failed()
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/user"
@@ -36,85 +37,117 @@ var submitCommand = &cli.Command{
 		&cli.StringFlag{Name: "out", Usage: "write the submission to `FILE` (default: <dir>/" + submission.DefaultName + ")"},
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
 	}, serviceFlags...),
-	Action: func(c *cli.Context) error {
-		format, err := output(c, "text", "json", "junit")
-		if err != nil {
-			return err
+	Action: func(c *cli.Context) error { return runOptions(c, &SubmitOptions{IOStreams: streamsOf(c)}) },
+}
+
+// SubmitOptions are `cnpa submit`'s flags.
+type SubmitOptions struct {
+	IOStreams
+	globalOptions
+	serviceOptions
+	// Learner is --learner, "" for the user's name.
+	Learner string
+	// SubmissionFile is --out, "" for <dir>/submission.json.
+	SubmissionFile string
+	// ProbeTimeout (--timeout) is the longest wait for the controller in
+	// each live check.
+	ProbeTimeout time.Duration
+
+	format string // -o, set by Validate
+}
+
+// Complete reads the command line into o.
+func (o *SubmitOptions) Complete(c *cli.Context) error {
+	o.globalOptions.complete(c)
+	o.serviceOptions.complete(c)
+	o.Learner, o.SubmissionFile, o.ProbeTimeout = c.String("learner"), c.String("out"), c.Duration("timeout")
+	return nil
+}
+
+// Validate refuses an -o submit does not print.
+func (o *SubmitOptions) Validate() (err error) {
+	o.format, err = output(&o.globalOptions, "text", "json", "junit")
+	return err
+}
+
+// Run grades the lab as check does and writes the submission file: exit
+// 1 when a check fails (the file is written all the same), 2 when the
+// cluster or the evidence dir cannot be reached.
+func (o *SubmitOptions) Run(ctx context.Context) error {
+	format := o.format
+	if err := needEvidenceDir(o.Dir); err != nil {
+		return err
+	}
+	dir, _ := evidenceDir(o.Dir)
+	if !theLab.Lab().AnyWritten(dir) {
+		return cli.Exit(i18n.T("cli.submit.no_evidence", i18n.Args{"Dir": dir}), 1)
+	}
+	learner := o.Learner
+	if learner == "" {
+		u, err := user.Current()
+		if err != nil || u.Username == "" {
+			return usageError("%s", i18n.T("cli.submit.give_learner"))
 		}
-		if err := needEvidenceDir(c); err != nil {
-			return err
-		}
-		dir, _ := evidenceDir(c)
-		if !theLab.Lab().AnyWritten(dir) {
-			return cli.Exit(i18n.T("cli.submit.no_evidence", i18n.Args{"Dir": dir}), 1)
-		}
-		learner := c.String("learner")
-		if learner == "" {
-			u, err := user.Current()
-			if err != nil || u.Username == "" {
-				return usageError("%s", i18n.T("cli.submit.give_learner"))
-			}
-			learner = u.Username
-		}
-		out := c.String("out")
-		if out == "" {
-			out = filepath.Join(dir, submission.DefaultName)
-		}
-		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-			return usageError("%s", i18n.T("cli.submit.out_is_dir", i18n.Args{"Out": out, "Example": filepath.Join(out, submission.DefaultName)}))
-		}
-		exam, err := examMode(c)
-		if err != nil {
-			return err
-		}
-		env, err := labEnv(c)
-		if err != nil {
-			return err
-		}
-		progress := ui.New(os.Stderr, c.Bool("no-color"))
-		content, rep, err := submit.Submit(c.Context, env, learner, version, check.Options{Steps: theLab.Checker(), ProbeTimeout: c.Duration("timeout"), Progress: progress})
-		var unreachable *check.UnreachableError
-		switch {
-		case errors.As(err, &unreachable):
-			return cli.Exit(err.Error(), 2)
-		case err != nil:
-			return cli.Exit(err.Error(), 2)
-		}
-		if err := judge.SaveLast(env.Dir, rep, time.Now()); err != nil {
-			progress.Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))
-		}
-		content.Exam = exam
-		// The last stress run goes with it, for a policy that counts it;
-		// one that cannot be read is left out, said, and kept on disk.
-		if content.Stress, err = judge.LoadStress(env.Dir); err != nil {
-			progress.Warn("%s", err.Error())
-		}
-		if err := submission.Write(out, content); err != nil {
-			return cli.Exit(i18n.T("cli.submit.write", i18n.Args{"Path": out, "Err": err.Error()}), 2)
-		}
-		p := printer(c)
-		switch format {
-		case "json":
-			err = judge.WriteJSON(os.Stdout, rep)
-			p = progress
-		case "junit":
-			err = judge.WriteJUnit(os.Stdout, rep)
-			p = progress
-		}
-		if err != nil {
-			return err
-		}
-		p.Line("%s", i18n.T("cli.submit.wrote", i18n.Args{"Path": out, "Learner": learner, "Passed": rep.Passed, "Failed": rep.Failed}))
-		if content.Diagnosis != "" {
-			p.Note("%s", i18n.T("cli.submit.diagnosis", i18n.Args{"Diagnosis": lab.SayMistake(content.Diagnosis)}))
-		}
-		if exam {
-			p.Note("%s", i18n.T("gradebook.exam"))
-		}
-		p.Line("%s", i18n.T("cli.submit.send"))
-		if !rep.OK() {
-			return failed()
-		}
-		return nil
-	},
+		learner = u.Username
+	}
+	out := o.SubmissionFile
+	if out == "" {
+		out = filepath.Join(dir, submission.DefaultName)
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return usageError("%s", i18n.T("cli.submit.out_is_dir", i18n.Args{"Out": out, "Example": filepath.Join(out, submission.DefaultName)}))
+	}
+	exam, err := examMode(o.Dir)
+	if err != nil {
+		return err
+	}
+	env, err := labEnv(&o.globalOptions, o.ErrOut, o.serviceOptions.envOptions())
+	if err != nil {
+		return err
+	}
+	progress := ui.New(o.ErrOut, o.NoColor)
+	content, rep, err := submit.Submit(ctx, env, learner, version, check.Options{Steps: theLab.Checker(), ProbeTimeout: o.ProbeTimeout, Progress: progress})
+	var unreachable *check.UnreachableError
+	switch {
+	case errors.As(err, &unreachable):
+		return cli.Exit(err.Error(), 2)
+	case err != nil:
+		return cli.Exit(err.Error(), 2)
+	}
+	if err := judge.SaveLast(env.Dir, rep, time.Now()); err != nil {
+		progress.Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))
+	}
+	content.Exam = exam
+	// The last stress run goes with it, for a policy that counts it;
+	// one that cannot be read is left out, said, and kept on disk.
+	if content.Stress, err = judge.LoadStress(env.Dir); err != nil {
+		progress.Warn("%s", err.Error())
+	}
+	if err := submission.Write(out, content); err != nil {
+		return cli.Exit(i18n.T("cli.submit.write", i18n.Args{"Path": out, "Err": err.Error()}), 2)
+	}
+	p := printer(o.Out, o.NoColor)
+	switch format {
+	case "json":
+		err = judge.WriteJSON(o.Out, rep)
+		p = progress
+	case "junit":
+		err = judge.WriteJUnit(o.Out, rep)
+		p = progress
+	}
+	if err != nil {
+		return err
+	}
+	p.Line("%s", i18n.T("cli.submit.wrote", i18n.Args{"Path": out, "Learner": learner, "Passed": rep.Passed, "Failed": rep.Failed}))
+	if content.Diagnosis != "" {
+		p.Note("%s", i18n.T("cli.submit.diagnosis", i18n.Args{"Diagnosis": lab.SayMistake(content.Diagnosis)}))
+	}
+	if exam {
+		p.Note("%s", i18n.T("gradebook.exam"))
+	}
+	p.Line("%s", i18n.T("cli.submit.send"))
+	if !rep.OK() {
+		return failed()
+	}
+	return nil
 }
