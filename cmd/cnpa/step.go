@@ -70,7 +70,7 @@ var stepCommand = &cli.Command{
 				p.Line("%s", text)
 			}
 			p.Title("%s", i18n.T("explain.heading", i18n.Args{"N": s.Number, "Title": s.Heading()}))
-			p.Note("%s", ui.Wrap(s.Text("teaches", s.Teaches), ui.Cols))
+			p.Note("%s", ui.Wrap(s.Teaching(), ui.Cols))
 		}
 		done := func(r *steps.Result) {
 			if out == "text" {
