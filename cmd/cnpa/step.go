@@ -108,7 +108,7 @@ func (o *StepOptions) Run(ctx context.Context) error {
 			p.Line("%s", text)
 		}
 		p.Title("%s", i18n.T("explain.heading", i18n.Args{"N": s.Number, "Title": s.Heading()}))
-		p.Note("%s", ui.Wrap(s.Text("teaches", s.Teaches), ui.Cols))
+		p.Note("%s", ui.Wrap(s.Teaching(), ui.Cols))
 	}
 	done := func(r *steps.Result) {
 		if out == "text" {

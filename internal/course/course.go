@@ -1,5 +1,6 @@
 // Package course is the lab's one step table. Each step is one folder,
-// course/stepN: what it teaches and the file it writes (step.go), how that
+// course/stepN: what it is and the file it writes (step.go; its words are
+// the catalog's, stepN.* and check.rule.stepN.*), how that
 // file and the cluster are graded (grade.go), its live probes with their
 // code (probe.go), and how cnpa drives it (run.go). The commands take
 // Steps from here and hand it down: packages lab, judge, check and steps
@@ -40,7 +41,7 @@ var Steps = NewTable(
 // Step is one step of the lab, whole: each part as the package that uses
 // it has it, all from the step's folder.
 type Step struct {
-	// Lab is what the step is: its title, teaching, file, shape and rules.
+	// Lab is what the step is: its file, shape, rules and commands.
 	Lab *lab.Step
 	// Grade is what `cnpa check` grades for it: its file key by key, the
 	// facts of the cluster it leaves, and its probes' rows.

@@ -99,9 +99,9 @@ func TestStateInJapanese(t *testing.T) {
 		if r.Key != "uid" {
 			continue
 		}
-		v := r.Judge("u", in)
-		if v.Got != "TeamSpace alphaが存在しない" || r.WantSaid(v.Want) != "現在のalphaのuid" {
-			t.Errorf("uid without alpha: got %q, want said %q", v.Got, r.WantSaid(v.Want))
+		v := r.Apply("u", in)
+		if v.Got != "TeamSpace alphaが存在しない" || v.Want != "現在のalphaのuid" {
+			t.Errorf("uid without alpha: got %q, want %q", v.Got, v.Want)
 		}
 	}
 }

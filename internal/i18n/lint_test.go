@@ -156,22 +156,17 @@ var allowProse = map[string]string{
 
 	// Values, not words: recorded in files that other programs read, and
 	// said in the chosen language where they are shown.
-	"garbage collector":    "timeline.GarbageCollector, a value of timeline-stepN.json; printed as timeline.actor.*",
-	"namespace controller": "timeline.NamespaceController, likewise",
-	"quota controller":     "timeline.QuotaController, likewise",
-	"service manager":      "timeline.ServiceManager, likewise",
-	"another writer":       "timeline.OtherWriter, likewise",
-	"teamspace alpha":      "a timeline entry's object, a value programs read (Entry.Object)",
-	"teamspace beta":       "a timeline entry's object, likewise",
-	"delete teamspace ":    "reaction.DeletionKey, a key",
-	"class file":           "kube.SourceClassFile, how a kubeconfig was chosen; said by kube.SourceWords",
-	"null or object":       "evidence.Kind.String, a JSON type's name for programs; a problem says it as evidence.kind.*",
-	"integer or string":    "evidence.Kind.String, likewise",
-	// A rule's Expected, as its judge wants it: the English of
-	// check.rule.ID.expected (TestCatalogMatchesRules), said by
-	// lab.Rule.WantSaid wherever a verdict wanting it is shown.
-	"the live alpha's uid":      "the uid rules' Expected (step1.uid, step2.uid, step3.namespace_owner_uid)",
-	"an integer ≥ 1":            "step5.restore_seconds's Expected",
+	"garbage collector":         "timeline.GarbageCollector, a value of timeline-stepN.json; printed as timeline.actor.*",
+	"namespace controller":      "timeline.NamespaceController, likewise",
+	"quota controller":          "timeline.QuotaController, likewise",
+	"service manager":           "timeline.ServiceManager, likewise",
+	"another writer":            "timeline.OtherWriter, likewise",
+	"teamspace alpha":           "a timeline entry's object, a value programs read (Entry.Object)",
+	"teamspace beta":            "a timeline entry's object, likewise",
+	"delete teamspace ":         "reaction.DeletionKey, a key",
+	"class file":                "kube.SourceClassFile, how a kubeconfig was chosen; said by kube.SourceWords",
+	"null or object":            "evidence.Kind.String, a JSON type's name for programs; a problem says it as evidence.kind.*",
+	"integer or string":         "evidence.Kind.String, likewise",
 	"cnpa TeamSpace controller": "the system user cnpa-op's GECOS field (useradd --comment), in /etc/passwd",
 
 	// Names, the same in every language: an object, a field, a key.
@@ -284,23 +279,15 @@ var notProse = map[string]string{
 	"cmd/cnpa cli.IntFlag.Usage":       "likewise",
 	"cmd/cnpa cli.DurationFlag.Usage":  "likewise",
 	"cmd/cnpa appUsage":                "help.app.usage, TestHelpCatalog",
-	// The lab's steps (internal/course/stepN/step.go): the English of stepN.*
-	// (TestCatalogMatchesSteps), the commands shown as they are, with their
-	// comments stepN.cmd.M.
-	"internal/course/step* lab.Step.Title":           "stepN.title, TestCatalogMatchesSteps",
-	"internal/course/step* lab.Step.Teaches":         "stepN.teaches, likewise",
-	"internal/course/step* lab.Explanation.LookAt":   "stepN.look_at, likewise",
-	"internal/course/step* lab.Explanation.Beyond":   "stepN.beyond, likewise",
-	"internal/course/step* lab.Explanation.Produces": "stepN.produces.M, likewise",
-	"internal/course/step* lab.Explanation.Commands": "commands, said as they are; their comments stepN.cmd.M, likewise",
-	// The rules' words (lab.Rule.TitleSaid, ExpectedSaid) and the
-	// mistakes' advice (lab.Say).
-	"internal/course/step* lab.Rule.Title":    "check.rule.ID.title, TestCatalogMatchesRules",
-	"internal/course/step* lab.Rule.Expected": "check.rule.ID.expected, likewise",
-	"internal/lab Mistake.Advice":             "lab.advice.*, TestAdviceCatalog",
-	"internal/lab KeepOtherFinalizers":        "lab.advice.keep_other_finalizers, TestAdviceCatalog",
-	"internal/lab ArchiveThenRelease":         "lab.advice.archive_then_release, likewise",
-	"internal/lab StatusViaSubresource":       "lab.advice.status_via_subresource, likewise",
+	// The commands of the lab's steps (internal/course/stepN/step.go),
+	// shown as they are in every language; their comments are the
+	// catalog's, stepN.cmd.M, as all of a step's and a rule's words are.
+	"internal/course/step* lab.Explanation.Commands": "commands, said as they are",
+	// The mistakes' advice (lab.Say).
+	"internal/lab Mistake.Advice":       "lab.advice.*, TestAdviceCatalog",
+	"internal/lab KeepOtherFinalizers":  "lab.advice.keep_other_finalizers, TestAdviceCatalog",
+	"internal/lab ArchiveThenRelease":   "lab.advice.archive_then_release, likewise",
+	"internal/lab StatusViaSubresource": "lab.advice.status_via_subresource, likewise",
 	// Values: the same in every language.
 	"internal/lab Mistake.Name": "a diagnosis's name, a value submissions and reports keep (docs/i18n.md)",
 	// Commands.

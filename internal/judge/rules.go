@@ -137,12 +137,10 @@ func (c *checker) rule(ev *Evidence, rec *lab.Record, r lab.Rule, in *lab.Inputs
 	}
 	expected := RuleExpected(r)
 	c.key(rec, r.Key, r.ID, RuleTitle(r), expected, func() string { return hintOf(r.Hint, r.Expected) }, r.Mistake, func(v any) lab.Verdict {
-		j := r.Judge(v, in)
+		// What it wants is the verdict's, or the rule's own expected
+		// value as shown (Apply), in the title's language.
+		j := r.Apply(v, in)
 		out := lab.Verdict{OK: j.OK, Want: j.Want, Got: j.Got, Skip: j.Skip}
-		if j.Want == r.Expected {
-			// The rule's words for what it wants, in the title's language.
-			out.Want = expected
-		}
 		h := r.Hint
 		if j.Hint != nil {
 			h = *j.Hint

@@ -10,16 +10,19 @@ import (
 
 // Explanation is a step's teaching text (Step.Explanation) for reading before or without a
 // cluster: why the step exists, the commands a learner types to do it by
-// hand, and what to look at in their output.
+// hand, and what to look at in their output. Its words are the catalog's,
+// in every language: stepN.look_at (what to look at), stepN.beyond (what
+// cnpa does beyond the lab text's commands, and why; absent when
+// nothing), stepN.produces.1, .2, … (what the learner's work must leave,
+// as the lab text asks it; absent when the commands say it all) and
+// stepN.cmd.M (the comment of the M-th command).
 type Explanation struct {
+	// Commands are the commands to type, as they are in every language. A
+	// command's comment is the catalog's stepN.cmd.M, M counting from 1:
+	// a command ending in " #" has it after the "#" (the spaces before
+	// align it), and a command that is "#" alone is a comment line, its
+	// lines' "#" in the message.
 	Commands []string
-	LookAt   string
-	// Beyond is what cnpa does in the step beyond the lab text's commands, and
-	// why; empty when nothing.
-	Beyond string
-	// Produces is what the learner's work must leave, as the lab text asks it;
-	// empty when the commands say it all.
-	Produces []string
 }
 
 // The paths the explanations are written with, as on the lab's VM; Explain
@@ -78,12 +81,12 @@ func (t Table) ExplainFor(n int, w Where) (string, error) {
 	}
 	var b strings.Builder
 	b.WriteString(i18n.T("explain.heading", i18n.Args{"N": s.Number, "Title": s.Heading()}) + "\n\n")
-	fmt.Fprintf(&b, "%s\n%s\n\n", i18n.T("explain.why"), wrap(indent(s.Text("teaches", s.Teaches))))
+	fmt.Fprintf(&b, "%s\n%s\n\n", i18n.T("explain.why"), wrap(indent(s.Teaching())))
 	paths := strings.NewReplacer(labDir, dir, labUnitDir, unitDir)
-	if len(e.Produces) > 0 {
+	if produces := s.produces(); produces > 0 {
 		b.WriteString(i18n.T("explain.produces") + "\n")
-		for i, p := range e.Produces {
-			p = s.Text(fmt.Sprintf("produces.%d", i+1), p)
+		for i := 1; i <= produces; i++ {
+			p := s.text(fmt.Sprintf("produces.%d", i))
 			b.WriteString(wrap(fmt.Sprintf("  - %s", strings.ReplaceAll(p, "\n", "\n    "))) + "\n")
 		}
 		b.WriteString("\n")
@@ -108,14 +111,14 @@ func (t Table) ExplainFor(n int, w Where) (string, error) {
 		}
 		fmt.Fprintf(&b, "  $ %s\n", strings.ReplaceAll(c, "\n", "\n    "))
 	}
-	lookAt := s.Text("look_at", e.LookAt)
+	lookAt := s.text("look_at")
 	if process {
 		lookAt = processCommands.Replace(lookAt)
 	}
 	fmt.Fprintf(&b, "\n%s\n%s\n", i18n.T("explain.look_at"), wrap(indent(paths.Replace(lookAt))))
 	var cnpa []string
-	if e.Beyond != "" {
-		cnpa = append(cnpa, s.Text("beyond", e.Beyond))
+	if s.has("beyond") {
+		cnpa = append(cnpa, s.text("beyond"))
 	}
 	if s.Timeline {
 		// The reaction is what these steps teach; the timeline shows it.
@@ -130,9 +133,17 @@ func (t Table) ExplainFor(n int, w Where) (string, error) {
 // ProseColumns is the widest a line of prose may be (TestExplainWidth).
 const ProseColumns = 80
 
-// Heading is the step's title in the chosen language: in Japanese, the
-// lab text's own heading for the step.
-func (s *Step) Heading() string { return s.Text("title", s.Title) }
+// Heading is the step's title in the chosen language (stepN.title): in
+// Japanese, the lab text's own heading for the step.
+func (s *Step) Heading() string { return s.text("title") }
+
+// Teaching is what the step teaches, in the chosen language
+// (stepN.teaches).
+func (s *Step) Teaching() string { return s.text("teaches") }
+
+// EnglishTitle is the step's title in English whatever the language, as
+// records keep it for programs: a step's result in -o json, a timeline.
+func (s *Step) EnglishTitle() string { return i18n.English.T(s.id("title")) }
 
 // Heading is step n's heading in the chosen language, from the catalog
 // alone (message stepN.title); ok is false for a number the lab has no
@@ -145,44 +156,74 @@ func Heading(n int) (heading string, ok bool) {
 	return i18n.T(id), true
 }
 
-// Text is the step's text called part ("title", "teaches", "look_at",
-// "beyond", "produces.N", "cmd.N") in the chosen language: message
-// "stepN.part" of the catalog. In English it is english, the text as the
-// step's file has it (TestCatalogMatchesSteps holds the English catalog to
-// the same words).
-func (s *Step) Text(part, english string) string {
-	if i18n.Current() == i18n.English {
-		return english
+// Messages are the catalog messages that are the step's words, by id, in
+// the order Explain says them: stepN.title, .teaches, .produces.M,
+// .cmd.M (for each command with a comment), .look_at and .beyond. Every
+// catalog has each, and no other message of the step (TestStepWords).
+func (s *Step) Messages() []string {
+	out := []string{s.id("title"), s.id("teaches")}
+	for i := 1; i <= s.produces(); i++ {
+		out = append(out, s.id(fmt.Sprintf("produces.%d", i)))
 	}
-	return i18n.T(fmt.Sprintf("step%d.%s", s.Number, part))
+	for i, c := range s.Explanation.Commands {
+		if _, commented := SplitCommand(c); commented {
+			out = append(out, s.id(fmt.Sprintf("cmd.%d", i+1)))
+		}
+	}
+	out = append(out, s.id("look_at"))
+	if s.has("beyond") {
+		out = append(out, s.id("beyond"))
+	}
+	return out
 }
 
-// command is the i-th command (from 1) of the step's explanation with its
-// comment in the chosen language: a command line's comment after "#", or
-// a line that is a comment only.
+// id is the catalog id of the step's part ("title", "cmd.2"): stepN.part.
+func (s *Step) id(part string) string { return fmt.Sprintf("step%d.%s", s.Number, part) }
+
+// text is the step's part in the chosen language.
+func (s *Step) text(part string) string { return i18n.T(s.id(part)) }
+
+// has tells whether the step has the optional part (beyond, produces.M):
+// whether English, which every other catalog follows, says it.
+func (s *Step) has(part string) bool { return i18n.English.Has(s.id(part)) }
+
+// produces is how many things the step's work must leave: the M of
+// stepN.produces.M, counted from 1 while the catalog has them.
+func (s *Step) produces() int {
+	n := 0
+	for s.has(fmt.Sprintf("produces.%d", n+1)) {
+		n++
+	}
+	return n
+}
+
+// command is the i-th command (from 1) of the step's explanation as
+// shown, with its comment (stepN.cmd.M) in the chosen language: after
+// the command's "#", or a comment line of its own.
 func (s *Step) command(i int, c string) string {
-	if i18n.Current() == i18n.English {
+	cmd, commented := SplitCommand(c)
+	if !commented {
 		return c
 	}
-	if strings.HasPrefix(c, "#") {
-		return s.Text(fmt.Sprintf("cmd.%d", i), c)
+	comment := s.text(fmt.Sprintf("cmd.%d", i))
+	if cmd == "" {
+		return comment
 	}
-	cmd, _, ok := CommandComment(c)
-	if !ok {
-		return c
-	}
-	return cmd + "# " + s.Text(fmt.Sprintf("cmd.%d", i), "")
+	return cmd + "# " + comment
 }
 
-// CommandComment splits a shown command at its comment: cmd keeps the
-// spaces before "#", comment is what follows "# ". ok is false for a
-// command without one; a "#" inside single quotes is not a comment.
-func CommandComment(c string) (cmd, comment string, ok bool) {
-	i := strings.LastIndex(c, " # ")
-	if i < 0 || strings.Count(c[:i], "'")%2 != 0 {
-		return c, "", false
+// SplitCommand reads one of Explanation.Commands: cmd is the command as
+// typed, with the spaces before its "#" that align the comment; commented
+// tells whether the catalog has a comment for it (stepN.cmd.M). A comment
+// line of its own ("#") has no command.
+func SplitCommand(c string) (cmd string, commented bool) {
+	if c == "#" {
+		return "", true
 	}
-	return c[:i+1], c[i+3:], true
+	if cmd, ok := strings.CutSuffix(c, " #"); ok {
+		return cmd + " ", true
+	}
+	return c, false
 }
 
 // indent indents each line of s by two spaces; empty lines stay empty.

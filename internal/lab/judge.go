@@ -18,7 +18,7 @@ func (t Table) Judge(file string, values map[string]any, in *Inputs) []Judged {
 	var out []Judged
 	for _, r := range t.For(file) {
 		v := values[r.Key]
-		out = append(out, Judged{Rule: r, Verdict: r.Judge(v, in), Value: Show(v)})
+		out = append(out, Judged{Rule: r, Verdict: r.Apply(v, in), Value: Show(v)})
 	}
 	return out
 }

@@ -37,7 +37,8 @@ const (
 // type of the grader, the steps' ✓/✗ lines and `cnpa report`.
 type Verdict struct {
 	OK bool
-	// Want and Got are both sides, as JSON values or in words.
+	// Want and Got are both sides, as JSON values or in words. A rule's
+	// judge leaves Want empty for "what the rule expects" (HoldsExpected).
 	Want, Got string
 	// Skip is non-empty when it could not decide, and says why: what it
 	// compares with is missing or broken and fails its own check.
@@ -85,10 +86,10 @@ type Rule struct {
 	// ID is the check id, stable across releases: scripts and graders
 	// depend on it.
 	ID string
-	// Title says in words what must hold.
-	Title string
-	// Expected is the expected value as shown when the key is missing or
-	// of the wrong type.
+	// Expected is the JSON value every correct file has ("false", "6",
+	// `"8"`, "null"); empty when no one value is: the rule's words say it
+	// (check.rule.<ID>.expected, ExpectedSaid). What must hold is said in
+	// words by check.rule.<ID>.title (TitleSaid).
 	Expected string
 	// Hint is the advice when the rule fails (a Verdict may override it).
 	Hint Hint
@@ -96,7 +97,9 @@ type Rule struct {
 	// verdict names none.
 	Mistake Mistake
 	// Judge decides; v is the decoded value (string, int64, bool, or
-	// json.RawMessage for a null-or-object key).
+	// json.RawMessage for a null-or-object key). A verdict that wants what
+	// the rule says leaves Want empty (HoldsExpected); Apply puts the
+	// rule's expected value in its place.
 	Judge func(v any, in *Inputs) Verdict
 }
 
@@ -171,6 +174,11 @@ func Same(want, got any) Verdict {
 
 // Holds reports a condition with its own wording for both sides.
 func Holds(ok bool, want, got string) Verdict { return Verdict{OK: ok, Want: want, Got: got} }
+
+// HoldsExpected reports a condition whose wanted side is the rule's own
+// expected value (Rule.Expected, or its words): Want stays empty until
+// Rule.Apply says it.
+func HoldsExpected(ok bool, got string) Verdict { return Verdict{OK: ok, Got: got} }
 
 // Skipped is the verdict of a rule that could not decide.
 func Skipped(why string) Verdict { return Verdict{Skip: why} }

@@ -16,7 +16,9 @@ func AlphaUID(v any, in *Inputs) Verdict {
 	}
 	if in.Alpha == nil {
 		h := StartOver
-		return Verdict{Want: "the live alpha's uid", Got: i18n.T("check.alpha_missing"), Hint: &h}
+		out := HoldsExpected(false, i18n.T("check.alpha_missing"))
+		out.Hint = &h
+		return out
 	}
 	r := Same(string(in.Alpha.UID), v)
 	h := Stale

@@ -1,45 +1,61 @@
 package lab
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/labhub/cnpa/internal/i18n"
 )
 
-// TitleSaid is the rule's title in the chosen language. The English is the
-// rule's own, where it is read and tested; the catalog's
-// check.rule.<id>.title holds the same words (TestCatalogMatchesRules) and
-// their translations. report.json's rules share one title.
+// The rules' words are the catalog's alone, in every language, English
+// included: check.rule.<id>.title, and check.rule.<id>.expected for a
+// rule whose Expected is no JSON value; step 8's rules share
+// check.rule.step8.title (with the key) and .expected.
+
+// TitleSaid is the rule's title in the chosen language
+// (check.rule.<id>.title).
 func (r Rule) TitleSaid() string {
-	if i18n.Current() == i18n.English {
-		return r.Title
-	}
 	if key, ok := strings.CutPrefix(r.ID, "step8."); ok {
 		return i18n.T("check.rule.step8.title", i18n.Args{"Key": key})
 	}
-	return i18n.T("check.rule." + r.ID + ".title")
+	return i18n.T(r.messageID("title"))
 }
 
-// ExpectedSaid is the rule's expected value as shown: a JSON value as it
-// is, words in the chosen language (check.rule.<id>.expected, held to the
-// rule's English like the title).
+// ExpectedSaid is the rule's expected value as shown: its JSON value as it
+// is, else its words in the chosen language (check.rule.<id>.expected).
 func (r Rule) ExpectedSaid() string {
-	if i18n.Current() == i18n.English || json.Valid([]byte(r.Expected)) {
+	if r.Expected != "" {
 		return r.Expected
 	}
-	if strings.HasPrefix(r.ID, "step8.") {
-		return i18n.T("check.rule.step8.expected")
-	}
-	return i18n.T("check.rule." + r.ID + ".expected")
+	return i18n.T(r.messageID("expected"))
 }
 
-// WantSaid is what a verdict of the rule wants, as shown: the rule's
-// expected value in the chosen language when it wants that (a rule's
-// judge says it in the rule's English), else the verdict's own words.
-func (r Rule) WantSaid(want string) string {
-	if want == r.Expected {
-		return r.ExpectedSaid()
+// Messages are the catalog messages that are the rule's words, by id:
+// its title's, and its expected value's when that is words. Every catalog
+// has each, and no other check.rule.* message (TestRuleWords).
+func (r Rule) Messages() []string {
+	out := []string{r.messageID("title")}
+	if r.Expected == "" {
+		out = append(out, r.messageID("expected"))
 	}
-	return want
+	return out
+}
+
+// messageID is the id of the rule's part ("title", "expected"): step 8's
+// rules share theirs.
+func (r Rule) messageID(part string) string {
+	if strings.HasPrefix(r.ID, "step8.") {
+		return "check.rule.step8." + part
+	}
+	return "check.rule." + r.ID + "." + part
+}
+
+// Apply judges v by the rule: its Judge's verdict, with the rule's
+// expected value as shown (ExpectedSaid) as what it wants when the
+// verdict wants what the rule says (an empty Want, HoldsExpected).
+func (r Rule) Apply(v any, in *Inputs) Verdict {
+	j := r.Judge(v, in)
+	if j.Want == "" && j.Skip == "" {
+		j.Want = r.ExpectedSaid()
+	}
+	return j
 }

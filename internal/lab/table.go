@@ -10,11 +10,12 @@ import (
 
 // Step is one step of the lab as LAB.md gives it: what it is, not how it
 // runs. Each step's value is in its folder under package course, beside
-// its grading, its probes and its run.
+// its grading, its probes and its run. Its words are the catalog's alone,
+// in every language, English included: stepN.title, stepN.teaches and
+// the explanation's (see Explanation), said by Heading, Teaching and
+// Explain.
 type Step struct {
-	Number  int
-	Title   string
-	Teaches string
+	Number int
 	// File is the evidence file the step writes; empty for a step that
 	// writes none (step 4 installs the service).
 	File string
@@ -37,7 +38,7 @@ type Step struct {
 	// its order (TestRulesCoverShapes); NewTable fills in their File and
 	// Step.
 	Rules []Rule
-	// Explanation is what `cnpa explain N` adds to Teaches.
+	// Explanation is what `cnpa explain N` adds to the teaching.
 	Explanation Explanation
 }
 

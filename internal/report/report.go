@@ -160,7 +160,7 @@ func Build(o Options) *Page {
 	in := ev.Inputs(o.Alpha)
 	in.AlphaUnknown = o.AlphaUnknown
 	for _, s := range o.Steps {
-		st := &Step{Number: s.Number, Title: s.Heading(), Teaches: s.Text("teaches", s.Teaches), File: s.File}
+		st := &Step{Number: s.Number, Title: s.Heading(), Teaches: s.Teaching(), File: s.File}
 		if s.File != "" {
 			judgeFile(o.Steps, st, ev.Records[s.File], in)
 		}
@@ -212,10 +212,8 @@ func judgeFile(steps lab.Table, st *Step, rec *lab.Record, in *lab.Inputs) {
 		return
 	}
 	for _, j := range steps.Judge(st.File, values, in) {
+		// Want is said already: the verdict's own, or the rule's (lab.Rule.Apply).
 		v := Value{Key: j.Key, Title: judge.RuleTitle(j.Rule), Got: j.Value, Want: j.Want}
-		if j.Want == j.Expected {
-			v.Want = judge.RuleExpected(j.Rule)
-		}
 		switch {
 		case j.Skip != "":
 			v.Status, v.Want, v.Why = Skipped, judge.RuleExpected(j.Rule), i18n.T("report.not_compared", i18n.Args{"Why": j.Skip})

@@ -45,7 +45,7 @@ func runSteps(ctx context.Context, env *Lab, run []*Step, started func(*Step), d
 		}
 		r, err := s.Run(ctx, env, s)
 		if err != nil {
-			out.Results = append(out.Results, &Result{Step: s.Number, Title: s.Title, Notes: []string{"error: " + err.Error()}})
+			out.Results = append(out.Results, &Result{Step: s.Number, Title: s.EnglishTitle(), Notes: []string{"error: " + err.Error()}})
 			out.Failed, out.Err = s, err
 			return out
 		}
@@ -53,7 +53,7 @@ func runSteps(ctx context.Context, env *Lab, run []*Step, started func(*Step), d
 			// The state file was removed (the fix for a damaged one): a
 			// step that keeps its evidence writes it again all the same.
 			if err := env.SaveState(); err != nil {
-				out.Results = append(out.Results, &Result{Step: s.Number, Title: s.Title, Notes: []string{"error: " + err.Error()}})
+				out.Results = append(out.Results, &Result{Step: s.Number, Title: s.EnglishTitle(), Notes: []string{"error: " + err.Error()}})
 				out.Failed, out.Err = s, err
 				return out
 			}

@@ -141,8 +141,8 @@ func (r *Result) judged(st *lab.State, file string, ev any, alpha *teamspace.Tea
 			got, ok = say("steps.not_checked", "Why", j.Skip), false
 		}
 		// The expected side is a JSON value where the rule has one ("3",
-		// "\"6\""), else words ("an integer ≥ 1").
-		var want any = j.Rule.WantSaid(j.Want)
+		// "\"6\""), else words, said by lab.Rule.Apply.
+		var want any = j.Want
 		if json.Valid([]byte(j.Want)) {
 			_ = json.Unmarshal([]byte(j.Want), &want)
 		}
@@ -240,7 +240,7 @@ func keep(ctx context.Context, env *Lab, s *Step, v any) (*Result, bool, error) 
 	if !theirs && !s.OnceOnly && later == "" {
 		return nil, false, nil
 	}
-	r := &Result{Step: s.Number, Title: s.Title, File: path, Evidence: v, Kept: true}
+	r := &Result{Step: s.Number, Title: s.EnglishTitle(), File: path, Evidence: v, Kept: true}
 	judged, err := r.judged(env.Steps.Lab().Read(env.Dir), s.File, v, alpha)
 	if err != nil {
 		return nil, false, err
@@ -290,7 +290,7 @@ func repeatable(s *Step, alpha *teamspace.TeamSpace) bool {
 // does not fit LAB.md's shape: one ✗ per key with the value to write, and
 // how --force measures it again instead.
 func damaged(env *Lab, s *Step, why string, problems []evidence.Problem, err error, again bool) *Result {
-	r := &Result{Step: s.Number, Title: s.Title}
+	r := &Result{Step: s.Number, Title: s.EnglishTitle()}
 	if err != nil {
 		r.verdict(s.File, false, err.Error(), say("steps.want.json_object"))
 	}
@@ -348,7 +348,7 @@ func fixFor(env *Lab, s *Step, j lab.Judged, theirs bool, later string, again bo
 	case j.Verdict.Hint != nil && *j.Verdict.Hint == lab.StartOver:
 		return say("steps.fix.no_value", "Key", j.Key, "Got", j.Got, "Fix", startOver(env))
 	case theirs:
-		return lab.WriteValue(s.File, j.Key, j.Rule.WantSaid(j.Want))
+		return lab.WriteValue(s.File, j.Key, j.Want)
 	}
 	return say("steps.fix.stale", "Key", j.Key, "File", s.File, "Later", later, "StartOver", startOver(env))
 }

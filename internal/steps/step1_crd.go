@@ -34,7 +34,7 @@ func RunCRD(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 	if r, ok, err := keep(ctx, env, s, &kept); ok || err != nil {
 		return r, err
 	}
-	r := &Result{Step: s.Number, Title: s.Title}
+	r := &Result{Step: s.Number, Title: s.EnglishTitle()}
 	sh := show(env)
 	crdPath, crd, yours, err := learnersOrLabs(env, sh, "crd.yaml", assets.CRD, crdDiff)
 	if err != nil {

@@ -21,7 +21,7 @@ func RunGeneration(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 	if alpha.Generation != 1 {
 		return nil, errors.New(say("steps.step2.not_untouched", "Generation", alpha.Generation))
 	}
-	r := &Result{Step: s.Number, Title: s.Title}
+	r := &Result{Step: s.Number, Title: s.EnglishTitle()}
 	sh := show(env)
 	alphaObj := teamspaceObj("alpha")
 	sh.readBack("uid", alphaObj, "{.metadata.uid}", alpha)

@@ -55,7 +55,7 @@ func runStep3(ctx context.Context, env *Lab, s *Step, replaces *string) (*Result
 	if alpha.Generation < 2 {
 		return nil, errors.New(say("steps.step3.need_step2", "Generation", alpha.Generation))
 	}
-	r := &Result{Step: s.Number, Title: s.Title}
+	r := &Result{Step: s.Number, Title: s.EnglishTitle()}
 	if replaces != nil {
 		r.note("%s", *replaces)
 	}
@@ -123,7 +123,7 @@ func rerunChanged(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Step: s.Number, Title: s.Title, File: path, Evidence: old, Kept: true}
+	r := &Result{Step: s.Number, Title: s.EnglishTitle(), File: path, Evidence: old, Kept: true}
 	r.note("%s", say("steps.step3.changed_kept", "Script", env.ScriptPath(), "File", s.File, "Later", later, "StartOver", startOver(env)))
 	sh := show(env)
 	p, err := twoPasses(ctx, env, r, sh, alpha)

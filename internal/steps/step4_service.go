@@ -33,9 +33,9 @@ func RunService(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 	if env.State.Engine == "" {
 		return nil, errors.New(say("steps.step4.need_script"))
 	}
-	r := &Result{Step: s.Number, Title: s.Title}
+	r := &Result{Step: s.Number, Title: s.EnglishTitle()}
 	probes := reaction.Probes
-	rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.TeamSpaces(probes), reaction.Namespaces(probes),
+	rx, err := reaction.Start(ctx, env.Env, s.Number, s.EnglishTitle(), reaction.TeamSpaces(probes), reaction.Namespaces(probes),
 		reaction.Quotas(probes), reaction.Events(probes), reaction.ServiceLog(reaction.Any))
 	if err != nil {
 		return nil, err

@@ -42,7 +42,7 @@ func RunDrift(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 		return nil, errors.New(say("steps.step5.no_quota"))
 	}
 	old := list.Items[0]
-	r := &Result{Step: s.Number, Title: s.Title}
+	r := &Result{Step: s.Number, Title: s.EnglishTitle()}
 	if err := freshBaseline(env, r, &old); err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func RunDrift(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 	}
 	defer w.Stop()
 	alphaOnly := reaction.Only("alpha")
-	rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.Quotas(alphaOnly), reaction.Events(alphaOnly), reaction.ServiceLog(alphaOnly))
+	rx, err := reaction.Start(ctx, env.Env, s.Number, s.EnglishTitle(), reaction.Quotas(alphaOnly), reaction.Events(alphaOnly), reaction.ServiceLog(alphaOnly))
 	if err != nil {
 		return nil, err
 	}

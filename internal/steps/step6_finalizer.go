@@ -44,7 +44,7 @@ func RunCleanup(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 	if st, _ := env.Service.Status(ctx); !st.Active {
 		return nil, errors.New(say("steps.need.controller", "N", 6))
 	}
-	r := &Result{Step: s.Number, Title: s.Title}
+	r := &Result{Step: s.Number, Title: s.EnglishTitle()}
 	// The lab's "extend reconcile.sh": turn finalizer handling on in the
 	// script and in the running service.
 	env.State.Finalizer = true
@@ -124,7 +124,7 @@ func RunCleanup(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 	}
 	defer w.Stop()
 	betaOnly := reaction.Only("beta")
-	rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.TeamSpaces(betaOnly), reaction.Namespaces(betaOnly),
+	rx, err := reaction.Start(ctx, env.Env, s.Number, s.EnglishTitle(), reaction.TeamSpaces(betaOnly), reaction.Namespaces(betaOnly),
 		reaction.Archive("beta"), reaction.Events(betaOnly), reaction.ServiceLog(betaOnly))
 	if err != nil {
 		return nil, err

@@ -31,7 +31,7 @@ func RunCatchup(ctx context.Context, env *Lab, s *Step) (r *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r = &Result{Step: s.Number, Title: s.Title}
+	r = &Result{Step: s.Number, Title: s.EnglishTitle()}
 	sh := show(env)
 	alphaObj, quota := teamspaceObj("alpha"), quotaObj(teamspace.NamespaceName("alpha"))
 	ns := teamspace.NamespaceName("alpha")
@@ -56,7 +56,7 @@ func RunCatchup(ctx context.Context, env *Lab, s *Step) (r *Result, err error) {
 			"Observed", alpha.Status.ObservedGeneration, "StartOver", startOver(env)))
 	}
 	alphaOnly := reaction.Only("alpha")
-	rx, err := reaction.Start(ctx, env.Env, s.Number, s.Title, reaction.TeamSpaces(alphaOnly), reaction.Quotas(alphaOnly),
+	rx, err := reaction.Start(ctx, env.Env, s.Number, s.EnglishTitle(), reaction.TeamSpaces(alphaOnly), reaction.Quotas(alphaOnly),
 		reaction.Events(alphaOnly), reaction.ServiceLog(alphaOnly))
 	if err != nil {
 		return nil, err

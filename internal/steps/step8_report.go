@@ -23,7 +23,7 @@ func RunReport(ctx context.Context, env *Lab, s *Step) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Step: s.Number, Title: s.Title}
+	r := &Result{Step: s.Number, Title: s.EnglishTitle()}
 	var backup string
 	if r.File, backup, err = evidence.WriteForce(env.Dir, s.File, ev, env.Force); err != nil {
 		return nil, err

@@ -19,11 +19,11 @@ import (
 func TestRunSteps(t *testing.T) {
 	boom := errors.New("boom")
 	fake := func(n int, ok bool, err error) *Step {
-		return &Step{Step: &lab.Step{Number: n, Title: "step " + strconv.Itoa(n)}, Run: func(_ context.Context, _ *Lab, s *Step) (*Result, error) {
+		return &Step{Step: &lab.Step{Number: n}, Run: func(_ context.Context, _ *Lab, s *Step) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			r := &Result{Step: s.Number, Title: s.Title}
+			r := &Result{Step: s.Number, Title: s.EnglishTitle()}
 			r.verdict("v", ok, "got", "want")
 			return r, nil
 		}}

@@ -216,7 +216,7 @@ func (v *View) hintLines(m *Model) []string {
 		}
 	}
 	if nudge == "" {
-		nudge = strings.Join(strings.Fields(s.Text("teaches", s.Teaches)), " ")
+		nudge = strings.Join(strings.Fields(s.Teaching()), " ")
 	}
 	add(i18n.T("watch.hint.nudge")+" ", ui.Clean(nudge), "  ")
 	if m.Hint < 2 {

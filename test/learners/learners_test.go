@@ -642,7 +642,7 @@ func (l *lab) stepDiagnosis(r kit.Result, n int) string {
 		section = r.Stdout[m[len(m)-1][0]:]
 	}
 	if s, err := course.Steps.Lab().Get(n); err == nil {
-		for _, line := range strings.Split(s.Teaches, "\n") {
+		for _, line := range strings.Split(s.Teaching(), "\n") {
 			if line = strings.TrimSpace(line); line != "" {
 				section = strings.ReplaceAll(section, line, "")
 			}

@@ -10,12 +10,10 @@ import (
 	"github.com/labhub/cnpa/internal/lab"
 )
 
-// Step is step 2 of the lab: what it teaches, the file it writes and that
-// file's shape, the rule for every key, and its explanation.
-var Step = &lab.Step{Number: 2, Title: "What bumps metadata.generation", File: lab.GenerationFile, OnceOnly: true,
-	Teaches: "Only a spec change bumps generation; a label moves resourceVersion only. With\n" +
-		"the status subresource on, status sent to the main endpoint is dropped without\n" +
-		"an error.",
+// Step is step 2 of the lab: the file it writes and that file's shape, the
+// rule for every key, and the commands of its explanation. Its words, and
+// its rules', are the catalog's (step2.*, check.rule.step2.*).
+var Step = &lab.Step{Number: 2, File: lab.GenerationFile, OnceOnly: true,
 	// Its keys as LAB.md names them, in its order, and their JSON types.
 	Shape: []evidence.Key{
 		{Name: "uid", Kind: evidence.String},
@@ -26,28 +24,20 @@ var Step = &lab.Step{Number: 2, Title: "What bumps metadata.generation", File: l
 	},
 	Explanation: lab.Explanation{
 		Commands: []string{
-			"kubectl get teamspace alpha -o jsonpath='{.metadata.generation}'   # 1",
+			"kubectl get teamspace alpha -o jsonpath='{.metadata.generation}'   #",
 			"kubectl label teamspace alpha owner=platform",
 			"kubectl patch teamspace alpha --type=merge -p '{\"status\":{\"observedGeneration\":7}}'",
-			"kubectl get teamspace alpha -o jsonpath='{.status}'                # empty",
+			"kubectl get teamspace alpha -o jsonpath='{.status}'                #",
 			"kubectl patch teamspace alpha --type=merge -p '{\"spec\":{\"pods\":6}}'",
-			"kubectl get teamspace alpha -o jsonpath='{.metadata.generation}'   # 2",
+			"kubectl get teamspace alpha -o jsonpath='{.metadata.generation}'   #",
 		},
-		LookAt: "The status patch answers `teamspace.platform.labhub.io/alpha patched (no change)`:\n" +
-			"with the status subresource on, the main endpoint drops .status. Only the spec\n" +
-			"patch moves metadata.generation; every write moves metadata.resourceVersion.",
 	},
 	Rules: []lab.Rule{
-		{Key: "uid", ID: "step2.uid", Mistake: lab.MistakeStale,
-			Title: "generation.json uid is the live alpha's uid", Expected: "the live alpha's uid", Judge: lab.AlphaUID},
-		{Key: "gen_initial", ID: "step2.gen_initial",
-			Title: "generation.json gen_initial is 1", Expected: "1", Judge: lab.Is(1)},
-		{Key: "gen_after_label", ID: "step2.gen_after_label",
-			Title: "generation.json gen_after_label is 1: a label does not bump generation", Expected: "1", Judge: lab.Is(1)},
-		{Key: "gen_after_spec", ID: "step2.gen_after_spec",
-			Title: "generation.json gen_after_spec is 2: a spec change does", Expected: "2", Judge: lab.Is(2)},
-		{Key: "status_via_main", ID: "step2.status_via_main",
-			Title: "generation.json status_via_main is null: status sent to the main endpoint is dropped", Expected: "null",
+		{Key: "uid", ID: "step2.uid", Mistake: lab.MistakeStale, Judge: lab.AlphaUID},
+		{Key: "gen_initial", ID: "step2.gen_initial", Expected: "1", Judge: lab.Is(1)},
+		{Key: "gen_after_label", ID: "step2.gen_after_label", Expected: "1", Judge: lab.Is(1)},
+		{Key: "gen_after_spec", ID: "step2.gen_after_spec", Expected: "2", Judge: lab.Is(2)},
+		{Key: "status_via_main", ID: "step2.status_via_main", Expected: "null",
 			Judge: func(v any, _ *lab.Inputs) lab.Verdict {
 				var b bytes.Buffer
 				if err := json.Compact(&b, v.(json.RawMessage)); err != nil {
