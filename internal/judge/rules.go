@@ -2,7 +2,6 @@ package judge
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/labhub/cnpa/internal/i18n"
@@ -182,7 +181,7 @@ func (ev *Evidence) reportInputsProblem(err error) error {
 		bad = append(bad, lab.BetaArchive)
 	}
 	if len(bad) > 0 {
-		return errors.New(i18n.T("check.report_inputs_fail", i18n.Args{"Files": strings.Join(bad, ", ")}))
+		return i18n.NewError("check.report_inputs_fail", i18n.Args{"Files": strings.Join(bad, ", ")})
 	}
 	return err
 }

@@ -129,7 +129,7 @@ func LoadStress(dir string) (*StressReport, error) {
 	case !found && err == nil:
 		return nil, nil
 	case errors.As(err, &bad):
-		return nil, errors.New(i18n.T("stress.bad", i18n.Args{"Path": bad.Path, "Err": bad.Err.Error()}))
+		return nil, i18n.NewError("stress.bad", i18n.Args{"Path": bad.Path, "Err": bad.Err.Error()})
 	case err != nil:
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/labhub/cnpa/internal/i18n"
@@ -33,14 +32,14 @@ func ComputeReport(st *State) (*ReportRecord, error) {
 		step := st.steps.StepOf(in.file).Number
 		problems, err := st.Records[in.file].decode(in.v)
 		if err != nil {
-			return nil, errors.New(i18n.T("lab.report.needs", i18n.Args{"N": st.steps.StepOf(ReportFile).Number, "File": in.file, "Step": step, "Err": fmt.Sprint(err)}))
+			return nil, i18n.NewError("lab.report.needs", i18n.Args{"N": st.steps.StepOf(ReportFile).Number, "File": in.file, "Step": step, "Err": fmt.Sprint(err)})
 		}
 		if len(problems) > 0 {
-			return nil, errors.New(i18n.T("lab.report.malformed", i18n.Args{"File": in.file, "Problems": fmt.Sprint(problems), "Step": step}))
+			return nil, i18n.NewError("lab.report.malformed", i18n.Args{"File": in.file, "Problems": fmt.Sprint(problems), "Step": step})
 		}
 	}
 	if st.ArchiveErr != nil || st.Archive == nil {
-		return nil, errors.New(i18n.T("lab.report.needs", i18n.Args{"N": st.steps.StepOf(ReportFile).Number, "File": BetaArchive, "Step": ArchiveStep, "Err": fmt.Sprint(st.ArchiveErr)}))
+		return nil, i18n.NewError("lab.report.needs", i18n.Args{"N": st.steps.StepOf(ReportFile).Number, "File": BetaArchive, "Step": ArchiveStep, "Err": fmt.Sprint(st.ArchiveErr)})
 	}
 	return &ReportRecord{
 		CRDAloneCreatedNamespace: before.NamespaceExists,

@@ -189,7 +189,7 @@ func (r *Record) Int(key string) (int64, string) {
 func (r *Record) Strict() (map[string]any, error) {
 	switch {
 	case errors.Is(r.err, fs.ErrNotExist):
-		return nil, errors.New(i18n.T("lab.record.is_missing", i18n.Args{"File": r.File}))
+		return nil, i18n.NewError("lab.record.is_missing", i18n.Args{"File": r.File})
 	case r.err != nil:
 		return nil, fmt.Errorf("%s: %w", i18n.T("lab.record.is_unreadable", i18n.Args{"File": r.File}), r.err)
 	}
