@@ -6,10 +6,11 @@
 // as a Hand; this package keeps what every probe shares: one grading's
 // Session (session.go), the hands' loop (probe.go), the phases they meet
 // at (phases.go), the temporary TeamSpaces' lifecycle (temps.go), the
-// controller's log read for why a wait failed (passstop.go, conflict.go).
-// One Run grades on the learner's machine (`cnpa check`, `cnpa submit`)
-// and from another one (`cnpa class grade --live`), with the probes that
-// can run there.
+// controller's log read for why a wait failed (passstop.go, conflict.go),
+// the lab's objects as reconcile.sh may write them (snapshot.go). One Run
+// grades on the learner's machine (`cnpa check`, `cnpa submit`) and from
+// another one (`cnpa class grade --live`), with the probes that can run
+// there.
 package check
 
 import (
