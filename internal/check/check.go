@@ -1,26 +1,28 @@
 // Package check is the grader's hands: it reads the facts of the cluster
 // and the machine once (facts.go), has package judge judge the evidence
-// against them, and runs the probes, each filling its row of judge's
-// table (probe_*.go, rerun.go): reconcile.sh run twice more, and
-// temporary TeamSpaces the running controller must serve, whose
-// lifecycle is temps.go's. One Run grades on the learner's machine (`cnpa
-// check`, `cnpa submit`) and from another one (`cnpa class grade --live`),
-// with the probes that can run there.
+// against them, and runs the probes: reconcile.sh run twice more, and
+// temporary TeamSpaces the running controller must serve. Each probe's
+// row and code are in its step's folder (course/stepN/probe*.go), bound
+// as a Hand; this package keeps what every probe shares: one grading's
+// Session (session.go), the hands' loop (probe.go), the phases they meet
+// at (phases.go), the temporary TeamSpaces' lifecycle (temps.go), the
+// controller's log read for why a wait failed (passstop.go, conflict.go),
+// the lab's objects as reconcile.sh may write them (snapshot.go). One Run
+// grades on the learner's machine (`cnpa check`, `cnpa submit`) and from
+// another one (`cnpa class grade --live`), with the probes that can run
+// there.
 package check
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
-	"github.com/labhub/cnpa/internal/service"
-	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -60,75 +62,6 @@ func (e *UnreachableError) Error() string {
 	return i18n.T("check.unreachable", i18n.Args{"Err": e.Err.Error()})
 }
 func (e *UnreachableError) Unwrap() error { return e.Err }
-
-// Session is one grading's state, handed to each probe's hand.
-type Session struct {
-	env *labenv.Env
-	// svc is the service as this run sees it: env's on the learner's
-	// machine, the one the learner's run reported from another.
-	svc   service.Manager
-	facts *judge.Facts
-	tmp   *temps
-	opts  Options
-	at    judge.Where
-	// phases keeps the probes of the running controller in step while
-	// they run together (phases.go).
-	phases *phases
-
-	// mu guards what step 4's probe tells the others, which run beside it.
-	mu sync.Mutex
-	// converged is how long step 4's probe took to converge; it did not
-	// when convergeFailed.
-	converged      time.Duration
-	convergeFailed bool
-	// handedOn is step 4's probe's TeamSpace, converged and kept for the
-	// drift probe, which deletes its quota: one TeamSpace fewer to make
-	// and serve. Whoever takes it removes it, in phase 3.
-	handedOn *teamspace.TeamSpace
-	// lent is step 6's probe's TeamSpace, whose quota the drift probe
-	// may edit in phase 2 while step 4's is deleted: step 6's probe
-	// judges only its finalizers, and deletes it itself in phase 3.
-	lent *teamspace.TeamSpace
-}
-
-// lend records step 6's TeamSpace for the drift probe.
-func (r *Session) lend(ts *teamspace.TeamSpace) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.lent = ts
-}
-
-// borrowed is step 6's TeamSpace, nil when its probe lent none.
-func (r *Session) borrowed() *teamspace.TeamSpace {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.lent
-}
-
-// convergeDone records step 4's probe's outcome for the probes beside it:
-// how long ts took to converge (ok), and ts itself when it is handed on.
-func (r *Session) convergeDone(took time.Duration, ok bool, handOn *teamspace.TeamSpace) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.converged, r.convergeFailed, r.handedOn = took, !ok, handOn
-}
-
-// convergeOutcome is what step 4's probe recorded: how long it took, and
-// whether it failed (false while it has not ended, or did not run).
-func (r *Session) convergeOutcome() (took time.Duration, failed bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.converged, r.convergeFailed
-}
-
-// takeHandedOn returns step 4's converged TeamSpace, once.
-func (r *Session) takeHandedOn() *teamspace.TeamSpace {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ts := r.handedOn
-	r.handedOn = nil
-	return ts
-}
 
 // Run grades the lab in env. Phases:
 //  1. ask the API server for its version (unreachable: UnreachableError);

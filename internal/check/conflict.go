@@ -13,22 +13,23 @@ import (
 // own edit of hard.pods (manager cnpa-check), step 5's `kubectl patch`
 // of alpha's quota. The probe that waits then fails for that reason, which
 // only the controller's output names (kubectl prints the refusal without
-// the object): this file finds it there, as refusedFinalizerOverwrite
-// finds the admission policy's refusal.
+// the object): this file finds it there, as step 6's probe finds the
+// admission policy's refusal (course/step6, refusedFinalizerOverwrite).
 
-// conflict is the refused apply the controller's log shows whose owners
+// Conflict is the refused apply the controller's log shows whose owners
 // still hold their fields in the lab's namespaces and quotas (a fix with
 // --force-conflicts took them back, and the log keeps the old refusal);
-// nil when there is none. Read while the probe's own objects are there.
-func (r *Session) conflict(ctx context.Context) *ssaconflict.Conflict {
-	return ssaconflict.Current(ctx, r.env.Clients.Kube.CoreV1(), ssaconflict.Find(r.serviceLog(ctx)))
+// nil when there is none. A probe whose wait failed reads it while its own
+// objects are there, and gives it to its verdict (WithConflict).
+func (r *Session) Conflict(ctx context.Context) *ssaconflict.Conflict {
+	return ssaconflict.Current(ctx, r.env.Clients.Kube.CoreV1(), ssaconflict.Find(r.ServiceLog(ctx)))
 }
 
-// withConflict is v, a probe's verdict, with the refused apply c when v
+// WithConflict is v, a probe's verdict, with the refused apply c when v
 // failed: who owns which fields after what the probe found,
 // --force-conflicts and its line as the hint, and the mistake. v as it is
 // when it passed or c is nil.
-func withConflict(v lab.Verdict, c *ssaconflict.Conflict) lab.Verdict {
+func WithConflict(v lab.Verdict, c *ssaconflict.Conflict) lab.Verdict {
 	if v.OK || v.Skip != "" || c == nil {
 		return v
 	}
@@ -39,7 +40,7 @@ func withConflict(v lab.Verdict, c *ssaconflict.Conflict) lab.Verdict {
 }
 
 // quotaInSyncID is the check of alpha's quota against its spec
-// (internal/judge/step5.go).
+// (course/step5, grade.go).
 const quotaInSyncID = "step5.quota_in_sync"
 
 // explainQuota gives the failed check of alpha's quota the refused apply
@@ -52,7 +53,7 @@ func (r *Session) explainQuota(ctx context.Context, rep *judge.Report) {
 		if c.ID != quotaInSyncID || c.Status != judge.Fail {
 			continue
 		}
-		conflict := r.conflict(ctx)
+		conflict := r.Conflict(ctx)
 		if conflict == nil || !conflict.Owns(".spec.hard") {
 			return
 		}

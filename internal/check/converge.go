@@ -6,21 +6,22 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// pending says what a TeamSpace still lacks by LAB.md, or "" when it is
+// Pending says what a TeamSpace still lacks by LAB.md, or "" when it is
 // converged (teamspace.FindGaps). What cnpa's own engines add beyond
 // LAB.md (the quota's label, the controller mark) is not owed: the
 // learner's controller may leave it out. A spec no controller can serve,
 // or a namespace it must not adopt, leaves nothing owed but the finalizer.
-func pending(ts *teamspace.TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, finalizerOn bool) string {
-	if g := firstGap(ts, ns, q, finalizerOn); g != nil {
+func Pending(ts *teamspace.TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, finalizerOn bool) string {
+	if g := FirstGap(ts, ns, q, finalizerOn); g != nil {
 		return g.String()
 	}
 	return ""
 }
 
-// firstGap is the first thing a TeamSpace still lacks by LAB.md (see
-// pending), nil when it is converged.
-func firstGap(ts *teamspace.TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, finalizerOn bool) *teamspace.Gap {
+// FirstGap is the first thing a TeamSpace still lacks by LAB.md (see
+// Pending), nil when it is converged: step 4's probe tells a quota's gap
+// from the others by its kind.
+func FirstGap(ts *teamspace.TeamSpace, ns *corev1.Namespace, q *corev1.ResourceQuota, finalizerOn bool) *teamspace.Gap {
 	gaps, _ := teamspace.FindGaps(ts, ns, q, finalizerOn)
 	if lab := gaps.Lab(); len(lab) > 0 {
 		return &lab[0]

@@ -80,10 +80,10 @@ func clusterFacts(ctx context.Context, env *labenv.Env, f *judge.Facts) error {
 			ts.ManagedFields = nil
 		}
 	}
-	if f.TeamAlpha, err = getNamespace(ctx, env, teamspace.NamespaceName("alpha")); err != nil {
+	if f.TeamAlpha, err = GetNamespace(ctx, env, teamspace.NamespaceName("alpha")); err != nil {
 		return err
 	}
-	if f.TeamBeta, err = getNamespace(ctx, env, teamspace.NamespaceName("beta")); err != nil {
+	if f.TeamBeta, err = GetNamespace(ctx, env, teamspace.NamespaceName("beta")); err != nil {
 		return err
 	}
 	for _, ns := range []*corev1.Namespace{f.TeamAlpha, f.TeamBeta} {
@@ -103,8 +103,8 @@ func clusterFacts(ctx context.Context, env *labenv.Env, f *judge.Facts) error {
 	return nil
 }
 
-// getNamespace reads a namespace; nil when it does not exist.
-func getNamespace(ctx context.Context, env *labenv.Env, name string) (*corev1.Namespace, error) {
+// GetNamespace reads a namespace; nil when it does not exist.
+func GetNamespace(ctx context.Context, env *labenv.Env, name string) (*corev1.Namespace, error) {
 	ns, err := env.Clients.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil

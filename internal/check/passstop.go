@@ -38,10 +38,11 @@ func (s *stoppedPass) String() string {
 // logLines is how much of the controller's log is searched.
 const logLines = 300
 
-// serviceLog is the end of the running controller's log: the service's
+// ServiceLog is the end of the running controller's log: the service's
 // journal, or process mode's log file ("" when there is none, and from
-// another machine than the learner's).
-func (r *Session) serviceLog(ctx context.Context) string {
+// another machine than the learner's). A probe reads in it why the
+// controller did not serve its TeamSpace.
+func (r *Session) ServiceLog(ctx context.Context) string {
 	var b bytes.Buffer
 	if err := r.svc.Logs(ctx, logLines, &b); err != nil {
 		return ""
@@ -49,10 +50,10 @@ func (r *Session) serviceLog(ctx context.Context) string {
 	return b.String()
 }
 
-// lastErrorAbout is the last error line of log that names TeamSpace name
+// LastErrorAbout is the last error line of log that names TeamSpace name
 // or its namespace team-<name> as a whole word, shortened for a check's
 // found line; "" when there is none.
-func lastErrorAbout(log, name string) string {
+func LastErrorAbout(log, name string) string {
 	word := regexp.MustCompile(`(^|[^A-Za-z0-9-])(` + regexp.QuoteMeta(teamspace.NamespacePrefix) + `)?` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9-])`)
 	lines := strings.Split(log, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
@@ -63,22 +64,22 @@ func lastErrorAbout(log, name string) string {
 	return ""
 }
 
-// stoppedPassAt says whether the controller's pass stops at TeamSpace name,
+// StoppedPassAt says how the controller's pass stops at TeamSpace name,
 // given that witness, listed right after it, was not served: the log holds
-// an error about name. nil when it does not.
-func (r *Session) stoppedPassAt(ctx context.Context, name, witness string) *stoppedPass {
-	if line := lastErrorAbout(r.serviceLog(ctx), name); line != "" {
-		return &stoppedPass{at: name, err: line, after: []string{witness}}
+// an error about name. "" when it does not.
+func (r *Session) StoppedPassAt(ctx context.Context, name, witness string) string {
+	if line := LastErrorAbout(r.ServiceLog(ctx), name); line != "" {
+		return (&stoppedPass{at: name, err: line, after: []string{witness}}).String()
 	}
-	return nil
+	return ""
 }
 
-// stopsBefore explains why probe, a TeamSpace that was not served in time,
+// StopsBefore explains why probe, a TeamSpace that was not served in time,
 // waited: a TeamSpace listed before it ends every pass (with the error the
 // log shows), or the log's last error about the probe itself. "" when the
 // log shows neither.
-func (r *Session) stopsBefore(ctx context.Context, probe string) string {
-	log := r.serviceLog(ctx)
+func (r *Session) StopsBefore(ctx context.Context, probe string) string {
+	log := r.ServiceLog(ctx)
 	if log == "" {
 		return ""
 	}
@@ -96,11 +97,11 @@ func (r *Session) stopsBefore(ctx context.Context, probe string) string {
 		if n >= probe {
 			break
 		}
-		if line := lastErrorAbout(log, n); line != "" {
+		if line := LastErrorAbout(log, n); line != "" {
 			return "; " + (&stoppedPass{at: n, err: line, after: between(names[i+1:], probe)}).String()
 		}
 	}
-	if line := lastErrorAbout(log, probe); line != "" {
+	if line := LastErrorAbout(log, probe); line != "" {
 		return i18n.T("check.passstop.last_error", i18n.Args{"Line": line})
 	}
 	return ""

@@ -1,10 +1,8 @@
 package check
 
 import (
-	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The log lines that name a TeamSpace's failure, as kubectl, the admission
@@ -26,9 +24,9 @@ func TestLastErrorAbout(t *testing.T) {
 		{"alphabet", `error: \x1b]0;owned\x07 alphabet`},
 	}
 	for _, c := range cases {
-		got := lastErrorAbout(log, c.name)
+		got := LastErrorAbout(log, c.name)
 		if (c.want == "") != (got == "") || !strings.HasPrefix(got, c.want) {
-			t.Errorf("lastErrorAbout(%q) = %q, want a line starting %q", c.name, got, c.want)
+			t.Errorf("LastErrorAbout(%q) = %q, want a line starting %q", c.name, got, c.want)
 		}
 	}
 }
@@ -40,41 +38,6 @@ func TestStoppedPassSays(t *testing.T) {
 	for _, want := range []string{"stops at TeamSpace a-foreign", "Error from server (Forbidden)", "(b, c, …, probe) waits forever", "goes on with the next one"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("stoppedPass says %q, want it to contain %q", s, want)
-		}
-	}
-}
-
-// The witness waits three times step 4's convergence, within bounds.
-func TestWitnessWait(t *testing.T) {
-	for _, c := range []struct{ converged, timeout, want time.Duration }{
-		{0, 30 * time.Second, 20 * time.Second},
-		{2 * time.Second, 30 * time.Second, 20 * time.Second},
-		{8 * time.Second, 30 * time.Second, 24 * time.Second},
-		{20 * time.Second, 30 * time.Second, 30 * time.Second},
-		{0, 5 * time.Second, 5 * time.Second},
-	} {
-		if got := witnessWait(c.converged, c.timeout); got != c.want {
-			t.Errorf("witnessWait(%s, %s) = %s, want %s", c.converged, c.timeout, got, c.want)
-		}
-	}
-}
-
-func TestDiff(t *testing.T) {
-	a := &snapshot{rv: map[string]string{"teamspace/a": "1", "namespace/team-a": "2", "teamspace/b": "3"},
-		owner: map[string]string{"teamspace/a": "a", "namespace/team-a": "a", "teamspace/b": "b"}}
-	b := &snapshot{rv: map[string]string{"teamspace/a": "1", "namespace/team-a": "5", "teamspace/b": "4", "resourcequota/team-b/team-quota": "6"},
-		owner: map[string]string{"teamspace/a": "a", "namespace/team-a": "a", "teamspace/b": "b", "resourcequota/team-b/team-quota": "b"}}
-	tests := []struct {
-		name    string
-		excused map[string]string
-		want    []string
-	}{
-		{"nothing excused", nil, []string{"namespace/team-a written (resourceVersion 2→5)", "resourcequota/team-b/team-quota created", "teamspace/b written (resourceVersion 3→4)"}},
-		{"b was behind", map[string]string{"b": "quota missing"}, []string{"namespace/team-a written (resourceVersion 2→5)"}},
-	}
-	for _, tt := range tests {
-		if got := diff(a, b, tt.excused); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -22,10 +22,11 @@ import (
 // No probe deletes anything before phase 3, and no probe's verdict reads
 // another's objects but the drift probe's, which is given step 4's
 // TeamSpace once it converged (as before, one TeamSpace fewer to serve).
+// A probe moves on with Session.Phase; every probe starts in PhaseMake.
 const (
-	phaseMake = iota + 1
-	phaseDrift
-	phaseDelete
+	PhaseMake = iota + 1
+	PhaseDrift
+	PhaseDelete
 )
 
 // phases is the barrier the probes of one run meet at. A probe that ends
@@ -43,7 +44,7 @@ func newPhases() *phases { return &phases{at: map[int]int{}} }
 func (p *phases) join(id int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.at[id] = phaseMake
+	p.at[id] = PhaseMake
 }
 
 // leave removes member id: the others no longer wait for it.
@@ -85,9 +86,12 @@ func (p *phases) all(n int) bool {
 // memberKey carries a probe's member id in its context.
 type memberKey struct{}
 
-// reach is phases.reach for the probe that runs under ctx; a probe run
-// alone (no phases) goes on at once.
-func (r *Session) reach(ctx context.Context, n int) {
+// Phase moves the probe that runs under ctx to phase n (PhaseDrift,
+// PhaseDelete) and waits until every probe running beside it is there or
+// further, or ctx ends (phases.reach); a probe run alone (no phases) goes
+// on at once. A probe calls it before it does what phase n allows: edit a
+// quota, delete a TeamSpace.
+func (r *Session) Phase(ctx context.Context, n int) {
 	id, ok := ctx.Value(memberKey{}).(int)
 	if r.phases == nil || !ok {
 		return

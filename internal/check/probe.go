@@ -30,6 +30,11 @@ const ForeignFinalizer = judge.ForeignFinalizer
 type Hand struct {
 	Rows []*judge.Probe
 	Run  func(ctx context.Context, r *Session) []lab.Verdict
+	// TakesHandedOn: this hand takes the TeamSpace step 4's probe hands on
+	// once it converged (the drift probe's, Session.TakeHandedOn), so
+	// that, while it runs here, step 4's probe keeps its TeamSpace for it
+	// instead of deleting it (Session.ConvergeDone).
+	TakesHandedOn bool
 }
 
 // Step is a step as the grader's hands see it: its grading (judge.Step)
@@ -119,7 +124,7 @@ func (r *Session) probes(ctx context.Context) []judge.Check {
 		wg.Wait()
 		r.phases = nil
 	}
-	if ts := r.takeHandedOn(); ts != nil {
+	if ts := r.TakeHandedOn(); ts != nil {
 		_ = r.tmp.discard(ctx, ts.Name)
 	}
 	var out []judge.Check
@@ -131,11 +136,28 @@ func (r *Session) probes(ctx context.Context) []judge.Check {
 	return out
 }
 
-// runsHere tells whether probe p runs in this run, here: step 4's hands
-// its TeamSpace on to the drift probe when that one runs, and the drift
-// probe makes its own when step 4's does not.
-func (r *Session) runsHere(p *judge.Probe) bool {
+// Runs tells whether the probe of row p runs in this run, here: it is
+// reported (every step's, or --step's), can run here and can be made.
+// The drift probe makes its own TeamSpace when step 4's probe, whose
+// TeamSpace it would take, does not run.
+func (r *Session) Runs(p *judge.Probe) bool {
 	return r.wants(p) && p.RunsAt(r.at) && r.cannot(p) == ""
+}
+
+// handRuns tells whether hand h runs in this run, here, as probes
+// decides: its rows run where its first does, and it runs when any of
+// them is reported.
+func (r *Session) handRuns(h Hand) bool {
+	p := h.Rows[0]
+	if !p.RunsAt(r.at) || r.cannot(p) != "" {
+		return false
+	}
+	for _, row := range h.Rows {
+		if r.wants(row) {
+			return true
+		}
+	}
+	return false
 }
 
 // wants tells whether this run reports row p: every step's, or --step's.
@@ -159,10 +181,10 @@ func (r *Session) cannot(p *judge.Probe) string {
 	return ""
 }
 
-// await calls observe every 200 ms until it reports done, the timeout
+// Await calls observe every 200 ms until it reports done, the timeout
 // passes or ctx ends; it returns whether it was done and the last thing
 // observe said, so a failure shows what was seen, not a bare "timed out".
-func await(ctx context.Context, timeout time.Duration, observe func(ctx context.Context) (bool, string)) (bool, string) {
+func Await(ctx context.Context, timeout time.Duration, observe func(ctx context.Context) (bool, string)) (bool, string) {
 	seenLast := ""
 	_, err := poll.Until(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
 		done, seen := observe(ctx)
@@ -186,13 +208,14 @@ func await(ctx context.Context, timeout time.Duration, observe func(ctx context.
 	return true, last
 }
 
-// liveState reads a TeamSpace with its namespace and quota.
-func liveState(ctx context.Context, env *labenv.Env, name string) (*teamspace.TeamSpace, *corev1.Namespace, *corev1.ResourceQuota, error) {
+// LiveState reads a TeamSpace with its namespace and quota, nil for what
+// does not exist: what a probe's wait observes of its TeamSpace.
+func LiveState(ctx context.Context, env *labenv.Env, name string) (*teamspace.TeamSpace, *corev1.Namespace, *corev1.ResourceQuota, error) {
 	ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
 	if err != nil || ts == nil {
 		return ts, nil, nil, err
 	}
-	ns, err := getNamespace(ctx, env, teamspace.NamespaceName(name))
+	ns, err := GetNamespace(ctx, env, teamspace.NamespaceName(name))
 	if err != nil || ns == nil {
 		return ts, ns, nil, err
 	}
@@ -206,7 +229,9 @@ func liveState(ctx context.Context, env *labenv.Env, name string) (*teamspace.Te
 	return ts, ns, q, nil
 }
 
-func orGone(err error) error {
+// OrGone is err, or "gone" when a read found nothing (nil, nil): what a
+// probe's wait says it saw of an object that is no longer there.
+func OrGone(err error) error {
 	if err == nil {
 		return errors.New("gone")
 	}

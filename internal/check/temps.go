@@ -39,8 +39,9 @@ const TempPrefix = lab.TempPrefix
 // interrupted check left).
 const ForeignNamespaceOwner = lab.ForeignNamespaceOwner
 
-// fieldManager names the grader's writes.
-const fieldManager = "cnpa-check"
+// FieldManager names the grader's writes: the probes' too, so that a
+// learner's apply that conflicts with one names this manager.
+const FieldManager = "cnpa-check"
 
 // temps tracks the temporary TeamSpaces of one run so that they are
 // removed however the run ends.
@@ -139,7 +140,7 @@ func (t *temps) discard(ctx context.Context, names ...string) error {
 		// Once deletionTimestamp is set no finalizer can be added back, so
 		// the object goes as soon as this patch lands.
 		if _, err := res.Patch(ctx, n, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`),
-			metav1.PatchOptions{FieldManager: fieldManager}); err != nil && !apierrors.IsNotFound(err) {
+			metav1.PatchOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("drop the finalizers of %s: %w", n, err))
 		}
 	}
@@ -171,7 +172,7 @@ func (t *temps) createNamed(ctx context.Context, name string, pods int64, cpu st
 	if len(finalizers) > 0 {
 		u.SetFinalizers(finalizers)
 	}
-	created, err := t.env.Clients.Dynamic.Resource(teamspace.GVR).Create(ctx, u, metav1.CreateOptions{FieldManager: fieldManager})
+	created, err := t.env.Clients.Dynamic.Resource(teamspace.GVR).Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
 	if err != nil {
 		return nil, fmt.Errorf("create temporary TeamSpace %s: %w", name, err)
 	}
@@ -250,3 +251,54 @@ func (t *temps) waitGone(ctx context.Context, names []string, d time.Duration) [
 func (t *temps) deleteNamespace(ctx context.Context, name string) {
 	_ = t.env.Clients.Kube.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
 }
+
+// Temps are temporary TeamSpaces with the grader's lifecycle (cnpa-check-*
+// names, remembered before they are asked for, removed on every path, a
+// deleted one left to the running controller for grace first): a probe's
+// (Session.Temps) and `cnpa stress`'s (NewTemps).
+type Temps struct{ t *temps }
+
+// New makes a temporary TeamSpace with a new cnpa-check-* name; cpu ""
+// leaves spec.cpu to the CRD's default.
+func (t *Temps) New(ctx context.Context, pods int64, cpu string, finalizers []string) (*teamspace.TeamSpace, error) {
+	return t.t.create(ctx, pods, cpu, finalizers)
+}
+
+// Create makes a temporary TeamSpace named name (from lab.TempName).
+func (t *Temps) Create(ctx context.Context, name string, pods int64, cpu string, finalizers []string) (*teamspace.TeamSpace, error) {
+	return t.t.createNamed(ctx, name, pods, cpu, finalizers)
+}
+
+// Cleanup removes every temporary TeamSpace left, their archive records
+// and what the grader made; give it a context that outlives Ctrl-C.
+func (t *Temps) Cleanup(ctx context.Context) error { return t.t.cleanup(ctx) }
+
+// SweepLeftovers removes the temporary TeamSpaces an earlier run killed
+// before its cleanup left.
+func (t *Temps) SweepLeftovers(ctx context.Context, progress func(format string, a ...any)) {
+	t.t.sweepLeftovers(ctx, progress)
+}
+
+// Discard deletes temporary TeamSpaces and waits until they are gone,
+// the running controller given grace to archive and release them first
+// (discard).
+func (t *Temps) Discard(ctx context.Context, names ...string) error {
+	return t.t.discard(ctx, names...)
+}
+
+// RememberNamespace records a namespace the grader is about to make (the
+// foreign-namespace probe's stand-in for somebody else's), before it asks
+// for it, so that cleanup deletes it however the run ends.
+func (t *Temps) RememberNamespace(name string) {
+	t.t.mu.Lock()
+	defer t.t.mu.Unlock()
+	t.t.namespaces = append(t.t.namespaces, name)
+}
+
+// DeleteNamespace deletes a namespace the grader made, without waiting
+// for it to go (deleteNamespace).
+func (t *Temps) DeleteNamespace(ctx context.Context, name string) { t.t.deleteNamespace(ctx, name) }
+
+// Remote tells whether the grader runs on another machine than the
+// controller: the archive records it writes cannot be read there.
+func (t *Temps) Remote() bool { return t.t.remote }

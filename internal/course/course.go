@@ -1,10 +1,11 @@
 // Package course is the lab's one step table. Each step is one folder,
 // course/stepN: what it is and the file it writes (step.go; its words are
-// the catalog's, stepN.* and check.rule.stepN.*), how that
-// file and the cluster are graded (grade.go), its live probes with their
-// code (probe.go), and how cnpa drives it (run.go). The commands take
-// Steps from here and hand it down: packages lab, judge, check and steps
-// know no step by name, only the table they are given.
+// the catalog's, stepN.* and check.rule.stepN.*), how that file and the
+// cluster are graded (grade.go), its live probes' rows and hands
+// (probe.go) with their code (probe_<name>.go), and how cnpa drives it
+// (run.go). The commands take Steps from here and hand it down: packages
+// lab, judge, check and steps know no step by name, only the table they
+// are given.
 package course
 
 import (

@@ -44,6 +44,18 @@ func TestEveryRowHasItsHand(t *testing.T) {
 			}
 		}
 	}
+	// Step 4's probe keeps its converged TeamSpace for the one hand that
+	// takes it, the drift probe's: with none it is deleted unused, with
+	// two they would race for it.
+	var takers []string
+	for _, h := range course.Steps.Checker().Hands() {
+		if h.TakesHandedOn {
+			takers = append(takers, h.Rows[0].ID)
+		}
+	}
+	if !slices.Equal(takers, []string{"step5.drift_reverted_live"}) {
+		t.Errorf("hands that take step 4's TeamSpace: %v, want the drift probe's alone", takers)
+	}
 	grader := course.Steps.Grader()
 	drift := "step5.drift_reverted_live"
 	if !slices.Contains(grader.ProbeIDs(), drift) || !slices.Contains(grader.RemoteIDs(), drift) {

@@ -1,8 +1,6 @@
 package judge
 
 import (
-	"encoding/json"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -53,46 +51,6 @@ func TestLabDiagnosis(t *testing.T) {
 	}
 }
 
-// A probe's verdict carries its mistake to the check, the facts can
-// explain it better, and a check written down keeps it by name: what a
-// submission holds and `cnpa class grade` reads back.
-func TestMistakeTravelsWithTheVerdict(t *testing.T) {
-	v := lab.Holds(false, "archived", "no archive record")
-	v.Mistake = lab.MistakeNoArchive
-	c := ProbeDeleteArchives.Check(v, &Facts{})
-	if c.Status != Fail || c.Diagnosis != lab.MistakeNoArchive || c.Hint == "" {
-		t.Fatalf("probe check %+v: want a failure diagnosed %q, with a hint", c, lab.MistakeNoArchive)
-	}
-	alpha := &teamspace.TeamSpace{ObjectMeta: metav1.ObjectMeta{Name: "alpha", UID: "a", Generation: 2}}
-	noStatus := &Facts{Alpha: alpha, TeamAlpha: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-alpha",
-		OwnerReferences: []metav1.OwnerReference{alpha.OwnerReference()}}}}
-	if got := Rediagnose(c, noStatus).Diagnosis; got != lab.MistakeStatusMain {
-		t.Errorf("against facts with no status: %q, want %q", got, lab.MistakeStatusMain)
-	}
-	if got := Rediagnose(c, &Facts{}).Diagnosis; got != lab.MistakeNoArchive {
-		t.Errorf("against facts that show nothing: %q, want the verdict's %q", got, lab.MistakeNoArchive)
-	}
-
-	data, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), `"diagnosis":"`+lab.MistakeNoArchive.Name+`"`) {
-		t.Errorf("JSON %s: want the diagnosis as the mistake's name", data)
-	}
-	var back Check
-	if err := json.Unmarshal(data, &back); err != nil {
-		t.Fatal(err)
-	}
-	if back.Diagnosis != lab.MistakeNoArchive || Diagnose(back, nil) != lab.MistakeNoArchive {
-		t.Errorf("read back: %+v, want diagnosis %q with its advice", back.Diagnosis, lab.MistakeNoArchive)
-	}
-	pass := ProbeDeleteArchives.Check(lab.Holds(true, "archived", "archived"), noStatus)
-	if data, _ := json.Marshal(pass); strings.Contains(string(data), "diagnosis") {
-		t.Errorf("a passing check's JSON %s: want no diagnosis", data)
-	}
-}
-
 // TestApplyConflictStandsOverTheFacts: a refused apply, read from the
 // controller's output, explains a quota that is not the spec (the facts'
 // mistake) better; it stands whether the verdict named it or a
@@ -108,7 +66,7 @@ func TestApplyConflictStandsOverTheFacts(t *testing.T) {
 	if m := factsMistake(f); m != lab.MistakeQuotaSpec {
 		t.Fatalf("the facts' own mistake: got %q, want %q", m.Name, lab.MistakeQuotaSpec.Name)
 	}
-	named := Check{ID: ProbeDrift.ID, Step: 5, Status: Fail, mistake: lab.MistakeApplyConflict}
+	named := Check{ID: "step5.drift_reverted_live", Step: 5, Status: Fail, mistake: lab.MistakeApplyConflict}
 	recorded := Check{ID: "step5.quota_in_sync", Step: 5, Status: Fail, Diagnosis: lab.MistakeApplyConflict}
 	for name, c := range map[string]Check{"named by the verdict": named, "recorded": recorded} {
 		if got := Diagnose(c, f); got != lab.MistakeApplyConflict {

@@ -1,8 +1,9 @@
 // Package judge is the grader's judgement, apart from its hands: the
 // results (Check, Report, Status), the facts the evidence is judged
 // against (Facts), the verdicts of the lab's rules and of the fact tables
-// (Judge), the table of the live probes (probes.go), the diagnosis of the
-// classic mistakes, and the text, JSON and JUnit outputs. It reads the
+// (Judge), the live probes' rows (probes.go; each step's are in its
+// folder under package course), the diagnosis of the classic mistakes,
+// and the text, JSON and JUnit outputs. It reads the
 // evidence as package lab read it and the facts as given: it asks no
 // cluster and runs nothing, so `cnpa check` (package check, the hands),
 // `cnpa submit`, the submission file, `cnpa report` and `cnpa class grade`

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/course/step4"
+	"github.com/labhub/cnpa/internal/course/step5"
 	"github.com/labhub/cnpa/internal/judge"
 	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ssaconflict"
@@ -94,7 +96,7 @@ func TestStep5TimeoutShowsTheConflict(t *testing.T) {
 		if code != 1 {
 			t.Fatalf("cnpa check --step 5: exit %d, want 1", code)
 		}
-		for id, manager := range map[string]string{check.DriftLiveID: "cnpa-check", "step5.quota_in_sync": "kubectl-patch"} {
+		for id, manager := range map[string]string{step5.ProbeDrift.ID: "cnpa-check", "step5.quota_in_sync": "kubectl-patch"} {
 			c := findCheck(rep, id)
 			if c == nil || c.Status != judge.Fail {
 				t.Errorf("%s: %+v, want a failure", id, c)
@@ -126,9 +128,9 @@ func TestStep5TimeoutShowsTheConflict(t *testing.T) {
 		}
 		namesTheConflict(t, "step 3's diagnosis", diag, "kubectl-patch")
 		code, rep := l.check("--step", "4", "--timeout", "10s")
-		c := findCheck(rep, judge.ProbeConverges.ID)
+		c := findCheck(rep, step4.ProbeConverges.ID)
 		if code != 1 || c == nil || c.Status != judge.Fail {
-			t.Fatalf("cnpa check --step 4: exit %d, %s %+v, want 1 and a failure", code, judge.ProbeConverges.ID, c)
+			t.Fatalf("cnpa check --step 4: exit %d, %s %+v, want 1 and a failure", code, step4.ProbeConverges.ID, c)
 		}
 		t.Logf("%s: found %s; hint %s", c.ID, c.Actual, c.Hint)
 		namesTheConflict(t, c.ID+"'s found and hint", c.Actual+"\n"+c.Hint, "kubectl-patch")

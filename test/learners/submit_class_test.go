@@ -29,6 +29,7 @@ import (
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/class"
 	"github.com/labhub/cnpa/internal/course"
+	"github.com/labhub/cnpa/internal/course/step5"
 	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/submission"
@@ -487,7 +488,7 @@ func TestClass(t *testing.T) {
 			// Live: the probes were made on the learner's cluster; what only
 			// the VM sees is the submission's, as reported.
 			for _, c := range l.Checks {
-				live := c.ID == "step4.new_teamspace_converges" || c.ID == check.DriftLiveID || c.ID == "step6.finalizer_added_keeps_foreign"
+				live := c.ID == "step4.new_teamspace_converges" || c.ID == step5.ProbeDrift.ID || c.ID == "step6.finalizer_added_keeps_foreign"
 				vm := c.ID == "step4.unit_file" || c.ID == "step3.rerun_writes_nothing"
 				if live && c.AsReported || vm && !c.AsReported {
 					t.Errorf("%s %s: as reported %v", l.Name, c.ID, c.AsReported)

@@ -1,4 +1,4 @@
-package check
+package step5
 
 import (
 	"context"
@@ -9,54 +9,45 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/course/step4"
 	"github.com/labhub/cnpa/internal/i18n"
-	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/ui"
 )
-
-// DriftLiveID is the drift probe's check: LAB.md step 5 done again on a
-// temporary TeamSpace, for a grader who cannot trust drift.json.
-var DriftLiveID = judge.ProbeDrift.ID
 
 // Drift is LAB.md step 5 on temporary TeamSpaces: once they have
 // converged, a quota is deleted and must come back with a new uid, and a
 // quota's hard.pods is edited to 99 and must go back to spec.pods. Both
-// happen in phase 2 (phases.go), while no TeamSpace changes, and to the
+// happen in phase 2 (check.PhaseDrift), while no TeamSpace changes, and to the
 // other probes' TeamSpaces, so that none more needs serving: step 4's
 // quota is deleted and step 6's edited, and both come back in one pass.
 // Without step 6's served, both are done to step 4's, one after the
 // other; without step 4's probe (`--step 5`) to one of its own. A
 // controller that never made step 4's TeamSpace converge is not asked
-// again.
-func Drift(ctx context.Context, r *Session) []lab.Verdict {
-	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.drift"), ui.Cols))
-	return []lab.Verdict{r.drift(ctx)}
+// again. Every one of them has spec.pods check.DriftPods.
+func Drift(ctx context.Context, r *check.Session) []lab.Verdict {
+	r.Note(i18n.T("check.progress.drift"))
+	return []lab.Verdict{drift(ctx, r)}
 }
-
-// driftPods is spec.pods of the TeamSpaces whose quotas the drift probe
-// deletes and edits (step 4's, step 6's, its own), so that the one
-// expected value its verdict names holds for all of them.
-const driftPods = 2
 
 // drift is Drift's verdict: when it fails, with the refused apply
 // the controller's log shows, read before the probe's quotas go (its
 // own edit, by cnpa-check, is the field a forceless apply cannot take).
-func (r *Session) drift(ctx context.Context) (v lab.Verdict) {
-	tmp, timeout := r.tmp, r.opts.ProbeTimeout
-	want := i18n.T("check.drift.want", i18n.Args{"Pods": driftPods, "Timeout": timeout.String()})
+func drift(ctx context.Context, r *check.Session) (v lab.Verdict) {
+	tmp, timeout := r.Temps(), r.Timeout()
+	want := i18n.T("check.drift.want", i18n.Args{"Pods": check.DriftPods, "Timeout": timeout.String()})
 	var own, handed *teamspace.TeamSpace
 	ok, seen := true, ""
-	if !r.runsHere(judge.ProbeConverges) {
+	if !r.Runs(step4.ProbeConverges) {
 		var err error
-		if own, err = tmp.create(ctx, driftPods, "250m", nil); err != nil {
+		if own, err = tmp.New(ctx, check.DriftPods, "250m", nil); err != nil {
 			return lab.Holds(false, want, err.Error())
 		}
 	}
 	defer func() {
 		if !v.OK && v.Skip == "" {
-			v = withConflict(v, r.conflict(ctx))
+			v = check.WithConflict(v, r.Conflict(ctx))
 		}
 		var names []string
 		for _, ts := range []*teamspace.TeamSpace{own, handed} {
@@ -64,32 +55,32 @@ func (r *Session) drift(ctx context.Context) (v lab.Verdict) {
 				names = append(names, ts.Name)
 			}
 		}
-		r.reach(ctx, phaseDelete)
-		_ = tmp.discard(ctx, names...)
+		r.Phase(ctx, check.PhaseDelete)
+		_ = tmp.Discard(ctx, names...)
 	}()
 	if own != nil {
-		ok, seen = await(ctx, timeout, func(ctx context.Context) (bool, string) { return r.served(ctx, own.Name) })
+		ok, seen = check.Await(ctx, timeout, func(ctx context.Context) (bool, string) { return served(ctx, r, own.Name) })
 	}
-	r.reach(ctx, phaseDrift)
-	if _, failed := r.convergeOutcome(); failed {
-		return lab.Skipped(i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))
+	r.Phase(ctx, check.PhaseDrift)
+	if _, failed := r.ConvergeOutcome(); failed {
+		return lab.Skipped(i18n.T("check.drift.skip", i18n.Args{"ID": step4.ProbeConverges.ID}))
 	}
 	if !ok {
 		return lab.Holds(false, want, i18n.T("check.drift.never_converged", i18n.Args{"Name": own.Name, "Seen": seen}))
 	}
 	deleted, edited := own, own
-	if handed = r.takeHandedOn(); handed != nil {
+	if handed = r.TakeHandedOn(); handed != nil {
 		deleted, edited = handed, handed
-		if f := r.borrowed(); f != nil {
-			if done, _ := r.served(ctx, f.Name); done {
+		if f := r.Borrowed(); f != nil {
+			if done, _ := served(ctx, r, f.Name); done {
 				edited = f
 			}
 		}
 	}
 	if deleted == nil {
 		// Step 4's probe ran and converged, but kept its TeamSpace:
-		// cannot happen while this probe runs (runsHere).
-		return lab.Holds(false, want, i18n.T("check.drift.skip", i18n.Args{"ID": judge.ProbeConverges.ID}))
+		// cannot happen while this probe runs (its hand TakesHandedOn).
+		return lab.Holds(false, want, i18n.T("check.drift.skip", i18n.Args{"ID": step4.ProbeConverges.ID}))
 	}
 	// One quota deleted and the other edited, at once; or, when both are
 	// one TeamSpace's, the edit once the deleted quota is back.
@@ -97,17 +88,17 @@ func (r *Session) drift(ctx context.Context) (v lab.Verdict) {
 	var deleteFailed, editSeen string
 	var editErr error
 	if deleted == edited {
-		if restored, deleteFailed = r.restoreDeleted(ctx, deleted); deleteFailed == "" {
-			took, editSeen, editErr = r.revertEdited(ctx, edited)
+		if restored, deleteFailed = restoreDeleted(ctx, r, deleted); deleteFailed == "" {
+			took, editSeen, editErr = revertEdited(ctx, r, edited)
 		}
 	} else {
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			restored, deleteFailed = r.restoreDeleted(ctx, deleted)
+			restored, deleteFailed = restoreDeleted(ctx, r, deleted)
 		}()
-		took, editSeen, editErr = r.revertEdited(ctx, edited)
+		took, editSeen, editErr = revertEdited(ctx, r, edited)
 		wg.Wait()
 	}
 	if deleteFailed != "" {
@@ -125,15 +116,15 @@ func (r *Session) drift(ctx context.Context) (v lab.Verdict) {
 
 // served tells whether TeamSpace name is converged now, and if not, what
 // it lacks.
-func (r *Session) served(ctx context.Context, name string) (bool, string) {
-	live, ns, quota, err := liveState(ctx, r.env, name)
+func served(ctx context.Context, r *check.Session, name string) (bool, string) {
+	live, ns, quota, err := check.LiveState(ctx, r.Env(), name)
 	switch {
 	case err != nil:
 		return false, err.Error()
 	case live == nil:
 		return false, i18n.T("check.ts_gone", i18n.Args{"Name": name})
 	}
-	p := pending(live, ns, quota, false)
+	p := check.Pending(live, ns, quota, false)
 	return p == "", p
 }
 
@@ -143,9 +134,9 @@ func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
 // restoreDeleted deletes ts's quota and waits for it to come back with a
 // new uid and hard.pods = spec.pods. It returns how long that took, or
 // what went wrong as the verdict says it.
-func (r *Session) restoreDeleted(ctx context.Context, ts *teamspace.TeamSpace) (time.Duration, string) {
+func restoreDeleted(ctx context.Context, r *check.Session, ts *teamspace.TeamSpace) (time.Duration, string) {
 	name := ts.Name
-	quotas := r.env.Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name))
+	quotas := r.Env().Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name))
 	q, err := quotas.Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
 	if err != nil {
 		return 0, i18n.T("check.drift.delete_failed", i18n.Args{"Err": err.Error()})
@@ -154,7 +145,7 @@ func (r *Session) restoreDeleted(ctx context.Context, ts *teamspace.TeamSpace) (
 		return 0, i18n.T("check.drift.delete_failed", i18n.Args{"Err": err.Error()})
 	}
 	start := time.Now()
-	ok, seen := await(ctx, r.opts.ProbeTimeout, func(ctx context.Context) (bool, string) {
+	ok, seen := check.Await(ctx, r.Timeout(), func(ctx context.Context) (bool, string) {
 		quota, err := quotas.Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
 		switch {
 		case err != nil:
@@ -174,15 +165,15 @@ func (r *Session) restoreDeleted(ctx context.Context, ts *teamspace.TeamSpace) (
 // revertEdited edits ts's quota to hard.pods 99 and waits for it to go
 // back to spec.pods. It returns how long that took; when it did not go
 // back, what was last seen (seen), or the edit's own error.
-func (r *Session) revertEdited(ctx context.Context, ts *teamspace.TeamSpace) (took time.Duration, seen string, err error) {
+func revertEdited(ctx context.Context, r *check.Session, ts *teamspace.TeamSpace) (took time.Duration, seen string, err error) {
 	name := ts.Name
-	quotas := r.env.Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name))
+	quotas := r.Env().Clients.Kube.CoreV1().ResourceQuotas(teamspace.NamespaceName(name))
 	patch := []byte(`{"spec":{"hard":{"pods":"99"}}}`)
-	if _, err := quotas.Patch(ctx, teamspace.QuotaName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager}); err != nil {
+	if _, err := quotas.Patch(ctx, teamspace.QuotaName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: check.FieldManager}); err != nil {
 		return 0, "", err
 	}
 	start := time.Now()
-	ok, seen := await(ctx, r.opts.ProbeTimeout, func(ctx context.Context) (bool, string) {
+	ok, seen := check.Await(ctx, r.Timeout(), func(ctx context.Context) (bool, string) {
 		quota, err := quotas.Get(ctx, teamspace.QuotaName, metav1.GetOptions{})
 		if err != nil {
 			return false, "quota: " + err.Error()

@@ -1,15 +1,14 @@
-package check
+package step4
 
 import (
 	"context"
 	"time"
 
+	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/i18n"
-	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ssaconflict"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/ui"
 )
 
 // Converges is the grader of step 4: a new TeamSpace gets its
@@ -19,28 +18,29 @@ import (
 // The finalizer is step 6's and is graded there. How long it took to
 // converge is kept for the foreign-namespace probe. Its TeamSpace is
 // deleted in phase 3 and gone when it returns, or, converged, handed on
-// to the drift probe (run.handedOn), which deletes it.
-func Converges(ctx context.Context, r *Session) []lab.Verdict {
-	timeout := r.opts.ProbeTimeout
-	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.converges", i18n.Args{"Prefix": TempPrefix}), ui.Cols))
+// to the drift probe (Session.ConvergeDone), which deletes it.
+func Converges(ctx context.Context, r *check.Session) []lab.Verdict {
+	timeout := r.Timeout()
+	r.Note(i18n.T("check.progress.converges", i18n.Args{"Prefix": check.TempPrefix}))
 	want := i18n.T("check.converges.want", i18n.Args{"Timeout": timeout.String()})
-	ts, err := r.tmp.create(ctx, driftPods, "250m", nil)
+	// spec.pods as the drift probe's, which may take it.
+	ts, err := r.Temps().New(ctx, check.DriftPods, "250m", nil)
 	if err != nil {
-		r.convergeDone(0, false, nil)
+		r.ConvergeDone(0, false, nil)
 		return []lab.Verdict{lab.Holds(false, want, err.Error())}
 	}
 	start := time.Now()
 	// lacks is the kind of what the TeamSpace lacked when last seen.
 	var lacks teamspace.GapKind
-	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {
-		live, ns, q, err := liveState(ctx, r.env, ts.Name)
+	ok, seen := check.Await(ctx, timeout, func(ctx context.Context) (bool, string) {
+		live, ns, q, err := check.LiveState(ctx, r.Env(), ts.Name)
 		switch {
 		case err != nil:
 			return false, err.Error()
 		case live == nil:
 			return false, i18n.T("check.ts_gone", i18n.Args{"Name": ts.Name})
 		}
-		g := firstGap(live, ns, q, false)
+		g := check.FirstGap(live, ns, q, false)
 		if g == nil {
 			return true, ""
 		}
@@ -51,17 +51,15 @@ func Converges(ctx context.Context, r *Session) []lab.Verdict {
 	var stop string
 	var conflict *ssaconflict.Conflict
 	if !ok {
-		stop = r.stopsBefore(ctx, ts.Name)
-		conflict = r.conflict(ctx)
+		stop = r.StopsBefore(ctx, ts.Name)
+		conflict = r.Conflict(ctx)
 	}
 	// LAB.md: the grader "deletes it": in phase 3, with every probe's,
-	// but for the drift probe, which goes on with it when it converged.
-	if ok && r.runsHere(judge.ProbeDrift) {
-		r.convergeDone(took, ok, ts)
-	} else {
-		r.convergeDone(took, ok, nil)
-		r.reach(ctx, phaseDelete)
-		_ = r.tmp.discard(ctx, ts.Name)
+	// but for the drift probe, which goes on with it when it converged
+	// and runs here.
+	if !r.ConvergeDone(took, ok, ts) {
+		r.Phase(ctx, check.PhaseDelete)
+		_ = r.Temps().Discard(ctx, ts.Name)
 	}
 	if !ok {
 		v := lab.Holds(false, want, ts.Name+" "+seen+stop)
@@ -70,7 +68,7 @@ func Converges(ctx context.Context, r *Session) []lab.Verdict {
 		}
 		// A refused apply in the controller's output says why, before
 		// the generic verdict.
-		return []lab.Verdict{withConflict(v, conflict)}
+		return []lab.Verdict{check.WithConflict(v, conflict)}
 	}
 	return []lab.Verdict{lab.Holds(true, want, i18n.T("check.converges.got", i18n.Args{"Name": ts.Name, "Took": took.Round(time.Millisecond).String()}))}
 }

@@ -1,4 +1,4 @@
-package check
+package step6
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ssaconflict"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/ui"
 )
 
 // Finalizer is the grader of step 6 and more: a TeamSpace created with
@@ -23,38 +23,38 @@ import (
 // loses only ours and stays, held by the foreign one, until the grader
 // removes that too. It returns the verdicts of
 // step6.finalizer_added_keeps_foreign and step6.delete_archives.
-func Finalizer(ctx context.Context, r *Session) []lab.Verdict {
-	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.finalizer", i18n.Args{"Foreign": ForeignFinalizer}), ui.Cols))
-	added, deleted := r.finalizer(ctx)
+func Finalizer(ctx context.Context, r *check.Session) []lab.Verdict {
+	r.Note(i18n.T("check.progress.finalizer", i18n.Args{"Foreign": check.ForeignFinalizer}))
+	added, deleted := finalizer(ctx, r)
 	return []lab.Verdict{added, deleted}
 }
 
 // finalizer is Finalizer's two verdicts.
-func (r *Session) finalizer(ctx context.Context) (added, deleted lab.Verdict) {
-	env, tmp, timeout := r.env, r.tmp, r.opts.ProbeTimeout
-	wantAdded := fmt.Sprintf("finalizers [%s %s] within %s", ForeignFinalizer, teamspace.Finalizer, timeout)
+func finalizer(ctx context.Context, r *check.Session) (added, deleted lab.Verdict) {
+	env, tmp, timeout := r.Env(), r.Temps(), r.Timeout()
+	wantAdded := fmt.Sprintf("finalizers [%s %s] within %s", check.ForeignFinalizer, teamspace.Finalizer, timeout)
 	// spec.pods as the drift probe's, which may edit its quota.
-	ts, err := tmp.create(ctx, driftPods, "", []string{ForeignFinalizer})
+	ts, err := tmp.New(ctx, check.DriftPods, "", []string{check.ForeignFinalizer})
 	if err != nil {
 		return lab.Holds(false, wantAdded, err.Error()), lab.Skipped(i18n.T("check.finalizer.no_temp"))
 	}
-	r.lend(ts)
-	ok, seen := await(ctx, timeout, func(ctx context.Context) (bool, string) {
+	r.Lend(ts)
+	ok, seen := check.Await(ctx, timeout, func(ctx context.Context) (bool, string) {
 		live, err := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name)
 		if err != nil || live == nil {
-			return false, fmt.Sprintf("%s: %v", ts.Name, orGone(err))
+			return false, fmt.Sprintf("%s: %v", ts.Name, check.OrGone(err))
 		}
-		return teamspace.HasFinalizer(live.Finalizers, ForeignFinalizer) && teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer),
+		return teamspace.HasFinalizer(live.Finalizers, check.ForeignFinalizer) && teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer),
 			fmt.Sprintf("%s finalizers %v", ts.Name, live.Finalizers)
 	})
 	if !ok {
 		var mistake lab.Mistake
 		if live, _ := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name); live != nil && teamspace.HasFinalizer(live.Finalizers, teamspace.Finalizer) &&
-			!teamspace.HasFinalizer(live.Finalizers, ForeignFinalizer) {
+			!teamspace.HasFinalizer(live.Finalizers, check.ForeignFinalizer) {
 			seen += i18n.T("check.finalizer.dropped", i18n.Args{"Keep": lab.Say(lab.KeepOtherFinalizers)})
 			mistake = lab.MistakeFinalizerList
 		} else {
-			stop := r.stopsBefore(ctx, ts.Name)
+			stop := r.StopsBefore(ctx, ts.Name)
 			seen += stop
 			if refusedFinalizerOverwrite(stop) {
 				// The own identity's admission policy refused the
@@ -64,29 +64,29 @@ func (r *Session) finalizer(ctx context.Context) (added, deleted lab.Verdict) {
 		}
 		var conflict *ssaconflict.Conflict
 		if mistake.IsZero() {
-			conflict = r.conflict(ctx)
+			conflict = r.Conflict(ctx)
 		}
-		r.reach(ctx, phaseDelete)
-		_ = tmp.discard(ctx, ts.Name)
+		r.Phase(ctx, check.PhaseDelete)
+		_ = tmp.Discard(ctx, ts.Name)
 		v := lab.Holds(false, wantAdded, seen)
 		v.Mistake = mistake
-		v = withConflict(v, conflict)
+		v = check.WithConflict(v, conflict)
 		return v, lab.Skipped(i18n.T("check.finalizer.never_added"))
 	}
 	added = lab.Holds(true, wantAdded, seen)
 
 	// Deleted in phase 3, with every probe's: never while the drift
 	// probe's quotas must come back with no TeamSpace changing.
-	r.reach(ctx, phaseDelete)
+	r.Phase(ctx, check.PhaseDelete)
 
-	wantDeleted := i18n.T("check.finalizer.want_deleted", i18n.Args{"Foreign": ForeignFinalizer, "Timeout": timeout.String()})
+	wantDeleted := i18n.T("check.finalizer.want_deleted", i18n.Args{"Foreign": check.ForeignFinalizer, "Timeout": timeout.String()})
 	res := env.Clients.Dynamic.Resource(teamspace.GVR)
 	if err := res.Delete(ctx, ts.Name, metav1.DeleteOptions{}); err != nil {
 		return added, lab.Holds(false, wantDeleted, "delete: "+err.Error())
 	}
 	var final *teamspace.TeamSpace
 	vanished := false
-	ok, seen = await(ctx, timeout, func(ctx context.Context) (bool, string) {
+	ok, seen = check.Await(ctx, timeout, func(ctx context.Context) (bool, string) {
 		live, err := teamspace.Get(ctx, env.Clients.Dynamic, ts.Name)
 		if err != nil {
 			return false, err.Error()
@@ -107,13 +107,13 @@ func (r *Session) finalizer(ctx context.Context) (added, deleted lab.Verdict) {
 		deleted.Mistake = lab.MistakeFinalizerList
 	case !ok:
 		deleted = lab.Holds(false, wantDeleted, seen)
-	case !slices.Equal(final.Finalizers, []string{ForeignFinalizer}) || final.DeletionTimestamp == nil:
+	case !slices.Equal(final.Finalizers, []string{check.ForeignFinalizer}) || final.DeletionTimestamp == nil:
 		deleted = lab.Holds(false, wantDeleted, fmt.Sprintf("%s, deletionTimestamp %v", seen, final.DeletionTimestamp))
-	case tmp.remote:
+	case tmp.Remote():
 		// The record is on the learner's VM, out of this machine's sight.
 		deleted = lab.Holds(true, wantDeleted, i18n.T("check.finalizer.remote", i18n.Args{"Finalizers": fmt.Sprint(final.Finalizers)}))
 	case recErr != nil || rec == nil:
-		deleted = lab.Holds(false, wantDeleted, i18n.T("check.finalizer.no_record", i18n.Args{"Seen": seen, "Path": filepath.Join(env.ArchiveDir(), ts.Name+".json"), "Err": fmt.Sprint(orGone(recErr))}))
+		deleted = lab.Holds(false, wantDeleted, i18n.T("check.finalizer.no_record", i18n.Args{"Seen": seen, "Path": filepath.Join(env.ArchiveDir(), ts.Name+".json"), "Err": fmt.Sprint(check.OrGone(recErr))}))
 		deleted.Mistake = lab.MistakeNoArchive
 	case rec.UID != string(ts.UID) || rec.Name != ts.Name:
 		data, _ := json.Marshal(rec)
@@ -125,10 +125,10 @@ func (r *Session) finalizer(ctx context.Context) (added, deleted lab.Verdict) {
 	// read as precondition so nothing else is lost. A conflict or any other
 	// failure is left to cleanup, which drops what is left.
 	if final != nil && !vanished {
-		_, _ = teamspace.SetFinalizers(ctx, env.Clients.Dynamic, final, teamspace.WithoutFinalizer(final.Finalizers, ForeignFinalizer), fieldManager)
+		_, _ = teamspace.SetFinalizers(ctx, env.Clients.Dynamic, final, teamspace.WithoutFinalizer(final.Finalizers, check.ForeignFinalizer), check.FieldManager)
 	}
 	// Gone when the check ends, whatever the controller did.
-	_ = tmp.discard(ctx, ts.Name)
+	_ = tmp.Discard(ctx, ts.Name)
 	return added, deleted
 }
 

@@ -1,4 +1,4 @@
-package check
+package step3
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
-	"github.com/labhub/cnpa/internal/ui"
 )
 
 // The foreign-namespace probe's two TeamSpaces share a random part and end
@@ -37,30 +37,28 @@ const (
 // witness gets witnessWait to converge, and when it does not, the
 // controller's log says whether the pass stops at the foreign one.
 // Adopting the namespace is a note, never a failure.
-func ForeignNamespace(ctx context.Context, r *Session) []lab.Verdict {
+func ForeignNamespace(ctx context.Context, r *check.Session) []lab.Verdict {
 	// Sorted last: LAB.md does not ask about a namespace somebody else
 	// made, and a controller that stops its pass there must cost no
 	// other verdict. Step 4's probe runs beside this one, so how long it
 	// took is seldom known yet: then the witness gets witnessWait's least.
-	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.foreign"), ui.Cols))
-	took, _ := r.convergeOutcome()
-	return []lab.Verdict{r.foreignNamespace(ctx, witnessWait(took, r.opts.ProbeTimeout))}
+	r.Note(i18n.T("check.progress.foreign"))
+	took, _ := r.ConvergeOutcome()
+	return []lab.Verdict{foreignNamespace(ctx, r, witnessWait(took, r.Timeout()))}
 }
 
 // foreignNamespace is ForeignNamespace's verdict.
-func (r *Session) foreignNamespace(ctx context.Context, witnessWait time.Duration) lab.Verdict {
-	env, tmp := r.env, r.tmp
+func foreignNamespace(ctx context.Context, r *check.Session, witnessWait time.Duration) lab.Verdict {
+	env, tmp := r.Env(), r.Temps()
 	want := i18n.T("check.foreign.want")
 	base := lab.TempName(lab.TempPrefix + foreignMark)
 	name, witness := base+foreignSuffix, base+witnessSuffix
 	nsName := teamspace.NamespaceName(name)
-	tmp.mu.Lock()
-	tmp.namespaces = append(tmp.namespaces, nsName)
-	tmp.mu.Unlock()
+	tmp.RememberNamespace(nsName)
 	defer func() {
-		r.reach(ctx, phaseDelete)
-		_ = tmp.discard(ctx, name, witness)
-		tmp.deleteNamespace(ctx, nsName)
+		r.Phase(ctx, check.PhaseDelete)
+		_ = tmp.Discard(ctx, name, witness)
+		tmp.DeleteNamespace(ctx, nsName)
 	}()
 	// The grader's own failures here are notes too: the check is one.
 	notAsked := func(got string) lab.Verdict {
@@ -69,14 +67,14 @@ func (r *Session) foreignNamespace(ctx context.Context, witnessWait time.Duratio
 		return v
 	}
 	if _, err := env.Clients.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: nsName, Labels: map[string]string{"owner": ForeignNamespaceOwner}}}, metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
+		Name: nsName, Labels: map[string]string{"owner": check.ForeignNamespaceOwner}}}, metav1.CreateOptions{FieldManager: check.FieldManager}); err != nil {
 		return notAsked(i18n.T("check.foreign.create_failed", i18n.Args{"Name": nsName, "Err": err.Error()}))
 	}
-	ts, err := tmp.createNamed(ctx, name, 1, "", nil)
+	ts, err := tmp.Create(ctx, name, 1, "", nil)
 	if err != nil {
 		return notAsked(err.Error())
 	}
-	if _, err := tmp.createNamed(ctx, witness, 1, "", nil); err != nil {
+	if _, err := tmp.Create(ctx, witness, 1, "", nil); err != nil {
 		return notAsked(err.Error())
 	}
 	// touched: the controller has written something of the witness's (a
@@ -84,15 +82,15 @@ func (r *Session) foreignNamespace(ctx context.Context, witnessWait time.Duratio
 	// foreign TeamSpace.
 	touched := false
 	served := func(ctx context.Context) (bool, string) {
-		live, ns, q, err := liveState(ctx, env, witness)
+		live, ns, q, err := check.LiveState(ctx, env, witness)
 		if err != nil || live == nil {
-			return false, fmt.Sprint(orGone(err))
+			return false, fmt.Sprint(check.OrGone(err))
 		}
 		touched = touched || ns != nil || len(live.Finalizers) > 0 || live.Status != (teamspace.Status{})
-		p := pending(live, ns, q, false)
+		p := check.Pending(live, ns, q, false)
 		return p == "", p
 	}
-	reached, _ := await(ctx, witnessWait, served)
+	reached, _ := check.Await(ctx, witnessWait, served)
 	// Not served yet: a pass that stops at the foreign TeamSpace, or a
 	// slow one that goes on (its refused writes take time too, and a
 	// busy machine more). The log tells them apart: a pass that stops has
@@ -101,18 +99,18 @@ func (r *Session) foreignNamespace(ctx context.Context, witnessWait time.Duratio
 	// got there yet. A slow pass gets the rest of the probe's time, so
 	// that the note names what it did there; one that stops costs at most
 	// 10 s more.
-	rest := max(r.opts.ProbeTimeout-witnessWait, 0)
-	if !reached && !touched && lastErrorAbout(r.serviceLog(ctx), name) != "" {
+	rest := max(r.Timeout()-witnessWait, 0)
+	if !reached && !touched && check.LastErrorAbout(r.ServiceLog(ctx), name) != "" {
 		start := time.Now()
-		_, _ = await(ctx, min(10*time.Second, rest), func(ctx context.Context) (bool, string) {
+		_, _ = check.Await(ctx, min(10*time.Second, rest), func(ctx context.Context) (bool, string) {
 			done, seen := served(ctx)
 			reached = reached || done
 			return done || touched, seen
 		})
 		rest -= time.Since(start)
 	}
-	if !reached && (touched || lastErrorAbout(r.serviceLog(ctx), name) == "") {
-		reached, _ = await(ctx, max(rest, 0), served)
+	if !reached && (touched || check.LastErrorAbout(r.ServiceLog(ctx), name) == "") {
+		reached, _ = check.Await(ctx, max(rest, 0), served)
 	}
 	v := judgeForeignNamespace(ctx, env, ts)
 	var notes []string
@@ -121,11 +119,11 @@ func (r *Session) foreignNamespace(ctx context.Context, witnessWait time.Duratio
 	}
 	if !reached {
 		unserved := i18n.T("check.foreign.unserved", i18n.Args{"Witness": witness, "Name": name, "Wait": witnessWait.Round(time.Second).String()})
-		if stop := r.stoppedPassAt(ctx, name, witness); stop != nil {
-			unserved += ": " + stop.String()
+		if stop := r.StoppedPassAt(ctx, name, witness); stop != "" {
+			unserved += ": " + stop
 		}
 		notes = append(notes, unserved)
-	} else if line := lastErrorAbout(r.serviceLog(ctx), name); line != "" {
+	} else if line := check.LastErrorAbout(r.ServiceLog(ctx), name); line != "" {
 		notes = append(notes, i18n.T("check.foreign.refused", i18n.Args{"Line": line}))
 	}
 	v.Note = strings.Join(notes, i18n.T("check.foreign.note_sep"))
@@ -140,7 +138,7 @@ func (r *Session) foreignNamespace(ctx context.Context, witnessWait time.Duratio
 func judgeForeignNamespace(ctx context.Context, env *labenv.Env, ts *teamspace.TeamSpace) lab.Verdict {
 	nsName := teamspace.NamespaceName(ts.Name)
 	want := i18n.T("check.foreign.want_named", i18n.Args{"Name": ts.Name})
-	ns, err := getNamespace(ctx, env, nsName)
+	ns, err := check.GetNamespace(ctx, env, nsName)
 	switch {
 	case err != nil:
 		return lab.Holds(false, want, err.Error())
@@ -149,7 +147,7 @@ func judgeForeignNamespace(ctx context.Context, env *labenv.Env, ts *teamspace.T
 		v.Note = i18n.T("check.foreign.deleted_note")
 		return v
 	case teamspace.HasOwnerReference(ns.OwnerReferences, ts.UID):
-		v := lab.Holds(false, want, i18n.T("check.foreign.adopted", i18n.Args{"Name": nsName, "Owner": ForeignNamespaceOwner, "TeamSpace": ts.Name}))
+		v := lab.Holds(false, want, i18n.T("check.foreign.adopted", i18n.Args{"Name": nsName, "Owner": check.ForeignNamespaceOwner, "TeamSpace": ts.Name}))
 		v.Note = i18n.T("check.foreign.adopted_note")
 		return v
 	}

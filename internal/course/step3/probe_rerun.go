@@ -1,4 +1,4 @@
-package check
+package step3
 
 import (
 	"context"
@@ -10,36 +10,14 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
+	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/identity"
-	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/poll"
-	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
-
-// snapshot is the resourceVersion of every object reconcile.sh may write:
-// each TeamSpace not being deleted, its namespace and the quotas in it.
-// Objects on their way out are left out: the garbage collector and the
-// namespace controller write them, not the script.
-type snapshot struct {
-	// rv is keyed "teamspace/alpha", "namespace/team-alpha",
-	// "resourcequota/team-alpha/team-quota".
-	rv map[string]string
-	// owner maps each key to the TeamSpace it belongs to.
-	owner map[string]string
-	// pending is, per TeamSpace that is not converged, what it lacks.
-	pending map[string]string
-	// unsettled lists quotas the quota controller had not caught up with
-	// when the wait for it ended.
-	unsettled []string
-}
 
 // settleWait bounds the wait for the quota controller before a snapshot.
 const settleWait = 20 * time.Second
@@ -47,16 +25,16 @@ const settleWait = 20 * time.Second
 // takeSnapshot waits until the quota controller has caught up with every
 // quota in scope (it writes status.hard after each spec change), then
 // records the resourceVersions.
-func takeSnapshot(ctx context.Context, env *labenv.Env, finalizerOn bool) (*snapshot, error) {
-	var s *snapshot
+func takeSnapshot(ctx context.Context, env *labenv.Env, finalizerOn bool) (*check.Snapshot, error) {
+	var s *check.Snapshot
 	_, err := poll.Until(ctx, 200*time.Millisecond, settleWait, func(context.Context) (bool, string, error) {
 		// Read with ctx, not the wait's: settleWait bounds the waiting,
 		// never a read, whose snapshot must be whole.
 		var err error
-		if s, err = readSnapshot(ctx, env, finalizerOn); err != nil {
+		if s, err = check.ReadSnapshot(ctx, env, finalizerOn); err != nil {
 			return false, "", err
 		}
-		return len(s.unsettled) == 0, "", nil
+		return len(s.Unsettled) == 0, "", nil
 	})
 	var timeout *poll.TimeoutError
 	if errors.As(err, &timeout) {
@@ -70,102 +48,26 @@ func takeSnapshot(ctx context.Context, env *labenv.Env, finalizerOn bool) (*snap
 	return s, err
 }
 
-func readSnapshot(ctx context.Context, env *labenv.Env, finalizerOn bool) (*snapshot, error) {
-	s := &snapshot{rv: map[string]string{}, owner: map[string]string{}, pending: map[string]string{}}
-	tsList, err := env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("list teamspaces: %w", err)
-	}
-	nsList, err := env.Clients.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("list namespaces: %w", err)
-	}
-	qList, err := env.Clients.Kube.CoreV1().ResourceQuotas(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("list resourcequotas: %w", err)
-	}
-	live := map[types.UID]*teamspace.TeamSpace{}
-	byName := map[string]*teamspace.TeamSpace{}
-	for i := range tsList.Items {
-		ts, err := teamspace.FromUnstructured(&tsList.Items[i])
-		if err != nil || ts.DeletionTimestamp != nil {
-			continue
-		}
-		live[ts.UID], byName[ts.Name] = ts, ts
-		key := "teamspace/" + ts.Name
-		s.rv[key], s.owner[key] = ts.ResourceVersion, ts.Name
-	}
-	// A namespace is in scope when it is team-<name> of a live TeamSpace, or
-	// labelled and owned by one; a terminating one is on its way out.
-	nsOwner := map[string]string{}
-	namespaces := map[string]*corev1.Namespace{}
-	for i := range nsList.Items {
-		ns := &nsList.Items[i]
-		if ns.DeletionTimestamp != nil {
-			continue
-		}
-		owner := ""
-		if ts, ok := byName[strings.TrimPrefix(ns.Name, teamspace.NamespacePrefix)]; ok && ns.Name == teamspace.NamespaceName(ts.Name) {
-			owner = ts.Name
-		}
-		for _, ref := range ns.OwnerReferences {
-			if ts, ok := live[ref.UID]; ok && ns.Labels[teamspace.OwnerLabel] != "" {
-				owner = ts.Name
-			}
-		}
-		if owner == "" {
-			continue
-		}
-		nsOwner[ns.Name], namespaces[ns.Name] = owner, ns
-		key := "namespace/" + ns.Name
-		s.rv[key], s.owner[key] = ns.ResourceVersion, owner
-	}
-	quotas := map[string]*corev1.ResourceQuota{}
-	for i := range qList.Items {
-		q := &qList.Items[i]
-		owner, ok := nsOwner[q.Namespace]
-		if !ok {
-			continue
-		}
-		key := "resourcequota/" + q.Namespace + "/" + q.Name
-		s.rv[key], s.owner[key] = q.ResourceVersion, owner
-		if !quotaSettled(q) {
-			s.unsettled = append(s.unsettled, q.Namespace+"/"+q.Name)
-		}
-		if q.Name == teamspace.QuotaName {
-			quotas[q.Namespace] = q
-		}
-	}
-	for _, ts := range byName {
-		ns := teamspace.NamespaceName(ts.Name)
-		if p := pending(ts, namespaces[ns], quotas[ns], finalizerOn); p != "" {
-			s.pending[ts.Name] = p
-		}
-	}
-	sort.Strings(s.unsettled)
-	return s, nil
-}
-
 // diff lists what changed from a to b, one entry per object, sorted; an
 // object whose owner is in excused is left out.
-func diff(a, b *snapshot, excused map[string]string) []string {
+func diff(a, b *check.Snapshot, excused map[string]string) []string {
 	var out []string
-	for k, rv := range b.rv {
-		if _, ok := excused[b.owner[k]]; ok {
+	for k, rv := range b.RV {
+		if _, ok := excused[b.Owner[k]]; ok {
 			continue
 		}
-		switch old, ok := a.rv[k]; {
+		switch old, ok := a.RV[k]; {
 		case !ok:
 			out = append(out, i18n.T("check.rerun.created", i18n.Args{"Key": k}))
 		case old != rv:
 			out = append(out, i18n.T("check.rerun.written", i18n.Args{"Key": k, "Old": old, "New": rv}))
 		}
 	}
-	for k := range a.rv {
-		if _, ok := excused[a.owner[k]]; ok {
+	for k := range a.RV {
+		if _, ok := excused[a.Owner[k]]; ok {
 			continue
 		}
-		if _, ok := b.rv[k]; !ok {
+		if _, ok := b.RV[k]; !ok {
 			out = append(out, k+" deleted")
 		}
 	}
@@ -185,16 +87,16 @@ const scriptRun = 2 * time.Minute
 //     a TeamSpace that was not converged before the first run may change in
 //     that run: the script then did its job, and the drift itself fails the
 //     check that looks at it (step5.quota_in_sync, say).
-func Rerun(ctx context.Context, r *Session) []lab.Verdict {
-	r.opts.Progress.Note("%s", ui.Indent("", "  ", i18n.T("check.progress.rerun", i18n.Args{"Script": lab.ScriptName}), ui.Cols))
-	runs, writes := rerun(ctx, r.env, judge.ProbeScriptRuns.Hint(r.facts))
+func Rerun(ctx context.Context, r *check.Session) []lab.Verdict {
+	r.Note(i18n.T("check.progress.rerun", i18n.Args{"Script": lab.ScriptName}))
+	runs, writes := rerun(ctx, r.Env(), ProbeScriptRuns.Hint(r.Facts()))
 	return []lab.Verdict{runs, writes}
 }
 
 // rerun is Rerun's two verdicts; hint is the advice when the script
 // is not there to run.
 func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes lab.Verdict) {
-	runsID := judge.ProbeScriptRuns.ID
+	runsID := ProbeScriptRuns.ID
 	path := env.ScriptPath()
 	fi, err := os.Stat(path)
 	switch {
@@ -207,7 +109,7 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes lab.
 	}
 	finalizerOn := env.State != nil && env.State.Finalizer
 	var (
-		snaps []*snapshot
+		snaps []*check.Snapshot
 		// exits are the runs that ended with a non-zero status: LAB.md asks
 		// that a run converge and a rerun write nothing, not for exit 0.
 		exits []string
@@ -250,7 +152,7 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes lab.
 	}
 	runs.Advice = i18n.T("check.rerun.by_hand", i18n.Args{"Path": path})
 
-	first := diff(snaps[0], snaps[1], snaps[0].pending)
+	first := diff(snaps[0], snaps[1], snaps[0].Pending)
 	second := diff(snaps[1], snaps[2], nil)
 	var got []string
 	if len(first) > 0 {
@@ -267,13 +169,13 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes lab.
 	}
 	want := i18n.T("check.rerun.no_writes")
 	if len(got) == 0 {
-		actual := i18n.T("check.rerun.no_writes_to", i18n.Args{"N": len(snaps[2].rv)})
-		if len(snaps[0].pending) > 0 {
-			actual += i18n.T("check.rerun.pending", i18n.Args{"Keys": fmt.Sprint(keys(snaps[0].pending))})
+		actual := i18n.T("check.rerun.no_writes_to", i18n.Args{"N": len(snaps[2].RV)})
+		if len(snaps[0].Pending) > 0 {
+			actual += i18n.T("check.rerun.pending", i18n.Args{"Keys": fmt.Sprint(keys(snaps[0].Pending))})
 		}
 		return runs, lab.Holds(true, want, actual)
 	}
-	if u := snaps[2].unsettled; len(u) > 0 {
+	if u := snaps[2].Unsettled; len(u) > 0 {
 		got = append(got, i18n.T("check.rerun.unsettled", i18n.Args{"Keys": fmt.Sprint(u), "Wait": settleWait.String()}))
 	}
 	return runs, lab.Holds(false, want, strings.Join(got, "; "))
@@ -297,7 +199,9 @@ func refusals(out string) []string {
 				r = append(r, ui.Clean(why)) // whole: the rule and the fix
 				continue
 			}
-			r = append(r, ui.Clean(firstChars(strings.TrimSpace(l), 2000)))
+			// Whole, as check's log lines: the useful part of a refusal
+			// is at its end.
+			r = append(r, ui.Clean(ui.Whole(strings.TrimSpace(l), 2000)))
 		}
 	}
 	if len(r) > 3 {
