@@ -87,7 +87,7 @@ func ReadClassFile(path string) (*ClassFile, error) {
 type LiveResult struct {
 	// Graded is GradedLive or GradedUnreachable; Detail says why.
 	Graded, Detail string
-	Report         *check.Report
+	Report         *judge.Report
 	// Facts are the learner's cluster as live grading read it (nil when
 	// it was not reached): whose objects a shared uid names.
 	Facts *judge.Facts
@@ -167,7 +167,7 @@ func GradeLive(ctx context.Context, cf *ClassFile, subs []*submission.Submission
 // gradeOne grades one learner live, within opts.Timeout.
 func gradeOne(ctx context.Context, r Reach, s *submission.Submission, opts LiveOptions) *LiveResult {
 	start := time.Now()
-	res := func(graded, detail string, rep *check.Report) *LiveResult {
+	res := func(graded, detail string, rep *judge.Report) *LiveResult {
 		return &LiveResult{Graded: graded, Detail: detail, Report: rep, Took: time.Since(start)}
 	}
 	// The learner's kubeconfig is data: no command, no local file, no

@@ -19,6 +19,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/identity"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/test/kit"
@@ -98,13 +99,13 @@ func (l *labCLI) reset(extra ...string) (int, string, string) {
 }
 
 // check runs `cnpa check -o json` and returns the exit code and report.
-func (l *labCLI) check(args ...string) (int, *check.Report) {
+func (l *labCLI) check(args ...string) (int, *judge.Report) {
 	l.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	lab := *l.cnpa
 	lab.Ctx = ctx
-	var rep check.Report
+	var rep judge.Report
 	r := lab.Check(&rep, args...)
 	return r.Code, &rep
 }
@@ -114,13 +115,13 @@ func (l *labCLI) check(args ...string) (int, *check.Report) {
 // packages' control planes beside this one, and the shell engine's loop
 // (a pass every 3 s of kubectl calls) then takes longer to act, as in
 // test/lab. A check expected to fail keeps the default (l.check()).
-func (l *labCLI) mustPass() *check.Report {
+func (l *labCLI) mustPass() *judge.Report {
 	l.t.Helper()
 	code, rep := l.check("--timeout", "90s")
 	if code != 0 || !rep.OK() || rep.Skipped != 0 {
 		var b strings.Builder
 		for _, c := range rep.Checks {
-			if c.Status != check.Pass {
+			if c.Status != judge.Pass {
 				b.WriteString("  " + c.ID + " " + string(c.Status) + ": " + c.Actual + " (expected " + c.Expected + ") → " + c.Hint + "\n")
 			}
 		}
@@ -212,7 +213,7 @@ func TestCheck(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("cnpa --lang ja check -o json: exit %d", code)
 		}
-		var ja check.Report
+		var ja judge.Report
 		if err := json.Unmarshal([]byte(js), &ja); err != nil {
 			t.Fatalf("json output does not parse: %v\n%s", err, js)
 		}
@@ -240,7 +241,7 @@ func TestCheck(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit code: got %d, want 0", code)
 		}
-		var doc check.JUnitSuites
+		var doc judge.JUnitSuites
 		if err := xml.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatalf("junit output does not parse: %v\n%s", err, out)
 		}
@@ -378,13 +379,13 @@ func testTampering(t *testing.T, l *labCLI) {
 				t.Errorf("exit code: got %d, want 1", code)
 			}
 			for _, c := range rep.Checks {
-				if c.Status == check.Fail && (c.Hint == "" || c.Expected == "" || c.Actual == "") {
+				if c.Status == judge.Fail && (c.Hint == "" || c.Expected == "" || c.Actual == "") {
 					t.Errorf("%s fails without expected, actual and a hint: %+v", c.ID, c)
 				}
-				if c.Status == check.Fail && c.ID == tc.want[0] && !strings.Contains(c.Hint, tc.hint) {
+				if c.Status == judge.Fail && c.ID == tc.want[0] && !strings.Contains(c.Hint, tc.hint) {
 					t.Errorf("%s hint: got %q, want it to mention %q", c.ID, c.Hint, tc.hint)
 				}
-				if c.Status == check.Fail {
+				if c.Status == judge.Fail {
 					t.Logf("%s: found %s, expected %s → %s", c.ID, c.Actual, c.Expected, c.Hint)
 				}
 			}
@@ -583,7 +584,7 @@ func TestCheckShellEngine(t *testing.T) {
 // passingLab starts from a reset cluster, whatever earlier tests left in
 // it, runs the whole lab with engine and grades it: every check must pass,
 // and no temporary TeamSpace of the grader's may be left.
-func passingLab(t *testing.T, engine string) (*labCLI, *check.Report) {
+func passingLab(t *testing.T, engine string) (*labCLI, *judge.Report) {
 	t.Helper()
 	l := newLabCLI(t)
 	if code, out, errOut := l.reset(); code != 0 {

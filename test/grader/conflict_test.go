@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/course/step4"
 	"github.com/labhub/cnpa/internal/course/step5"
 	"github.com/labhub/cnpa/internal/judge"
@@ -155,7 +154,7 @@ func beforeOutput(errOut string) string {
 }
 
 // findCheck is the check with that id in rep, or nil.
-func findCheck(rep *check.Report, id string) *check.Check {
+func findCheck(rep *judge.Report, id string) *judge.Check {
 	for i := range rep.Checks {
 		if rep.Checks[i].ID == id {
 			return &rep.Checks[i]

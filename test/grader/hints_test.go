@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/cnpa/internal/check"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -114,15 +115,15 @@ func TestEveryHintWorks(t *testing.T) {
 		l.passesAfter(t, "")
 	})
 	t.Run("last check damaged", func(t *testing.T) {
-		if err := os.WriteFile(check.LastPath(l.dir), []byte("{"), 0o644); err != nil {
+		if err := os.WriteFile(judge.LastPath(l.dir), []byte("{"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		const hint = "run `cnpa check` again to rewrite it"
 		page := l.reportPage(t)
 		if !strings.Contains(page, hint) {
-			t.Fatalf("the report over a damaged %s does not say %q", check.LastPath(l.dir), hint)
+			t.Fatalf("the report over a damaged %s does not say %q", judge.LastPath(l.dir), hint)
 		}
-		l.follow(t, page[strings.Index(page, check.LastPath(l.dir)):], "cnpa check")
+		l.follow(t, page[strings.Index(page, judge.LastPath(l.dir)):], "cnpa check")
 		if page := l.reportPage(t); strings.Contains(page, hint) {
 			t.Errorf("after following the hint, the report still says %q", hint)
 		}
@@ -485,25 +486,25 @@ func (l *labCLI) passesAfter(t *testing.T, id string) {
 		t.Errorf("after following the hint for %s, check: exit %d, %d failed, %d skipped: %s", id, code, rep.Failed, rep.Skipped, describe(rep))
 	}
 	for _, c := range rep.Checks {
-		if c.ID == id && c.Status != check.Pass {
+		if c.ID == id && c.Status != judge.Pass {
 			t.Errorf("%s after following its hint: %s", id, c.Status)
 		}
 	}
 }
 
-func failed(rep *check.Report, id string) *check.Check {
+func failed(rep *judge.Report, id string) *judge.Check {
 	for i, c := range rep.Checks {
-		if c.ID == id && c.Status == check.Fail {
+		if c.ID == id && c.Status == judge.Fail {
 			return &rep.Checks[i]
 		}
 	}
 	return nil
 }
 
-func describe(rep *check.Report) string {
+func describe(rep *judge.Report) string {
 	var b strings.Builder
 	for _, c := range rep.Checks {
-		if c.Status == check.Fail {
+		if c.Status == judge.Fail {
 			b.WriteString("\n  " + c.ID + ": " + c.Actual + " → " + c.Hint)
 		}
 	}

@@ -178,7 +178,7 @@ func (l *Lab) StepAll(engine string, extra ...string) Result {
 }
 
 // Check runs `cnpa check -o json` with extra arguments and decodes its
-// report into report (a *check.Report: kit does not import the grader,
+// report into report (a *judge.Report: kit does not import the grader,
 // which imports what unit tests of internal/ packages that use kit test).
 // An exit code of 2 (usage, environment) or a report that does not parse
 // fails the test.

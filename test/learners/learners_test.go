@@ -26,8 +26,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/course"
+	"github.com/labhub/cnpa/internal/judge"
 	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/test/kit"
@@ -441,9 +441,9 @@ func newLab(t *testing.T) *lab {
 
 // check runs `cnpa check -o json` as the case's learner would and parses
 // its report.
-func (l *lab) check() (kit.Result, *check.Report) {
+func (l *lab) check() (kit.Result, *judge.Report) {
 	l.T.Helper()
-	var rep check.Report
+	var rep judge.Report
 	r := l.Check(&rep, "--timeout", checkTimeout, "--service-manager", "process", "--unit-dir", l.UnitDir)
 	return r, &rep
 }
@@ -499,7 +499,7 @@ func runCase(t *testing.T, l *lab, dir string, c learnerCase, identity string) {
 		}
 	}
 	for _, ch := range rep.Checks {
-		if ch.Status == check.Note && !slices.Contains(c.Notes, ch.ID) {
+		if ch.Status == judge.Note && !slices.Contains(c.Notes, ch.ID) {
 			t.Errorf("check %s is a note that case.json does not name: %s; %s", ch.ID, ch.Actual, ch.Note)
 		}
 	}
@@ -546,7 +546,7 @@ func runCase(t *testing.T, l *lab, dir string, c learnerCase, identity string) {
 		switch ch := findCheck(rep, f.ID); {
 		case ch == nil:
 			t.Errorf("cnpa check reports no %s (failed %v)", f.ID, failedSummary(rep))
-		case ch.Status != check.Fail:
+		case ch.Status != judge.Fail:
 			t.Errorf("%s: %s (%s), want a failure", f.ID, ch.Status, ch.Actual)
 		case !strings.HasPrefix(ch.Diagnosis.Name, f.Diagnosis):
 			t.Errorf("%s diagnosis %q, want %q", f.ID, ch.Diagnosis.Name, f.Diagnosis)
@@ -600,7 +600,7 @@ func (l *lab) switchToAdmin(c learnerCase) {
 		l.T.Errorf("valid controller under admin: cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.Code, failedSummary(rep), chk.Stderr)
 	}
 	for _, ch := range rep.Checks {
-		if ch.Status == check.Note && !slices.Contains(c.Notes, ch.ID) {
+		if ch.Status == judge.Note && !slices.Contains(c.Notes, ch.ID) {
 			l.T.Errorf("under admin: check %s is a note that case.json does not name: %s; %s", ch.ID, ch.Actual, ch.Note)
 		}
 	}
@@ -657,7 +657,7 @@ func (l *lab) withoutPaths(s string) string {
 }
 
 // findCheck is the check with that id, or nil.
-func findCheck(rep *check.Report, id string) *check.Check {
+func findCheck(rep *judge.Report, id string) *judge.Check {
 	for i := range rep.Checks {
 		if rep.Checks[i].ID == id {
 			return &rep.Checks[i]
@@ -667,10 +667,10 @@ func findCheck(rep *check.Report, id string) *check.Check {
 }
 
 // failedChecks are the failed checks, earliest step first.
-func failedChecks(rep *check.Report) []check.Check {
-	var out []check.Check
+func failedChecks(rep *judge.Report) []judge.Check {
+	var out []judge.Check
 	for _, c := range rep.Checks {
-		if c.Status == check.Fail {
+		if c.Status == judge.Fail {
 			out = append(out, c)
 		}
 	}
@@ -678,7 +678,7 @@ func failedChecks(rep *check.Report) []check.Check {
 	return out
 }
 
-func failedSummary(rep *check.Report) []string {
+func failedSummary(rep *judge.Report) []string {
 	var out []string
 	for _, c := range failedChecks(rep) {
 		out = append(out, fmt.Sprintf("%s (%s; expected %s)", c.ID, c.Actual, c.Expected))

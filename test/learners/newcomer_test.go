@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/judge"
 	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
@@ -65,7 +64,7 @@ func TestNewcomerRows(t *testing.T) {
 	l.nothingOfCnpasLeft(labdata.ProbePrefix, labdata.TempPrefix)
 
 	t.Run("row 11: the refused takeover's note is whole and names the fix", func(t *testing.T) {
-		var rep check.Report
+		var rep judge.Report
 		r := l.Check(&rep, "--step", "3", "--timeout", checkTimeout, "--service-manager", "process", "--unit-dir", l.UnitDir)
 		c := findCheck(&rep, "step3.foreign_namespace_left_alone")
 		if c == nil {
@@ -130,7 +129,7 @@ func TestNewcomerRows(t *testing.T) {
 		if err := os.WriteFile(script, []byte(mistake), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		var rep check.Report
+		var rep judge.Report
 		r := l.Check(&rep, "--step", "3", "--timeout", checkTimeout, "--service-manager", "process", "--unit-dir", l.UnitDir)
 		var refused string
 		for _, c := range rep.Checks {
@@ -157,7 +156,7 @@ func TestNewcomerRows(t *testing.T) {
 
 // terminal is rep as `cnpa check` prints it, its lines joined again with
 // single spaces (the text is wrapped, never cut).
-func terminal(rep *check.Report) string {
+func terminal(rep *judge.Report) string {
 	var b bytes.Buffer
 	judge.WriteText(ui.New(&b, true), rep)
 	return strings.Join(strings.Fields(b.String()), " ")

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/course"
+	"github.com/labhub/cnpa/internal/judge"
 	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/test/kit"
@@ -126,7 +126,7 @@ func TestLearnerWritesEveryFile(t *testing.T) {
 		t.Errorf("cnpa check exit %d, failed %v, want exit 0 and none failed\n%s", chk.Code, failedSummary(rep), chk.Stderr)
 	}
 	for _, c := range rep.Checks {
-		if c.Status == check.Note {
+		if c.Status == judge.Note {
 			t.Errorf("check %s is a note: %s; %s", c.ID, c.Actual, c.Note)
 		}
 	}

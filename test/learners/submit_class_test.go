@@ -30,6 +30,7 @@ import (
 	"github.com/labhub/cnpa/internal/class"
 	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/course/step5"
+	"github.com/labhub/cnpa/internal/judge"
 	labdata "github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/poll"
 	"github.com/labhub/cnpa/internal/submission"
@@ -218,7 +219,7 @@ func (r *classroom) hold(t *testing.T, l *lab) bool {
 // report and exits the same way, and writes the submission too: the class
 // costs the corpus no second grading. The copier is graded on her own
 // evidence first (her case's assertions), then submits another's.
-func (r *classroom) check(t *testing.T, l *lab, caseName string) (kit.Result, *check.Report) {
+func (r *classroom) check(t *testing.T, l *lab, caseName string) (kit.Result, *judge.Report) {
 	t.Helper()
 	name, _, ok := learnerOf(t)
 	if !ok || !classWillRun() || name == copier {
@@ -229,7 +230,7 @@ func (r *classroom) check(t *testing.T, l *lab, caseName string) (kit.Result, *c
 		return res, rep
 	}
 	res := r.submit(t, l, caseName)
-	var rep check.Report
+	var rep judge.Report
 	if err := json.Unmarshal([]byte(res.Stdout), &rep); err != nil {
 		t.Fatalf("cnpa -o json submit does not parse: %v\n%s", err, res)
 	}
@@ -378,8 +379,8 @@ func TestClass(t *testing.T) {
 	}
 	flipped := false
 	for i := range dan.Checks {
-		if dan.Checks[i].ID == "step6.archive_record" && dan.Checks[i].Status == check.Fail {
-			dan.Checks[i].Status, dan.Checks[i].Hint, dan.Checks[i].Diagnosis = check.Pass, "", labdata.Mistake{}
+		if dan.Checks[i].ID == "step6.archive_record" && dan.Checks[i].Status == judge.Fail {
+			dan.Checks[i].Status, dan.Checks[i].Hint, dan.Checks[i].Diagnosis = judge.Pass, "", labdata.Mistake{}
 			dan.Failed--
 			dan.Passed++
 			flipped = true
@@ -496,7 +497,7 @@ func TestClass(t *testing.T) {
 			}
 		case "dan":
 			for _, c := range l.Checks {
-				if c.ID == "step6.archive_record" && (c.Status != check.Fail || c.Recorded != check.Pass) {
+				if c.ID == "step6.archive_record" && (c.Status != judge.Fail || c.Recorded != judge.Pass) {
 					t.Errorf("dan step6.archive_record: got %s (recorded %s), want fail, recorded pass", c.Status, c.Recorded)
 				}
 			}

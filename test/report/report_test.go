@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/timeline"
 	"github.com/labhub/cnpa/test/kit"
@@ -94,13 +94,13 @@ func writeRun(t *testing.T, dir string) map[int]*timeline.Timeline {
 			t.Fatal(err)
 		}
 	}
-	last := &check.Report{Dir: dir, Server: "https://127.0.0.1:6443", Checks: []check.Check{
-		{ID: "step1.uid", Step: 1, Title: "before.json uid is the live alpha's uid", Status: check.Pass, Expected: `"` + alpha + `"`, Actual: `"` + alpha + `"`},
-		{ID: "step4.service_active", Step: 4, Title: "cnpa-op.service is active", Status: check.Pass, Expected: "active", Actual: "active"},
-		{ID: "step4.new_teamspace_converges", Step: 4, Title: "a new TeamSpace gets its namespace", Status: check.Fail,
+	last := &judge.Report{Dir: dir, Server: "https://127.0.0.1:6443", Checks: []judge.Check{
+		{ID: "step1.uid", Step: 1, Title: "before.json uid is the live alpha's uid", Status: judge.Pass, Expected: `"` + alpha + `"`, Actual: `"` + alpha + `"`},
+		{ID: "step4.service_active", Step: 4, Title: "cnpa-op.service is active", Status: judge.Pass, Expected: "active", Actual: "active"},
+		{ID: "step4.new_teamspace_converges", Step: 4, Title: "a new TeamSpace gets its namespace", Status: judge.Fail,
 			Expected: "converged", Actual: "not converged " + hostile, Hint: "is the controller running?"},
 	}, Passed: 2, Failed: 1}
-	if err := check.SaveLast(dir, last, time.Now().Add(time.Minute)); err != nil {
+	if err := judge.SaveLast(dir, last, time.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	return tls
