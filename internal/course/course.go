@@ -1,9 +1,10 @@
 // Package course is the lab's one step table. Each step is one folder,
 // course/stepN: what it teaches and the file it writes (step.go), how that
 // file and the cluster are graded (grade.go), its live probes with their
-// code (probe.go), and how cnpa drives it (run.go). The commands take
-// Steps from here and hand it down: packages lab, judge, check and steps
-// know no step by name, only the table they are given.
+// code (probe.go), and how cnpa drives it (run.go, run_*.go where it is
+// long). The commands take Steps from here and hand it down: packages
+// lab, judge, check and steps know no step by name, only the table they
+// are given.
 package course
 
 import (
