@@ -3,9 +3,9 @@
 // the catalog's, stepN.* and check.rule.stepN.*), how that file and the
 // cluster are graded (grade.go), its live probes' rows and hands
 // (probe.go) with their code (probe_<name>.go), and how cnpa drives it
-// (run.go). The commands take Steps from here and hand it down: packages
-// lab, judge, check and steps know no step by name, only the table they
-// are given.
+// (run.go, run_*.go where it is long). The commands take Steps from here
+// and hand it down: packages lab, judge, check and steps know no step by
+// name, only the table they are given.
 package course
 
 import (

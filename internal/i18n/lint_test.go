@@ -297,10 +297,11 @@ var notProse = map[string]string{
 	"internal/identity KubeconfigJQ": "the jq program a learner's shell runs (step 4 shows it)",
 	"cmd/cnpa bashCompletion":        "the bash completion script",
 	"cmd/cnpa zshCompletion":         "the zsh completion script",
-	"internal/steps AlphaYAML":       "alpha.yaml, the TeamSpace of the lab text's step 1",
-	"internal/steps BetaYAML":        "beta.yaml, the TeamSpace of the lab text's step 6",
 	"internal/service dropInHeader":  "the head of the drop-in cnpa stress writes (a unit file)",
 	"internal/ssaconflict Fix":       "the command line of the fix, said as it is",
+	// The TeamSpaces the steps' runs apply (course/stepN/run.go).
+	"internal/course/step1 AlphaYAML": "alpha.yaml, the TeamSpace of the lab text's step 1",
+	"internal/course/step6 BetaYAML":  "beta.yaml, the TeamSpace of the lab text's step 6",
 }
 
 // notProseUsed are the notProse entries the lint met.

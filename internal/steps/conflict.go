@@ -16,10 +16,11 @@ import (
 // The wait that times out on it (step 4's probe, step 5's revert) says so
 // from the controller's own output, before its generic verdict.
 
-// applyConflict is the refused apply in the running service's recent
-// output (as much as serviceTail shows) whose owners still hold their
+// ApplyConflict is the refused apply in the running service's recent
+// output (as much as ServiceTail shows) whose owners still hold their
 // fields, nil when there is none.
-func applyConflict(ctx context.Context, env *Lab) *ssaconflict.Conflict {
+// Exported for step 5, whose revert wait names the refusal.
+func ApplyConflict(ctx context.Context, env *Lab) *ssaconflict.Conflict {
 	var b bytes.Buffer
 	if err := env.Service.Logs(ctx, serviceTailLines, &b); err != nil {
 		return nil
@@ -29,10 +30,12 @@ func applyConflict(ctx context.Context, env *Lab) *ssaconflict.Conflict {
 	return ssaconflict.Current(ctx, env.Clients.Kube.CoreV1(), ssaconflict.Find(b.String()))
 }
 
-// conflictLines is c as a step's diagnosis: what was refused and the fix
+// ConflictLines is c as a step's diagnosis: what was refused and the fix
 // by name after "  - ", wrapped to 80 columns, then the fix as the
 // command to type.
-func conflictLines(c *ssaconflict.Conflict) string {
+// Exported for steps 3 and 5: a refusal said in the same words wherever
+// it is met.
+func ConflictLines(c *ssaconflict.Conflict) string {
 	s := c.Explain()
 	if i18n.Current() == i18n.English {
 		// English keeps its own breaks (docs/i18n.md); its lines go under

@@ -23,7 +23,7 @@ func TestConflictLines(t *testing.T) {
 		t.Run(string(lang), func(t *testing.T) {
 			i18n.Set(lang)
 			t.Cleanup(func() { i18n.Set(i18n.English) })
-			s := conflictLines(c)
+			s := ConflictLines(c)
 			flat := strings.Join(strings.Fields(s), "")
 			for _, want := range []string{`"kubectl-edit"`, `"kubectl-patch"`, ".spec.hard.pods", "--force-conflicts", "Force:true"} {
 				if !strings.Contains(flat, want) {

@@ -3,177 +3,23 @@ package steps
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"sort"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/labhub/cnpa/internal/identity"
-	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/service"
-	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// A diagnosis turns what a step observed into the likely mistake in the
-// controller under test, in the lab text's words: the learner's own reconcile.sh
-// with --engine own, but the same words hold for any engine.
+// A diagnosis is a failed step's error: what was observed, the likely
+// mistakes in the controller under test in the lab text's words, and the
+// end of the controller's output. What a TeamSpace lacks after a pass is
+// step 3's to diagnose (course/step3).
 
-// mistakeFor says which mistake leaves a TeamSpace with gap g after a pass
-// (zero for none): a lookup, each mistake's advice worded once in package
-// lab.
-func mistakeFor(g teamspace.Gap, ts *teamspace.TeamSpace) lab.Mistake {
-	switch g.Kind {
-	case teamspace.GapNamespace:
-		return lab.MistakeNoNamespace
-	case teamspace.GapNamespaceLabel:
-		return lab.MistakeNoNamespaceLabel
-	case teamspace.GapQuota:
-		return lab.MistakeNoQuota
-	case teamspace.GapQuotaHard:
-		return lab.MistakeQuotaSpec
-	case teamspace.GapStatus:
-		if ts.Status.ObservedGeneration == 0 {
-			return lab.MistakeStatusMain
-		}
-		return lab.MistakeStaleStatus
-	case teamspace.GapFinalizer:
-		return lab.MistakeNoFinalizer
-	}
-	return lab.Mistake{}
-}
-
-// advice is what the learner reads for mistake m after a pass: its
-// advice, after what was observed when that says more (a status that never
-// appeared although the pass exited 0).
-func advice(m lab.Mistake) string {
-	if m == lab.MistakeStatusMain {
-		return say("steps.diag.status_never", "Advice", m.Advise())
-	}
-	return m.Advise()
-}
-
-// diagnoseTeamSpace lists what one TeamSpace lacks by the lab text after a pass,
-// each gap with its likely mistake; nil when nothing is missing.
-func diagnoseTeamSpace(ctx context.Context, env *Lab, name string, finalizerOn bool) ([]string, error) {
-	ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
-	if err != nil || ts == nil {
-		return nil, err
-	}
-	nsName := teamspace.NamespaceName(name)
-	ns, err := getNamespace(ctx, env, nsName)
-	if err != nil {
-		return nil, err
-	}
-	q, err := getQuota(ctx, env, nsName)
-	if err != nil {
-		return nil, err
-	}
-	gaps, blocked := teamspace.FindGaps(ts, ns, q, finalizerOn)
-	var out []string
-	var foreign *teamspace.ForeignNamespaceError
-	var invalid *teamspace.InvalidSpecError
-	switch {
-	case errors.As(blocked, &foreign):
-		out = append(out, say("steps.diag.foreign", "Namespace", nsName, "Name", name, "UID", ts.UID, "APIVersion", teamspace.APIVersion, "Kind", teamspace.Kind))
-	case errors.As(blocked, &invalid):
-		out = append(out, invalid.Said())
-	case blocked != nil:
-		out = append(out, blocked.Error())
-	}
-	for _, g := range gaps.Lab() {
-		out = append(out, g.String()+": "+advice(mistakeFor(g, ts)))
-	}
-	return out, nil
-}
-
-// lastWriter names who last wrote an object and which fields, from its
-// managedFields: the entry with the newest time.
-func lastWriter(obj metav1.Object) string {
-	var newest *metav1.ManagedFieldsEntry
-	for i, m := range obj.GetManagedFields() {
-		if newest == nil || (m.Time != nil && newest.Time != nil && newest.Time.Before(m.Time)) {
-			newest = &obj.GetManagedFields()[i]
-		}
-	}
-	if newest == nil {
-		return say("steps.diag.no_managed_fields")
-	}
-	op := string(newest.Operation)
-	if newest.Subresource != "" {
-		op += " on /" + newest.Subresource
-	}
-	who := say("steps.diag.field_manager", "Manager", fmt.Sprintf("%q", newest.Manager), "Op", op)
-	if f := fieldNames(newest.FieldsV1); f != "" {
-		who += say("steps.diag.fields", "Fields", f)
-	}
-	return who
-}
-
-// fieldNames lists the leaf paths of a managedFields fieldsV1 set, as
-// spec.hard.pods: what that manager owns.
-func fieldNames(f *metav1.FieldsV1) string {
-	if f == nil {
-		return ""
-	}
-	var tree map[string]any
-	if json.Unmarshal(f.Raw, &tree) != nil {
-		return ""
-	}
-	var paths []string
-	var walk func(prefix string, m map[string]any)
-	walk = func(prefix string, m map[string]any) {
-		for k, v := range m {
-			if k == "." {
-				continue
-			}
-			name := strings.TrimPrefix(k, "f:")
-			if prefix != "" {
-				name = prefix + "." + name
-			}
-			if sub, ok := v.(map[string]any); ok && len(sub) > 0 && !(len(sub) == 1 && sub["."] != nil) {
-				walk(name, sub)
-				continue
-			}
-			paths = append(paths, name)
-		}
-	}
-	walk("", tree)
-	sort.Strings(paths)
-	return strings.Join(paths, ", ")
-}
-
-// secondPassWrites says which of the objects a pass should have left alone
-// it changed, and who wrote what: a level-triggered pass that finds
-// desired = actual writes nothing.
-func secondPassWrites(before, after []metav1.Object) []string {
-	var out []string
-	for i := range before {
-		if before[i] == nil || after[i] == nil || before[i].GetResourceVersion() == after[i].GetResourceVersion() {
-			continue
-		}
-		kind := "object"
-		switch after[i].(type) {
-		case *corev1.Namespace:
-			kind = "namespace"
-		case *corev1.ResourceQuota:
-			kind = "resourcequota"
-		case *teamspace.TeamSpace:
-			kind = "teamspace"
-		}
-		out = append(out, say("steps.diag.second_pass_wrote", "Kind", kind, "Name", after[i].GetName(), "From", before[i].GetResourceVersion(),
-			"To", after[i].GetResourceVersion(), "Who", lastWriter(after[i])))
-	}
-	return out
-}
-
-// serviceTail is the end of the running service's log (the script's last
+// ServiceTail is the end of the running service's log (the script's last
 // passes), its error lines first, or "" when there is none: the one line
 // that says why is often a screen above the last.
-func serviceTail(ctx context.Context, env *Lab) string {
+// Exported for the diagnoses of steps 5 and 6.
+func ServiceTail(ctx context.Context, env *Lab) string {
 	var b bytes.Buffer
 	if err := env.Service.Logs(ctx, serviceTailLines, &b); err != nil {
 		return ""
@@ -193,39 +39,42 @@ func controllerOutput(ctx context.Context, env *Lab) string {
 	if st, err := env.Service.Status(ctx); err != nil || !st.Installed {
 		return ""
 	} else if !st.Active {
-		return say("steps.diag.not_running")
+		return Say("steps.diag.not_running")
 	}
-	out := serviceTail(ctx, env)
+	out := ServiceTail(ctx, env)
 	if out == "" {
 		return ""
 	}
 	var conflict string
-	if c := applyConflict(ctx, env); c != nil {
-		conflict = "\n" + conflictLines(c)
+	if c := ApplyConflict(ctx, env); c != nil {
+		conflict = "\n" + ConflictLines(c)
 	}
-	return conflict + "\n  " + say("steps.diag.last_output") + "\n    " + strings.ReplaceAll(out, "\n", "\n    ")
+	return conflict + "\n  " + Say("steps.diag.last_output") + "\n    " + strings.ReplaceAll(out, "\n", "\n    ")
 }
 
-// diagnosis is an error that says what was observed, the likely mistake,
+// Diagnosis is an error that says what was observed, the likely mistake,
 // and the end of the controller's output.
-func diagnosis(observed string, mistakes []string, output string) error {
+// The runs fail with it (steps 3, 5 and 6), so that every diagnosis reads
+// alike.
+func Diagnosis(observed string, mistakes []string, output string) error {
 	lines := make([]string, len(mistakes))
 	for i, m := range mistakes {
 		lines[i] = para("  - ", "    ", m)
 	}
-	return diagnosisLines(observed, lines, output)
+	return DiagnosisLines(observed, lines, output)
 }
 
-// diagnosisLines is diagnosis with its mistakes already set out as lines
-// (conflictLines).
-func diagnosisLines(observed string, lines []string, output string) error {
+// DiagnosisLines is Diagnosis with its mistakes already set out as lines
+// (ConflictLines).
+// Exported for step 5, whose mistake may be a refused apply.
+func DiagnosisLines(observed string, lines []string, output string) error {
 	var b strings.Builder
 	b.WriteString(observed)
 	for _, l := range lines {
 		b.WriteString("\n" + l)
 	}
 	if output = strings.TrimSpace(output); output != "" {
-		b.WriteString("\n  " + say("steps.diag.last_output") + "\n    " + strings.ReplaceAll(output, "\n", "\n    "))
+		b.WriteString("\n  " + Say("steps.diag.last_output") + "\n    " + strings.ReplaceAll(output, "\n", "\n    "))
 	}
 	return errors.New(b.String())
 }

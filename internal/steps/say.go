@@ -5,10 +5,12 @@ import (
 	"github.com/labhub/cnpa/internal/ui"
 )
 
-// say is message id of the catalog (the steps.* messages) in the chosen
+// Say is message id of the catalog (the steps.* messages) in the chosen
 // language, its placeholders given as name, value pairs:
-// say("steps.kept_yours", "Path", path, "Why", why).
-func say(id string, kv ...any) string {
+// Say("steps.kept_yours", "Path", path, "Why", why).
+// Exported for the runs: the steps.* messages are said the same way in
+// each step's folder as here.
+func Say(id string, kv ...any) string {
 	if len(kv) == 0 {
 		return i18n.T(id)
 	}
@@ -27,4 +29,13 @@ func para(first, rest, s string) string {
 		return first + s
 	}
 	return ui.Indent(first, rest, s, ui.Cols)
+}
+
+// OnOff words a state for a verdict line.
+// Exported for the runs of steps 1 and 4.
+func OnOff(on bool, yes, no string) string {
+	if on {
+		return yes
+	}
+	return no
 }

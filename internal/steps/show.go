@@ -8,7 +8,10 @@ package steps
 // sends (the patch body, the jsonpath it evaluates on the object it read),
 // so that what is shown is what was done; test/lab replays them with bash
 // on a fresh cluster and gets the same evidence. --quiet (and -o json)
-// leave env.Show nil, and nothing is shown.
+// leave env.Show nil, and nothing is shown. The view (Shell), the command
+// lines (Kubectl, PatchCmd, KubectlWait, Until, …) and the objects they
+// name (Obj) are exported for the runs in course/stepN: each run shows
+// its own actions, all in the same shell.
 
 import (
 	"bytes"
@@ -29,13 +32,14 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/labhub/cnpa/internal/evidence"
-	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
-// shell shows a step's actions as a learner's shell session.
-type shell struct {
+// Shell shows a step's actions as a learner's shell session: the view
+// every run prints through (Show), its methods the kubectl verbs and shell
+// lines the runs in course/stepN need. The zero Shell shows nothing.
+type Shell struct {
 	p *ui.Printer
 	// context is --context when one was named: every kubectl shown
 	// carries it, as the steps' own requests go to that context.
@@ -50,31 +54,40 @@ type shell struct {
 // TeamSpace's YAML is, the CRD, the RBAC and the unit are not.
 const heredocShown = 8
 
-func show(env *Lab) shell {
-	s := shell{p: env.Show, verbose: env.Verbose}
+// Show is the shell view of env: its printer, --verbose and --context.
+func Show(env *Lab) Shell {
+	s := Shell{p: env.Show, verbose: env.Verbose}
 	if env.Target != nil && env.Target.ContextGiven {
 		s.context = env.Target.Context
 	}
 	return s
 }
 
+// Verbose tells whether every heredoc is shown whole (View.Verbose): a
+// run that shows a summary instead of the commands asks it.
+func (s Shell) Verbose() bool { return s.verbose }
+
+// WithoutContext is s showing commands without --context: for a command
+// whose kubeconfig names its own (the service's, step 4).
+func (s Shell) WithoutContext() Shell { return Shell{p: s.p} }
+
 // kubectlWord is kubectl as a command word: at the start of a command,
 // after a space, `(` or `$(`.
 var kubectlWord = regexp.MustCompile(`(^|[\s(])kubectl `)
 
-// cmd shows one command; a command of several lines (a heredoc) shows its
+// Cmd shows one command; a command of several lines (a heredoc) shows its
 // further lines as continuation lines.
-func (s shell) cmd(line string) {
+func (s Shell) Cmd(line string) {
 	if s.p == nil {
 		return
 	}
 	lines := strings.Split(line, "\n")
 	if n := len(lines) - 2; !s.verbose && n > heredocShown && strings.HasSuffix(lines[0], "<<'EOF'") && lines[len(lines)-1] == "EOF" {
-		lines = []string{lines[0], say("steps.show.heredoc_lines", "N", n), "EOF"}
+		lines = []string{lines[0], Say("steps.show.heredoc_lines", "N", n), "EOF"}
 	}
 	if s.context != "" {
 		// The first line only: the others are a heredoc's content.
-		lines[0] = kubectlWord.ReplaceAllString(lines[0], "${1}kubectl --context "+quote(s.context)+" ")
+		lines[0] = kubectlWord.ReplaceAllString(lines[0], "${1}kubectl --context "+Quote(s.context)+" ")
 	}
 	s.p.Line("  %s %s", s.p.Bold("$"), lines[0])
 	for _, l := range lines[1:] {
@@ -82,8 +95,8 @@ func (s shell) cmd(line string) {
 	}
 }
 
-// answer shows what the server (or the command) answered.
-func (s shell) answer(format string, a ...any) {
+// Answer shows what the server (or the command) answered.
+func (s Shell) Answer(format string, a ...any) {
 	if s.p != nil {
 		// What a command answers comes from the cluster: data, not
 		// terminal commands.
@@ -91,28 +104,28 @@ func (s shell) answer(format string, a ...any) {
 	}
 }
 
-// value shows the value a read-back gave.
-func (s shell) value(v any) {
+// Value shows the value a read-back gave.
+func (s Shell) Value(v any) {
 	if s.p != nil {
 		s.p.Line("    → %s", ui.Clean(fmt.Sprint(v)))
 	}
 }
 
-// comment shows a `#` line: what a command stands for where it is not the
+// Comment shows a `#` line: what a command stands for where it is not the
 // learner's literal keystrokes, wrapped to 80 columns after its `# `
 // (the catalog's own breaks kept; a path or a command is never broken,
 // and only a line with one wider than the room runs longer).
-func (s shell) comment(format string, a ...any) {
+func (s Shell) Comment(format string, a ...any) {
 	if s.p != nil {
 		s.p.Note("%s", ui.Indent("  # ", "  # ", fmt.Sprintf(format, a...), ui.Cols))
 	}
 }
 
-// block shows installed text (a script, a unit) under a heading, each line
+// Block shows installed text (a script, a unit) under a heading, each line
 // with its mark, if any, beside it; a mark that does not fit beside its
 // line within 80 columns goes on the line below, under an ↑ (the line
 // itself is the file's and is shown as it is).
-func (s shell) block(heading string, lines []string, marks map[int]string) {
+func (s Shell) Block(heading string, lines []string, marks map[int]string) {
 	if s.p == nil {
 		return
 	}
@@ -143,102 +156,101 @@ func (s shell) block(heading string, lines []string, marks map[int]string) {
 // safeWord is a shell word that needs no quotes.
 var safeWord = regexp.MustCompile(`^[A-Za-z0-9_./:,@%+=-]+$`)
 
-// quote quotes a word for bash when it needs it. In flag=value words only
+// Quote quotes a word for bash when it needs it. In flag=value words only
 // the value is quoted (`-o jsonpath='{.metadata.uid}'`), as people write it.
-func quote(w string) string {
+func Quote(w string) string {
 	if w != "" && safeWord.MatchString(w) {
 		return w
 	}
 	if i := strings.Index(w, "="); i > 0 && safeWord.MatchString(w[:i+1]) {
-		return w[:i+1] + quote(w[i+1:])
+		return w[:i+1] + Quote(w[i+1:])
 	}
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
-// words renders argv as one shell line.
-func words(argv ...string) string {
+// Words renders argv as one shell line.
+func Words(argv ...string) string {
 	q := make([]string, len(argv))
 	for i, w := range argv {
-		q[i] = quote(w)
+		q[i] = Quote(w)
 	}
 	return strings.Join(q, " ")
 }
 
-// obj names one object as kubectl does: the resource as typed, the name and
-// the namespace.
-type obj struct {
-	resource  string // kubectl's word: teamspace, namespace, resourcequota, crd
-	qualified string // how kubectl names it in answers: teamspace.platform.labhub.io
-	gvr       schema.GroupVersionResource
-	name, ns  string
+// Obj names one object as kubectl does: the resource as typed, the name and
+// the namespace. Exported for the steps' runs (course/stepN), which name
+// the objects they act on; TeamspaceObj, NamespaceObj and QuotaObj make
+// the lab's own.
+type Obj struct {
+	Resource  string // kubectl's word: teamspace, namespace, resourcequota, crd
+	Qualified string // how kubectl names it in answers: teamspace.platform.labhub.io
+	GVR       schema.GroupVersionResource
+	Name, NS  string
 }
 
-func teamspaceObj(name string) obj {
-	return obj{resource: "teamspace", qualified: "teamspace." + teamspace.Group, gvr: teamspace.GVR, name: name}
+func TeamspaceObj(name string) Obj {
+	return Obj{Resource: "teamspace", Qualified: "teamspace." + teamspace.Group, GVR: teamspace.GVR, Name: name}
 }
 
-func namespaceObj(name string) obj {
-	return obj{resource: "namespace", qualified: "namespace", gvr: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, name: name}
+func NamespaceObj(name string) Obj {
+	return Obj{Resource: "namespace", Qualified: "namespace", GVR: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, Name: name}
 }
 
-func quotaObj(ns string) obj {
-	return obj{resource: "resourcequota", qualified: "resourcequota", gvr: schema.GroupVersionResource{Version: "v1", Resource: "resourcequotas"}, name: teamspace.QuotaName, ns: ns}
+func QuotaObj(ns string) Obj {
+	return Obj{Resource: "resourcequota", Qualified: "resourcequota", GVR: schema.GroupVersionResource{Version: "v1", Resource: "resourcequotas"}, Name: teamspace.QuotaName, NS: ns}
 }
 
-// args are the words after the verb: resource, name, and -n when namespaced.
-func (o obj) args() []string {
-	a := []string{o.resource, o.name}
-	if o.ns != "" {
-		a = append(a, "-n", o.ns)
+// Args are the words after the verb: resource, name, and -n when namespaced.
+func (o Obj) Args() []string {
+	a := []string{o.Resource, o.Name}
+	if o.NS != "" {
+		a = append(a, "-n", o.NS)
 	}
 	return a
 }
 
 // slash is resource/name, as kubectl wait takes it.
-func (o obj) slash() []string {
-	a := []string{o.resource + "/" + o.name}
-	if o.ns != "" {
-		a = append(a, "-n", o.ns)
+func (o Obj) slash() []string {
+	a := []string{o.Resource + "/" + o.Name}
+	if o.NS != "" {
+		a = append(a, "-n", o.NS)
 	}
 	return a
 }
 
-// target names the object in a timeline entry: "resourcequota
+// Target names the object in a timeline entry: "resourcequota
 // team-alpha/team-quota", "teamspace beta".
-func (o obj) target() string {
-	if o.ns != "" {
-		return o.resource + " " + o.ns + "/" + o.name
+func (o Obj) Target() string {
+	if o.NS != "" {
+		return o.Resource + " " + o.NS + "/" + o.Name
 	}
-	return o.resource + " " + o.name
+	return o.Resource + " " + o.Name
 }
 
-func kubectl(args ...string) string { return "kubectl " + words(args...) }
+func Kubectl(args ...string) string { return "kubectl " + Words(args...) }
 
 // The commands a request is shown as, and recorded as in a timeline
 // (reaction.action, reaction.you): built from the request's own values, so
 // that what the timeline says was done is what was sent.
 
-// applyCmd is the server-side apply of the manifest at path ("-": stdin).
-func applyCmd(path string) string {
-	return kubectl("apply", "--server-side", "--field-manager="+fieldManager, "--force-conflicts", "-f", path)
+// ApplyCmd is the server-side apply of the manifest at path ("-": stdin).
+func ApplyCmd(path string) string {
+	return Kubectl("apply", "--server-side", "--field-manager="+FieldManager, "--force-conflicts", "-f", path)
 }
 
-// patchCmd is the JSON merge patch body of o.
-func patchCmd(o obj, body string) string {
-	return kubectl(append(append([]string{"patch"}, o.args()...), "--type=merge", "-p", body)...)
+// PatchCmd is the JSON merge patch body of o.
+func PatchCmd(o Obj, body string) string {
+	return Kubectl(append(append([]string{"patch"}, o.Args()...), "--type=merge", "-p", body)...)
 }
 
-// deleteCmd is the delete of o that returns at once.
-func deleteCmd(o obj) string {
-	return kubectl(append(append([]string{"delete"}, o.args()...), "--wait=false")...)
+// DeleteCmd is the delete of o that returns at once.
+func DeleteCmd(o Obj) string {
+	return Kubectl(append(append([]string{"delete"}, o.Args()...), "--wait=false")...)
 }
 
-// deleteRawCmd is DELETE path, as the API server's answer.
-func deleteRawCmd(path string) string { return kubectl("delete", "--raw", path) }
-
-// getCmd is `kubectl get <obj> -o jsonpath=<path>`.
-func getCmd(o obj, path string) string {
-	return kubectl(append(append([]string{"get"}, o.args()...), "-o", "jsonpath="+path)...)
+// GetCmd is `kubectl get <obj> -o jsonpath=<path>`.
+func GetCmd(o Obj, path string) string {
+	return Kubectl(append(append([]string{"get"}, o.Args()...), "-o", "jsonpath="+path)...)
 }
 
 // jsonPath evaluates path on v as `kubectl get -o jsonpath` does (missing
@@ -267,65 +279,65 @@ func jsonPath(v any, path string) (string, error) {
 	return b.String(), nil
 }
 
-// readBack shows `name=$(kubectl get <o> -o jsonpath=<path>)` and the value
+// ReadBack shows `name=$(kubectl get <o> -o jsonpath=<path>)` and the value
 // that jsonpath gives on v, the object the step read: what the shell
 // variable holds in the replay is what the Go code holds here.
-func (s shell) readBack(name string, o obj, path string, v any) string {
+func (s Shell) ReadBack(name string, o Obj, path string, v any) string {
 	got, err := jsonPath(v, path)
 	if err != nil {
 		got = "(" + err.Error() + ")"
 	}
-	s.cmd(name + "=$(" + getCmd(o, path) + ")")
-	s.value(got)
+	s.Cmd(name + "=$(" + GetCmd(o, path) + ")")
+	s.Value(got)
 	return got
 }
 
-// exists shows the exit-code test the lab text's step 1 describes, setting name
+// Exists shows the exit-code test the lab text's step 1 describes, setting name
 // to true or false.
-func (s shell) exists(name string, o obj, exists bool) {
-	s.cmd(fmt.Sprintf("if %s >/dev/null 2>&1; then %s=true; else %s=false; fi", kubectl(append([]string{"get"}, o.args()...)...), name, name))
-	s.value(exists)
+func (s Shell) Exists(name string, o Obj, exists bool) {
+	s.Cmd(fmt.Sprintf("if %s >/dev/null 2>&1; then %s=true; else %s=false; fi", Kubectl(append([]string{"get"}, o.Args()...)...), name, name))
+	s.Value(exists)
 }
 
-// set shows a shell assignment computed from earlier variables.
-func (s shell) set(name, expr string, v any) {
-	s.cmd(name + "=" + expr)
-	s.value(v)
+// Set shows a shell assignment computed from earlier variables.
+func (s Shell) Set(name, expr string, v any) {
+	s.Cmd(name + "=" + expr)
+	s.Value(v)
 }
 
 // heredoc is `cat > path <<'EOF'` with content: how a file the learner
 // writes with an editor is typed in one go.
 func heredoc(prefix, path string, content []byte) string {
-	return stdinHeredoc(prefix+" "+quote(path), content)
+	return StdinHeredoc(prefix+" "+Quote(path), content)
 }
 
-// stdinHeredoc is command with content on its stdin: `command <<'EOF'`.
-func stdinHeredoc(command string, content []byte) string {
+// StdinHeredoc is command with content on its stdin: `command <<'EOF'`.
+func StdinHeredoc(command string, content []byte) string {
 	return command + " <<'EOF'\n" + strings.TrimSuffix(string(content), "\n") + "\nEOF"
 }
 
-// writeFile writes a file the learner writes by hand, and shows it. A
+// WriteFile writes a file the learner writes by hand, and shows it. A
 // file of the learner's at that name is refused, or with --force kept as
 // a backup, and the step says so (kept).
-func (s shell) writeFile(env *Lab, name string, content []byte) (string, error) {
+func (s Shell) WriteFile(env *Lab, name string, content []byte) (string, error) {
 	path, backup, err := evidence.Put(env.Dir, name, content, 0o644, env.Force)
 	if err != nil {
 		return "", err
 	}
-	kept(env, path, backup)
+	KeptBackup(env, path, backup)
 	if n := strings.Count(strings.TrimSuffix(string(content), "\n"), "\n") + 1; !s.verbose && n > heredocShown {
-		s.comment("%s", say("steps.show.wrote_lines", "Path", path, "N", n))
+		s.Comment("%s", Say("steps.show.wrote_lines", "Path", path, "N", n))
 		return path, nil
 	}
-	s.cmd(heredoc("cat >", path, content))
+	s.Cmd(heredoc("cat >", path, content))
 	return path, nil
 }
 
-// kept tells the learner where --force put their file, on the progress
+// KeptBackup tells the learner where --force put their file, on the progress
 // stream, which --quiet does not silence.
-func kept(env *Lab, path, backup string) {
+func KeptBackup(env *Lab, path, backup string) {
 	if backup != "" && env.Progress != nil {
-		env.Progress.Warn("  %s", say("steps.show.kept_backup", "Path", path, "Backup", backup))
+		env.Progress.Warn("  %s", Say("steps.show.kept_backup", "Path", path, "Backup", backup))
 	}
 }
 
@@ -343,34 +355,34 @@ func evidenceCmd(path string, shape []evidence.Key) string {
 		args = append(args, fmt.Sprintf(`%s %s "$%s"`, flag, k.Name, k.Name))
 		fields = append(fields, k.Name+": $"+k.Name)
 	}
-	return "jq -n " + strings.Join(args, " ") + " " + quote("{"+strings.Join(fields, ", ")+"}") + " > " + quote(path)
+	return "jq -n " + strings.Join(args, " ") + " " + Quote("{"+strings.Join(fields, ", ")+"}") + " > " + Quote(path)
 }
 
-// writeEvidence writes the step's evidence file and shows the jq command
+// WriteEvidence writes the step's evidence file and shows the jq command
 // that writes it from the variables read before.
-func (s shell) writeEvidence(env *Lab, file string, v any) (string, error) {
+func (s Shell) WriteEvidence(env *Lab, file string, v any) (string, error) {
 	path, backup, err := evidence.WriteForce(env.Dir, file, v, env.Force)
 	if err != nil {
 		return "", err
 	}
-	kept(env, path, backup)
-	s.cmd(evidenceCmd(path, env.Steps.Lab().ShapeOf(file)))
+	KeptBackup(env, path, backup)
+	s.Cmd(evidenceCmd(path, env.Steps.Lab().ShapeOf(file)))
 	return path, nil
 }
 
-// apply server-side-applies a manifest file as
+// Apply server-side-applies a manifest file as
 // `kubectl apply --server-side --field-manager=cnpa-lab --force-conflicts -f`
 // does, and shows the command and kubectl's answer. path "-" shows the
 // manifest as a heredoc on stdin.
-func (s shell) apply(ctx context.Context, env *Lab, path string, manifest []byte) error {
-	line := applyCmd(path)
+func (s Shell) Apply(ctx context.Context, env *Lab, path string, manifest []byte) error {
+	line := ApplyCmd(path)
 	if path == "-" {
-		line = stdinHeredoc(line, manifest)
+		line = StdinHeredoc(line, manifest)
 	}
-	s.cmd(line)
+	s.Cmd(line)
 	names, err := apply(ctx, env, manifest)
 	for _, n := range names {
-		s.answer("%s serverside-applied", n)
+		s.Answer("%s serverside-applied", n)
 	}
 	return err
 }
@@ -382,57 +394,57 @@ const (
 	managerLabel = "kubectl-label"
 )
 
-// mergePatch sends a JSON merge patch as `kubectl patch --type=merge -p`
+// MergePatch sends a JSON merge patch as `kubectl patch --type=merge -p`
 // does and shows it with kubectl's answer: "(no change)" when the object's
 // resourceVersion did not move (prevRV, when known).
-func (s shell) mergePatch(ctx context.Context, env *Lab, o obj, body, prevRV string) (*unstructured.Unstructured, error) {
-	s.cmd(patchCmd(o, body))
+func (s Shell) MergePatch(ctx context.Context, env *Lab, o Obj, body, prevRV string) (*unstructured.Unstructured, error) {
+	s.Cmd(PatchCmd(o, body))
 	u, err := s.send(ctx, env, o, body, managerPatch)
 	if err != nil {
-		return nil, fmt.Errorf("kubectl patch %s %s with %s: %w", o.resource, o.name, body, err)
+		return nil, fmt.Errorf("kubectl patch %s %s with %s: %w", o.Resource, o.Name, body, err)
 	}
-	s.answer("%s/%s patched%s", o.qualified, o.name, noChange(prevRV, u))
+	s.Answer("%s/%s patched%s", o.Qualified, o.Name, noChange(prevRV, u))
 	return u, nil
 }
 
-// mergePatchInto sends a JSON merge patch as mergePatch does, and reads
+// MergePatchInto sends a JSON merge patch as mergePatch does, and reads
 // the value at path from the server's answer into variable name, as
 // `name=$(kubectl patch … -o jsonpath=path)` does: the patched object
 // itself, before any controller can act on it.
-func (s shell) mergePatchInto(ctx context.Context, env *Lab, o obj, body, name, path string) (*unstructured.Unstructured, error) {
-	s.cmd(name + "=$(" + patchCmd(o, body) + " " + words("-o", "jsonpath="+path) + ")")
+func (s Shell) MergePatchInto(ctx context.Context, env *Lab, o Obj, body, name, path string) (*unstructured.Unstructured, error) {
+	s.Cmd(name + "=$(" + PatchCmd(o, body) + " " + Words("-o", "jsonpath="+path) + ")")
 	u, err := s.send(ctx, env, o, body, managerPatch)
 	if err != nil {
-		return nil, fmt.Errorf("kubectl patch %s %s with %s: %w", o.resource, o.name, body, err)
+		return nil, fmt.Errorf("kubectl patch %s %s with %s: %w", o.Resource, o.Name, body, err)
 	}
 	got, err := jsonPath(u, path)
 	if err != nil {
 		got = "(" + err.Error() + ")"
 	}
-	s.value(got)
+	s.Value(got)
 	return u, nil
 }
 
-// label sets one label as `kubectl label` does (a merge patch of
+// Label sets one label as `kubectl label` does (a merge patch of
 // metadata.labels) and shows it with kubectl's answer.
-func (s shell) label(ctx context.Context, env *Lab, o obj, key, value string) (*unstructured.Unstructured, error) {
-	s.cmd(kubectl(append(append([]string{"label"}, o.args()...), key+"="+value)...))
+func (s Shell) Label(ctx context.Context, env *Lab, o Obj, key, value string) (*unstructured.Unstructured, error) {
+	s.Cmd(Kubectl(append(append([]string{"label"}, o.Args()...), key+"="+value)...))
 	body, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{key: value}}})
 	u, err := s.send(ctx, env, o, string(body), managerLabel)
 	if err != nil {
-		return nil, fmt.Errorf("kubectl label %s %s %s=%s: %w", o.resource, o.name, key, value, err)
+		return nil, fmt.Errorf("kubectl label %s %s %s=%s: %w", o.Resource, o.Name, key, value, err)
 	}
-	s.answer("%s/%s labeled", o.qualified, o.name)
+	s.Answer("%s/%s labeled", o.Qualified, o.Name)
 	return u, nil
 }
 
-func (s shell) send(ctx context.Context, env *Lab, o obj, body, manager string) (*unstructured.Unstructured, error) {
-	res := env.Clients.Dynamic.Resource(o.gvr)
+func (s Shell) send(ctx context.Context, env *Lab, o Obj, body, manager string) (*unstructured.Unstructured, error) {
+	res := env.Clients.Dynamic.Resource(o.GVR)
 	opts := metav1.PatchOptions{FieldManager: manager}
-	if o.ns != "" {
-		return res.Namespace(o.ns).Patch(ctx, o.name, types.MergePatchType, []byte(body), opts)
+	if o.NS != "" {
+		return res.Namespace(o.NS).Patch(ctx, o.Name, types.MergePatchType, []byte(body), opts)
 	}
-	return res.Patch(ctx, o.name, types.MergePatchType, []byte(body), opts)
+	return res.Patch(ctx, o.Name, types.MergePatchType, []byte(body), opts)
 }
 
 func noChange(prevRV string, u *unstructured.Unstructured) string {
@@ -442,80 +454,54 @@ func noChange(prevRV string, u *unstructured.Unstructured) string {
 	return ""
 }
 
-// remove deletes an object as `kubectl delete --wait=false` does and shows
+// Remove deletes an object as `kubectl delete --wait=false` does and shows
 // it with kubectl's answer.
-func (s shell) remove(ctx context.Context, env *Lab, o obj) error {
-	s.cmd(deleteCmd(o))
-	res := env.Clients.Dynamic.Resource(o.gvr)
+func (s Shell) Remove(ctx context.Context, env *Lab, o Obj) error {
+	s.Cmd(DeleteCmd(o))
+	res := env.Clients.Dynamic.Resource(o.GVR)
 	var err error
-	if o.ns != "" {
-		err = res.Namespace(o.ns).Delete(ctx, o.name, metav1.DeleteOptions{})
+	if o.NS != "" {
+		err = res.Namespace(o.NS).Delete(ctx, o.Name, metav1.DeleteOptions{})
 	} else {
-		err = res.Delete(ctx, o.name, metav1.DeleteOptions{})
+		err = res.Delete(ctx, o.Name, metav1.DeleteOptions{})
 	}
 	if err != nil {
-		return fmt.Errorf("kubectl delete %s %s: %w", o.resource, o.name, err)
+		return fmt.Errorf("kubectl delete %s %s: %w", o.Resource, o.Name, err)
 	}
-	s.answer("%s %q deleted", o.qualified, o.name)
+	s.Answer("%s %q deleted", o.Qualified, o.Name)
 	return nil
 }
 
-// waitCmd shows the command a learner types to wait as the step is about to.
-func (s shell) waitCmd(line string) { s.cmd(line) }
+// WaitCmd shows the command a learner types to wait as the step is about to.
+func (s Shell) WaitCmd(line string) { s.Cmd(line) }
 
-// kubectlWait is `kubectl wait <obj> --for=<cond> --timeout=<t>`, t the
+// KubectlWait is `kubectl wait <obj> --for=<cond> --timeout=<t>`, t the
 // step's --timeout.
-func kubectlWait(env *Lab, o obj, cond string) string {
-	return kubectlWaitFor(o, cond, env.Timeout)
+func KubectlWait(env *Lab, o Obj, cond string) string {
+	return KubectlWaitFor(o, cond, env.Timeout)
 }
 
-// kubectlWaitFor is kubectlWait for a wait of its own length.
-func kubectlWaitFor(o obj, cond string, timeout time.Duration) string {
-	return kubectl(append(append([]string{"wait"}, o.slash()...), "--for="+cond, "--timeout="+timeout.String())...)
+// KubectlWaitFor is kubectlWait for a wait of its own length.
+func KubectlWaitFor(o Obj, cond string, timeout time.Duration) string {
+	return Kubectl(append(append([]string{"wait"}, o.slash()...), "--for="+cond, "--timeout="+timeout.String())...)
 }
 
-// until is a bash loop that polls until cond holds, for the waits kubectl
+// Until is a bash loop that polls until cond holds, for the waits kubectl
 // wait cannot say (a uid that changes, a value that leaves 99).
-func until(cond string) string { return "until " + cond + "; do sleep 0.2; done" }
+func Until(cond string) string { return "until " + cond + "; do sleep 0.2; done" }
 
 // saidNoSystemd remembers, per output, that the first systemctl shown in
 // process mode said how cnpa stands in for it: once is enough.
 var saidNoSystemd sync.Map // *ui.Printer → true
 
-// systemctl shows the systemd command a service action is; where the
+// Systemctl shows the systemd command a service action is; where the
 // service is a detached process (no systemd), it says so, once per run.
-func (s shell) systemctl(env *Lab, args ...string) {
-	s.cmd(words(append([]string{"systemctl"}, args...)...))
+func (s Shell) Systemctl(env *Lab, args ...string) {
+	s.Cmd(Words(append([]string{"systemctl"}, args...)...))
 	if s.p == nil || env.Service.Name() == "systemd" || args[0] == "daemon-reload" {
 		return
 	}
 	if _, said := saidNoSystemd.LoadOrStore(s.p, true); !said {
-		s.comment("%s", say("steps.show.no_systemd", "Pid", filepath.Join(env.Dir, "cnpa-op.pid")))
+		s.Comment("%s", Say("steps.show.no_systemd", "Pid", filepath.Join(env.Dir, "cnpa-op.pid")))
 	}
-}
-
-// deleteRaw sends DELETE path as `kubectl delete --raw` does and returns
-// the server's answer, the object as the delete left it; it shows the
-// command with the answer piped through jq filter into variable name.
-func deleteRaw(ctx context.Context, env *Lab, sh shell, path, name, filter string) (*unstructured.Unstructured, error) {
-	sh.cmd(name + "=$(" + deleteRawCmd(path) + " | jq " + quote(filter) + ")")
-	raw, err := env.Clients.Kube.Discovery().RESTClient().Delete().AbsPath(path).Do(ctx).Raw()
-	if err != nil {
-		return nil, err
-	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(raw); err != nil {
-		return nil, fmt.Errorf("the answer to DELETE %s: %w", path, err)
-	}
-	return u, nil
-}
-
-// reportCmd is the jq command that computes report.json from the files of
-// steps 1-7 and the archive record, as lab.ComputeReport does.
-func reportCmd(dir, path string) string {
-	args := []string{"jq", "-n"}
-	for _, in := range lab.ReportJQInputs {
-		args = append(args, "--slurpfile", in.Var, filepath.Join(dir, in.File))
-	}
-	return words(args...) + " \\\n  " + quote(lab.ReportJQ) + " > " + quote(path)
 }

@@ -26,8 +26,8 @@ func TestQuote(t *testing.T) {
 		{"it's", `'it'\''s'`},
 		{"", "''"},
 	} {
-		if got := quote(c.in); got != c.want {
-			t.Errorf("quote(%q): got %s, want %s", c.in, got, c.want)
+		if got := Quote(c.in); got != c.want {
+			t.Errorf("Quote(%q): got %s, want %s", c.in, got, c.want)
 		}
 	}
 }
@@ -85,9 +85,9 @@ func TestEvidenceCmd(t *testing.T) {
 // content is left as written.
 func TestCmdContext(t *testing.T) {
 	var buf strings.Builder
-	sh := shell{p: &ui.Printer{W: &buf}, context: "lab vm"}
-	sh.cmd(`until x=$(kubectl get ns a) && kubectl get ns b; do sleep 0.2; done`)
-	sh.cmd("kubectl apply -f - <<'EOF'\nkubectl stays\nEOF")
+	sh := Shell{p: &ui.Printer{W: &buf}, context: "lab vm"}
+	sh.Cmd(`until x=$(kubectl get ns a) && kubectl get ns b; do sleep 0.2; done`)
+	sh.Cmd("kubectl apply -f - <<'EOF'\nkubectl stays\nEOF")
 	want := "  $ until x=$(kubectl --context 'lab vm' get ns a) && kubectl --context 'lab vm' get ns b; do sleep 0.2; done\n" +
 		"  $ kubectl --context 'lab vm' apply -f - <<'EOF'\n  > kubectl stays\n  > EOF\n"
 	if got := buf.String(); got != want {

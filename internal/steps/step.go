@@ -1,6 +1,12 @@
-// Package steps drives the lab's eight steps against a live cluster: each
-// does what the lab text says, measures what it shows, writes its evidence file
-// and says what the values mean.
+// Package steps is what the lab's step runs share. Each step's run is in
+// its folder (course/stepN/run.go): it does what the lab text says,
+// measures what it shows, writes its evidence file and says what the
+// values mean. This package holds what every run uses to do so: the Lab it
+// works on, its Result and ✓/✗ Lines, whether evidence already written is
+// kept (Keep), the Shell view that shows each action as a learner's
+// command, the waits, the cluster reads and the diagnoses; and RunAll,
+// which runs them in order. It names no step: the runs are handed down
+// in a Table (course.Steps.Runners()).
 package steps
 
 import (
@@ -18,7 +24,6 @@ import (
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
-	"github.com/labhub/cnpa/internal/reaction"
 	"github.com/labhub/cnpa/internal/teamspace"
 	"github.com/labhub/cnpa/internal/timeline"
 )
@@ -54,8 +59,11 @@ func (t Table) Get(n int) (*Step, error) {
 	return t[n-1], nil
 }
 
-// Verdict is one observed value beside the value a correct run yields.
-type Verdict struct {
+// Line is one ✓/✗ line of a step's output: an observed value beside the
+// value a correct run yields. It is not a verdict of a rule (lab.Verdict):
+// it is how a step says one, and -o json keeps it as it is (its fields'
+// names are the output's: "name", "got", "want", "ok", under "verdicts").
+type Line struct {
 	Name string `json:"name"`
 	// Label is Name in the learner's language, when Name is words rather
 	// than an evidence key; -o json keeps Name, in English, as it is.
@@ -67,12 +75,12 @@ type Verdict struct {
 
 // Result is what a step observed and wrote.
 type Result struct {
-	Step     int       `json:"step"`
-	Title    string    `json:"title"`
-	File     string    `json:"file,omitempty"`
-	Evidence any       `json:"evidence,omitempty"`
-	Verdicts []Verdict `json:"verdicts"`
-	Notes    []string  `json:"notes,omitempty"`
+	Step     int      `json:"step"`
+	Title    string   `json:"title"`
+	File     string   `json:"file,omitempty"`
+	Evidence any      `json:"evidence,omitempty"`
+	Verdicts []Line   `json:"verdicts"`
+	Notes    []string `json:"notes,omitempty"`
 	// Kept is true when the step found its evidence already written (its
 	// own, once-only or depended on by a later file, or the learner's),
 	// judged it against the cluster, and left it as it was.
@@ -84,8 +92,6 @@ type Result struct {
 	// Timeline is the controller's reaction to the step's action (steps 4
 	// to 7), as saved under <dir>/.cnpa/.
 	Timeline *timeline.Timeline `json:"timeline,omitempty"`
-	// reaction records it while the step runs (see timeline.go).
-	reaction *reaction.Recorder
 }
 
 // OK tells whether every verdict holds.
@@ -98,34 +104,37 @@ func (r *Result) OK() bool {
 	return true
 }
 
-func (r *Result) check(name string, got, want any) {
-	r.verdict(name, fmt.Sprint(got) == fmt.Sprint(want), got, want)
+// Check adds a line that holds when got and want print the same. The
+// result methods are exported for the steps' runs (course/stepN): each
+// run words its own lines, and this package prints and judges them.
+func (r *Result) Check(name string, got, want any) {
+	r.Verdict(name, fmt.Sprint(got) == fmt.Sprint(want), got, want)
 }
 
-// verdict adds a line whose sides are worded apart from the judgement: the
+// Verdict adds a line whose sides are worded apart from the judgement: the
 // observed value (a path, a duration) beside what was expected.
-func (r *Result) verdict(name string, ok bool, got, want any) {
-	r.Verdicts = append(r.Verdicts, Verdict{Name: name, Got: got, Want: want, OK: ok})
+func (r *Result) Verdict(name string, ok bool, got, want any) {
+	r.Verdicts = append(r.Verdicts, Line{Name: name, Got: got, Want: want, OK: ok})
 }
 
-// verdictT is verdict for a line named by words, message id of the
+// VerdictT is Verdict for a line named by words, message id of the
 // catalog: the JSON names it in English, the ✓/✗ table in the learner's
 // language.
-func (r *Result) verdictT(id string, ok bool, got, want any) {
-	r.Verdicts = append(r.Verdicts, Verdict{Name: i18n.English.T(id), Label: say(id), Got: got, Want: want, OK: ok})
+func (r *Result) VerdictT(id string, ok bool, got, want any) {
+	r.Verdicts = append(r.Verdicts, Line{Name: i18n.English.T(id), Label: Say(id), Got: got, Want: want, OK: ok})
 }
 
-// judge adds a verdict line for every key of the step's evidence file, as
+// Judge adds a verdict line for every key of the step's evidence file, as
 // the lab's rules (package lab) judge it: the value written (ev) beside
 // what a correct run holds. st is the evidence dir as read once after the
 // step wrote its file, what the rules compare with; alpha is the live
 // alpha, nil when it is gone.
-func (r *Result) judge(st *lab.State, file string, ev any, alpha *teamspace.TeamSpace) error {
+func (r *Result) Judge(st *lab.State, file string, ev any, alpha *teamspace.TeamSpace) error {
 	_, err := r.judged(st, file, ev, alpha)
 	return err
 }
 
-// judged is judge, returning the rules' verdicts as well (their hints).
+// judged is Judge, returning the rules' verdicts as well (their hints).
 func (r *Result) judged(st *lab.State, file string, ev any, alpha *teamspace.TeamSpace) ([]lab.Judged, error) {
 	values, err := st.Steps().Values(file, ev)
 	if err != nil {
@@ -138,7 +147,7 @@ func (r *Result) judged(st *lab.State, file string, ev any, alpha *teamspace.Tea
 			got = string(raw)
 		}
 		if j.Skip != "" {
-			got, ok = say("steps.not_checked", "Why", j.Skip), false
+			got, ok = Say("steps.not_checked", "Why", j.Skip), false
 		}
 		// The expected side is a JSON value where the rule has one ("3",
 		// "\"6\""), else words, said by lab.Rule.Apply.
@@ -146,28 +155,31 @@ func (r *Result) judged(st *lab.State, file string, ev any, alpha *teamspace.Tea
 		if json.Valid([]byte(j.Want)) {
 			_ = json.Unmarshal([]byte(j.Want), &want)
 		}
-		r.Verdicts = append(r.Verdicts, Verdict{Name: j.Key, Got: got, Want: want, OK: ok})
+		r.Verdicts = append(r.Verdicts, Line{Name: j.Key, Got: got, Want: want, OK: ok})
 	}
 	return judged, nil
 }
 
-func (r *Result) note(format string, a ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, a...)) }
+// Note adds a note, printed after the lines.
+func (r *Result) Note(format string, a ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, a...)) }
 
-// noteUnshown is a note that repeats what the shown commands and their
+// NoteUnshown is a note that repeats what the shown commands and their
 // answers say already: kept only where they are not shown (--quiet, -o
 // json), so that the default output says each fact once.
-func (r *Result) noteUnshown(env *Lab, format string, a ...any) {
+func (r *Result) NoteUnshown(env *Lab, format string, a ...any) {
 	if env.Show == nil {
-		r.note(format, a...)
+		r.Note(format, a...)
 	}
 }
 
-// laterEvidence returns the first evidence file of a step after s that
+// LaterEvidence returns the first evidence file of a step after s that
 // exists and is cnpa's, or "". A file of the learner's (edited by hand,
 // or never cnpa's) depends on nothing cnpa measured: `cnpa reset` moves
-// it aside, and starting over must not stop at it.
-func laterEvidence(dir string, steps lab.Table, s *lab.Step) string {
-	for _, s := range steps.Later(s) {
+// it aside, and starting over must not stop at it. Exported for step 3,
+// which reruns a changed script over evidence a later file depends on.
+func LaterEvidence(env *Lab, s *Step) string {
+	dir := env.Dir
+	for _, s := range env.Steps.Lab().Later(s.Step) {
 		if s.File == "" {
 			continue
 		}
@@ -181,15 +193,17 @@ func laterEvidence(dir string, steps lab.Table, s *lab.Step) string {
 	return ""
 }
 
-// startOver is the way back when the cluster has moved past what a step
+// StartOver is the way back when the cluster has moved past what a step
 // needs: reset (which moves the learner's own evidence aside and keeps
-// the lab's choices), then the whole lab.
-func startOver(env *Lab) string {
-	return say("steps.start_over", "Own", filepath.Join(env.Dir, "own-<time>")+"/")
+// the lab's choices), then the whole lab. Exported for the runs that
+// find the cluster past them (steps 3 and 7), in the same words.
+func StartOver(env *Lab) string {
+	return Say("steps.start_over", "Own", filepath.Join(env.Dir, "own-<time>")+"/")
 }
 
-// keep decides whether step s runs, or keeps the evidence file it finds
-// (decoded into v). Phases:
+// Keep decides whether step s runs, or keeps the evidence file it finds
+// (decoded into v); every run but step 4's asks it first, and returns
+// its result when it says ok (or its error). Phases:
 //  1. no file: the step runs, unless a later step's file that cnpa wrote
 //     depends on it: then only starting over helps;
 //  2. the learner's file (evidence.Theirs) with --force: the step runs,
@@ -205,12 +219,12 @@ func startOver(env *Lab) string {
 //     fix, and the step fails: it never says "kept" over evidence that no
 //     longer describes the cluster;
 //  5. cnpa's own file of a step that can run again: the step runs.
-func keep(ctx context.Context, env *Lab, s *Step, v any) (*Result, bool, error) {
+func Keep(ctx context.Context, env *Lab, s *Step, v any) (*Result, bool, error) {
 	path := filepath.Join(env.Dir, s.File)
-	later := laterEvidence(env.Dir, env.Steps.Lab(), s.Step)
+	later := LaterEvidence(env, s)
 	if _, err := os.Lstat(path); err != nil {
 		if later != "" {
-			return nil, false, errors.New(say("steps.keep.missing", "File", s.File, "Later", later, "StartOver", startOver(env)))
+			return nil, false, errors.New(Say("steps.keep.missing", "File", s.File, "Later", later, "StartOver", StartOver(env)))
 		}
 		return nil, false, nil
 	}
@@ -233,7 +247,7 @@ func keep(ctx context.Context, env *Lab, s *Step, v any) (*Result, bool, error) 
 		case theirs:
 			return damaged(env, s, why, problems, err, again), true, nil
 		case later != "":
-			return nil, false, errors.New(say("steps.keep.damaged", "File", s.File, "Later", later, "StartOver", startOver(env)))
+			return nil, false, errors.New(Say("steps.keep.damaged", "File", s.File, "Later", later, "StartOver", StartOver(env)))
 		}
 		return nil, false, nil
 	}
@@ -247,11 +261,11 @@ func keep(ctx context.Context, env *Lab, s *Step, v any) (*Result, bool, error) 
 	}
 	switch {
 	case r.OK() && theirs:
-		r.note("%s", say("steps.keep.yours_holds", "Path", path, "Why", why))
+		r.Note("%s", Say("steps.keep.yours_holds", "Path", path, "Why", why))
 	case r.OK() && later != "":
-		r.note("%s", say("steps.keep.later_holds", "File", s.File, "Later", later))
+		r.Note("%s", Say("steps.keep.later_holds", "File", s.File, "Later", later))
 	case r.OK():
-		r.note("%s", say("steps.keep.once_holds", "File", s.File, "N", s.Number))
+		r.Note("%s", Say("steps.keep.once_holds", "File", s.File, "N", s.Number))
 	case !theirs && later == "":
 		// cnpa's own record of a cluster that is gone: measure again.
 		return nil, false, nil
@@ -259,9 +273,9 @@ func keep(ctx context.Context, env *Lab, s *Step, v any) (*Result, bool, error) 
 		// Neither kept nor written: the file stays as it is, unused.
 		r.Kept, r.File = false, ""
 		if theirs {
-			r.note("%s", say("steps.keep.yours_fails", "Path", path, "Why", why))
+			r.Note("%s", Say("steps.keep.yours_fails", "Path", path, "Why", why))
 		} else {
-			r.note("%s", say("steps.keep.stale", "Path", path, "Later", later))
+			r.Note("%s", Say("steps.keep.stale", "Path", path, "Later", later))
 		}
 		for _, j := range judged {
 			if !j.OK {
@@ -269,7 +283,7 @@ func keep(ctx context.Context, env *Lab, s *Step, v any) (*Result, bool, error) 
 			}
 		}
 		if theirs && later == "" && again && !slices.ContainsFunc(r.Fixes, func(f string) bool { return strings.Contains(f, "--force") }) {
-			r.Fixes = append(r.Fixes, say("steps.fix.or", "Fix", againWithForce(s)))
+			r.Fixes = append(r.Fixes, Say("steps.fix.or", "Fix", againWithForce(s)))
 		}
 	}
 	return r, true, nil
@@ -292,11 +306,11 @@ func repeatable(s *Step, alpha *teamspace.TeamSpace) bool {
 func damaged(env *Lab, s *Step, why string, problems []evidence.Problem, err error, again bool) *Result {
 	r := &Result{Step: s.Number, Title: s.EnglishTitle()}
 	if err != nil {
-		r.verdict(s.File, false, err.Error(), say("steps.want.json_object"))
+		r.Verdict(s.File, false, err.Error(), Say("steps.want.json_object"))
 	}
 	for _, p := range problems {
 		if p.Key == "" {
-			r.verdict(s.File, false, p.Detail, say("steps.want.json_object"))
+			r.Verdict(s.File, false, p.Detail, Say("steps.want.json_object"))
 			r.Fixes = append(r.Fixes, fmt.Sprintf("%s: %s", s.File, p.String()))
 			continue
 		}
@@ -306,19 +320,19 @@ func damaged(env *Lab, s *Step, why string, problems []evidence.Problem, err err
 				want = rule.ExpectedSaid()
 			}
 		}
-		r.verdict(p.Key, false, p.Detail, want)
+		r.Verdict(p.Key, false, p.Detail, want)
 		if want != "" {
 			r.Fixes = append(r.Fixes, lab.WriteValue(s.File, p.Key, want))
 		} else {
-			r.Fixes = append(r.Fixes, say("steps.fix.remove_key", "File", s.File, "Key", p.Key))
+			r.Fixes = append(r.Fixes, Say("steps.fix.remove_key", "File", s.File, "Key", p.Key))
 		}
 	}
 	path := filepath.Join(env.Dir, s.File)
 	if again {
-		r.note("%s", say("steps.damaged.again", "Path", path, "Why", why, "Again", againWithForce(s)))
+		r.Note("%s", Say("steps.damaged.again", "Path", path, "Why", why, "Again", againWithForce(s)))
 	} else {
 		// The cluster has moved past the step: writing the value is the fix.
-		r.note("%s", say("steps.damaged", "Path", path, "Why", why))
+		r.Note("%s", Say("steps.damaged", "Path", path, "Why", why))
 	}
 	return r
 }
@@ -330,7 +344,7 @@ func againWithForce(s *Step) string {
 	if s.Computed {
 		id = "steps.again.compute"
 	}
-	return say(id, "N", s.Number, "File", s.File)
+	return Say(id, "N", s.Number, "File", s.File)
 }
 
 // fixFor is the advice for one key of a file that does not hold: what
@@ -342,13 +356,13 @@ func againWithForce(s *Step) string {
 func fixFor(env *Lab, s *Step, j lab.Judged, theirs bool, later string, again bool) string {
 	switch {
 	case j.Skip != "":
-		return j.Key + ": " + say("steps.not_checked", "Why", j.Skip)
+		return j.Key + ": " + Say("steps.not_checked", "Why", j.Skip)
 	case j.Verdict.Hint != nil && *j.Verdict.Hint == lab.StartOver && theirs && again:
-		return say("steps.fix.no_value", "Key", j.Key, "Got", j.Got, "Fix", againWithForce(s))
+		return Say("steps.fix.no_value", "Key", j.Key, "Got", j.Got, "Fix", againWithForce(s))
 	case j.Verdict.Hint != nil && *j.Verdict.Hint == lab.StartOver:
-		return say("steps.fix.no_value", "Key", j.Key, "Got", j.Got, "Fix", startOver(env))
+		return Say("steps.fix.no_value", "Key", j.Key, "Got", j.Got, "Fix", StartOver(env))
 	case theirs:
 		return lab.WriteValue(s.File, j.Key, j.Want)
 	}
-	return say("steps.fix.stale", "Key", j.Key, "File", s.File, "Later", later, "StartOver", startOver(env))
+	return Say("steps.fix.stale", "Key", j.Key, "File", s.File, "Later", later, "StartOver", StartOver(env))
 }

@@ -24,7 +24,7 @@ func TestRunSteps(t *testing.T) {
 				return nil, err
 			}
 			r := &Result{Step: s.Number, Title: s.EnglishTitle()}
-			r.verdict("v", ok, "got", "want")
+			r.Verdict("v", ok, "got", "want")
 			return r, nil
 		}}
 	}

@@ -128,7 +128,7 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes lab.
 		if i == 2 {
 			break
 		}
-		out, ranAs, err := runScript(ctx, env)
+		out, ranAs, err := rerunScript(ctx, env)
 		as = ranAs
 		refused = append(refused, refusals(out)...)
 		var exit *exec.ExitError
@@ -181,9 +181,11 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes lab.
 	return runs, lab.Holds(false, want, strings.Join(got, "; "))
 }
 
-// runScript runs reconcile.sh as the service runs it (under its identity
-// once step 4 has made it), bounded by scriptRun; as says whom it ran as.
-func runScript(ctx context.Context, env *labenv.Env) (out, as string, err error) {
+// rerunScript runs reconcile.sh for the probe as the service runs it
+// (under its identity once step 4 has made it), bounded by scriptRun; as
+// says whom it ran as. (run_script.go's runScript is the step's own run,
+// which shows the command it runs.)
+func rerunScript(ctx context.Context, env *labenv.Env) (out, as string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, scriptRun)
 	defer cancel()
 	return env.RunScriptAsService(ctx)

@@ -1,4 +1,4 @@
-package steps
+package step4
 
 // The service's own identity (--service-identity own), shown as the
 // commands a learner types for what labenv.ProvisionIdentity did: apply
@@ -18,44 +18,45 @@ import (
 	"github.com/labhub/cnpa/internal/identity"
 	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/steps"
 )
 
 // showIdentity shows the provisioning of the service's own identity.
-func showIdentity(sh shell, env *Lab) error {
-	if !sh.verbose {
+func showIdentity(sh steps.Shell, env *steps.Lab) error {
+	if !sh.Verbose() {
 		return showIdentityPieces(sh, env)
 	}
-	sh.comment("%s", say("steps.identity.verbose", "SA", identity.Namespace+"/"+identity.ServiceAccount))
+	sh.Comment("%s", steps.Say("steps.identity.verbose", "SA", identity.Namespace+"/"+identity.ServiceAccount))
 	for _, m := range identity.Manifests() {
 		objs, err := identity.Objects(m)
 		if err != nil {
 			return err
 		}
-		sh.cmd(stdinHeredoc(kubectl("apply", "--server-side", "--field-manager="+identity.FieldManager, "--force-conflicts", "-f", "-"), withoutComments(m)))
+		sh.Cmd(steps.StdinHeredoc(steps.Kubectl("apply", "--server-side", "--field-manager="+identity.FieldManager, "--force-conflicts", "-f", "-"), withoutComments(m)))
 		for _, o := range objs {
-			sh.answer("%s serverside-applied", o.KubectlName())
+			sh.Answer("%s serverside-applied", o.KubectlName())
 		}
 	}
-	secret := obj{resource: "secret", name: identity.TokenSecret, ns: identity.Namespace}
-	sh.comment("%s", say("steps.identity.token", "Secret", identity.Namespace+"/"+identity.TokenSecret))
-	sh.waitCmd(until(`[ -n "$(` + getCmd(secret, "{.data.token}") + ` 2>/dev/null)" ]`))
-	sh.cmd("secret=$(" + kubectl(append(append([]string{"get"}, secret.args()...), "-o", "json")...) + ")")
-	sh.comment("%s", say("steps.identity.kubeconfig"))
-	sh.cmd(`(umask 077; kubectl config view --raw --minify --flatten -o json | jq --argjson secret "$secret" ` +
-		quote(identity.KubeconfigJQ) + " > " + quote(env.CredentialPath()) + ")")
+	secret := steps.Obj{Resource: "secret", Name: identity.TokenSecret, NS: identity.Namespace}
+	sh.Comment("%s", steps.Say("steps.identity.token", "Secret", identity.Namespace+"/"+identity.TokenSecret))
+	sh.WaitCmd(steps.Until(`[ -n "$(` + steps.GetCmd(secret, "{.data.token}") + ` 2>/dev/null)" ]`))
+	sh.Cmd("secret=$(" + steps.Kubectl(append(append([]string{"get"}, secret.Args()...), "-o", "json")...) + ")")
+	sh.Comment("%s", steps.Say("steps.identity.kubeconfig"))
+	sh.Cmd(`(umask 077; kubectl config view --raw --minify --flatten -o json | jq --argjson secret "$secret" ` +
+		steps.Quote(identity.KubeconfigJQ) + " > " + steps.Quote(env.CredentialPath()) + ")")
 	if !env.SystemUser() {
 		return nil
 	}
 	user := service.User + ":" + service.User
-	sh.cmd("getent passwd " + service.User + " >/dev/null || " + words(service.UserAdd()...))
-	sh.cmd(words("mkdir", "-p", env.ArchiveDir()) + " && " + words("chown", user, env.ArchiveDir()))
+	sh.Cmd("getent passwd " + service.User + " >/dev/null || " + steps.Words(service.UserAdd()...))
+	sh.Cmd(steps.Words("mkdir", "-p", env.ArchiveDir()) + " && " + steps.Words("chown", user, env.ArchiveDir()))
 	// Only what cnpa made there, never -R (labenv.GiveArchiveDir says why).
 	if own := filepath.Join(env.ArchiveDir(), manifest.OwnDir); pathExists(own) {
 		args := []string{"chown", "-h", user, own}
 		if m := filepath.Join(env.ArchiveDir(), manifest.File); pathExists(m) {
 			args = append(args, m)
 		}
-		sh.cmd(words(args...))
+		sh.Cmd(steps.Words(args...))
 	}
 	return nil
 }
@@ -75,7 +76,7 @@ var identityRoles = map[string]string{
 // showIdentityPieces is showIdentity without --verbose: one line for each
 // piece of the identity and what it is for, instead of the manifests and
 // the commands that apply them.
-func showIdentityPieces(sh shell, env *Lab) error {
+func showIdentityPieces(sh steps.Shell, env *steps.Lab) error {
 	var lines []string
 	marks := map[int]string{}
 	for _, m := range identity.Manifests() {
@@ -85,7 +86,7 @@ func showIdentityPieces(sh shell, env *Lab) error {
 		}
 		for _, o := range objs {
 			if id := identityRoles[o.GetKind()]; id != "" {
-				marks[len(lines)] = say(id, "Namespace", identity.Namespace)
+				marks[len(lines)] = steps.Say(id, "Namespace", identity.Namespace)
 			}
 			name := o.GetName()
 			if ns := o.GetNamespace(); ns != "" {
@@ -94,27 +95,27 @@ func showIdentityPieces(sh shell, env *Lab) error {
 			lines = append(lines, o.GetKind()+" "+name)
 		}
 	}
-	marks[len(lines)] = say("steps.identity.mark.kubeconfig")
+	marks[len(lines)] = steps.Say("steps.identity.mark.kubeconfig")
 	lines = append(lines, env.CredentialPath())
 	if env.SystemUser() {
-		marks[len(lines)] = say("steps.identity.mark.user", "Dir", env.ArchiveDir())
+		marks[len(lines)] = steps.Say("steps.identity.mark.user", "Dir", env.ArchiveDir())
 		lines = append(lines, "user "+service.User)
 	}
-	sh.block(say("steps.identity.heading"), lines, marks)
+	sh.Block(steps.Say("steps.identity.heading"), lines, marks)
 	return nil
 }
 
 // showIdentityProbe shows the proof that the identity is narrowed: as the
 // service, a label on kube-system (a dry run) must be refused by the
 // admission policy. The `!` is the shell's: the command is meant to fail.
-func showIdentityProbe(sh shell, env *Lab, answer error) {
+func showIdentityProbe(sh steps.Shell, env *steps.Lab, answer error) {
 	// No --context: the service's kubeconfig has one context, its own.
-	shell{p: sh.p}.cmd("! " + kubectl("--kubeconfig", env.CredentialPath(), "label", "namespace", "kube-system", identity.ProbeLabel, "--dry-run=server"))
+	sh.WithoutContext().Cmd("! " + steps.Kubectl("--kubeconfig", env.CredentialPath(), "label", "namespace", "kube-system", identity.ProbeLabel, "--dry-run=server"))
 	if answer == nil {
-		sh.answer("namespace/kube-system labeled (server dry run)")
+		sh.Answer("namespace/kube-system labeled (server dry run)")
 		return
 	}
-	sh.answer("Error from server (%s): %s", apierrors.ReasonForError(answer), answer)
+	sh.Answer("Error from server (%s): %s", apierrors.ReasonForError(answer), answer)
 }
 
 // withoutComments is a YAML manifest without its comment lines and blank
