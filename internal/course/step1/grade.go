@@ -14,7 +14,7 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// Step 1: registering a type does nothing by itself. before.json, then the
+// Grade is what `cnpa check` grades for step 1 (registering a type does nothing by itself): before.json, then the
 // CRD on the server field by field (crd.go).
 var Grade = &judge.Step{Step: Step, Probes: Probes, Facts: crdChecks()}
 

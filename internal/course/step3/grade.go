@@ -10,7 +10,7 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// Step 3: the same result however often it runs. reconcile.json, then
+// Grade is what `cnpa check` grades for step 3 (the same result however often it runs): reconcile.json, then
 // team-alpha as the reconcile pass leaves it. The re-runs of reconcile.sh
 // are probes (probe.go, probe_rerun.go).
 var Grade = &judge.Step{Step: Step, Probes: Probes, Facts: []judge.Fact{

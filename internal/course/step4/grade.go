@@ -8,7 +8,7 @@ import (
 	"github.com/labhub/cnpa/internal/lab"
 )
 
-// Step 4: not once, but continuously. cnpa-op.service as installed and
+// Grade is what `cnpa check` grades for step 4 (not once, but continuously): cnpa-op.service as installed and
 // running now; the temporary TeamSpace it must serve is a live probe
 // (probe.go, probe_converges.go).
 var Grade = &judge.Step{Step: Step, Probes: Probes, Facts: []judge.Fact{

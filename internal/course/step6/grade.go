@@ -11,7 +11,7 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// Step 6: cleanup before deletion. cleanup.json, the archive record, beta
+// Grade is what `cnpa check` grades for step 6 (cleanup before deletion): cleanup.json, the archive record, beta
 // and team-beta gone, and alpha held by the finalizer. The temporary
 // TeamSpace deleted through the finalizer is a live probe (probe.go,
 // probe_finalizer.go).
