@@ -14,8 +14,9 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// Grade is what `cnpa check` grades for step 1 (registering a type does nothing by itself): before.json, then the
-// CRD on the server field by field (crd.go).
+// Grade is what `cnpa check` grades for step 1 (registering a type does
+// nothing by itself): before.json, then the CRD on the server field by field
+// (crd.go).
 var Grade = &judge.Step{Step: Step, Probes: Probes, Facts: crdChecks()}
 
 // crdField is one fact of the lab text's step 1 about the CRD on the

@@ -1,6 +1,7 @@
-// Package step2 is the lab's step 2, what bumps metadata.generation: all of it in one folder,
-// the step (step.go), its grading (grade.go), its probes (probe*.go) and
-// its run (run*.go); package course lists it in the one table.
+// Package step2 is the lab's step 2, what bumps metadata.generation: all of
+// it in one folder, the step (step.go), its grading (grade.go), its probes
+// (probe*.go) and its run (run*.go); package course lists it in the one
+// table.
 package step2
 
 import (

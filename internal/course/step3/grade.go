@@ -10,9 +10,10 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// Grade is what `cnpa check` grades for step 3 (the same result however often it runs): reconcile.json, then
-// team-alpha as the reconcile pass leaves it. The re-runs of reconcile.sh
-// are probes (probe.go, probe_rerun.go).
+// Grade is what `cnpa check` grades for step 3 (the same result however
+// often it runs): reconcile.json, then team-alpha as the reconcile pass
+// leaves it. The re-runs of reconcile.sh are probes (probe.go,
+// probe_rerun.go).
 var Grade = &judge.Step{Step: Step, Probes: Probes, Facts: []judge.Fact{
 	{ID: "step3.namespace_owned", Mistake: lab.MistakeNoOwner, Title: "check.title.step3.namespace_owned", Args: i18n.Args{"Label": teamspace.OwnerLabel},
 		Hint: func(_ *judge.Evidence, f *judge.Facts) string {

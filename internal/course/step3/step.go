@@ -1,6 +1,6 @@
-// Package step3 is the lab's step 3, the reconcile pass: all of it in one folder,
-// the step (step.go), its grading (grade.go), its probes (probe*.go) and
-// its run (run*.go); package course lists it in the one table.
+// Package step3 is the lab's step 3, the reconcile pass: all of it in one
+// folder, the step (step.go), its grading (grade.go), its probes (probe*.go)
+// and its run (run*.go); package course lists it in the one table.
 package step3
 
 import (

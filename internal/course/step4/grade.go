@@ -8,9 +8,9 @@ import (
 	"github.com/labhub/cnpa/internal/lab"
 )
 
-// Grade is what `cnpa check` grades for step 4 (not once, but continuously): cnpa-op.service as installed and
-// running now; the temporary TeamSpace it must serve is a live probe
-// (probe.go, probe_converges.go).
+// Grade is what `cnpa check` grades for step 4 (not once, but continuously):
+// cnpa-op.service as installed and running now; the temporary TeamSpace it
+// must serve is a live probe (probe.go, probe_converges.go).
 var Grade = &judge.Step{Step: Step, Probes: Probes, Facts: []judge.Fact{
 	{ID: "step4.unit_file", VM: true, TitleFor: func(f *judge.Facts) string {
 		return i18n.T("check.title.step4.unit_file", i18n.Args{"Path": f.Service.UnitPath})

@@ -1,6 +1,6 @@
 // Package step4 is the lab's step 4, the service: all of it in one folder,
-// the step (step.go), its grading (grade.go), its probes (probe*.go) and
-// its run (run*.go); package course lists it in the one table.
+// the step (step.go), its grading (grade.go), its probes (probe*.go) and its
+// run (run*.go); package course lists it in the one table.
 package step4
 
 import (

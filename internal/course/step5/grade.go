@@ -11,8 +11,9 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// Grade is what `cnpa check` grades for step 5 (the deleted quota is back seconds later): drift.json, then the
-// live team-alpha/team-quota: the restored one, holding alpha's spec.
+// Grade is what `cnpa check` grades for step 5 (the deleted quota is back
+// seconds later): drift.json, then the live team-alpha/team-quota: the
+// restored one, holding alpha's spec.
 var Grade = &judge.Step{Step: Step, Probes: Probes, Facts: []judge.Fact{
 	{ID: "step5.restored_uid_live", Mistake: lab.MistakeStale, Title: "check.title.step5.restored_uid_live",
 		Hint: func(ev *judge.Evidence, _ *judge.Facts) string { return ev.Stale(Step.Number, lab.DriftFile) },

@@ -1,6 +1,6 @@
-// Package step5 is the lab's step 5, drift reverted: all of it in one folder,
-// the step (step.go), its grading (grade.go), its probes (probe*.go) and
-// its run (run*.go); package course lists it in the one table.
+// Package step5 is the lab's step 5, drift reverted: all of it in one
+// folder, the step (step.go), its grading (grade.go), its probes (probe*.go)
+// and its run (run*.go); package course lists it in the one table.
 package step5
 
 import (

@@ -11,10 +11,10 @@ import (
 	"github.com/labhub/cnpa/internal/teamspace"
 )
 
-// Grade is what `cnpa check` grades for step 6 (cleanup before deletion): cleanup.json, the archive record, beta
-// and team-beta gone, and alpha held by the finalizer. The temporary
-// TeamSpace deleted through the finalizer is a live probe (probe.go,
-// probe_finalizer.go).
+// Grade is what `cnpa check` grades for step 6 (cleanup before deletion):
+// cleanup.json, the archive record, beta and team-beta gone, and alpha held
+// by the finalizer. The temporary TeamSpace deleted through the finalizer is
+// a live probe (probe.go, probe_finalizer.go).
 var Grade = &judge.Step{Step: Step, Probes: Probes, Facts: []judge.Fact{
 	{ID: "step6.archive_record", Mistake: lab.MistakeNoArchive, Title: "check.title.step6.archive_record",
 		Hint: func(ev *judge.Evidence, _ *judge.Facts) string {

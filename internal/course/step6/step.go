@@ -1,6 +1,7 @@
-// Package step6 is the lab's step 6, cleanup through the finalizer: all of it in one folder,
-// the step (step.go), its grading (grade.go), its probes (probe*.go) and
-// its run (run*.go); package course lists it in the one table.
+// Package step6 is the lab's step 6, cleanup through the finalizer: all of
+// it in one folder, the step (step.go), its grading (grade.go), its probes
+// (probe*.go) and its run (run*.go); package course lists it in the one
+// table.
 package step6
 
 import (

@@ -8,8 +8,9 @@ import (
 	"github.com/labhub/cnpa/internal/lab"
 )
 
-// Grade is what `cnpa check` grades for step 7 (no change missed while stopped): catchup.json, then alpha now:
-// its generation is the one recorded, and the controller acted on it.
+// Grade is what `cnpa check` grades for step 7 (no change missed while
+// stopped): catchup.json, then alpha now: its generation is the one
+// recorded, and the controller acted on it.
 var Grade = &judge.Step{Step: Step, Probes: Probes, Facts: []judge.Fact{
 	{ID: "step7.generation_live", Mistake: lab.MistakeStale, Title: "check.title.step7.generation_live",
 		Hint: func(ev *judge.Evidence, _ *judge.Facts) string { return ev.Stale(Step.Number, lab.CatchupFile) },

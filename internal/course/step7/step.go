@@ -1,6 +1,7 @@
-// Package step7 is the lab's step 7, catching up after a stop: all of it in one folder,
-// the step (step.go), its grading (grade.go), its probes (probe*.go) and
-// its run (run*.go); package course lists it in the one table.
+// Package step7 is the lab's step 7, catching up after a stop: all of it in
+// one folder, the step (step.go), its grading (grade.go), its probes
+// (probe*.go) and its run (run*.go); package course lists it in the one
+// table.
 package step7
 
 import (

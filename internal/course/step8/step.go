@@ -1,6 +1,6 @@
 // Package step8 is the lab's step 8, the report: all of it in one folder,
-// the step (step.go), its grading (grade.go), its probes (probe*.go) and
-// its run (run*.go); package course lists it in the one table.
+// the step (step.go), its grading (grade.go), its probes (probe*.go) and its
+// run (run*.go); package course lists it in the one table.
 package step8
 
 import (
