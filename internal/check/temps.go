@@ -145,7 +145,7 @@ func (t *temps) discard(ctx context.Context, names ...string) error {
 		}
 	}
 	for _, n := range t.waitGone(ctx, left, 15*time.Second) {
-		errs = append(errs, errors.New(i18n.T("check.temps.still_there", i18n.Args{"Name": n})))
+		errs = append(errs, i18n.NewError("check.temps.still_there", i18n.Args{"Name": n}))
 	}
 	return errors.Join(errs...)
 }

@@ -61,6 +61,21 @@ func NewTable(steps ...*Step) Table {
 	return Table(steps)
 }
 
+// LabStep is s itself. A step of another package's table embeds a *Step
+// (judge.Step, steps.Step, check.Step) and so has it too: TableOf makes a
+// Table of any of them.
+func (s *Step) LabStep() *Step { return s }
+
+// TableOf is the lab's steps of a table whose steps embed one, in its
+// order: each package's view of course.Steps back as lab's.
+func TableOf[S interface{ LabStep() *Step }](steps []S) Table {
+	out := make(Table, len(steps))
+	for i, s := range steps {
+		out[i] = s.LabStep()
+	}
+	return out
+}
+
 // Files is every evidence file the steps write, in lab order (the archive
 // records are the controller's).
 func (t Table) Files() []string {

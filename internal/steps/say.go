@@ -10,15 +10,20 @@ import (
 // Say("steps.kept_yours", "Path", path, "Why", why).
 // Exported for the runs: the steps.* messages are said the same way in
 // each step's folder as here.
-func Say(id string, kv ...any) string {
-	if len(kv) == 0 {
-		return i18n.T(id)
-	}
+func Say(id string, kv ...any) string { return i18n.T(id, args(kv)) }
+
+// SayError is the error of message id, its placeholders given as Say's:
+// it carries the id and the values, and is worded when it is shown
+// (i18n.NewError).
+func SayError(id string, kv ...any) error { return i18n.NewError(id, args(kv)) }
+
+// args are name, value pairs as the catalog's placeholders.
+func args(kv []any) i18n.Args {
 	a := i18n.Args{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		a[kv[i].(string)] = kv[i+1]
 	}
-	return i18n.T(id, a)
+	return a
 }
 
 // para is s after first, wrapped to 80 columns with its further lines

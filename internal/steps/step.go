@@ -43,13 +43,7 @@ type Step struct {
 type Table []*Step
 
 // Lab is the table's steps as package lab has them.
-func (t Table) Lab() lab.Table {
-	out := make(lab.Table, len(t))
-	for i, s := range t {
-		out[i] = s.Step
-	}
-	return out
-}
+func (t Table) Lab() lab.Table { return lab.TableOf(t) }
 
 // Get returns step n, or an error naming the valid range.
 func (t Table) Get(n int) (*Step, error) {

@@ -2,16 +2,14 @@ package step1
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/labhub/cnpa/assets"
 	"github.com/labhub/cnpa/internal/evidence"
@@ -79,7 +77,7 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Result, err
 	if a, err := teamspace.Get(ctx, env.Clients.Dynamic, "alpha"); err != nil {
 		return nil, err
 	} else if a != nil && a.Generation > 1 {
-		return nil, errors.New(steps.Say("steps.step1.past", "Generation", a.Generation))
+		return nil, steps.SayError("steps.step1.past", "Generation", a.Generation)
 	}
 	alphaPath, alphaYAML, yours, err := learnersOrLabs(env, sh, "alpha.yaml", []byte(AlphaYAML), alphaDiff)
 	if err != nil {
@@ -136,14 +134,14 @@ func learnersOrLabs(env *steps.Lab, sh steps.Shell, name string, labs []byte, di
 		return "", nil, false, err
 	}
 	if !fi.Mode().IsRegular() {
-		return "", nil, false, errors.New(steps.Say("steps.not_a_file", "Path", path, "Why", why, "Name", name))
+		return "", nil, false, steps.SayError("steps.not_a_file", "Path", path, "Why", why, "Name", name)
 	}
 	if data, err = os.ReadFile(path); err != nil {
 		return "", nil, false, err
 	}
 	var obj map[string]any
 	if err := yaml.Unmarshal(data, &obj); err != nil {
-		return "", nil, false, errors.New(steps.Say("steps.not_yaml", "Path", path, "Err", err))
+		return "", nil, false, steps.SayError("steps.not_yaml", "Path", path, "Err", err)
 	}
 	if d := diff(obj); len(d) > 0 {
 		return "", nil, false, fieldsError(steps.Say("steps.step1.yours_differs", "Path", path), path, d)

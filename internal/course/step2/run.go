@@ -3,7 +3,6 @@ package step2
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/steps"
@@ -23,7 +22,7 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Result, err
 		return nil, err
 	}
 	if alpha.Generation != 1 {
-		return nil, errors.New(steps.Say("steps.step2.not_untouched", "Generation", alpha.Generation))
+		return nil, steps.SayError("steps.step2.not_untouched", "Generation", alpha.Generation)
 	}
 	r := &steps.Result{Step: s.Number, Title: s.EnglishTitle()}
 	sh := steps.Show(env)

@@ -56,7 +56,7 @@ func runStep3(ctx context.Context, env *steps.Lab, s *steps.Step, replaces *stri
 		return nil, err
 	}
 	if alpha.Generation < 2 {
-		return nil, errors.New(steps.Say("steps.step3.need_step2", "Generation", alpha.Generation))
+		return nil, steps.SayError("steps.step3.need_step2", "Generation", alpha.Generation)
 	}
 	r := &steps.Result{Step: s.Number, Title: s.EnglishTitle()}
 	if replaces != nil {
@@ -134,7 +134,7 @@ func rerunChanged(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Re
 		return nil, err
 	}
 	if readErr != nil || len(problems) > 0 {
-		return nil, errors.New(steps.Say("steps.keep.damaged", "File", s.File, "Later", later, "StartOver", steps.StartOver(env)))
+		return nil, steps.SayError("steps.keep.damaged", "File", s.File, "Later", later, "StartOver", steps.StartOver(env))
 	}
 	if err := r.Judge(env.Steps.Lab().Read(env.Dir), s.File, old, alpha); err != nil {
 		return nil, err
@@ -269,7 +269,7 @@ func twoPasses(ctx context.Context, env *steps.Lab, r *steps.Result, sh steps.Sh
 	}
 	before, _ := beforeAll[2].(*corev1.ResourceQuota)
 	if before == nil {
-		return nil, errors.New(steps.Say("steps.step3.quota_gone"))
+		return nil, steps.SayError("steps.step3.quota_gone")
 	}
 	sh.ReadBack("rv_before", steps.QuotaObj(ns), "{.metadata.resourceVersion}", before)
 	out, err = runScript(ctx, env, sh)
@@ -284,7 +284,7 @@ func twoPasses(ctx context.Context, env *steps.Lab, r *steps.Result, sh steps.Sh
 	after, _ := afterAll[2].(*corev1.ResourceQuota)
 	nsObj, _ := afterAll[1].(*corev1.Namespace)
 	if after == nil || nsObj == nil {
-		return nil, errors.New(steps.Say("steps.step3.second_removed", "Script", env.ScriptPath()))
+		return nil, steps.SayError("steps.step3.second_removed", "Script", env.ScriptPath())
 	}
 	return &passes{ns: ns, beforeAll: beforeAll, afterAll: afterAll, before: before, after: after, nsObj: nsObj}, nil
 }

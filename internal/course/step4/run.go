@@ -35,7 +35,7 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Result, err
 		return nil, err
 	}
 	if env.State.Engine == "" {
-		return nil, errors.New(steps.Say("steps.step4.need_script"))
+		return nil, steps.SayError("steps.step4.need_script")
 	}
 	r := &steps.Result{Step: s.Number, Title: s.EnglishTitle()}
 	probes := reaction.Probes

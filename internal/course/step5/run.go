@@ -2,7 +2,6 @@ package step5
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -33,7 +32,7 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Result, err
 		return nil, err
 	}
 	if st, _ := env.Service.Status(ctx); !st.Active {
-		return nil, errors.New(steps.Say("steps.need.controller", "N", 5))
+		return nil, steps.SayError("steps.need.controller", "N", 5)
 	}
 	ns := teamspace.NamespaceName("alpha")
 	quotas := env.Clients.Kube.CoreV1().ResourceQuotas(ns)
@@ -42,7 +41,7 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Result, err
 		return nil, err
 	}
 	if len(list.Items) == 0 {
-		return nil, errors.New(steps.Say("steps.step5.no_quota"))
+		return nil, steps.SayError("steps.step5.no_quota")
 	}
 	old := list.Items[0]
 	r := &steps.Result{Step: s.Number, Title: s.EnglishTitle()}
@@ -165,7 +164,7 @@ func watchQuota(ctx context.Context, env *steps.Lab, w watch.Interface, what, wh
 		select {
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				return nil, errors.New(steps.Say("steps.wait.watch_closed", "What", what, "Last", last))
+				return nil, steps.SayError("steps.wait.watch_closed", "What", what, "Last", last)
 			}
 			q, isQuota := ev.Object.(*corev1.ResourceQuota)
 			if !isQuota {
@@ -176,7 +175,7 @@ func watchQuota(ctx context.Context, env *steps.Lab, w watch.Interface, what, wh
 				return q, nil
 			}
 		case <-timeout.C:
-			return nil, errors.New(steps.Say("steps.wait.gave_up", "What", what, "Took", env.Timeout, "Last", last))
+			return nil, steps.SayError("steps.wait.gave_up", "What", what, "Took", env.Timeout, "Last", last)
 		case <-ctx.Done():
 			return nil, fmt.Errorf("%s: %w", steps.Say("steps.wait.while", "What", what), ctx.Err())
 		}

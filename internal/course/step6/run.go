@@ -2,7 +2,6 @@ package step6
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,7 +46,7 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Result, err
 		return nil, err
 	}
 	if st, _ := env.Service.Status(ctx); !st.Active {
-		return nil, errors.New(steps.Say("steps.need.controller", "N", 6))
+		return nil, steps.SayError("steps.need.controller", "N", 6)
 	}
 	r := &steps.Result{Step: s.Number, Title: s.EnglishTitle()}
 	// The lab's "extend reconcile.sh": turn finalizer handling on in the
@@ -167,7 +166,7 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Result, err
 			}
 			if !ok {
 				betaWait.Done(steps.Say("steps.outcome.gave_up"))
-				return nil, errors.New(steps.Say("steps.step6.watch_closed"))
+				return nil, steps.SayError("steps.step6.watch_closed")
 			}
 			u, _ := e.Object.(*unstructured.Unstructured)
 			if u == nil {

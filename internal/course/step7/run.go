@@ -48,17 +48,17 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (r *steps.Result, e
 	switch {
 	case resume:
 	case alpha.Spec.Pods == 8:
-		return nil, errors.New(steps.Say("steps.step7.at_8", "Generation", alpha.Generation))
+		return nil, steps.SayError("steps.step7.at_8", "Generation", alpha.Generation)
 	case alpha.Spec.Pods == 6 && alpha.Generation == 2 && alpha.Status.ObservedGeneration < alpha.Generation:
 		// alpha is as step 2 left it; only the controller is behind
 		// (stopped, or not caught up yet): nothing to start over.
-		return nil, errors.New(steps.Say("steps.step7.behind", "Observed", alpha.Status.ObservedGeneration))
+		return nil, steps.SayError("steps.step7.behind", "Observed", alpha.Status.ObservedGeneration)
 	case alpha.Spec.Pods != 6 || alpha.Status.ObservedGeneration != alpha.Generation:
 		// Not "run steps 2-4 again": with their evidence written they
 		// keep it and change nothing, and an alpha put back by hand
 		// has a generation past the 2 that catchup.json must start from.
-		return nil, errors.New(steps.Say("steps.step7.not_from_step2", "Pods", alpha.Spec.Pods, "Generation", alpha.Generation,
-			"Observed", alpha.Status.ObservedGeneration, "StartOver", steps.StartOver(env)))
+		return nil, steps.SayError("steps.step7.not_from_step2", "Pods", alpha.Spec.Pods, "Generation", alpha.Generation,
+			"Observed", alpha.Status.ObservedGeneration, "StartOver", steps.StartOver(env))
 	}
 	alphaOnly := reaction.Only("alpha")
 	rx, err := reaction.Start(ctx, env.Env, s.Number, s.EnglishTitle(), reaction.TeamSpaces(alphaOnly), reaction.Quotas(alphaOnly),
@@ -196,7 +196,7 @@ func loadStoppedReading(dir string) (*stoppedReading, error) {
 	var bad *atomicfile.DecodeError
 	switch {
 	case errors.As(err, &bad):
-		return nil, errors.New(steps.Say("steps.step7.bad_reading", "Path", bad.Path, "Err", bad.Err))
+		return nil, steps.SayError("steps.step7.bad_reading", "Path", bad.Path, "Err", bad.Err)
 	case err != nil:
 		return nil, err
 	case !found:
@@ -214,7 +214,7 @@ func readStopped(ctx context.Context, env *steps.Lab, ns string) (*teamspace.Tea
 		return nil, nil, err
 	}
 	if a == nil {
-		return nil, nil, errors.New(steps.Say("steps.seen.is_gone", "Name", "TeamSpace alpha"))
+		return nil, nil, steps.SayError("steps.seen.is_gone", "Name", "TeamSpace alpha")
 	}
 	q, err := steps.GetQuota(ctx, env, ns)
 	return a, q, err
