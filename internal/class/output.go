@@ -15,9 +15,19 @@ import (
 )
 
 // CSVHeader is the gradebook's CSV columns. The first eight are the
-// contract an LMS import reads; the ones after may grow.
-var CSVHeader = []string{"learner", "steps_passed", "checks_passed", "checks_total", "first_failing_step", "diagnosis", "flags", "graded",
-	"graded_detail", "cnpa_version", "submitted_at", "cluster", "step1", "step2", "step3", "step4", "step5", "step6", "step7", "step8"}
+// contract an LMS import reads; the ones after may grow. The last are
+// one per step of the table (step1 … step8).
+var CSVHeader = append([]string{"learner", "steps_passed", "checks_passed", "checks_total", "first_failing_step", "diagnosis", "flags", "graded",
+	"graded_detail", "cnpa_version", "submitted_at", "cluster"}, stepColumns()...)
+
+// stepColumns are the CSV's columns of the steps, one each, in lab order.
+func stepColumns() []string {
+	var out []string
+	for _, s := range course.Lab() {
+		out = append(out, fmt.Sprintf("step%d", s.Number))
+	}
+	return out
+}
 
 // FlagList is the learner's flags as the CSV cell holds them: kind or
 // kind:with, separated by "; ".
