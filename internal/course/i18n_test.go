@@ -82,20 +82,30 @@ func TestExplainJapanese(t *testing.T) {
 	}
 }
 
+// proseLines are text's lines but its commands ("  $ …" and their
+// continuation lines).
+func proseLines(text string) []string {
+	var out []string
+	inCommand := false
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(l, "  $ "):
+			inCommand = true
+			continue
+		case inCommand && strings.HasPrefix(l, "    "):
+			continue
+		}
+		inCommand = false
+		out = append(out, l)
+	}
+	return out
+}
+
 // Every prose line of `cnpa explain` in Japanese fits 80 display columns;
 // command lines ("  $ …", their continuation lines) may run longer.
 func TestExplainWidth(t *testing.T) {
 	for _, text := range explainAll(t, i18n.Japanese) {
-		inCommand := false
-		for _, l := range strings.Split(text, "\n") {
-			switch {
-			case strings.HasPrefix(l, "  $ "):
-				inCommand = true
-				continue
-			case inCommand && strings.HasPrefix(l, "    "):
-				continue
-			}
-			inCommand = false
+		for _, l := range proseLines(text) {
 			if w := ui.Width(l); w > lab.ProseColumns {
 				t.Errorf("%d columns: %q", w, l)
 			}
@@ -107,16 +117,7 @@ func TestExplainWidth(t *testing.T) {
 // is not a command, blank, or a name alone holds Japanese.
 func TestExplainJapaneseHasNoEnglishProse(t *testing.T) {
 	for i, text := range explainAll(t, i18n.Japanese) {
-		inCommand := false
-		for _, l := range strings.Split(text, "\n") {
-			switch {
-			case strings.HasPrefix(l, "  $ "):
-				inCommand = true
-				continue
-			case inCommand && strings.HasPrefix(l, "    "):
-				continue
-			}
-			inCommand = false
+		for _, l := range proseLines(text) {
 			if strings.TrimSpace(l) == "" || hasJapanese(l) || !strings.Contains(strings.TrimSpace(l), " ") {
 				continue
 			}
