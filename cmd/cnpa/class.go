@@ -53,8 +53,10 @@ var classGradeCommand = &cli.Command{
 		"writes the CSV each imports, with --roster a CSV of the identity columns the\n" +
 		"LMS matches rows by. --policy FILE sets points, visibility, late rules and\n" +
 		"exam mode (docs/class.md, \"Into an LMS\").\n\n" +
-		"Exit code 0 when the gradebook is made; 2 for bad input (no file that is\n" +
-		"a submission, a roster with a name twice, a missing kubeconfig).",
+		"Exit code 0 when the gradebook is made; 1 when -o canvas or moodle leaves\n" +
+		"a row out (named on stderr; every other row is written); 2 for bad input\n" +
+		"(no file that is a submission, a roster with a name twice, a missing\n" +
+		"kubeconfig).",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "roster", Usage: "`FILE` of the learners expected, one name a line, or a CSV with identity columns"},
 		&cli.StringFlag{Name: "live", Usage: "grade live: `CLASS.yaml` says how to reach each learner's cluster"},
@@ -79,7 +81,11 @@ const (
 // writeLMS writes gb to w in the LMS format out, when out is one (lms true),
 // whole or not at all: the output is made in memory, then written. An
 // error is a roster the format cannot use, exit 2, naming the column.
-func writeLMS(w io.Writer, out string, gb *class.Gradebook, policy *gradebook.Policy, roster *gradebook.Roster, received time.Time, took time.Duration) (lms bool, err error) {
+// What the file cannot carry for the instructor alone (flags, points
+// the learner reported, rows left out) goes to errOut, except for
+// Classroom, whose log the learner reads. A Canvas or Moodle row left
+// out never withholds the others: they are written, and the exit is 1.
+func writeLMS(w, errOut io.Writer, out string, gb *class.Gradebook, policy *gradebook.Policy, roster *gradebook.Roster, received time.Time, took time.Duration) (lms bool, err error) {
 	rows := class.Results(gb)
 	// One submission, one row: the roster's learners without one are
 	// the class's, not this submission's.
@@ -94,23 +100,42 @@ func writeLMS(w io.Writer, out string, gb *class.Gradebook, policy *gradebook.Po
 		one.SubmittedAt = received
 	}
 	var buf bytes.Buffer
+	var rep *gradebook.Report
 	switch out {
 	case lmsGradescope:
 		err = gradebook.WriteGradescope(&buf, gradebook.Gradescope(one, policy, took))
+		rep = &gradebook.Report{Notes: gradebook.InstructorNotes([]*gradebook.Result{one}, policy)}
 	case lmsClassroom:
 		err = gradebook.WriteClassroom(&buf, gradebook.Classroom(one, policy, gb.GradedAt))
 	case lmsCanvas:
-		err = gradebook.Canvas(&buf, rows, policy, roster)
+		rep, err = gradebook.Canvas(&buf, rows, policy, roster)
 	case lmsMoodle:
-		err = gradebook.Moodle(&buf, rows, policy, roster)
+		rep, err = gradebook.Moodle(&buf, rows, policy, roster)
 	default:
 		return false, nil
 	}
 	if err != nil {
 		return true, cli.Exit(ui.CleanLines(err.Error()), 2)
 	}
-	_, err = w.Write(buf.Bytes())
-	return true, err
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return true, err
+	}
+	if rep == nil {
+		return true, nil
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintln(errOut, n)
+	}
+	if len(rep.Left) > 0 {
+		return true, cli.Exit(ui.CleanLines(errors.Join(append(rep.Left, errors.New(i18n.T("cli.class.left_out", i18n.Args{"N": len(rep.Left)})))...).Error()), 1)
+	}
+	return true, nil
+}
+
+// fileExists tells whether path names anything at all.
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // ClassGradeOptions are `cnpa class grade`'s flags and arguments.
@@ -169,8 +194,14 @@ func (o *ClassGradeOptions) Run(ctx context.Context) error {
 	started := time.Now()
 	subs, unreadable, err := class.Load(o.Submissions)
 	var bad *submission.Error
+	one := (out == lmsGradescope || out == lmsClassroom) && len(o.Submissions) == 1
 	switch {
-	case err != nil && (out == lmsGradescope || out == lmsClassroom) && len(o.Submissions) == 1 && errors.As(err, &bad):
+	case err != nil && one && !fileExists(o.Submissions[0]):
+		// No file where the LMS hands it over (a repository without
+		// submission.json): a result of 0 that says so, for the reporter
+		// to post, rather than no result at all.
+		unreadable = []*submission.Error{{Path: o.Submissions[0], Problem: i18n.T("class.lms.no_file"), Fix: i18n.T("class.lms.no_file_fix")}}
+	case err != nil && one && errors.As(err, &bad):
 		// The one file an LMS hands over is not a submission: its
 		// results say so, graded 0, rather than no results at all.
 		unreadable = []*submission.Error{bad}
@@ -236,7 +267,7 @@ func (o *ClassGradeOptions) Run(ctx context.Context) error {
 			return cli.Exit(ui.CleanLines("--metadata "+err.Error()), 2)
 		}
 	}
-	if lms, err := writeLMS(o.Out, out, gb, policy, roster, received, time.Since(started)); lms {
+	if lms, err := writeLMS(o.Out, o.ErrOut, out, gb, policy, roster, received, time.Since(started)); lms {
 		return err
 	}
 	switch out {

@@ -248,12 +248,26 @@ func TestLMSRoster(t *testing.T) {
 		{[]string{"-o", "moodle", "class", "grade", "--roster", write("nolearner.csv", "Student,Email address\nAda,a@x\n"), subs}, `no "learner" column`},
 		{[]string{"-o", "moodle", "class", "grade", "--roster", write("extra.csv", "learner,Email\nada,a@x\n"), subs}, `column "Email" is not one cnpa reads`},
 		{[]string{"class", "grade", "--metadata", write("md.json", "{}"), subs}, "give it with -o gradescope"},
-		{[]string{"-o", "moodle", "class", "grade", "--roster", write("short.csv", "learner,Email address\nada,a@x\n"), subs}, "no line for learner bob"},
 		{[]string{"class", "grade", "--policy", write("bad.toml", "[checks]\n\"step5.nope\" = 1\n"), subs}, `checks."step5.nope": is not a check of the lab`},
 	} {
 		code, out, errOut := cnpa(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.says) || out != "" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, out, errOut, tc.says)
+		}
+	}
+	// A learner the roster does not name never withholds the others'
+	// grades (R4-7): their rows are written, the one left out is named on
+	// stderr, and the exit is 1.
+	short := write("short.csv", "learner,Email address\nada,a@x\n")
+	for _, f := range []string{"moodle", "canvas"} {
+		roster := short
+		if f == "canvas" {
+			roster = write("short-canvas.csv", "learner,Student,ID,SIS User ID,SIS Login ID,Section\nada,Ada,101,,,A\n")
+		}
+		code, out, errOut = cnpa(t, "-o", f, "class", "grade", "--roster", roster, subs)
+		if code != 1 || !strings.Contains(out, ",8\n") || strings.Contains(out, "bob") || !strings.Contains(errOut, "no line for learner bob") ||
+			!strings.Contains(errOut, "1 row(s) left out of the file") {
+			t.Errorf("-o %s, bob not on the roster: exit %d\n%s%s\nwant 1, ada's row written, bob named on stderr", f, code, out, errOut)
 		}
 	}
 }

@@ -360,6 +360,7 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 		if bad := s.BadTimelines(); len(bad) > 0 {
 			disagree = append(disagree, i18n.T("class.bad_timelines", i18n.Args{"Names": strings.Join(bad, ", ")}))
 		}
+		disagree = append(disagree, stressDisagree(s)...)
 		lr := opts.Live[s.Learner]
 		if lr != nil {
 			l.Graded, l.GradedDetail = lr.Graded, lr.Detail

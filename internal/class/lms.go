@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labhub/cnpa/internal/gradebook"
 	"github.com/labhub/cnpa/internal/i18n"
@@ -56,12 +57,16 @@ func Results(gb *Gradebook) []*gradebook.Result {
 // maximum: one the learner's run did not judge (never run, or not in its
 // --faults) failed, saying how to run it. As the learner's own run
 // reported them, never judged again here: stress takes minutes a
-// learner, and a hand edit of the file breaks the submission's hash.
+// learner. The submission's hash proves nothing here, since the learner
+// makes it over whatever .cnpa/stress.json holds: a fault that passed
+// implausibly (stressImplausible) fails, and Grade flags the row
+// tampered.
 func stressChecks(sub *submission.Submission) []gradebook.Check {
 	var rep *judge.StressReport
 	if sub != nil {
 		rep = sub.Stress
 	}
+	implausible := stressImplausible(sub)
 	var out []gradebook.Check
 	for _, name := range judge.StressFaults {
 		c := gradebook.Check{ID: judge.StressID(name), Title: judge.StressTitle(name), Status: gradebook.StatusFail,
@@ -72,12 +77,63 @@ func stressChecks(sub *submission.Submission) []gradebook.Check {
 		}
 		switch {
 		case f == nil:
+		case implausible[name] != "":
+			c.Actual = i18n.T("class.stress.implausible", i18n.Args{"Why": implausible[name]})
 		case f.Status == judge.Skip:
 			c.Status, c.Actual = gradebook.StatusSkip, f.Why
 		default:
 			c.Status, c.Actual, c.Hint = string(f.Status), stressFound(f), f.Hint
 		}
 		out = append(out, c)
+	}
+	return out
+}
+
+// stressKind is the kind of fault the proxy counts for fault name
+// (StressFault.Injected's keys): kill for kill9, else the name.
+func stressKind(name string) string {
+	if name == "kill9" {
+		return "kill"
+	}
+	return name
+}
+
+// stressImplausible is, by fault name, why a fault the submission says
+// passed cannot have: no fault of its kind was injected, or the run is
+// dated after the submission. What it cannot catch is a forgery that
+// keeps to these (stress results stay the learner's word).
+func stressImplausible(sub *submission.Submission) map[string]string {
+	out := map[string]string{}
+	if sub == nil || sub.Stress == nil {
+		return out
+	}
+	late := ""
+	if at := sub.Stress.At; !at.IsZero() && !sub.SubmittedAt.IsZero() && at.After(sub.SubmittedAt) {
+		late = i18n.T("class.stress.after_submit", i18n.Args{"At": at.UTC().Format(time.RFC3339), "Submitted": sub.SubmittedAt.UTC().Format(time.RFC3339)})
+	}
+	for _, f := range sub.Stress.Faults {
+		if f.Status != judge.Pass {
+			continue
+		}
+		switch {
+		case late != "":
+			out[f.Name] = late
+		case f.Injected[stressKind(f.Name)] <= 0:
+			out[f.Name] = i18n.T("class.stress.no_injection", i18n.Args{"Fault": f.Name, "Kind": stressKind(f.Name)})
+		}
+	}
+	return out
+}
+
+// stressDisagree is what Grade adds to a submission's disagreements
+// (FlagTampered) for its implausible stress results, in fault order.
+func stressDisagree(sub *submission.Submission) []string {
+	why := stressImplausible(sub)
+	var out []string
+	for _, name := range judge.StressFaults {
+		if w := why[name]; w != "" && !slices.Contains(out, i18n.T("class.stress.tampered", i18n.Args{"Why": w})) {
+			out = append(out, i18n.T("class.stress.tampered", i18n.Args{"Why": w}))
+		}
 	}
 	return out
 }

@@ -42,7 +42,7 @@ func TestLMSFormatsKeepUnverifiedAtZero(t *testing.T) {
 	roster := &gradebook.Roster{Path: "r.csv", Columns: []string{gradebook.ColEmail},
 		Identity: map[string]map[string]string{"ada": {gradebook.ColEmail: "ada@example.org"}, "hal": {gradebook.ColEmail: "hal@example.org"}}}
 	var b bytes.Buffer
-	if err := gradebook.Moodle(&b, rows, nil, roster); err != nil {
+	if _, err := gradebook.Moodle(&b, rows, nil, roster); err != nil {
 		t.Fatal(err)
 	}
 	if want := "Email address,cnpa lab\nada@example.org,8\nhal@example.org,0\n"; b.String() != want {

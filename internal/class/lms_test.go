@@ -102,7 +102,7 @@ func TestStressCountsOnlyByPolicy(t *testing.T) {
 		t.Errorf("no policy: gradescope score %v with %d tests, want 8 of the 8 steps, stress not counted", gs.Score, len(gs.Tests))
 	}
 	pf := filepath.Join(dir, "policy.toml")
-	os.WriteFile(pf, []byte("[stress]\npoints_per_fault = 0.5\n"), 0o644)
+	os.WriteFile(pf, []byte("[stress]\npoints_per_fault = 0.5\nself_reported = true\n"), 0o644)
 	p, err := ReadPolicy(pf)
 	if err != nil {
 		t.Fatal(err)
@@ -140,13 +140,13 @@ func TestStressCountsOnlyByPolicy(t *testing.T) {
 	}
 	var canvas bytes.Buffer
 	roster := &gradebook.Roster{Path: "r.csv", Columns: gradebook.CanvasColumns, Identity: map[string]map[string]string{"ada": {gradebook.ColID: "7"}}}
-	if err := gradebook.Canvas(&canvas, []*gradebook.Result{r}, p, roster); err != nil || !strings.Contains(canvas.String(), ",12\n") || !strings.Contains(canvas.String(), ",8.5\n") {
+	if _, err := gradebook.Canvas(&canvas, []*gradebook.Result{r}, p, roster); err != nil || !strings.Contains(canvas.String(), ",12\n") || !strings.Contains(canvas.String(), ",8.5\n") {
 		t.Errorf("canvas: %v\n%s\nwant 12 points possible and 8.5", err, canvas.String())
 	}
 	if _, err := gradebook.ParsePolicy("p.toml", []byte("[stress]\npoints_per_fault = -1\n"), Steps, CheckIDs()); err == nil || !strings.Contains(err.Error(), "stress.points_per_fault") {
 		t.Errorf("points_per_fault -1: got %v, want an error naming stress.points_per_fault", err)
 	}
-	hidden := "[stress]\npoints_per_fault = 1\n[visibility.checks.\"stress.kill9\"]\nbefore_due = \"hidden\"\n"
+	hidden := "[stress]\npoints_per_fault = 1\nself_reported = true\n[visibility.checks.\"stress.kill9\"]\nbefore_due = \"hidden\"\n"
 	if _, err := gradebook.ParsePolicy("p.toml", []byte(hidden), Steps, CheckIDs()); err != nil {
 		t.Errorf("a stress fault's visibility: %v, want it taken", err)
 	}

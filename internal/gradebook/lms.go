@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -127,10 +128,13 @@ func Classroom(r *Result, p *Policy, now time.Time) *ClassroomResult {
 	return out
 }
 
-// summary is the line above every test: the score, how graded, exam
-// mode, and the flags the instructor must look at.
+// summary is the lines above every test, which the learner reads: the
+// score, how graded and what that proves, exam mode, and how much of the
+// score is stress results the learner reported. The flags are not here:
+// they are for the instructor (InstructorNotes), and a learner who reads
+// "edited" learns what caught them.
 func summary(r *Result, s Score) string {
-	lines := []string{i18n.T("gradebook.summary", i18n.Args{"Learner": r.Learner, "Total": fmtPoints(s.Total), "Max": fmtPoints(s.Max), "Graded": r.Graded})}
+	lines := []string{i18n.T("gradebook.summary", i18n.Args{"Learner": ui.Clean(r.Learner), "Total": fmtPoints(s.Total), "Max": fmtPoints(s.Max), "Graded": r.Graded})}
 	if r.Detail != "" {
 		lines = append(lines, ui.Clean(r.Detail))
 	}
@@ -140,10 +144,58 @@ func summary(r *Result, s Score) string {
 	if !r.Verified {
 		lines = append(lines, i18n.T("gradebook.unverified"))
 	}
-	if len(r.Flags) > 0 {
-		lines = append(lines, i18n.T("gradebook.flags", i18n.Args{"Flags": ui.Clean(strings.Join(r.Flags, "; "))}))
+	if proves := provesLine(r); proves != "" {
+		lines = append(lines, proves)
+	}
+	if s.SelfReported > 0 || (s.Max > 0 && hasStressItem(s)) {
+		lines = append(lines, i18n.T("gradebook.stress_reported", i18n.Args{"Points": fmtPoints(s.SelfReported)}))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// provesLine says what the row's grading proves, and what not.
+func provesLine(r *Result) string {
+	switch r.Graded {
+	case "offline":
+		return i18n.T("gradebook.proves.offline")
+	case "live":
+		return i18n.T("gradebook.proves.live")
+	}
+	return ""
+}
+
+func hasStressItem(s Score) bool {
+	for _, it := range s.Items {
+		if it.Check != nil && strings.HasPrefix(it.Check.ID, "stress.") {
+			return true
+		}
+	}
+	return false
+}
+
+// InstructorNotes are the lines an LMS file cannot show the instructor
+// without showing the learner: one per flagged learner (copies, edited,
+// tampered, not-in-exam-mode, version …), one per learner with points
+// from stress results they reported themselves, and what the hash of an
+// offline row proves. They go to stderr: with -o gradescope, to the
+// autograder's stdout capture, which only instructors see.
+func InstructorNotes(rows []*Result, p *Policy) []string {
+	var out []string
+	offline := false
+	for _, r := range rows {
+		if len(r.Flags) > 0 {
+			out = append(out, i18n.T("gradebook.note.flags", i18n.Args{"Learner": ui.Clean(r.Learner), "Flags": ui.Clean(strings.Join(r.Flags, "; "))}))
+		}
+		if s := ScoreOf(r, p); s.SelfReported > 0 {
+			out = append(out, i18n.T("gradebook.note.stress", i18n.Args{"Learner": ui.Clean(r.Learner), "Points": fmtPoints(s.SelfReported),
+				"Total": fmtPoints(s.Total)}))
+		}
+		offline = offline || r.Graded == "offline"
+	}
+	if offline {
+		out = append(out, i18n.T("gradebook.note.hash"))
+	}
+	return out
 }
 
 func lateLine(s Score) string {
@@ -180,10 +232,8 @@ func checkLines(checks []Check, show func(Check) bool) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func fmtPoints(v float64) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
+// fmtPoints is points as every format prints them: 0.8, 12, 10.8.
+func fmtPoints(v float64) string { return strconv.FormatFloat(clean(v), 'f', -1, 64) }
 
 // WriteGradescope writes results.json, indented.
 func WriteGradescope(w io.Writer, r *GradescopeResults) error { return writeJSON(w, r) }

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/safefs"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 // PolicyName is the policy's file name where the learner's side looks
@@ -62,6 +65,10 @@ type Stress struct {
 	// PointsPerFault is each fault's points when it passed (0: stress
 	// is not counted).
 	PointsPerFault float64 `toml:"points_per_fault"`
+	// SelfReported is the instructor's word that stress results, which
+	// are the learner's own report and which cnpa cannot verify, may
+	// count: points_per_fault needs it.
+	SelfReported bool `toml:"self_reported"`
 }
 
 // Policy is the instructor's grading policy. The zero Policy (no file)
@@ -86,6 +93,8 @@ type Policy struct {
 	Stress     Stress             `toml:"stress"`
 
 	path string
+	// steps is how many steps the lab has, as the policy was read for.
+	steps int
 }
 
 // DefaultAssignment is the assignment column's name when the policy
@@ -113,9 +122,24 @@ func ReadPolicy(path string, steps int, checkIDs []string) (*Policy, error) {
 	return ParsePolicy(path, data, steps, checkIDs)
 }
 
+// MaxPoints is the most points a policy gives one step, check or fault:
+// more is a typo, not a grade.
+const MaxPoints = 1e6
+
+// MaxNesting is how deeply a policy may nest tables, arrays and dotted
+// keys (its own deepest is 3: visibility.checks."id"). The TOML decoder
+// takes memory of the square of the depth: 2,000 levels are 0.5 GB.
+const MaxNesting = 16
+
+// maxUnknown is how many unknown keys are named, one line each.
+const maxUnknown = 20
+
 // ParsePolicy is ReadPolicy of data, read from path.
 func ParsePolicy(path string, data []byte, steps int, checkIDs []string) (*Policy, error) {
-	p := &Policy{path: path}
+	if n := nesting(data); n > MaxNesting {
+		return nil, i18n.NewError("gradebook.policy.too_deep", i18n.Args{"Path": path, "Max": MaxNesting})
+	}
+	p := &Policy{path: path, steps: steps}
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(p)
 	if err != nil {
 		return nil, i18n.NewError("gradebook.policy.bad_toml", i18n.Args{"Path": path, "Err": err.Error()})
@@ -124,31 +148,56 @@ func ParsePolicy(path string, data []byte, steps int, checkIDs []string) (*Polic
 	bad := func(key, fix string) {
 		errs = append(errs, i18n.NewError("gradebook.policy.bad_key", i18n.Args{"Path": path, "Key": key, "Fix": fix}))
 	}
-	for _, k := range md.Undecoded() {
+	unknown := md.Undecoded()
+	for i, k := range unknown {
+		if i == maxUnknown {
+			errs = append(errs, i18n.NewError("gradebook.policy.more_unknown", i18n.Args{"Path": path, "N": len(unknown) - maxUnknown}))
+			break
+		}
 		bad(k.String(), i18n.T("gradebook.policy.fix_unknown"))
 	}
 	known := map[string]bool{}
 	for _, id := range checkIDs {
 		known[id] = true
 	}
-	if p.StepPoints != nil && *p.StepPoints < 0 {
-		bad("step_points", i18n.T("gradebook.policy.fix_negative"))
+	// points is every number of points: a finite number from 0 to
+	// MaxPoints (NaN passes every comparison, so each is asked for).
+	points := func(key string, v float64) bool {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0) || v > MaxPoints:
+			bad(key, i18n.T("gradebook.policy.fix_points", i18n.Args{"Max": fmtPoints(MaxPoints)}))
+		case v < 0:
+			bad(key, i18n.T("gradebook.policy.fix_negative"))
+		default:
+			return true
+		}
+		return false
+	}
+	if a := p.Assignment; a != "" && (strings.ContainsRune("=+-@", rune(a[0])) || ui.Clean(a) != a) {
+		bad("assignment", i18n.T("gradebook.policy.fix_assignment"))
+	}
+	if p.StepPoints != nil {
+		points("step_points", *p.StepPoints)
 	}
 	for _, k := range sortedKeys(p.Steps) {
 		n, err := strconv.Atoi(k)
 		switch {
 		case err != nil || n < 1 || n > steps:
 			bad("steps."+k, i18n.T("gradebook.policy.fix_step", i18n.Args{"Steps": steps}))
-		case p.Steps[k] < 0:
-			bad("steps."+k, i18n.T("gradebook.policy.fix_negative"))
+		default:
+			points("steps."+k, p.Steps[k])
 		}
 	}
 	for _, k := range sortedKeys(p.Checks) {
 		switch {
+		case strings.HasPrefix(k, "stress.") && known[k]:
+			// Stress faults have their own points, and their own
+			// warning: they are the learner's report.
+			bad("checks."+strconv.Quote(k), i18n.T("gradebook.policy.fix_stress_check"))
 		case !known[k]:
 			bad("checks."+strconv.Quote(k), i18n.T("gradebook.policy.fix_check"))
-		case p.Checks[k] < 0:
-			bad("checks."+strconv.Quote(k), i18n.T("gradebook.policy.fix_negative"))
+		default:
+			points("checks."+strconv.Quote(k), p.Checks[k])
 		}
 	}
 	checkSeen := func(key string, s Seen) {
@@ -178,14 +227,17 @@ func ParsePolicy(path string, data []byte, steps int, checkIDs []string) (*Polic
 		checkSeen("visibility.checks."+strconv.Quote(k)+".", p.Visibility.Checks[k])
 		unseen("visibility.checks."+strconv.Quote(k)+".", k)
 	}
-	if p.Late.PercentPerDay < 0 || p.Late.PercentPerDay > 100 {
+	if v := p.Late.PercentPerDay; !(v >= 0 && v <= 100) {
 		bad("late.percent_per_day", i18n.T("gradebook.policy.fix_percent"))
 	}
-	if p.Stress.PointsPerFault < 0 {
-		bad("stress.points_per_fault", i18n.T("gradebook.policy.fix_negative"))
+	if points("stress.points_per_fault", p.Stress.PointsPerFault) && p.Stress.PointsPerFault > 0 && !p.Stress.SelfReported {
+		bad("stress.points_per_fault", i18n.T("gradebook.policy.fix_self_reported"))
 	}
-	if p.Late.MaxDays < 0 {
+	switch {
+	case p.Late.MaxDays < 0:
 		bad("late.max_days", i18n.T("gradebook.policy.fix_negative"))
+	case p.Late.MaxDays > MaxLateDays:
+		bad("late.max_days", i18n.T("gradebook.policy.fix_days", i18n.Args{"Max": MaxLateDays}))
 	}
 	if (p.Late.PercentPerDay > 0 || p.Late.MaxDays > 0) && p.Due.IsZero() {
 		bad("late", i18n.T("gradebook.policy.fix_due"))
@@ -194,6 +246,61 @@ func ParsePolicy(path string, data []byte, steps int, checkIDs []string) (*Polic
 		return nil, errors.Join(errs...)
 	}
 	return p, nil
+}
+
+// MaxLateDays is the longest late.max_days: ten years is a typo.
+const MaxLateDays = 3650
+
+// nesting is how deeply data nests, read as TOML before the decoder
+// does: the most inline tables and arrays open at one point plus the
+// dots of the key or table header there, outside strings and comments.
+func nesting(data []byte) int {
+	depth, dots, most := 0, 0, 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '#':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			dots = 0
+		case '"', '\'':
+			i = skipString(data, i)
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		case '.':
+			dots++
+		case '\n', '=', ',':
+			dots = 0
+		}
+		most = max(most, depth+dots)
+	}
+	return most
+}
+
+// skipString is the index of the last byte of the TOML string that
+// starts at data[i]: basic ("…", with \ escapes) or literal ('…'), one
+// line or three quotes for many.
+func skipString(data []byte, i int) int {
+	q := data[i]
+	delim := []byte{q}
+	if i+2 < len(data) && data[i+1] == q && data[i+2] == q {
+		delim = []byte{q, q, q}
+	}
+	for j := i + len(delim); j < len(data); j++ {
+		switch {
+		case q == '"' && data[j] == '\\':
+			j++
+		case bytes.HasPrefix(data[j:], delim):
+			return j + len(delim) - 1
+		case len(delim) == 1 && data[j] == '\n':
+			return j
+		}
+	}
+	return len(data)
 }
 
 func sortedKeys(m map[string]float64) []string {
