@@ -3,8 +3,10 @@ package gradebook
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +49,7 @@ func valid(t *testing.T, s *jsonschema.Schema, data []byte) {
 	}
 }
 
-var ids = []string{"step1.file", "step1.uid", "step2.file", "step5.drift_reverted_live", "step8.file"}
+var ids = []string{"step1.file", "step1.uid", "step2.file", "step5.drift_reverted_live", "step8.file", "stress.kill9"}
 
 // result is a learner who passes steps 1 and 2 and fails the rest.
 func result() *Result {
@@ -230,6 +232,21 @@ func TestBadPolicy(t *testing.T) {
 		{"[late]\npercent_per_day = 10\n", []string{"late: late rules need a due date"}},
 		{"[late]\npercent_per_day = 110\ndue = 2026-01-01T00:00:00Z\n", []string{"late.due: not a key of a policy", "late.percent_per_day: give a percentage"}},
 		{"exam = yes\n", []string{"policy.toml: not TOML"}},
+		// R4-8: non-finite and absurd numbers.
+		{"step_points = nan\n", []string{"step_points: give a number of points from 0 to 1000000"}},
+		{"step_points = inf\n[steps]\n2 = -inf\n", []string{"step_points: give a number of points", "steps.2: give a number of points"}},
+		{"step_points = 1e308\n", []string{"step_points: give a number of points from 0 to 1000000"}},
+		{"due = 2026-01-01T00:00:00Z\n[late]\npercent_per_day = nan\nmax_days = 100000\n", []string{"late.percent_per_day: give a percentage", "late.max_days: give at most 3650 days"}},
+		{"[checks]\n\"step1.file\" = nan\n", []string{`checks."step1.file": give a number of points`}},
+		{"[stress]\npoints_per_fault = nan\nself_reported = true\n", []string{"stress.points_per_fault: give a number of points"}},
+		// R4-3: stress results count only when the instructor says they
+		// may, knowing they are the learner's own report.
+		{"[stress]\npoints_per_fault = 1\n", []string{"stress.points_per_fault: stress results are the learner's own report, which cnpa cannot verify", "add self_reported = true under [stress]"}},
+		// [checks] "stress.*" is refused, never accepted and ignored.
+		{"[checks]\n\"stress.kill9\" = 1\n", []string{`checks."stress.kill9": the stress faults get their points from [stress] points_per_fault`}},
+		{"assignment = \"=HYPERLINK(1)\"\n", []string{"assignment: starts with =, +, - or @"}},
+		{"x = " + strings.Repeat("{a=", 17) + "1" + strings.Repeat("}", 17) + "\n", []string{"nests more than 16 levels deep"}},
+		{"[a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q]\n", []string{"nests more than 16 levels deep"}},
 	} {
 		_, err := ParsePolicy("policy.toml", []byte(tc.text), 8, ids)
 		if err == nil {
@@ -277,3 +294,39 @@ func TestRosterWithoutTheColumn(t *testing.T) {
 
 // errOf is the error of a writer that also returns its Report.
 func errOf(_ *Report, err error) error { return err }
+
+// TestDeepPolicyIsCheap: a policy nested 5,000 deep (20 KB; the review
+// measured 1.27 GB and 4.3 s through the TOML decoder) is refused before
+// decoding, in little memory; 30 unknown keys are named 20 and "10
+// more"; a policy's own shapes (strings holding dots and brackets, a
+// multi-line string, comments) are not taken for nesting.
+func TestDeepPolicyIsCheap(t *testing.T) {
+	doc := []byte("x = " + strings.Repeat("{a=", 5000) + "1" + strings.Repeat("}", 5000) + "\n")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ParsePolicy("deep.toml", doc, 8, ids)
+	runtime.ReadMemStats(&after)
+	took := after.TotalAlloc - before.TotalAlloc
+	t.Logf("5,000 levels (%d bytes): %d bytes allocated", len(doc), took)
+	if err == nil || !strings.Contains(err.Error(), "nests more than 16 levels deep") {
+		t.Errorf("got %v, want it refused as too deep", err)
+	}
+	if took > 1<<20 {
+		t.Errorf("refusing it took %d bytes, want under 1 MiB", took)
+	}
+	var many strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&many, "k%d = 1\n", i)
+	}
+	_, err = ParsePolicy("many.toml", []byte(many.String()), 8, ids)
+	if err == nil || strings.Count(err.Error(), "not a key of a policy") != 20 || !strings.Contains(err.Error(), "and 10 more keys cnpa does not read") {
+		t.Errorf("30 unknown keys: %v", err)
+	}
+	ok := "due = 2026-12-04T17:00:00.5Z\n# a [comment] with . dots {\nassignment = \"Lab [3]. {a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q}\" # .\n" +
+		"[visibility.checks.\"step1.file\"]\nbefore_due = 'hidden'\nafter_due = \"visible\"\n" +
+		"[late]\npercent_per_day = 1.5\n"
+	if _, err := ParsePolicy("ok.toml", []byte(ok), 8, ids); err != nil {
+		t.Errorf("a policy of ordinary shape: %v", err)
+	}
+}
