@@ -82,8 +82,8 @@ const (
 // whole or not at all: the output is made in memory, then written. An
 // error is a roster the format cannot use, exit 2, naming the column.
 // What the file cannot carry for the instructor alone (flags, points
-// the learner reported, rows left out) goes to errOut, except for
-// Classroom, whose log the learner reads. A Canvas or Moodle row left
+// the learner reported, rows left out) goes to errOut; for Classroom,
+// whose log the learner reads, the learner's feedback does. A Canvas or Moodle row left
 // out never withholds the others: they are written, and the exit is 1.
 func writeLMS(w, errOut io.Writer, out string, gb *class.Gradebook, policy *gradebook.Policy, roster *gradebook.Roster, received time.Time, took time.Duration) (lms bool, err error) {
 	rows := class.Results(gb)
@@ -106,7 +106,10 @@ func writeLMS(w, errOut io.Writer, out string, gb *class.Gradebook, policy *grad
 		err = gradebook.WriteGradescope(&buf, gradebook.Gradescope(one, policy, took))
 		rep = &gradebook.Report{Notes: gradebook.InstructorNotes([]*gradebook.Result{one}, policy)}
 	case lmsClassroom:
-		err = gradebook.WriteClassroom(&buf, gradebook.Classroom(one, policy, gb.GradedAt))
+		res := gradebook.Classroom(one, policy, gb.GradedAt)
+		err = gradebook.WriteClassroom(&buf, res)
+		// The Actions log is the learner's: the feedback, never a flag.
+		rep = &gradebook.Report{Notes: gradebook.ClassroomLog(res)}
 	case lmsCanvas:
 		rep, err = gradebook.Canvas(&buf, rows, policy, roster)
 	case lmsMoodle:
@@ -200,7 +203,7 @@ func (o *ClassGradeOptions) Run(ctx context.Context) error {
 		// No file where the LMS hands it over (a repository without
 		// submission.json): a result of 0 that says so, for the reporter
 		// to post, rather than no result at all.
-		unreadable = []*submission.Error{{Path: o.Submissions[0], Problem: i18n.T("class.lms.no_file"), Fix: i18n.T("class.lms.no_file_fix")}}
+		unreadable = []*submission.Error{{Path: o.Submissions[0], Problem: i18n.T("class.lms.no_file"), Fix: i18n.T("class.load.check_file")}}
 	case err != nil && one && errors.As(err, &bad):
 		// The one file an LMS hands over is not a submission: its
 		// results say so, graded 0, rather than no results at all.

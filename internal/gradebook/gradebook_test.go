@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -328,5 +329,32 @@ func TestDeepPolicyIsCheap(t *testing.T) {
 		"[late]\npercent_per_day = 1.5\n"
 	if _, err := ParsePolicy("ok.toml", []byte(ok), 8, ids); err != nil {
 		t.Errorf("a policy of ordinary shape: %v", err)
+	}
+}
+
+// TestClassroomPointsSumExactly: GitHub Classroom's reporter adds the
+// tests' scores as JavaScript numbers; for 0.1 points a step, three
+// steps passed would read "Points 0.30000000000000004/0.8". The sum in
+// the reporter's order is the total cnpa prints, for every count of
+// steps passed and a late penalty.
+func TestClassroomPointsSumExactly(t *testing.T) {
+	for _, text := range []string{"step_points = 0.1\n", "step_points = 0.3\n[checks]\n\"step1.file\" = 0.7\n",
+		"due = 2026-11-30T00:00:00Z\nstep_points = 0.1\n[late]\npercent_per_day = 7\n"} {
+		p := policy(t, text)
+		for n := 0; n <= 8; n++ {
+			r := result()
+			for i := range r.StepPassed {
+				r.StepPassed[i] = i < n
+			}
+			cr := Classroom(r, p, time.Now())
+			var sum float64
+			for _, x := range cr.Tests {
+				sum += x.Score
+			}
+			want := fmtPoints(ScoreOf(r, p).Total)
+			if got := strconv.FormatFloat(sum, 'f', -1, 64); got != want || fmtPoints(cr.MaxScore) != strconv.FormatFloat(cr.MaxScore, 'f', -1, 64) {
+				t.Errorf("%q, %d steps: the reporter's sum prints %s of %v, want %s", text, n, got, cr.MaxScore, want)
+			}
+		}
 	}
 }

@@ -125,6 +125,61 @@ func Classroom(r *Result, p *Policy, now time.Time) *ClassroomResult {
 	if head := summary(r, s); head != "" && len(out.Tests) > 0 {
 		out.Tests[0].Message = head + "\n" + out.Tests[0].Message
 	}
+	exactSum(out.Tests, s.Total)
+	return out
+}
+
+// exactSum makes the reporter's "Points X/Y" print the total as cnpa
+// does: the reporter adds the tests' scores in order as JavaScript
+// numbers (float64), and 0.1 + 0.1 + 0.1 is 0.30000000000000004. When
+// that sum is not the total, the last test with points carries the
+// difference, within a few units in the last place (its score then
+// reads 0.09999999999999998 in the JSON, which only the reporter reads;
+// the log prints it clean).
+func exactSum(tests []ClassroomTest, total float64) {
+	last := -1
+	var acc float64
+	for i, t := range tests {
+		if t.Score != 0 {
+			last = i
+		}
+		acc += t.Score
+	}
+	if last < 0 || acc == total {
+		return
+	}
+	acc = 0
+	for _, t := range tests[:last] {
+		acc += t.Score
+	}
+	v := total - acc
+	for range 8 {
+		if acc+v == total {
+			tests[last].Score = v
+			return
+		}
+		v = math.Nextafter(v, math.Copysign(math.Inf(1), total-(acc+v)))
+	}
+}
+
+// ClassroomLog is r as lines for the Actions log, which is where a
+// Classroom learner reads feedback: the reporter prints only the tests'
+// names (and a message only for a test of status error). Nothing in it
+// is for the instructor alone: r holds no flags.
+func ClassroomLog(r *ClassroomResult) []string {
+	var out []string
+	for _, t := range r.Tests {
+		mark := "✓"
+		if t.Status != "pass" {
+			mark = "✗"
+		}
+		out = append(out, mark+" "+t.Name+" ("+fmtPoints(t.Score)+")")
+		for _, l := range strings.Split(t.Message, "\n") {
+			if l != "" {
+				out = append(out, "    "+l)
+			}
+		}
+	}
 	return out
 }
 
