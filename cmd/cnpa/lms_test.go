@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/labhub/cnpa/internal/gradebook"
+	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/test/kit/classfixture"
 )
@@ -319,5 +321,139 @@ func TestExamMode(t *testing.T) {
 	code, out, _ = cnpa(t, "-o", "gradescope", "class", "grade", filepath.Join(subs, "ada.json"))
 	if code != 0 || !strings.Contains(out, "taken in exam mode") {
 		t.Errorf("gradescope of an exam submission: exit %d\n%s", code, out)
+	}
+}
+
+// stressAll is a stress report of the eight faults, each passed, as a
+// learner writes .cnpa/stress.json by hand; injected, each fault shows
+// one of its kind (what the proxy counts).
+func stressAll(injected bool, at time.Time) *judge.StressReport {
+	rep := &judge.StressReport{At: at, Engine: "own"}
+	for _, name := range judge.StressFaults {
+		f := judge.StressFault{Name: name, Status: judge.Pass, Seconds: 1}
+		if injected {
+			kind := name
+			if name == "kill9" {
+				kind = "kill"
+			}
+			f.Injected = map[string]int64{kind: 3}
+		}
+		rep.Faults = append(rep.Faults, f)
+	}
+	rep.Count()
+	return rep
+}
+
+// TestStressCannotRaiseAGradeSilently (R4-3): stress results are the
+// learner's own report, rehashed by `cnpa submit` whatever they hold. A
+// policy counts them only with self_reported = true. A hand-written
+// stress.json that passes every fault with nothing injected, or dated
+// after the submission, counts nothing and is flagged tampered (to the
+// instructor); one that keeps to those counts, and every output says the
+// points are self-reported: the learner's Gradescope output, the
+// instructor's stderr with Canvas and Gradescope.
+func TestStressCannotRaiseAGradeSilently(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	subs := filepath.Join(dir, "subs")
+	os.Mkdir(subs, 0o755)
+	submitted := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	goodSubmission(t, subs, "honest", 1, nil)
+	goodSubmission(t, subs, "mallory", 2, func(c *submission.Content) { c.Stress = stressAll(false, submitted.Add(-time.Hour)) })
+	goodSubmission(t, subs, "later", 3, func(c *submission.Content) { c.Stress = stressAll(true, submitted.Add(time.Hour)) })
+	goodSubmission(t, subs, "careful", 4, func(c *submission.Content) { c.Stress = stressAll(true, submitted.Add(-time.Hour)) })
+	policy := filepath.Join(dir, "policy.toml")
+	os.WriteFile(policy, []byte("[stress]\npoints_per_fault = 1\n"), 0o644)
+	if code, _, errOut := cnpa(t, "-o", "gradescope", "class", "grade", "--policy", policy, filepath.Join(subs, "mallory.json")); code != 2 ||
+		!strings.Contains(errOut, "add self_reported = true under [stress]") {
+		t.Errorf("points_per_fault without self_reported: exit %d, %s", code, errOut)
+	}
+	os.WriteFile(policy, []byte("[stress]\npoints_per_fault = 1\nself_reported = true\n"), 0o644)
+	for _, tc := range []struct {
+		learner string
+		score   float64
+		flag    string
+	}{{"honest", 8, ""}, {"mallory", 8, "mallory: tampered"}, {"later", 8, "later: tampered"}, {"careful", 16, ""}} {
+		code, out, errOut := cnpa(t, "-o", "gradescope", "class", "grade", "--policy", policy, filepath.Join(subs, tc.learner+".json"))
+		var got gradebook.GradescopeResults
+		if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+			t.Fatalf("%s: exit %d (%v)\n%s%s", tc.learner, code, err, out, errOut)
+		}
+		if got.Score != tc.score || got.Score > 8 != strings.Contains(errOut, tc.learner+": 8 of 16 points are `cnpa stress` results as the learner reported them: not verified") {
+			t.Errorf("%s: score %v, want %v; stderr (the instructor's):\n%s", tc.learner, got.Score, tc.score, errOut)
+		}
+		if !strings.Contains(got.Output, "`cnpa stress` results as the learner's run reported them: cnpa cannot verify them") {
+			t.Errorf("%s: the learner's output does not say stress is self-reported:\n%s", tc.learner, got.Output)
+		}
+		if tc.flag != "" && (!strings.Contains(errOut, "⚑ "+tc.flag) || strings.Contains(out, "tampered")) {
+			t.Errorf("%s: want %q on stderr only\nstdout %s\nstderr %s", tc.learner, tc.flag, out, errOut)
+		}
+	}
+	code, out, errOut := cnpa(t, "class", "grade", "--policy", policy, subs)
+	if code != 0 || !strings.Contains(out, "stress.json: kill9 passed with no kill injected") || !strings.Contains(out, "stress.json: the stress run (2026-12-01T13:00:00Z) is after the submission (2026-12-01T12:00:00Z)") {
+		t.Errorf("the text gradebook does not say why: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestFlagsReachTheInstructorOnly (R4-4): two learners with one uid
+// (copied), a policy in exam mode neither took the exam in, and another
+// cnpa version: in Canvas and Moodle the flags are on stderr, never in
+// the file the LMS imports (which would show them to no one); in
+// Gradescope they are on stderr, which run_autograder leaves to the
+// stdout capture only instructors see, and not in results.json, which
+// the learner reads; in Classroom, whose log the learner reads, they are
+// nowhere.
+func TestFlagsReachTheInstructorOnly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	subs := filepath.Join(dir, "subs")
+	os.Mkdir(subs, 0o755)
+	goodSubmission(t, subs, "ada", 1, nil)
+	goodSubmission(t, subs, "bob", 1, nil)
+	roster := filepath.Join(dir, "roster.csv")
+	os.WriteFile(roster, []byte("learner,Student,ID,SIS User ID,SIS Login ID,Section,Email address\nada,Ada,101,,,A,ada@x.org\nbob,Bob,102,,,A,bob@x.org\n"), 0o644)
+	policy := filepath.Join(dir, "policy.toml")
+	os.WriteFile(policy, []byte("exam = true\n"), 0o644)
+	flags := []string{"shares-uids-with:bob", "not-in-exam-mode", "cnpa-version:test"}
+	for _, f := range []string{"canvas", "moodle"} {
+		code, out, errOut := cnpa(t, "-o", f, "class", "grade", "--roster", roster, "--policy", policy, subs)
+		if code != 0 {
+			t.Fatalf("-o %s: exit %d\n%s", f, code, errOut)
+		}
+		for _, flag := range flags {
+			if !strings.Contains(errOut, flag) || strings.Contains(out, flag) {
+				t.Errorf("-o %s: flag %s not on stderr alone\nstdout:\n%s\nstderr:\n%s", f, flag, out, errOut)
+			}
+		}
+		if !strings.Contains(errOut, "each file's SHA-256 shows it is as it was hashed; the learner makes that hash") {
+			t.Errorf("-o %s: stderr does not say what the hash proves:\n%s", f, errOut)
+		}
+	}
+	for _, f := range []string{"gradescope", "classroom"} {
+		code, out, errOut := cnpa(t, "-o", f, "class", "grade", "--policy", policy, filepath.Join(subs, "ada.json"))
+		if code != 0 || !strings.Contains(out, "its SHA-256 shows the file is whole, not who made it") {
+			t.Fatalf("-o %s: exit %d, the learner's output does not say what the hash proves\n%s%s", f, code, out, errOut)
+		}
+		for _, flag := range flags[1:] {
+			if strings.Contains(out, flag) || strings.Contains(out, "flags") || (f == "gradescope") != strings.Contains(errOut, flag) {
+				t.Errorf("-o %s: flag %s\nstdout (the learner's):\n%s\nstderr:\n%s", f, flag, out, errOut)
+			}
+		}
+	}
+	// run_autograder: stderr is Gradescope's stdout capture.
+	root := t.TempDir()
+	for _, d := range []string{"source", "submission", "results"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+	}
+	data, _ := os.ReadFile(filepath.Join(subs, "ada.json"))
+	os.WriteFile(filepath.Join(root, "submission", "submission.json"), data, 0o644)
+	os.WriteFile(filepath.Join(root, "source", "policy.toml"), []byte("exam = true\n"), 0o644)
+	script, _ := filepath.Abs(filepath.Join("..", "..", "lms", "gradescope", "run_autograder"))
+	cmd := exec.Command("bash", script)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "CNPA_AUTOGRADER_ROOT=" + root, "CNPA=" + cnpaShim(t)}
+	capture, err := cmd.CombinedOutput()
+	results, _ := os.ReadFile(filepath.Join(root, "results", "results.json"))
+	if err != nil || !strings.Contains(string(capture), "⚑ ada: not-in-exam-mode") || strings.Contains(string(results), "not-in-exam-mode") {
+		t.Errorf("run_autograder: %v\nstdout capture (instructors):\n%s\nresults.json (the learner's):\n%s", err, capture, results)
 	}
 }
