@@ -245,7 +245,8 @@ func TestLMSRoster(t *testing.T) {
 		says string
 	}{
 		{[]string{"-o", "canvas", "class", "grade", subs}, "-o canvas needs --roster"},
-		{[]string{"-o", "canvas", "class", "grade", "--roster", names, subs}, `-o canvas needs the column(s) "Student", "ID", "SIS User ID", "SIS Login ID", "Section"`},
+		{[]string{"-o", "canvas", "class", "grade", "--roster", names, subs}, `roster ` + names + `: -o canvas needs the column(s) "Student", "ID", "SIS User ID", "SIS Login ID", "Section"`},
+		{[]string{"-o", "moodle", "class", "grade", "--roster", names, subs}, `roster ` + names + `: -o moodle needs the column "Email address" or "ID number"`},
 		{[]string{"-o", "moodle", "class", "grade", "--roster", noEmail, subs}, `-o moodle needs the column "Email address" or "ID number"`},
 		{[]string{"-o", "moodle", "class", "grade", "--roster", write("nolearner.csv", "Student,Email address\nAda,a@x\n"), subs}, `no "learner" column`},
 		{[]string{"-o", "moodle", "class", "grade", "--roster", write("extra.csv", "learner,Email\nada,a@x\n"), subs}, `column "Email" is not one cnpa reads`},

@@ -178,8 +178,8 @@ func ReadPolicy(path string) (*gradebook.Policy, error) {
 // ReadRosterFile reads a roster: one name a line (ReadRoster), or a CSV
 // whose header names the column learner (the name each learner gives
 // `cnpa submit --learner`) and any identity columns an LMS matches rows
-// by (gradebook.IdentityColumns, Canvas's own export's names). The CSV's
-// identities are nil for a roster of names.
+// by (gradebook.IdentityColumns, Canvas's own export's names). A roster
+// of names has no columns and no identities.
 func ReadRosterFile(path string) ([]string, *gradebook.Roster, error) {
 	data, err := safefs.ReadFile(path, MaxRoster)
 	if err != nil {
@@ -187,7 +187,12 @@ func ReadRosterFile(path string) ([]string, *gradebook.Roster, error) {
 	}
 	if !isCSV(data) {
 		names, err := ReadRoster(path)
-		return names, nil, err
+		if err != nil {
+			return nil, nil, err
+		}
+		// A roster of names has no identity columns: the LMS formats
+		// that need them say so, naming the file.
+		return names, &gradebook.Roster{Path: path, Identity: map[string]map[string]string{}}, nil
 	}
 	return readRosterCSV(path, data)
 }

@@ -51,7 +51,7 @@ func TestRosterCSV(t *testing.T) {
 		t.Errorf("got %v %+v", names, r)
 	}
 	names, r, err = ReadRosterFile(write("r.txt", "# names\nada\nbob\n"))
-	if err != nil || r != nil || !slices.Equal(names, []string{"ada", "bob"}) {
+	if err != nil || r == nil || len(r.Columns) != 0 || r.Path == "" || !slices.Equal(names, []string{"ada", "bob"}) {
 		t.Errorf("roster of names: got %v %v %v", names, r, err)
 	}
 	for text, says := range map[string]string{

@@ -150,4 +150,12 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 			p.Line("  %s: %s (%s)", i18n.N("plural.class.learners", len(d.Learners)), ui.Clean(lab.SayMistake(d.Diagnosis)), ui.Clean(strings.Join(d.Learners, ", ")))
 		}
 	}
+	// What an offline row proves, and what its hash does not.
+	for _, l := range gb.Learners {
+		if l.Graded == GradedOffline {
+			p.Line("")
+			p.Note("%s", i18n.T("gradebook.note.hash"))
+			break
+		}
+	}
 }

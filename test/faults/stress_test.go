@@ -153,7 +153,7 @@ func TestStress(t *testing.T) {
 func counted(t *testing.T, lab *kit.Lab) {
 	t.Helper()
 	policy := filepath.Join(lab.Dir, "policy.toml")
-	if err := os.WriteFile(policy, []byte("step_points = 0\n[stress]\npoints_per_fault = 2\n"), 0o644); err != nil {
+	if err := os.WriteFile(policy, []byte("step_points = 0\n[stress]\npoints_per_fault = 2\nself_reported = true\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	defer os.Remove(policy)
