@@ -194,9 +194,11 @@ func Moodle(w io.Writer, rows []*Result, p *Policy, roster *Roster) (*Report, er
 		}
 		on = append(on, r)
 	}
+	// fills: Moodle looks a learner up only `if (!empty($value))`, and
+	// PHP's empty() is true for "0" too.
 	fills := func(r *Result, c string) bool {
 		v := roster.Identity[r.Learner][c]
-		return v != "" && !risky(v)
+		return v != "" && v != "0" && !risky(v)
 	}
 	// count is how many rows fill each column; the columns every row
 	// fills are written, or else the one most rows fill.
@@ -236,7 +238,7 @@ func Moodle(w io.Writer, rows []*Result, p *Policy, roster *Roster) (*Report, er
 		for _, c := range written {
 			v := id[c]
 			switch {
-			case v == "":
+			case v == "" || v == "0":
 				rep.Left = append(rep.Left, i18n.NewError("gradebook.roster.empty_cell", i18n.Args{"Path": roster.Path, "Learner": r.Learner,
 					"Columns": strconv.Quote(c)}))
 			case risky(v):

@@ -196,7 +196,7 @@ func TestMoodleImportNeverMisgrades(t *testing.T) {
 // or the other column is used.
 func TestMoodleNoColumnEveryoneFills(t *testing.T) {
 	rows, roster, users := moodleClass()
-	roster.Identity["ada"][ColIDNumber] = ""
+	roster.Identity["ada"][ColIDNumber] = "0" // PHP's empty("0") is true
 	roster.Identity["dee"][ColIDNumber] = "-0042"
 	users[3].idnumber = "-0042"
 	var b bytes.Buffer
