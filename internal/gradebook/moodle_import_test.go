@@ -161,7 +161,7 @@ func TestMoodleImportNeverMisgrades(t *testing.T) {
 	if head := strings.SplitN(b.String(), "\n", 2)[0]; head != "ID number,cnpa lab" {
 		t.Errorf("header %q, want only the column every learner fills: \"ID number,cnpa lab\"", head)
 	}
-	if len(rep.Left) != 0 || !strings.Contains(strings.Join(rep.Notes, "\n"), `column "Email address" left out: cy have none`) {
+	if len(rep.Left) != 0 || !strings.Contains(strings.Join(rep.Notes, "\n"), `column "Email address" left out: it is empty for cy`) {
 		t.Errorf("report: left %v, notes %q; want nothing left and the email column's absence said", rep.Left, rep.Notes)
 	}
 	got, abort = moodleImport(t, b.String(), users, ColIDNumber, "useridnumber", "cnpa lab")

@@ -496,7 +496,7 @@ var messagesEn = []goi18n.Message{
 	{ID: "gradebook.late_test", Other: "late penalty"},
 	{ID: "gradebook.metadata.no_created_at", Other: "{{.Path}}: no created_at: give Gradescope's submission_metadata.json"},
 	{ID: "gradebook.not_graded", Other: "not graded in this submission"},
-	{ID: "gradebook.note.column_left_out", Other: "column {{.Column}} left out: {{.Learners}} have none, and Moodle would give their grade to the row above; map {{.Written}} in Moodle's import"},
+	{ID: "gradebook.note.column_left_out", Other: "column {{.Column}} left out: it is empty for {{.Learners}}, and Moodle would give their grade to the row above; map {{.Written}} in Moodle's import"},
 	{ID: "gradebook.note.emptied", Other: "{{.Learner}}: {{.Column}} {{.Value}} left empty, since a spreadsheet takes it for a formula; Canvas matches the row by another identity column"},
 	{ID: "gradebook.note.flags", Other: "⚑ {{.Learner}}: {{.Flags}} (the text gradebook, `cnpa class grade`, says why)"},
 	{ID: "gradebook.note.hash", Other: "offline rows: the evidence was judged again, and each file's SHA-256 shows it is as it was hashed; the learner makes that hash, so it shows neither who did the work, nor on which cluster, nor that stress ran: grade live when the grade matters (docs/class.md, \"What the hash proves\")"},
