@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -136,7 +137,7 @@ func LoadKubeconfig(path string) (*kube.Target, error) {
 		fields = append(fields, "insecure-skip-tls-verify")
 	}
 	if len(fields) > 0 {
-		return nil, refuse(i18n.T("stress.kubeconfig.fields", i18n.Args{"Fields": fmt.Sprint(fields)}))
+		return nil, refuse(i18n.T("stress.kubeconfig.fields", i18n.Args{"Fields": strings.Join(fields, i18n.T("stress.kubeconfig.sep"))}))
 	}
 	u, err := url.Parse(cl.Server)
 	if err != nil || u.Scheme != "https" || u.Hostname() != "127.0.0.1" || u.Port() == "" || (u.Path != "" && u.Path != "/") {
