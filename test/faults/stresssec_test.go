@@ -35,6 +35,29 @@ func asOther(t *testing.T, script string) (string, error) {
 	return string(out), err
 }
 
+// otherKubectl is a copy of the cluster's kubectl that the second user
+// may run (the cluster's own lies in a 0700 temp dir).
+func otherKubectl(t *testing.T, lab *kit.Lab) string {
+	data, err := os.ReadFile(lab.Cluster.Kubectl())
+	if err != nil {
+		t.Error(err)
+		return "kubectl"
+	}
+	dir, err := os.MkdirTemp("", "cnpa-test-kubectl-")
+	if err == nil {
+		err = os.Chmod(dir, 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "kubectl"), data, 0o755)
+	}
+	if err != nil {
+		t.Error(err)
+		return "kubectl"
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return filepath.Join(dir, "kubectl")
+}
+
 // proxyKubeconfig is the kubeconfig of a stress run under way in lab's
 // evidence dir, once it is there (within d).
 func proxyKubeconfig(lab *kit.Lab, d time.Duration) string {
@@ -51,7 +74,8 @@ func proxyKubeconfig(lab *kit.Lab, d time.Duration) string {
 // can neither read it nor list its directory, and the proxy refuses that
 // user's requests without the token or with a guessed one (401
 // Unauthorized: the request reached the proxy and was refused, not a
-// connection error), over TLS only. It returns the run's token, which
+// connection error; kubectl, given no token at all, answers the 401 by
+// asking for a username), over TLS only. It returns the run's token, which
 // the caller looks for in the logs afterwards.
 func private(t *testing.T, lab *kit.Lab) (token string) {
 	kc := proxyKubeconfig(lab, 3*time.Minute)
@@ -88,10 +112,12 @@ func private(t *testing.T, lab *kit.Lab) (token string) {
 	if out, err := asOther(t, "ls "+filepath.Dir(kc)); err == nil {
 		t.Errorf("%s listed the proxy's kubeconfig's dir: %s", osuser.Name, out)
 	}
-	kubectl := lab.Cluster.Kubectl()
+	kubectl := otherKubectl(t, lab)
 	for _, guess := range []string{"", "--token=" + strings.Repeat("0", len(token)), "--token=" + token[:len(token)-1]} {
 		out, err := asOther(t, kubectl+" --kubeconfig=/dev/null --server="+server+" --insecure-skip-tls-verify "+guess+" get --raw /apis/platform.labhub.io/v1alpha1/teamspaces")
-		if err == nil || !strings.Contains(out, "Unauthorized") {
+		// 401 Unauthorized; without any token kubectl answers a 401 by
+		// asking for a username (basic auth), which stdin's EOF ends.
+		if err == nil || !strings.Contains(out, "Unauthorized") && !strings.Contains(out, "Please enter Username") {
 			t.Errorf("%s through the proxy with %q: %v, want refused as Unauthorized\n%s", osuser.Name, guess, err, out)
 		}
 	}
