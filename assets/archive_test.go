@@ -92,3 +92,37 @@ func mkdir(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// TestShellArchiveRefusesANameThatIsNoTeamSpaces is R4-5 of the round-4
+// review for the shell engine: write_archive, as it ships, builds no path
+// from a name a hostile server sends ("../../x", a slash, a newline,
+// capitals, an escape sequence): it fails saying so, and nothing is
+// written anywhere under the test's root. A valid name still writes.
+func TestShellArchiveRefusesANameThatIsNoTeamSpaces(t *testing.T) {
+	fn := shellFunction(t, "write_archive")
+	for _, name := range []string{"../../x", "../x", "..", "a/b", "x\ny", "UPPER", "a\x1b[2J", "-a", strings.Repeat("a", 254)} {
+		root := t.TempDir()
+		dir := filepath.Join(root, "one", "two", "archive")
+		cmd := exec.Command("bash", "-c", fn+`
+name=$2 uid=uid-b pods=2 CNPA_ARCHIVE_DIR=$1
+write_archive`, "_", dir, name)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "refused TeamSpace name") {
+			t.Errorf("write_archive with name %q: err %v (%q), want a refusal naming it", name, err, out)
+		}
+		var found []string
+		filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error {
+			if p != root {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if len(found) > 0 {
+			t.Errorf("write_archive with name %q left %v", name, found)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "archive")
+	if out, err := exec.Command("bash", "-c", fn+"\nname=team.a-1 uid=u pods=1 CNPA_ARCHIVE_DIR=$1\nwrite_archive", "_", dir).CombinedOutput(); err != nil {
+		t.Errorf("a valid name (dots and dashes): %v %s", err, out)
+	}
+}

@@ -193,8 +193,17 @@ finalizers_with() {
 # (mv -T: onto that name, never into a directory of that name). A reader
 # never sees half a record. The record is then read back, and only a
 # record that is there and says this TeamSpace lets the finalizer go.
+#
+# The name becomes a path only once it is a Kubernetes name (a DNS-1123
+# subdomain, as the API server requires of every TeamSpace): a hostile
+# server's "../../tmp/x" or a name with a newline is refused, and nothing
+# is written.
 write_archive() {
-  local dir=$CNPA_ARCHIVE_DIR final=$CNPA_ARCHIVE_DIR/$name.json tmp err
+  local dir=$CNPA_ARCHIVE_DIR final=$CNPA_ARCHIVE_DIR/$name.json tmp err LC_ALL=C
+  if ((${#name} > 253)) || ! [[ $name =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ ]]; then
+    printf 'refused TeamSpace name %q: not a Kubernetes name (DNS-1123 subdomain), no archive path is built from it' "$name"
+    return 1
+  fi
   err=$(mkdir -p "$dir" 2>&1) || { printf '%s' "$err"; return 1; }
   tmp=$(mktemp "$dir/.archive.tmp-XXXXXX" 2>&1) || { printf '%s' "$tmp"; return 1; }
   if ! jq -cn --arg name "$name" --arg uid "$uid" --argjson pods "$pods" \

@@ -110,7 +110,8 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 	rep, _, err := check.Run(ctx, env, check.Options{Steps: theLab.Checker(), Step: o.step, ProbeTimeout: o.ProbeTimeout,
 		Progress: ui.New(o.ErrOut, o.NoColor)})
 	if err != nil {
-		return cli.Exit(err.Error(), 2)
+		// It may carry the API server's error text (R4-6).
+		return cli.Exit(ui.CleanLines(err.Error()), 2)
 	}
 	// Kept for `cnpa report --html`; failing to keep it costs the
 	// report its check results, not the grading, so it only warns.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -94,11 +95,19 @@ func (o *ControllerOptions) Validate() error { return nil }
 // Run runs the controller until ctx ends, SIGTERM or SIGINT (once: one
 // pass, exit 1 when a TeamSpace failed); it logs to ErrOut.
 func (o *ControllerOptions) Run(ctx context.Context) error {
-	t, err := target(&o.globalOptions)
+	var t *kube.Target
+	var err error
 	if kc := os.Getenv(stress.KubeconfigVar); kc != "" {
 		// cnpa stress's drop-in: the proxy's kubeconfig wins over the
-		// unit's --kubeconfig and --context (it has one context).
-		t, err = kube.Resolve(kc, "")
+		// unit's --kubeconfig and --context (it has one context). Read as
+		// data only: no command, no file path, loopback TLS pinned.
+		t, err = stress.LoadKubeconfig(kc)
+		var ce *kube.ConfigError
+		if errors.As(err, &ce) {
+			return cli.Exit(ce.Msg, 2)
+		}
+	} else {
+		t, err = target(&o.globalOptions)
 	}
 	if err != nil {
 		return err
@@ -152,7 +161,7 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	}
 	serve("metrics", o.MetricsAddr, ctrl.ServeMetrics)
 	serve("health", o.HealthAddr, ctrl.ServeHealth)
-	log.Info("cnpa controller starting", "version", version, "server", t.Server, "kubeconfig", t.Path)
+	log.Info("cnpa controller starting", "version", version, "server", serverForLog(t.Server), "kubeconfig", t.Path)
 	if !o.LeaderElect {
 		return ctrl.Run(ctx)
 	}
@@ -161,4 +170,14 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		return cli.Exit(i18n.T("cli.controller.lost_lease", i18n.Args{"Err": err}), 1)
 	}
 	return err
+}
+
+// serverForLog is a server URL as a log line may carry it: its scheme,
+// host and port, never a path or user info, which could hold a secret.
+func serverForLog(server string) string {
+	u, err := url.Parse(server)
+	if err != nil || u.Host == "" {
+		return "-"
+	}
+	return u.Scheme + "://" + u.Host
 }

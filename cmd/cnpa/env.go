@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"io"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -60,6 +62,14 @@ func labEnv(g *globalOptions, errOut io.Writer, opts labenv.Options) (*labenv.En
 	env, err := labenv.NewEnv(t, opts)
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 2)
+	}
+	// A drop-in of a cnpa stress run that died before its cleanup points
+	// the service at a proxy that is gone: every lab command notices it,
+	// says so, and puts the service back on its own kubeconfig.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if left, err := service.RepairLeftovers(ctx, env.Service); len(left) > 0 {
+		opts.Progress.Warn("%s", service.SayLeftovers(left, err))
 	}
 	return env, nil
 }

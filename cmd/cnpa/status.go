@@ -11,6 +11,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/status"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 var statusCommand = &cli.Command{
@@ -63,7 +64,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	show := func(ctx context.Context) error {
 		s, err := status.Take(ctx, env.Clients, env.Service)
 		if err != nil {
-			return cli.Exit(i18n.T("cli.cannot_read_cluster", i18n.Args{"Server": env.Target.Server, "Path": env.Target.Path, "Err": err.Error()}), 2)
+			return cli.Exit(i18n.T("cli.cannot_read_cluster", i18n.Args{"Server": env.Target.Server, "Path": env.Target.Path, "Err": ui.CleanLines(err.Error())}), 2)
 		}
 		if out == "json" {
 			return status.WriteJSON(o.Out, s)

@@ -96,12 +96,13 @@ func (o *StressOptions) Run(ctx context.Context) error {
 		}
 		return cli.Exit(ui.CleanLines(msg), 2)
 	case errors.As(err, &envErr):
-		return cli.Exit(err.Error(), 2)
+		return cli.Exit(ui.CleanLines(err.Error()), 2)
 	case err != nil && rep == nil:
-		return cli.Exit(err.Error(), 2)
+		// It may carry the API server's error text.
+		return cli.Exit(ui.CleanLines(err.Error()), 2)
 	case err != nil:
 		// The run is judged, its cleanup had trouble: said, kept.
-		progress.Warn("%s", err.Error())
+		progress.Warn("%s", ui.CleanLines(err.Error()))
 	}
 	if err := judge.SaveStress(env.Dir, rep); err != nil {
 		progress.Warn("%s", i18n.T("cli.submit.not_kept", i18n.Args{"Err": err.Error()}))

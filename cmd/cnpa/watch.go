@@ -73,6 +73,10 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	// screen says it once, in the learner's language.
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
+	// From here stderr gets only watch's notices, which may carry the API
+	// server's error text: cleaned of control characters, escapes and
+	// bidi overrides at this boundary (R4-6).
+	o.ErrOut = ui.CleanWriter(o.ErrOut)
 
 	format := watch.Plain
 	switch {

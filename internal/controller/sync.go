@@ -54,6 +54,9 @@ func (e skipError) Unwrap() error { return e.err }
 
 func skip(err error) error { return skipError{err} }
 
+// refusedNames are the TeamSpace names sync refused, already logged.
+var refusedNames sync.Map
+
 func isSkip(err error) bool {
 	var s skipError
 	return errors.As(err, &s)
@@ -77,6 +80,16 @@ func isSkip(err error) bool {
 func (c *Controller) sync(ctx context.Context, name string) error {
 	// Known in order only if this sync finds it so, below.
 	c.inOrder.forget(name)
+	if err := evidence.CheckName(name); err != nil {
+		// A real API server never serves such a name; a hostile one can
+		// (a port left by a stress run that died, R4-5). Nothing is built
+		// from it, neither an archive path nor a namespace: said once per
+		// name, then skipped at every pass.
+		if _, said := refusedNames.LoadOrStore(name, true); !said {
+			c.log.Error("refusing a TeamSpace whose name is no Kubernetes name: nothing is built from it", "teamspace", name, "err", err)
+		}
+		return skip(err)
+	}
 	obj, err := c.teamSpaces.Get(name)
 	if apierrors.IsNotFound(err) {
 		return nil // deleted; the namespace goes by garbage collection

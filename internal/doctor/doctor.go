@@ -19,6 +19,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/kube"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/safefs"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -108,7 +109,39 @@ func Run(ctx context.Context, kubeconfigFlag, kctx, dir string) *Report {
 	}
 	add(dirCheck(dir))
 	add(trustCheck(dir))
+	if x, found := stressDropInCheck(ctx, dir); found {
+		add(x)
+	}
 	return r
+}
+
+// stressDropInCheck finds a drop-in of a cnpa stress run that ended
+// without its cleanup (service.Leftovers) on the service the evidence
+// dir's state names, removes it and restarts the service: a warning when
+// that worked, a needed failure with the fix when it did not. found is
+// false when there is none (no line at all).
+func stressDropInCheck(ctx context.Context, dir string) (x Result, found bool) {
+	st, err := labenv.LoadState(dir)
+	if err != nil || st == nil {
+		return x, false
+	}
+	unitDir := st.UnitDir
+	if unitDir == "" {
+		unitDir = labenv.DefaultUnitDir
+	}
+	m, err := service.New(st.ServiceManager, unitDir, dir)
+	if err != nil {
+		return x, false
+	}
+	left, err := service.RepairLeftovers(ctx, m)
+	if len(left) == 0 {
+		return x, false
+	}
+	x = Result{Name: "stress", Needed: true, OK: err == nil, Detail: service.SayLeftovers(left, err)}
+	if err == nil {
+		x.Warning = i18n.T("doctor.stress_dropin.repaired")
+	}
+	return x, true
 }
 
 // trustCheck: run as root, cnpa executes reconcile.sh and reads the

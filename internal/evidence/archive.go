@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/labhub/cnpa/internal/atomicfile"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/manifest"
 	"github.com/labhub/cnpa/internal/safefs"
 )
@@ -31,17 +35,48 @@ type ArchiveRecord struct {
 	Pods int64  `json:"pods"`
 }
 
+// NameError is a TeamSpace name no archive path is built from: not a
+// DNS-1123 subdomain, as the API server requires of every TeamSpace's
+// name. Only a hostile or broken server sends one ("../../tmp/x", a NUL,
+// a newline); the record is refused before any path exists.
+type NameError struct {
+	Name string
+	Why  string
+}
+
+func (e *NameError) Error() string {
+	return i18n.T("evidence.archive.bad_name", i18n.Args{"Name": strconv.Quote(e.Name), "Why": e.Why})
+}
+
+// CheckName refuses a TeamSpace name that is not a DNS-1123 subdomain
+// (lowercase letters, digits, '-' and '.', at most 253 characters, no
+// "/", "..", NUL or control character) before it becomes a file name.
+func CheckName(name string) error {
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return &NameError{Name: name, Why: strings.Join(errs, "; ")}
+	}
+	return nil
+}
+
 // WriteArchive writes rec to dir/<name>.json atomically and durably
 // (package atomicfile): a reader never sees a partial record under the
 // final name, and once WriteArchive returns the record survives a crash.
-// The directory is created when missing.
+// The directory is created when missing. A name that is not a TeamSpace's
+// (CheckName) is refused: nothing is written.
 func WriteArchive(dir string, rec ArchiveRecord) error {
+	if err := CheckName(rec.Name); err != nil {
+		return err
+	}
 	return WriteArchiveAs(dir, rec.Name+".json", rec)
 }
 
 // WriteArchiveAs is WriteArchive under another file name in dir: reset
-// keeps a record of another uid where it is and writes beside it.
+// keeps a record of another uid where it is and writes beside it. file
+// must be one plain name in dir (no separator, not . or ..).
 func WriteArchiveAs(dir, file string, rec ArchiveRecord) error {
+	if file == "" || file == "." || file == ".." || strings.ContainsAny(file, "/\x00") {
+		return &NameError{Name: file, Why: i18n.T("evidence.archive.not_one_file")}
+	}
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -66,6 +101,9 @@ const MaxArchive = 1 << 20
 // MaxArchive bytes (safefs.ReadRegular); a FIFO, a device or a link in
 // its place is an error, never a hang or another file's bytes.
 func ReadArchive(dir, name string) (*ArchiveRecord, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(dir, name+".json")
 	data, err := safefs.ReadRegular(dir, name+".json", MaxArchive)
 	if errors.Is(err, fs.ErrNotExist) {

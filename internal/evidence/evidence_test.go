@@ -3,6 +3,7 @@ package evidence
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,5 +221,42 @@ func TestProblemsInTheChosenLanguage(t *testing.T) {
 	_, _, err := Put(dir, "before.json", []byte("{}"), 0o644, false)
 	if err == nil || !strings.Contains(err.Error(), "あなたのものです(cnpaが書いたものではない)") {
 		t.Errorf("Put over a learner's file, in Japanese: %v", err)
+	}
+}
+
+// TestArchiveRefusesANameThatIsNoTeamSpaces is R4-5 of the round-4
+// review: a hostile API server's object name never becomes a path. Every
+// write and read is refused before a file is opened, and nothing appears
+// outside the archive dir (nor in it).
+func TestArchiveRefusesANameThatIsNoTeamSpaces(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "a", "archive")
+	for _, name := range []string{"../../x", "../x", "..", ".", "", "a/b", "x\x00y", "x\ny", "UPPER", "a\x1b[2J", strings.Repeat("a", 254)} {
+		var ne *NameError
+		if err := WriteArchive(dir, ArchiveRecord{Name: name, UID: "u", Pods: 1}); !errors.As(err, &ne) {
+			t.Errorf("WriteArchive(%q): %v, want a NameError", name, err)
+		}
+		if rec, err := ReadArchive(dir, name); !errors.As(err, &ne) || rec != nil {
+			t.Errorf("ReadArchive(%q): %v %v, want a NameError", name, rec, err)
+		}
+	}
+	for _, file := range []string{"../x.json", "a/x.json", "..", ""} {
+		var ne *NameError
+		if err := WriteArchiveAs(dir, file, ArchiveRecord{Name: "x", UID: "u"}); !errors.As(err, &ne) {
+			t.Errorf("WriteArchiveAs(%q): %v, want a NameError", file, err)
+		}
+	}
+	var found []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if p != root {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if len(found) > 0 {
+		t.Errorf("refused names left files: %v", found)
+	}
+	if err := WriteArchive(dir, ArchiveRecord{Name: "team.a-1", UID: "u", Pods: 1}); err != nil {
+		t.Errorf("a valid name (dots and dashes): %v", err)
 	}
 }

@@ -75,6 +75,11 @@ type StressReport struct {
 	Failed  int           `json:"failed"`
 	Skipped int           `json:"skipped"`
 	Seconds float64       `json:"seconds"`
+	// Baseline says why the run failed before any fault: without faults,
+	// the controller did not converge the run's TeamSpaces ("" when it
+	// did). Such a run judges no fault and is a failure, not a pass
+	// with every fault skipped.
+	Baseline string `json:"baseline,omitempty"`
 }
 
 // Count fills Passed, Failed and Skipped.
@@ -92,8 +97,8 @@ func (r *StressReport) Count() {
 	}
 }
 
-// OK tells whether no fault failed.
-func (r *StressReport) OK() bool { return r.Failed == 0 }
+// OK tells whether the baseline converged and no fault failed.
+func (r *StressReport) OK() bool { return r.Failed == 0 && r.Baseline == "" }
 
 // FailedFaults names the faults that failed, in run order.
 func (r *StressReport) FailedFaults() []string {
@@ -142,27 +147,33 @@ func LoadStress(dir string) (*StressReport, error) {
 func WriteStressText(p *ui.Printer, r *StressReport) {
 	found, expected := i18n.T("check.label.found"), i18n.T("check.label.expected")
 	p.Title("%s", i18n.T("stress.title", i18n.Args{"Engine": r.Engine, "At": r.At.Format(time.RFC3339)}))
+	if r.Baseline != "" {
+		p.Line("  %s %-12s %s", p.Mark(false), "baseline", ui.Clean(r.Baseline))
+		p.Warn("%s", prose("      → ", i18n.T("stress.baseline_hint")))
+	}
 	for _, f := range r.Faults {
 		switch f.Status {
 		case Pass:
-			p.Line("  %s %-12s %s", p.Mark(true), f.Name, StressInjected(f.Injected))
+			p.Line("  %s %-12s %s", p.Mark(true), ui.Clean(f.Name), StressInjected(f.Injected))
 		case Fail:
-			p.Line("  %s %-12s %s", p.Mark(false), f.Name, StressInjected(f.Injected))
+			p.Line("  %s %-12s %s", p.Mark(false), ui.Clean(f.Name), StressInjected(f.Injected))
 			for _, x := range f.Findings {
-				p.Line("      %s: %s %s", x.Property, found, x.Found)
-				p.Line("      %s  %s %s", strings.Repeat(" ", ui.Width(x.Property)), expected, x.Expected)
+				// Found carries the cluster's words (an API error): cleaned,
+				// as everything a stress.json holds, which may be hand-made.
+				p.Line("      %s: %s %s", ui.Clean(x.Property), found, ui.Clean(x.Found))
+				p.Line("      %s  %s %s", strings.Repeat(" ", ui.Width(ui.Clean(x.Property))), expected, ui.Clean(x.Expected))
 			}
 			if f.Hint != "" {
-				p.Warn("%s", prose("      → ", f.Hint))
+				p.Warn("%s", prose("      → ", ui.Clean(f.Hint)))
 			}
 			if f.Log != "" {
 				p.Note("      %s", i18n.T("stress.log"))
 				for _, l := range strings.Split(strings.TrimRight(f.Log, "\n"), "\n") {
-					p.Note("        %s", l)
+					p.Note("        %s", ui.Clean(l))
 				}
 			}
 		default:
-			p.Note("  - %-12s %s", f.Name, f.Why)
+			p.Note("  - %-12s %s", ui.Clean(f.Name), ui.Clean(f.Why))
 		}
 	}
 	p.Line("")

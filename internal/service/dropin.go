@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // A drop-in adds to cnpa-op.service without touching its unit file, the
@@ -16,6 +20,12 @@ import (
 // Under systemd it goes to /run/systemd/system, which a reboot empties, so
 // that even a stress run killed before its cleanup leaves nothing behind
 // past the next boot; process mode reads the same files beside its unit.
+//
+// Its writer holds the file with an exclusive flock(2) for as long as the
+// drop-in is meant (DropIn): a drop-in of cnpa's that no process holds is
+// one whose writer died (kill -9, OOM, a reboot) before its cleanup.
+// RepairLeftovers finds such a drop-in, removes it and restarts the
+// service, so that it runs on its own kubeconfig again.
 
 // dropInHeader starts every drop-in cnpa writes.
 const dropInHeader = "# Written by cnpa stress while it runs; removed when it ends.\n[Service]\n"
@@ -32,34 +42,154 @@ func DropInPath(m Manager, name string) string {
 	return filepath.Join(dir, Name+".d", name+".conf")
 }
 
+// DropIn is a drop-in in force, held by the process that wrote it.
+type DropIn struct {
+	m    Manager
+	path string
+	f    *os.File // open, with an exclusive flock, until Remove
+}
+
 // WriteDropIn writes a drop-in that sets env (KEY=VALUE each) in the
 // service's environment, and tells systemd to read it; it takes effect at
-// the service's next start.
-func WriteDropIn(ctx context.Context, m Manager, name string, env []string) error {
+// the service's next start. The file is locked before it takes its name,
+// so that no one ever sees it unheld while its writer lives; the lock
+// goes with the writer (close-on-exec: the service started meanwhile does
+// not inherit it).
+func WriteDropIn(ctx context.Context, m Manager, name string, env []string) (*DropIn, error) {
 	var b strings.Builder
 	b.WriteString(dropInHeader)
 	for _, kv := range env {
 		if strings.ContainsAny(kv, "\"\\\n%$") {
-			return fmt.Errorf("drop-in %s: %q", name, kv) // cnpa's own values: a bug
+			return nil, fmt.Errorf("drop-in %s: %q", name, kv) // cnpa's own values: a bug
 		}
 		b.WriteString(`Environment="` + kv + "\"\n")
 	}
 	path := DropInPath(m, name)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return nil, err
 	}
-	if err := os.WriteFile(path+".tmp", []byte(b.String()), 0o644); err != nil {
-		return err
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
 	}
-	if err := os.Rename(path+".tmp", path); err != nil {
-		return err
+	d := &DropIn{m: m, path: path, f: f}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", tmp, err)
 	}
-	return reloadDropIns(ctx, m)
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, err
+	}
+	return d, reloadDropIns(ctx, m)
 }
 
-// RemoveDropIn removes the drop-in (none is fine) and tells systemd.
-func RemoveDropIn(ctx context.Context, m Manager, name string) error {
+// Remove removes the drop-in, tells systemd, and lets go of it; nil does
+// nothing.
+func (d *DropIn) Remove(ctx context.Context) error {
+	if d == nil {
+		return nil
+	}
+	defer d.f.Close()
+	return removeDropIn(ctx, d.m, d.path)
+}
+
+// Held tells whether the drop-in named name (without .conf) is in place
+// and held by a live process: another run is using it.
+func Held(m Manager, name string) bool {
 	path := DropInPath(m, name)
+	if _, err := os.Stat(path); err != nil {
+		return false
+	}
+	return !unheld(path)
+}
+
+// unheld tells whether no process holds the drop-in at path (it can be
+// locked now); a file that cannot be opened is not known to be unheld.
+func unheld(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return false
+	}
+	unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return true
+}
+
+// Leftover is a drop-in of cnpa's that its writer left behind.
+type Leftover struct {
+	Path string
+	// Env is its Environment= (KEY=VALUE each).
+	Env []string
+}
+
+// Leftovers are m's drop-ins that cnpa wrote (they start with its
+// header) and no live process holds.
+func Leftovers(m Manager) []Leftover {
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(DropInPath(m, "x")), "*.conf"))
+	sort.Strings(files)
+	var out []Leftover
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil || !strings.HasPrefix(string(data), dropInHeader) || !unheld(f) {
+			continue
+		}
+		l := Leftover{Path: f}
+		if u, err := ParseUnit(data); err == nil {
+			l.Env = u.Environment
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// RepairLeftovers removes every Leftover of m and, when the service runs,
+// restarts it without them (a drop-in takes effect at a start, and the
+// service started with it still has its environment). It returns what it
+// removed; err says what it could not do.
+func RepairLeftovers(ctx context.Context, m Manager) ([]Leftover, error) {
+	left := Leftovers(m)
+	if len(left) == 0 {
+		return nil, nil
+	}
+	var errs []error
+	for _, l := range left {
+		if err := removeDropIn(ctx, m, l.Path); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		// The proxy's kubeconfig it named, in a directory of the run's
+		// own (cnpa-stress-*): its token is worth nothing now, but it is
+		// the run's to remove.
+		for _, kv := range l.Env {
+			if _, v, _ := strings.Cut(kv, "="); strings.HasPrefix(filepath.Base(filepath.Dir(v)), "cnpa-stress-") {
+				os.RemoveAll(filepath.Dir(v))
+			}
+		}
+	}
+	if st, err := m.Status(ctx); err == nil && st.Active {
+		errs = append(errs, m.Restart(ctx))
+	}
+	return left, errors.Join(errs...)
+}
+
+// RemoveDropIn removes the drop-in (none is fine) and tells systemd,
+// whoever holds it.
+func RemoveDropIn(ctx context.Context, m Manager, name string) error {
+	return removeDropIn(ctx, m, DropInPath(m, name))
+}
+
+func removeDropIn(ctx context.Context, m Manager, path string) error {
 	err := os.Remove(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -96,4 +226,18 @@ func dropInEnv(unitPath string) []string {
 		env = append(env, u.Environment...)
 	}
 	return env
+}
+
+// SayLeftovers says what RepairLeftovers removed, and what it could not
+// do (err), in one warning for the learner.
+func SayLeftovers(left []Leftover, err error) string {
+	paths := make([]string, len(left))
+	for i, l := range left {
+		paths[i] = l.Path
+	}
+	msg := i18n.T("service.leftover_dropin", i18n.Args{"Paths": strings.Join(paths, ", "), "Unit": Name})
+	if err != nil {
+		msg += "\n" + i18n.T("service.leftover_dropin_failed", i18n.Args{"Err": err.Error(), "Paths": strings.Join(paths, " "), "Unit": Name})
+	}
+	return msg
 }

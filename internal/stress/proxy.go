@@ -6,14 +6,29 @@
 // a drop-in of cnpa-op.service), injects one fault at a time, and counts what
 // went through it; after each fault the cluster is judged as `cnpa check`
 // judges it.
+//
+// The proxy holds the service's credentials, so it lets in only its own
+// client: it serves TLS with a certificate made for this run (its CA is
+// in the proxy's kubeconfig, so a process that takes the port after the
+// run cannot pass for it), and asks every request for a bearer token made
+// for this run. Both live in that kubeconfig alone, mode 0600 in a 0700
+// directory of the service's user (run.go): no other local user reads it.
 package stress
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/subtle"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"io"
+	"math/big"
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
@@ -76,6 +91,7 @@ type Proxy struct {
 	transport http.RoundTripper
 	stream    *httputil.ReverseProxy
 	token     string
+	ca        []byte // PEM of the certificate the proxy serves
 	srv       *http.Server
 	ln        net.Listener
 
@@ -110,7 +126,7 @@ func NewProxy(cfg *rest.Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 16)
+	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	p := &Proxy{target: target, transport: rt, token: hex.EncodeToString(b),
 		rng: mrand.New(mrand.NewPCG(1, 2)), recorded: map[string][]byte{},
@@ -132,21 +148,62 @@ func NewProxy(cfg *rest.Config) (*Proxy, error) {
 	return p, nil
 }
 
-// Token is the secret first segment of every path the proxy serves: only
-// the kubeconfig whose server URL ends in it reaches the API server
-// through the proxy, no other local user.
+// Token is the bearer token every request must carry: only the proxy's
+// kubeconfig holds it. It is a secret: never log it.
 func (p *Proxy) Token() string { return p.token }
 
-// Start listens on a free loopback port and serves until Close; the
-// server URL it returns carries the token.
-func (p *Proxy) Start() (addr string, err error) {
+// CA is the PEM certificate the proxy serves (self-signed, for
+// 127.0.0.1, made by Start): its client trusts it and nothing else.
+func (p *Proxy) CA() []byte { return p.ca }
+
+// Start listens on a free loopback port and serves TLS until Close, with
+// a certificate made now whose key never leaves this process. The server
+// URL it returns holds no secret.
+func (p *Proxy) Start() (server string, err error) {
+	cert, caPEM, err := selfSigned()
+	if err != nil {
+		return "", err
+	}
+	p.ca = caPEM
 	p.ln, err = net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
 	}
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	go p.srv.Serve(p.ln)
-	return "http://" + p.ln.Addr().String() + "/" + p.token, nil
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		// HTTP/1.1 only: a dropped connection (hangUp) is a closed
+		// connection, as the faults mean it, not a reset HTTP/2 stream.
+		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){}}
+	go p.srv.ServeTLS(p.ln, "", "")
+	return "https://" + p.ln.Addr().String(), nil
+}
+
+// selfSigned makes a certificate for 127.0.0.1, valid for a day, and its
+// PEM.
+func selfSigned() (tls.Certificate, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: serial, Subject: pkix.Name{CommonName: "cnpa-stress"},
+		NotBefore: now.Add(-time.Minute), NotAfter: now.Add(24 * time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
+		BasicConstraintsValid: true, IsCA: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key},
+		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
 }
 
 // Close stops serving and ends every open watch.
@@ -273,15 +330,13 @@ func (p *Proxy) decide(r *http.Request) (decision, Mode) {
 
 // ServeHTTP forwards r, injecting the fault of the current mode.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// The token is the path's first segment: client-go sends no bearer
-	// token over plain HTTP, but keeps a server URL's path.
-	rest, ok := strings.CutPrefix(r.URL.Path, "/"+p.token)
-	if !ok || (rest != "" && rest[0] != '/') {
-		http.Error(w, "Unauthorized", http.StatusUnauthorized)
+	// Only the holder of the run's token (compared in constant time);
+	// the Authorization header goes no further (forward replaces it).
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(p.token)) != 1 {
+		status(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 		return
 	}
-	r.URL.Path, r.URL.RawPath = rest, ""
-	r.RequestURI = r.URL.RequestURI()
 	p.requests.Add(1)
 	if isTeamSpaceList(r) {
 		p.lists.Add(1)

@@ -2,6 +2,8 @@ package stress
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -61,16 +63,53 @@ func start(t *testing.T, b *backend) (*Proxy, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
+	proxies.Store(url, p)
 	return p, url
+}
+
+// proxies are the started proxies by server URL: do finds the token and
+// the CA of the one it calls there.
+var proxies sync.Map
+
+// clientOf trusts p's CA alone, as the proxy's kubeconfig says.
+func clientOf(p *Proxy) *http.Client {
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(p.CA())
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+}
+
+// proxyOf is the proxy serving url.
+func proxyOf(t *testing.T, url string) *Proxy {
+	t.Helper()
+	var found *Proxy
+	proxies.Range(func(k, v any) bool {
+		if strings.HasPrefix(url, k.(string)+"/") {
+			found = v.(*Proxy)
+		}
+		return found == nil
+	})
+	if found == nil {
+		t.Fatalf("no proxy serves %s", url)
+	}
+	return found
 }
 
 const tsPath = "/apis/platform.labhub.io/v1alpha1/teamspaces"
 
+// do sends a request with the proxy's token, as its kubeconfig's client.
 func do(t *testing.T, method, url string) (int, string, error) {
 	t.Helper()
+	return doAs(t, method, url, proxyOf(t, url).Token())
+}
+
+// doAs sends a request with token as its bearer ("": none).
+func doAs(t *testing.T, method, url, token string) (int, string, error) {
+	t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader("{}"))
-	c := &http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Do(req)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := clientOf(proxyOf(t, url)).Do(req)
 	if err != nil {
 		return 0, "", err
 	}
@@ -101,13 +140,24 @@ func TestProxyPassesThroughWithTheServicesCredentials(t *testing.T) {
 	}
 }
 
-func TestProxyRefusesAnotherPath(t *testing.T) {
+// Without the run's token, or with another, nothing reaches the API
+// server; the token is not in the server URL, and plain HTTP is not
+// served.
+func TestProxyRefusesAnotherToken(t *testing.T) {
 	b := newBackend(t)
-	_, url := start(t, b)
-	base := url[:strings.LastIndex(url, "/")]
-	for _, u := range []string{base + tsPath, base + "/wrong" + tsPath, url + "x" + tsPath} {
-		if code, _, _ := do(t, "GET", u); code != http.StatusUnauthorized {
-			t.Errorf("GET %s: %d, want 401", u, code)
+	p, url := start(t, b)
+	for _, token := range []string{"", "real-token", p.Token()[1:], p.Token() + "x", strings.ToUpper(p.Token())} {
+		if code, _, err := doAs(t, "GET", url+tsPath, token); code != http.StatusUnauthorized {
+			t.Errorf("GET with token %q: %d %v, want 401", token, code, err)
+		}
+	}
+	if strings.Contains(url, p.Token()) {
+		t.Errorf("the server URL %s carries the token", url)
+	}
+	if resp, err := http.Get("http://" + strings.TrimPrefix(url, "https://") + tsPath); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode < 400 {
+			t.Errorf("plain HTTP: %d, want a refusal", resp.StatusCode)
 		}
 	}
 	if b.hits.Load() != 0 {
@@ -179,7 +229,8 @@ func TestProxyDropEndsAWatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", url+tsPath+"?watch=true", nil)
-	resp, err := http.DefaultClient.Do(req)
+	req.Header.Set("Authorization", "Bearer "+p.Token())
+	resp, err := clientOf(p).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

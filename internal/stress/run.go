@@ -22,7 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/labhub/cnpa/internal/check"
 	"github.com/labhub/cnpa/internal/evidence"
@@ -144,6 +143,9 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *judge.StressR
 	if !st.Active {
 		return nil, &EnvError{Msg: i18n.T("stress.not_running")}
 	}
+	if service.Held(env.Service, dropIn) {
+		return nil, &EnvError{Msg: i18n.T("stress.already_running", i18n.Args{"Path": service.DropInPath(env.Service, dropIn)})}
+	}
 	cfg, err := serviceConfig(env)
 	if err != nil {
 		return nil, err
@@ -159,13 +161,14 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *judge.StressR
 	if err != nil {
 		return nil, err
 	}
-	kcDir, err := writeKubeconfig(env, addr)
+	kcDir, err := writeKubeconfig(ctx, env, addr, r.proxy.CA(), r.proxy.Token())
 	if err != nil {
 		r.proxy.Close()
 		return nil, err
 	}
 	kc := filepath.Join(kcDir, "kubeconfig")
 	r.temps = check.NewTemps(env, 20*time.Second)
+	var drop *service.DropIn
 
 	// Cleanup is its own piece, on every path: a context that outlives
 	// Ctrl-C, the proxy passing everything through first so that the
@@ -175,7 +178,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *judge.StressR
 		defer cancel()
 		r.proxy.SetMode(Mode{})
 		var errs []error
-		if e := service.RemoveDropIn(cctx, env.Service, dropIn); e != nil {
+		if e := drop.Remove(cctx); e != nil {
 			errs = append(errs, e)
 		}
 		if e := env.Service.Restart(cctx); e != nil {
@@ -195,7 +198,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *judge.StressR
 		}
 	}()
 
-	if err := service.WriteDropIn(ctx, env.Service, dropIn, []string{"KUBECONFIG=" + kc, KubeconfigVar + "=" + kc}); err != nil {
+	if drop, err = service.WriteDropIn(ctx, env.Service, dropIn, []string{"KUBECONFIG=" + kc, KubeconfigVar + "=" + kc}); err != nil {
 		return nil, err
 	}
 	if err := env.Service.Restart(ctx); err != nil {
@@ -210,13 +213,16 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *judge.StressR
 	r.temps.SweepLeftovers(ctx, func(string, ...any) {})
 
 	rep = &judge.StressReport{At: start, Engine: env.Engine, Server: env.Target.Server}
-	base := r.baseline(ctx)
+	// Without a converged baseline no fault tells anything, and the run
+	// fails (rep.OK): a controller that does not even converge without
+	// faults is no pass with every fault skipped.
+	rep.Baseline = r.baseline(ctx)
 	for _, name := range opts.Faults {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if base != "" {
-			rep.Faults = append(rep.Faults, judge.StressFault{Name: name, Status: judge.Skip, Why: base})
+		if rep.Baseline != "" {
+			rep.Faults = append(rep.Faults, judge.StressFault{Name: name, Status: judge.Skip, Why: i18n.T("stress.skipped_baseline")})
 			continue
 		}
 		if opts.Progress != nil {
@@ -239,39 +245,6 @@ func serviceConfig(env *labenv.Env) (*rest.Config, error) {
 		return clientcmd.BuildConfigFromFlags("", env.CredentialPath())
 	}
 	return rest.CopyConfig(env.Target.Config), nil
-}
-
-// writeKubeconfig writes the kubeconfig that reaches the proxy: plain
-// HTTP on loopback, as `kubectl proxy` serves, its server URL carrying the
-// proxy's token (it holds no credential of the cluster's). Under systemd it goes to /run,
-// which the hardened unit can read (its /tmp is private, /root hidden).
-func writeKubeconfig(env *labenv.Env, addr string) (string, error) {
-	base := ""
-	if env.Service.Name() == "systemd" {
-		base = "/run"
-	}
-	dir, err := os.MkdirTemp(base, "cnpa-stress-")
-	if err != nil {
-		return "", err
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return "", err
-	}
-	name := "cnpa-stress"
-	if env.Target.Context != "" {
-		// The same name: a unit that passes --context still finds it.
-		name = env.Target.Context
-	}
-	c := clientcmdapi.NewConfig()
-	c.Clusters[name] = &clientcmdapi.Cluster{Server: addr}
-	c.AuthInfos[name] = &clientcmdapi.AuthInfo{}
-	c.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
-	c.CurrentContext = name
-	data, err := clientcmd.Write(*c)
-	if err != nil {
-		return "", err
-	}
-	return dir, os.WriteFile(filepath.Join(dir, "kubeconfig"), data, 0o644)
 }
 
 // await polls cond every 200 ms until it holds or d passes.

@@ -21,8 +21,11 @@ const Columns = 80
 // lines after the first starting with indent: body is broken where
 // ui.Wrap breaks (spaces, between wide characters), to the width left by
 // the wider of prefix and indent, and a run with no break in it (a uid, a
-// path) is cut where the width ends.
+// path) is cut where the width ends. body is cleaned first (ui.CleanLines):
+// it may carry the API server's error text or a cluster value, and every
+// line of the screen and of the plain output passes here (R4-6).
 func fit(prefix, body string, cols int, indent string) []string {
+	body = ui.CleanLines(body)
 	if ui.Width(prefix+body) <= cols && !strings.Contains(body, "\n") {
 		return []string{prefix + body}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/kit/cluster"
+	"github.com/labhub/cnpa/test/kit/osuser"
 )
 
 // cnpa stress against the real control plane: cnpa's Go engine passes
@@ -25,7 +26,12 @@ import (
 // comes back, and passes conflict; one that recreates the quota instead
 // of patching it, which the lab's steps do not catch, fails kept by the
 // fault's name. Each controller runs as the lab's service in process mode
-// through the proxy; the drop-in is gone afterwards.
+// through the proxy; the drop-in is gone afterwards. While the go run is
+// under way no other local user reads the proxy's kubeconfig or gets
+// through the proxy (private), and its token is in no log (R4-1); a run
+// killed with SIGKILL leaves nothing another user can take over, and the
+// next commands put the service back (killed, R4-2); a controller that
+// does not converge without faults fails the run (neverConverges).
 func TestStress(t *testing.T) {
 	c := cluster.Shared(t)
 	bin := kit.CnpaBinary(t)
@@ -102,8 +108,13 @@ func TestStress(t *testing.T) {
 			t.Fatalf("cnpa step all: %s", r)
 		}
 		start := time.Now()
+		// R4-1 while the run is under way, as another local user.
+		osuser.Ensure(t) // here: it may skip or fail, which a goroutine must not
+		tokens := make(chan string, 1)
+		go func() { tokens <- private(t, lab) }()
 		rep := stress(t, lab, "all", 0)
 		t.Logf("whole run %s", time.Since(start).Round(time.Second))
+		tokenNowhere(t, lab, <-tokens)
 		for _, f := range rep.Faults {
 			if f.Status != judge.Pass {
 				t.Errorf("%s: %s %v, want pass (injected %v)\n%s", f.Name, f.Status, f.Findings, f.Injected, f.Log)
@@ -132,6 +143,8 @@ func TestStress(t *testing.T) {
 		}
 		counted(t, lab)
 		interrupted(t, lab)
+		leftover := killed(t, lab)
+		neverConverges(t, lab, leftover)
 	})
 
 	t.Run("recreate", func(t *testing.T) {
