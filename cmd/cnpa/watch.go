@@ -117,7 +117,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	return watch.Run(ctx, watch.Options{Steps: theLab.Lab(),
 		Dir: env.Dir, View: view, Format: format, Out: o.Out, Err: o.ErrOut,
 		Judge: watch.CheckJudger(theLab.Checker(), env, o.ProbeTimeout), Probes: watch.ProbesOf(theLab.Checker()), Held: watch.Held(env),
-		Keys:  keys, Files: files, Notes: notes, Changed: changed, Down: down, UnitPath: unit,
+		Keys: keys, Files: files, Notes: notes, Changed: changed, Down: down, UnitPath: unit,
 	})
 }
 
