@@ -1749,7 +1749,7 @@ var messagesJa = []goi18n.Message{
 	{ID: "cli.step.interrupted", Other: "ステップ{{.N}}を中断しました{{.Detail}}"},
 	{ID: "cli.step.kept", Other: "{{.File}}をそのまま残しました"},
 	{ID: "cli.step.list_sep", Other: "、"},
-	{ID: "cli.step.not_as_expected", Other: "{{.Names}}がラボの期待する値と違います（上を参照）"},
+	{ID: "cli.step.not_as_expected", Other: "{{.Names}}が、ラボの期待する値と違います（上を参照）"},
 	{ID: "cli.step.quiet_verbose", Other: "--quietは、--verboseがすべて表示するものを隠します: どちらか一方を指定してください"},
 	{ID: "cli.step.wrote", Other: "{{.File}}を書きました"},
 	{ID: "cli.submit.diagnosis", Other: "診断: {{.Diagnosis}}(`cnpa check`ですべてのチェックを見られます)"},
