@@ -35,6 +35,9 @@ type stepResult struct {
 	checks []judge.Check
 	status StepStatus
 	at     time.Time
+	// missing are checks forgotten and not judged since: the step has no
+	// mark until they are.
+	missing map[string]bool
 }
 
 // Action is what a key asks the loop to do beyond changing the model.
@@ -191,8 +194,19 @@ func (m *Model) Judged(n int, rep *judge.Report, at time.Time) []Verdict {
 				r.checks = append(r.checks, c)
 			}
 		}
+		for id := range old.missing {
+			if !seen[id] {
+				if r.missing == nil {
+					r.missing = map[string]bool{}
+				}
+				r.missing[id] = true
+			}
+		}
 	}
 	r.status = statusOf(r.checks)
+	if len(r.missing) > 0 {
+		r.status = Todo
+	}
 	m.results[n] = r
 	return out
 }
@@ -208,8 +222,8 @@ func statusOf(cs []judge.Check) StepStatus {
 }
 
 // Forget drops the checks ids of step n: what they said is no longer
-// true (the script they ran was saved again, and cannot run now), and
-// nothing says otherwise yet.
+// true (the script they ran was saved again, and may not run now). The
+// step has no mark until they are judged again.
 func (m *Model) Forget(n int, ids map[string]bool) {
 	r := m.results[n]
 	if r == nil {
@@ -221,7 +235,10 @@ func (m *Model) Forget(n int, ids map[string]bool) {
 			keep = append(keep, c)
 		}
 	}
-	r.checks, r.status = keep, statusOf(keep)
+	r.checks, r.status, r.missing = keep, Todo, map[string]bool{}
+	for id := range ids {
+		r.missing[id] = true
+	}
 }
 
 // Has tells whether step n's checks hold every one of ids.

@@ -111,8 +111,16 @@ func TestJudgedKeepsWhatALookLeftOut(t *testing.T) {
 		t.Error("Has(cb) false")
 	}
 	m.Forget(3, map[string]bool{"cb": true})
-	if m.Has(3, map[string]bool{"cb": true}) || m.Status(3) != Passed {
-		t.Errorf("after Forget: checks %+v status %v", m.Checks(3), m.Status(3))
+	if m.Has(3, map[string]bool{"cb": true}) || m.Status(3) != Todo {
+		t.Errorf("after Forget: checks %+v status %v, want no mark", m.Checks(3), m.Status(3))
+	}
+	m.Judged(3, quick, at)
+	if m.Status(3) != Todo {
+		t.Errorf("a look without cb: status %v, want still no mark", m.Status(3))
+	}
+	m.Judged(3, report(3, judge.Pass, judge.Pass), at)
+	if m.Status(3) != Passed {
+		t.Errorf("cb judged again: status %v, want Passed", m.Status(3))
 	}
 }
 
