@@ -48,11 +48,13 @@ func (w *watchProc) notices() string {
 }
 
 // startWatchProc starts `cnpa watch -o json` on l's lab with extra flags.
-func startWatchProc(ctx context.Context, t *testing.T, l *kit.Lab, extra ...string) *watchProc {
+func startWatchProc(t *testing.T, l *kit.Lab, extra ...string) *watchProc {
 	t.Helper()
 	args := append([]string{"--kubeconfig", l.Kubeconfig, "--dir", l.Dir, "--no-color", "watch", "-o", "json",
 		"--service-manager", "process", "--unit-dir", l.UnitDir}, extra...)
-	w := &watchProc{cmd: exec.CommandContext(ctx, l.Bin, args...), verdicts: make(chan watchVerdict, 1000)}
+	// Not bound to ctx: the test's own ctx ends before its cleanups, and
+	// watch must end on q (the cleanup kills it only when it does not).
+	w := &watchProc{cmd: exec.Command(l.Bin, args...), verdicts: make(chan watchVerdict, 1000)}
 	w.cmd.Env = l.Env
 	w.cmd.Stderr = w
 	stdin, err := w.cmd.StdinPipe()
@@ -162,7 +164,7 @@ func TestWatchBesideStepAll(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(l.Dir, ".cnpa", "watch.json"), []byte(`{"step": 3}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w := startWatchProc(ctx, t, l)
+	w := startWatchProc(t, l)
 	w.await(ctx, t, 3, "step3.rerun_writes_nothing", "pass", "at the start, on step 3")
 
 	if r := l.Reset(); r.Code != 0 {
