@@ -201,6 +201,9 @@ type result struct {
 type plan struct {
 	script bool
 	live   []int
+	// lead: live[0] is the current step, judged before the script's
+	// probes, which are another step's.
+	lead bool
 }
 
 func (p plan) empty() bool { return !p.script && len(p.live) == 0 }
@@ -208,7 +211,7 @@ func (p plan) empty() bool { return !p.script && len(p.live) == 0 }
 // merge is p and q together: a plan superseded by q keeps what it had
 // still to do; q's order first.
 func (p plan) merge(q plan) plan {
-	out := plan{script: p.script || q.script}
+	out := plan{script: p.script || q.script} // lead is set when it runs
 	seen := map[int]bool{}
 	for _, n := range append(append([]int{}, q.live...), p.live...) {
 		if !seen[n] {
@@ -510,6 +513,7 @@ func (l *loop) judge(p plan) {
 		p = l.pending.merge(p)
 	}
 	p = l.order(p)
+	p.lead = p.script && len(p.live) > 0 && p.live[0] == l.m.Current && len(ids(l.o.Probes.Script, l.m.Current)) == 0
 	l.planStop()
 	l.planGen++
 	l.pending, l.planBusy = p, true
@@ -549,56 +553,70 @@ func (l *loop) send(ctx context.Context, r result) bool {
 }
 
 // run is plan p: the script's probes until two judgements agree (or
-// maxScriptRuns), unless held; then each step's live probes.
+// maxScriptRuns), unless held; then each step's live probes. The current
+// step's live probes go first when the script's are another step's.
 func (l *loop) run(ctx context.Context, gen int, p plan) {
 	send := func(r result) bool { r.gen = gen; return l.send(ctx, r) }
 	defer send(result{kind: doneKind})
-	if p.script {
-		first := 0
-		for _, n := range l.o.Probes.Script {
-			if first == 0 || n < first {
-				first = n
-			}
-		}
-		if !send(result{kind: startKind, step: first}) {
-			return
-		}
-		if why := l.o.Held(ctx); why != "" {
-			send(result{kind: heldKind, step: first, why: why})
-		} else {
-			var prev *judge.Report
-			for i := 0; i < maxScriptRuns; i++ {
-				rep, err := l.o.Judge(ctx, 0, Ask{Script: true})
-				if ctx.Err() != nil {
-					return
-				}
-				if err != nil {
-					send(result{kind: scriptKind, step: first, err: err})
-					return
-				}
-				done := agreed(l.o.Probes.Script, prev, rep)
-				prev = rep
-				if done {
-					break
-				}
-			}
-			if !send(result{kind: scriptKind, step: first, rep: prev, at: l.o.Now()}) {
-				return
-			}
-		}
-	}
-	for _, n := range p.live {
+	live := func(n int) bool {
 		if !send(result{kind: startKind, step: n}) {
-			return
+			return false
 		}
 		rep, err := l.o.Judge(ctx, n, Ask{Live: true})
 		if ctx.Err() != nil {
+			return false
+		}
+		return send(result{kind: liveKind, step: n, rep: rep, err: err, at: l.o.Now()}) && err == nil
+	}
+	rest := p.live
+	if p.lead {
+		if !live(rest[0]) {
 			return
 		}
-		if !send(result{kind: liveKind, step: n, rep: rep, err: err, at: l.o.Now()}) || err != nil {
+		rest = rest[1:]
+	}
+	if p.script && !l.script(ctx, send) {
+		return
+	}
+	for _, n := range rest {
+		if !live(n) {
 			return
 		}
 	}
+}
+
+// script judges with the script's probes until two judgements agree (or
+// maxScriptRuns), unless they are held; false when the plan must end.
+func (l *loop) script(ctx context.Context, send func(result) bool) bool {
+	first := 0
+	for _, n := range l.o.Probes.Script {
+		if first == 0 || n < first {
+			first = n
+		}
+	}
+	if !send(result{kind: startKind, step: first}) {
+		return false
+	}
+	if why := l.o.Held(ctx); why != "" {
+		return send(result{kind: heldKind, step: first, why: why})
+	}
+	var prev *judge.Report
+	for i := 0; i < maxScriptRuns; i++ {
+		rep, err := l.o.Judge(ctx, 0, Ask{Script: true})
+		if ctx.Err() != nil {
+			return false
+		}
+		if err != nil {
+			send(result{kind: scriptKind, step: first, err: err})
+			return false
+		}
+		done := agreed(l.o.Probes.Script, prev, rep)
+		prev = rep
+		if done {
+			break
+		}
+	}
+	return send(result{kind: scriptKind, step: first, rep: prev, at: l.o.Now()})
 }
 
 // agreed tells whether the script's probes in rep need no further

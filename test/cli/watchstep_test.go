@@ -223,4 +223,34 @@ func TestWatchBesideStepAll(t *testing.T) {
 	if got, err := os.ReadFile(script); err != nil || string(got) != string(saved) {
 		t.Errorf("reconcile.sh changed under watch (%v)", err)
 	}
+
+	// What step 7 says when something does act while it has the service
+	// stopped: a second loop of the learner's, left running. It fails
+	// with its sentence and names the cause (in Japanese, as the review
+	// read it).
+	if r := l.Reset(); r.Code != 0 {
+		t.Fatalf("reset: %s", r)
+	}
+	for _, n := range []string{"1", "2", "3", "4", "5", "6"} {
+		if r := l.Cnpa("step", n, "--engine", "shell", "--service-manager", "process", "--unit-dir", l.UnitDir); r.Code != 0 {
+			t.Fatalf("step %s: %s", n, r)
+		}
+	}
+	loop := exec.Command("bash", "-c", "while :; do ./reconcile.sh >/dev/null 2>&1; sleep 1; done")
+	loop.Dir, loop.Env = l.Dir, l.Env
+	if err := loop.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r = l.Cnpa("--lang", "ja", "step", "7", "--service-manager", "process", "--unit-dir", l.UnitDir)
+	_ = loop.Process.Kill()
+	_ = loop.Wait()
+	if r.Code != 1 {
+		t.Fatalf("step 7 beside a second loop: exit %d, want 1\n%s", r.Code, r.Output)
+	}
+	flat := strings.NewReplacer("\n", "", " ", "").Replace(r.Output)
+	for _, want := range []string{"ステップ7が失敗しました", "何かがalphaを調整しました", "reconcile.shを実行しました"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("step 7 beside a second loop does not say %q:\n%s", want, r.Output)
+		}
+	}
 }
