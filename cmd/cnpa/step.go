@@ -130,6 +130,11 @@ func (o *StepOptions) Run(ctx context.Context) error {
 			fmt.Fprintf(o.ErrOut, "%s\n", stepFailed(run.Failed.Number, ui.CleanLines(run.Err.Error())))
 		}
 	}
+	if run.Failed != nil && run.Err == nil && len(run.Results) > 0 {
+		// A verdict did not hold: said as a failure too, naming the
+		// lines (shown above), as an error is.
+		fmt.Fprintf(o.ErrOut, "%s\n", stepFailed(run.Failed.Number, failedLines(run.Results[len(run.Results)-1])))
+	}
 	if out == "json" {
 		if err := ui.WriteJSON(o.Out, run.Results); err != nil {
 			return err
@@ -166,6 +171,21 @@ func printResult(p *ui.Printer, r *steps.Result, shown bool) {
 		p.Line("  %s", i18n.T("cli.step.wrote", i18n.Args{"File": r.File}))
 	}
 	p.Line("")
+}
+
+// failedLines says which of r's lines do not hold.
+func failedLines(r *steps.Result) string {
+	var names []string
+	for _, v := range r.Verdicts {
+		if !v.OK {
+			name := v.Name
+			if v.Label != "" {
+				name = v.Label
+			}
+			names = append(names, name)
+		}
+	}
+	return i18n.T("cli.step.not_as_expected", i18n.Args{"Names": strings.Join(names, i18n.T("cli.step.list_sep"))})
 }
 
 // stepFailed is the line that says step n failed with msg, its first line

@@ -120,8 +120,8 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		Where: lab.Where{Dir: env.Dir, UnitDir: env.UnitDir, ServiceManager: env.Service.Name()}}
 	return watch.Run(ctx, watch.Options{Steps: theLab.Lab(),
 		Dir: env.Dir, View: view, Format: format, Out: o.Out, Err: o.ErrOut,
-		Judge: watch.CheckJudger(theLab.Checker(), env, o.ProbeTimeout),
-		Keys:  keys, Files: files, Notes: notes, Changed: changed, Down: down, UnitPath: unit,
+		Judge: watch.CheckJudger(theLab.Checker(), env, o.ProbeTimeout), Probes: watch.ProbesOf(theLab.Checker()), Held: watch.Held(env),
+		Keys: keys, Files: files, Notes: notes, Changed: changed, Down: down, UnitPath: unit,
 	})
 }
 

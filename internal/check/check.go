@@ -43,6 +43,28 @@ type Options struct {
 	// learner's own run saw of the VM (the service and its unit), from
 	// the submission. Only the probes that can run remotely are made.
 	Reported *judge.Facts
+	// Leave leaves kinds of probes out of the report, neither run nor
+	// reported: a caller that judges again and again (cnpa watch) runs
+	// the learner's script only when the learner asks, and shows what
+	// the files and the facts say before it waits on the controller.
+	Leave Leave
+}
+
+// Leave is a set of kinds of probes Run leaves out.
+type Leave int
+
+const (
+	// LeaveScript leaves out the probes that run the learner's script
+	// (judge.Probe.Script): they act as the controller.
+	LeaveScript Leave = 1 << iota
+	// LeaveController leaves out the probes of the running controller
+	// (judge.Probe.Controller): they wait on it.
+	LeaveController
+)
+
+// leaves tells whether l leaves probe p out.
+func (l Leave) leaves(p *judge.Probe) bool {
+	return (l&LeaveScript != 0 && p.Script) || (l&LeaveController != 0 && p.Controller)
 }
 
 // NoStepError is a --step number the lab has no step for.

@@ -3,7 +3,6 @@ package check
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
@@ -44,7 +43,7 @@ func gatherFacts(ctx context.Context, steps lab.Table, env *labenv.Env, svc serv
 	if f.Service, err = svc.Status(ctx); err != nil {
 		return nil, fmt.Errorf("status of %s: %w", service.Name, err)
 	}
-	unit, err := os.ReadFile(svc.UnitPath())
+	unit, err := lab.ReadEvidence(svc.UnitPath()) // a FIFO there must not stall the grader
 	switch {
 	case err != nil:
 		f.UnitError = err.Error()

@@ -160,8 +160,11 @@ func (r *Session) handRuns(h Hand) bool {
 	return false
 }
 
-// wants tells whether this run reports row p: every step's, or --step's.
-func (r *Session) wants(p *judge.Probe) bool { return r.opts.Step == 0 || r.opts.Step == p.Step }
+// wants tells whether this run reports row p: every step's, or --step's,
+// but for the kinds it leaves out (Options.Leave).
+func (r *Session) wants(p *judge.Probe) bool {
+	return (r.opts.Step == 0 || r.opts.Step == p.Step) && !r.opts.Leave.leaves(p)
+}
 
 // cannot says why probe p cannot be made, "" when it can.
 func (r *Session) cannot(p *judge.Probe) string {

@@ -37,6 +37,11 @@ type Probe struct {
 	// Controller: it exercises the running controller, so it is skipped
 	// without a CRD or a running controller (whose own checks fail).
 	Controller bool
+	// Script: it runs the learner's reconcile.sh itself, acting as the
+	// controller, so a caller that must not act (cnpa watch on a change of
+	// the cluster, or while the lab has the service stopped) leaves it out
+	// (check.Options.Leave).
+	Script bool
 	// Mistake is the classic mistake its failure points to, when the
 	// verdict names none.
 	Mistake lab.Mistake

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/i18n"
@@ -72,7 +74,7 @@ func (t Table) Read(dir string) *State {
 		if s.File == "" {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, s.File))
+		data, err := ReadEvidence(filepath.Join(dir, s.File))
 		st.Records[s.File] = parseRecord(s, data, err)
 	}
 	st.Archive, st.ArchiveErr = evidence.ReadArchive(filepath.Join(dir, evidence.ArchiveDir), "beta")
@@ -218,4 +220,34 @@ func (r *Record) decode(v any) ([]evidence.Problem, error) {
 		return nil, r.err
 	}
 	return evidence.Parse(r.shape, r.data, v), nil
+}
+
+// MaxEvidence is the most ReadEvidence reads of one file: an evidence
+// file holds a few hundred bytes.
+const MaxEvidence = 1 << 20
+
+// ReadEvidence reads the learner's file at path, which may be anything:
+// opened without blocking (a FIFO in its place would wait for a writer
+// forever), and refused, said, when it is not a regular file or holds
+// more than MaxEvidence bytes. A missing file wraps fs.ErrNotExist.
+func ReadEvidence(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, i18n.NewError("lab.read.not_regular", i18n.Args{"Mode": fi.Mode().String()})
+	case fi.Size() > MaxEvidence:
+		return nil, i18n.NewError("lab.read.too_large", i18n.Args{"Size": fi.Size(), "Max": MaxEvidence})
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxEvidence+1))
+	if err == nil && len(data) > MaxEvidence {
+		return nil, i18n.NewError("lab.read.too_large", i18n.Args{"Size": len(data), "Max": MaxEvidence})
+	}
+	return data, err
 }

@@ -2,6 +2,8 @@ package steps
 
 import (
 	"context"
+
+	"github.com/labhub/cnpa/internal/labenv"
 )
 
 // Outcome is what a run of several steps left.
@@ -39,7 +41,18 @@ func RunAll(ctx context.Context, env *Lab, numbers []int, started func(*Step), d
 // runSteps is RunAll on steps already looked up.
 func runSteps(ctx context.Context, env *Lab, run []*Step, started func(*Step), done func(*Result)) Outcome {
 	var out Outcome
+	// While a step runs, nothing else may act on the lab: cnpa watch reads
+	// this mark and waits (a probe beside step 7 would act as the
+	// controller it has stopped). Failing to mark costs only that.
+	dir := ""
+	if env != nil && env.Env != nil {
+		dir = env.Dir
+		defer labenv.UnmarkRunning(dir)
+	}
 	for _, s := range run {
+		if dir != "" {
+			_ = labenv.MarkRunning(dir, s.Number)
+		}
 		if started != nil {
 			started(s)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -124,8 +123,3 @@ func Signature(obj any) string {
 	b, _ := json.Marshal(sig) // maps of JSON values always marshal
 	return string(b)
 }
-
-// quietAfterJudging is how long cluster changes are not judged after a
-// judgement ends: the probes' own objects, their removal and the reruns
-// of reconcile.sh echo back through the informers for a moment.
-const quietAfterJudging = 2 * time.Second

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -69,12 +68,15 @@ type Change struct {
 	Incomplete bool
 }
 
-// Classify reads the file at path once and says what watch makes of it.
-// It never writes: the files are the learner's.
+// Classify reads the file at path once and says what watch makes of it:
+// a file that is not a regular one, or too large to be a lab's, is said
+// (and judged, as check judges it). It never writes: the files are the
+// learner's.
 func Classify(path string, step int) Change {
 	c := Change{Path: path, Step: step}
 	name := filepath.Base(path)
-	data, err := os.ReadFile(path)
+	// Never blocking (a FIFO), nor reading a huge file whole.
+	data, err := lab.ReadEvidence(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		c.Problem = i18n.T("watch.file.removed", i18n.Args{"File": name})

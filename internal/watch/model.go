@@ -35,6 +35,9 @@ type stepResult struct {
 	checks []judge.Check
 	status StepStatus
 	at     time.Time
+	// missing are checks forgotten and not judged since: the step has no
+	// mark until they are.
+	missing map[string]bool
 }
 
 // Action is what a key asks the loop to do beyond changing the model.
@@ -68,10 +71,19 @@ type Model struct {
 	Judging int
 	// Down is why the cluster cannot be reached, "" when it can.
 	Down string
+	// Running is the step a `cnpa step` runs now, 0 when none: watch
+	// judges nothing until it ends.
+	Running int
 	// Notices are the latest things watch has to say (a file removed, half
-	// written), newest last.
-	Notices []string
-	results map[int]*stepResult
+	// written), newest last; noticeKeys says, for each, what it is about,
+	// so that it goes when its cause does (Clear).
+	Notices    []string
+	noticeKeys []string
+	results    map[int]*stepResult
+	// done are the steps whose evidence is written (Evidence): a step after
+	// the current one without it shows no mark, whatever an older
+	// judgement said (after a reset, say).
+	done map[int]bool
 }
 
 // maxNotices is how many notices the screen keeps.
@@ -119,43 +131,146 @@ func (m *Model) Key(k rune) Action {
 	return None
 }
 
+// goTo moves to step n and asks for its judgement; the step the learner
+// is on, asked for again, is judged again.
 func (m *Model) goTo(n int) Action {
 	n = clamp(m.steps, n)
-	if n == m.Current && !m.List {
-		return None
+	if n != m.Current {
+		m.Hint = 0
 	}
-	m.Current, m.Hint, m.List = n, 0, false
+	m.Current, m.List = n, false
 	return JudgeCurrent
 }
 
 // Notice adds something to say; the oldest goes past maxNotices.
-func (m *Model) Notice(s string) {
+func (m *Model) Notice(s string) { m.NoticeFor("", s) }
+
+// NoticeFor says s about key (a file's path, say), in place of what was
+// said about it before; "" is about nothing in particular, and stays
+// until newer notices push it out.
+func (m *Model) NoticeFor(key, s string) {
+	if key != "" {
+		m.Clear(key)
+	}
 	m.Notices = append(m.Notices, s)
+	m.noticeKeys = append(m.noticeKeys, key)
 	if len(m.Notices) > maxNotices {
 		m.Notices = m.Notices[len(m.Notices)-maxNotices:]
+		m.noticeKeys = m.noticeKeys[len(m.noticeKeys)-maxNotices:]
 	}
 }
 
-// Judged records step n's report, made at at, and returns its verdicts.
+// Clear takes away what was said about key: its cause is gone.
+func (m *Model) Clear(key string) {
+	for i := 0; i < len(m.Notices); i++ {
+		if m.noticeKeys[i] == key {
+			m.Notices = append(m.Notices[:i:i], m.Notices[i+1:]...)
+			m.noticeKeys = append(m.noticeKeys[:i:i], m.noticeKeys[i+1:]...)
+			i--
+		}
+	}
+}
+
+// Judged records step n's checks in rep, made at at, and returns their
+// verdicts. A check of the step's last judgement that rep does not hold
+// is kept: a judgement may leave kinds of probes out (the script's on a
+// change of the cluster, the controller's until the files are shown), and
+// what they said last stands until they run again.
 func (m *Model) Judged(n int, rep *judge.Report, at time.Time) []Verdict {
-	r := &stepResult{status: Passed, at: at}
+	r := &stepResult{at: at}
 	var out []Verdict
+	seen := map[string]bool{}
 	for _, c := range rep.Checks {
 		if c.Step != n {
 			continue
 		}
+		seen[c.ID] = true
 		r.checks = append(r.checks, c)
-		if c.Status == judge.Fail {
-			r.status = Failed
-		}
 		out = append(out, Verdict{Step: n, ID: c.ID, Status: c.Status, Expected: c.Expected, Actual: c.Actual, At: at})
+	}
+	if old := m.results[n]; old != nil {
+		for _, c := range old.checks {
+			if !seen[c.ID] {
+				r.checks = append(r.checks, c)
+			}
+		}
+		for id := range old.missing {
+			if !seen[id] {
+				if r.missing == nil {
+					r.missing = map[string]bool{}
+				}
+				r.missing[id] = true
+			}
+		}
+	}
+	r.status = statusOf(r.checks)
+	if len(r.missing) > 0 {
+		r.status = Todo
 	}
 	m.results[n] = r
 	return out
 }
 
-// Status is step n's place on the progress line.
+// statusOf is Passed unless a check fails.
+func statusOf(cs []judge.Check) StepStatus {
+	for _, c := range cs {
+		if c.Status == judge.Fail {
+			return Failed
+		}
+	}
+	return Passed
+}
+
+// Forget drops the checks ids of step n: what they said is no longer
+// true (the script they ran was saved again, and may not run now). The
+// step has no mark until they are judged again.
+func (m *Model) Forget(n int, ids map[string]bool) {
+	r := m.results[n]
+	if r == nil {
+		return
+	}
+	var keep []judge.Check
+	for _, c := range r.checks {
+		if !ids[c.ID] {
+			keep = append(keep, c)
+		}
+	}
+	r.checks, r.status, r.missing = keep, Todo, map[string]bool{}
+	for id := range ids {
+		r.missing[id] = true
+	}
+}
+
+// Has tells whether step n's checks hold every one of ids.
+func (m *Model) Has(n int, ids map[string]bool) bool {
+	have := map[string]bool{}
+	for _, c := range m.Checks(n) {
+		have[c.ID] = true
+	}
+	for id := range ids {
+		if !have[id] {
+			return false
+		}
+	}
+	return true
+}
+
+// Evidence says which steps' evidence is written (done[n]).
+func (m *Model) Evidence(done map[int]bool) { m.done = done }
+
+// StartOver forgets every judgement and puts the learner on step
+// current: the lab was reset under watch.
+func (m *Model) StartOver(current int) {
+	m.results = map[int]*stepResult{}
+	m.Current, m.Hint, m.List = clamp(m.steps, current), 0, false
+}
+
+// Status is step n's place on the progress line: Todo for a step after
+// the current one whose evidence is not written, whatever it was.
 func (m *Model) Status(n int) StepStatus {
+	if m.done != nil && n > m.Current && !m.done[n] {
+		return Todo
+	}
 	if r := m.results[n]; r != nil {
 		return r.status
 	}

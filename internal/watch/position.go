@@ -43,26 +43,38 @@ func SavePosition(dir string, step int) error {
 }
 
 // FirstUndone is the first step not done yet, the last step when all
-// are: where a learner new to watch is. A step is done when its evidence
+// are: where a learner new to watch is (Written).
+func FirstUndone(steps lab.Table, dir string) int {
+	done := Written(steps, dir)
+	for _, s := range steps {
+		if !done[s.Number] {
+			return s.Number
+		}
+	}
+	return steps[len(steps)-1].Number
+}
+
+// Written are the steps done in dir: a step is done when its evidence
 // file is written and whole; a step that writes none (step 4 installs the
 // service) is done once a later step's file is.
-func FirstUndone(steps lab.Table, dir string) int {
+func Written(steps lab.Table, dir string) map[int]bool {
 	st := steps.Read(dir)
-	fileless := 0
+	done := map[int]bool{}
+	var fileless []int
 	for _, s := range steps {
 		if s.File == "" {
-			if fileless == 0 {
-				fileless = s.Number
-			}
+			fileless = append(fileless, s.Number)
 			continue
 		}
 		if r := st.Records[s.File]; r == nil || r.Problem != "" {
-			if fileless != 0 {
-				return fileless
-			}
-			return s.Number
+			fileless = nil
+			continue
 		}
-		fileless = 0
+		done[s.Number] = true
+		for _, n := range fileless {
+			done[n] = true
+		}
+		fileless = nil
 	}
-	return steps[len(steps)-1].Number
+	return done
 }

@@ -164,7 +164,10 @@ func (v *View) Screen(m *Model) []string {
 		add("! ", n, "  ")
 	}
 	out = append(out, "")
-	if m.Judging != 0 {
+	switch {
+	case m.Running != 0:
+		add("", i18n.T("watch.running", i18n.Args{"N": m.Running}), "  ")
+	case m.Judging != 0:
 		add("", i18n.T("watch.judging", i18n.Args{"N": m.Judging}), "")
 	}
 	add("", i18n.T("watch.keys"), "")

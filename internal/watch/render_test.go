@@ -51,7 +51,11 @@ func TestScreenFitsEightyColumns(t *testing.T) {
 					m.Judged(s.Number, longChecks(s.Number), time.Now())
 					m.Down = strings.Repeat("dial tcp 127.0.0.1:6443: connect: connection refused ", 3)
 					m.Notice(i18n.T("watch.file.incomplete", i18n.Args{"File": "drift.json"}))
+					m.Notice(i18n.T("watch.held.stopped", i18n.Args{"Script": "reconcile.sh", "Unit": "cnpa-op.service"}))
 					m.Judging = s.Number
+					if s.Number%2 == 0 {
+						m.Running = 7
+					}
 					for _, k := range keys {
 						m.Key(k)
 					}
@@ -170,5 +174,19 @@ func TestFit(t *testing.T) {
 	}
 	if got := fit("> ", "short", 20, "  "); len(got) != 1 || got[0] != "> short" {
 		t.Errorf("fit(short) = %q", got)
+	}
+}
+
+// While a `cnpa step` runs, the screen says so, in place of "judging".
+func TestScreenSaysAStepRuns(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	for lang, want := range map[i18n.Lang]string{i18n.English: "`cnpa step 7` is running", i18n.Japanese: "`cnpa step 7`が実行中です"} {
+		i18n.Set(lang)
+		m := NewModel(course.Steps.Lab(), 3)
+		m.Judging, m.Running = 3, 7
+		screen := strings.Join((&View{Dir: "/root/cnpa-op", P: ui.New(nil, true)}).Screen(m), "\n")
+		if !strings.Contains(screen, want) || strings.Contains(screen, i18n.T("watch.judging", i18n.Args{"N": 3})) {
+			t.Errorf("%s: the screen does not say the step runs, or says it judges:\n%s", lang, screen)
+		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -23,18 +25,92 @@ import (
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/service"
 )
 
-// Judger judges one step: its evidence against the rules and the facts,
-// and its probes.
-type Judger func(ctx context.Context, step int) (*judge.Report, error)
+// Ask is what one judgement may do beyond reading the files and the
+// facts.
+type Ask struct {
+	// Script: run the probes that run the learner's script (step 3's
+	// reruns). They act as the controller, so watch asks for them only
+	// when the learner saved the script or asked (a key), never on a
+	// change of the cluster, while a `cnpa step` runs or while the lab has
+	// the service stopped (Options.Held).
+	Script bool
+	// Live: run the step's probes of the running controller, which wait
+	// on it.
+	Live bool
+}
+
+// Judger judges step (0: every step) as `cnpa check --step N` does,
+// with the probes ask allows.
+type Judger func(ctx context.Context, step int, ask Ask) (*judge.Report, error)
 
 // CheckJudger is `cnpa check --step N` as a Judger: check.Run for one
-// step, each probe waiting at most timeout for the controller.
+// step (or all), leaving out the probes ask does not allow, each probe
+// waiting at most timeout for the controller.
 func CheckJudger(steps check.Table, env *labenv.Env, timeout time.Duration) Judger {
-	return func(ctx context.Context, step int) (*judge.Report, error) {
-		rep, _, err := check.Run(ctx, env, check.Options{Steps: steps, Step: step, ProbeTimeout: timeout})
+	return func(ctx context.Context, step int, ask Ask) (*judge.Report, error) {
+		leave := check.LeaveScript | check.LeaveController
+		if ask.Script {
+			leave &^= check.LeaveScript
+		}
+		if ask.Live {
+			leave &^= check.LeaveController
+		}
+		rep, _, err := check.Run(ctx, env, check.Options{Steps: steps, Step: step, ProbeTimeout: timeout, Leave: leave})
 		return rep, err
+	}
+}
+
+// Probes are the lab's probes as watch plans them: by check id, the step
+// of each that runs the learner's script, and of each that waits on the
+// running controller.
+type Probes struct {
+	Script, Live map[string]int
+}
+
+// ProbesOf are steps' probes, from their rows.
+func ProbesOf(steps check.Table) Probes {
+	p := Probes{Script: map[string]int{}, Live: map[string]int{}}
+	for _, h := range steps.Hands() {
+		for _, row := range h.Rows {
+			switch {
+			case row.Script:
+				p.Script[row.ID] = row.Step
+			case row.Controller:
+				p.Live[row.ID] = row.Step
+			}
+		}
+	}
+	return p
+}
+
+// ids are the ids of kind among step n's.
+func ids(kind map[string]int, n int) map[string]bool {
+	out := map[string]bool{}
+	for id, s := range kind {
+		if s == n {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+// Held is why the learner's script may not run now, "" when it may: a
+// `cnpa step` runs, or the lab has the service stopped (installed and
+// not running: step 7 measures what happens while nothing reconciles, and
+// a rerun of the script would be the controller it stopped).
+func Held(env *labenv.Env) func(ctx context.Context) string {
+	return func(ctx context.Context) string {
+		if r, ok := labenv.StepRunning(env.Dir); ok {
+			return i18n.T("watch.held.step", i18n.Args{"N": r.Step, "Script": lab.ScriptName})
+		}
+		st, err := env.Service.Status(ctx)
+		if err == nil && st.Installed && !st.Active {
+			return i18n.T("watch.held.stopped", i18n.Args{"Script": lab.ScriptName, "Unit": service.Name})
+		}
+		return ""
 	}
 }
 
@@ -62,6 +138,12 @@ type Options struct {
 	// JSON (stdout stays machine-readable).
 	Out, Err io.Writer
 	Judge    Judger
+	// Probes are the lab's probes (ProbesOf): which run the script, which
+	// wait on the controller.
+	Probes Probes
+	// Held says why the learner's script may not run now (Held); nil: it
+	// always may.
+	Held func(ctx context.Context) string
 	// Keys, Files, Changed and Down are the sources: key presses, the
 	// learner's files after each burst of saves, the cluster's changes
 	// and its watches failing. A nil one never sends.
@@ -77,55 +159,163 @@ type Options struct {
 	// Retry is the wait before asking a cluster that went away again
 	// (default 3 s).
 	Retry time.Duration
+	// Poll is how often watch looks for a running `cnpa step` and for a
+	// reset (its position gone) (default 250 ms).
+	Poll time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
 
-// result is one step judged, or the end of a judgement (done).
+// What a result is.
+type kind int
+
+const (
+	// quickKind: every step's files and facts, no probe.
+	quickKind kind = iota
+	// scriptKind: every step with the script's probes, agreed on.
+	scriptKind
+	// liveKind: one step with its probes of the running controller.
+	liveKind
+	// startKind: step is about to be judged with probes.
+	startKind
+	// heldKind: the script may not run now (why).
+	heldKind
+	// doneKind: the plan ended.
+	doneKind
+)
+
+// result is one judgement's outcome, or a plan's progress.
 type result struct {
+	kind kind
 	gen  int
 	step int
-	// starting: step is about to be judged.
-	starting bool
-	done     bool
-	rep      *judge.Report
-	err      error
-	at       time.Time
+	rep  *judge.Report
+	err  error
+	at   time.Time
+	why  string
 }
 
+// plan is what a judgement with probes does, after the quick look at
+// every step: the script's probes (script), then each step's probes of
+// the running controller (live, in order: the current step first).
+type plan struct {
+	script bool
+	live   []int
+	// lead: live[0] is the current step, judged before the script's
+	// probes, which are another step's.
+	lead bool
+}
+
+func (p plan) empty() bool { return !p.script && len(p.live) == 0 }
+
+// merge is p and q together: a plan superseded by q keeps what it had
+// still to do; q's order first.
+func (p plan) merge(q plan) plan {
+	out := plan{script: p.script || q.script} // lead is set when it runs
+	seen := map[int]bool{}
+	for _, n := range append(append([]int{}, q.live...), p.live...) {
+		if !seen[n] {
+			seen[n] = true
+			out.live = append(out.live, n)
+		}
+	}
+	return out
+}
+
+// without is p with step n's live judgement done.
+func (p plan) without(n int) plan {
+	out := plan{script: p.script}
+	for _, m := range p.live {
+		if m != n {
+			out.live = append(out.live, m)
+		}
+	}
+	return out
+}
+
+// The loop's timings.
+const (
+	// clusterQuiet gathers a burst of the cluster's changes (a pass of
+	// the controller writes several objects) into one judgement.
+	clusterQuiet = 250 * time.Millisecond
+	// liveAgain is the least time between two judgements of the current
+	// step's live probes that a change of the cluster asks for: a
+	// controller that writes on every pass would otherwise keep them
+	// running.
+	liveAgain = 5 * time.Second
+	// maxScriptRuns bounds the judgements of the script's probes one save
+	// makes while they do not agree (a first rerun that cleans up what
+	// the previous version wrote is a write; the next is not).
+	maxScriptRuns = 3
+	// heldEvery is how often a held script is asked after again.
+	heldEvery = 2 * time.Second
+)
+
 type loop struct {
-	o       Options
-	ctx     context.Context
-	m       *Model
-	gen     int
-	stop    context.CancelFunc
+	o   Options
+	ctx context.Context
+	m   *Model
+	// results gets every judgement's outcome; gen tells a cancelled one.
 	results chan result
-	// last is the last judgement's plan, judged again when the cluster
-	// comes back.
-	lastFrom int
-	lastAll  bool
-	idleAt   time.Time
+	// The quick look at every step: one at a time, a newer one cancels
+	// the older, and again asks for one more after it.
+	quickGen  int
+	quickStop context.CancelFunc
+	quickBusy bool
+	again     bool
+	// The plan running (planBusy), what it has still to do (pending), and
+	// what waits for a `cnpa step` to end (waiting).
+	planGen  int
+	planStop context.CancelFunc
+	planBusy bool
+	pending  plan
+	waiting  plan
+	// last is what a judgement the cluster did not answer had left,
+	// judged again when it comes back.
+	last plan
+	// liveDone is when the last plan ended.
+	liveDone time.Time
+	// held: a saved script waits for the lab to let it run.
+	held     bool
+	heldAt   time.Time
+	cluster  *time.Timer
+	liveWait *time.Timer
 	retry    *time.Timer
+	// kept: watch saved its position, whose disappearance says the lab
+	// was reset; follow: since then the learner is where the evidence says.
+	kept   bool
+	follow bool
 }
 
 // Run is watch until ctx ends or the learner quits. Phases:
 //  1. the position: where watch last left the learner, else the first
 //     step whose evidence is not written (FirstUndone);
-//  2. judge that step and the ones after it, up to the first that fails;
-//  3. on each event: a key (Model.Key); a burst of saved files (judge
-//     again from the earliest of their steps and the current one; a file
-//     cut short mid-write is only said, and waits for the next save); a
-//     change in the cluster while no judgement runs (the current step
-//     again); a cluster gone (said, asked again every Retry until it
-//     answers). A new judgement cancels the one running.
+//  2. a quick look at every step (its files and the facts, no probe),
+//     then the current step's probes;
+//  3. on each event: a key (Model.Key: a step, the current one again, or
+//     all of them, with the script's probes); a burst of saved files (the
+//     quick look at once; a saved reconcile.sh runs the script's probes
+//     and then the controller's of every step; a file cut short mid-write
+//     is only said, and waits for the next save); a change in the cluster
+//     (the quick look, and the current step's live probes at most every
+//     liveAgain; never the script); a cluster gone (said, asked again
+//     every Retry until it answers). A new plan cancels the one running
+//     and does what it had left; nothing is judged while a `cnpa step`
+//     runs, and everything is when it ends.
 func Run(ctx context.Context, o Options) error {
 	if o.Retry <= 0 {
 		o.Retry = 3 * time.Second
 	}
+	if o.Poll <= 0 {
+		o.Poll = 250 * time.Millisecond
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	l := &loop{o: o, ctx: ctx, results: make(chan result), stop: func() {}}
+	if o.Held == nil {
+		o.Held = func(context.Context) string { return "" }
+	}
+	l := &loop{o: o, ctx: ctx, results: make(chan result), quickStop: func() {}, planStop: func() {}}
 	start := LoadPosition(o.Steps, o.Dir)
 	resumed := start != 0
 	if !resumed {
@@ -133,13 +323,15 @@ func Run(ctx context.Context, o Options) error {
 	}
 	l.m = NewModel(o.Steps, start)
 	if resumed {
-		l.notice(i18n.T("watch.resumed", i18n.Args{"N": start}))
+		l.notice("", i18n.T("watch.resumed", i18n.Args{"N": start}))
 	}
 	l.keep()
-	l.retry = time.NewTimer(time.Hour)
-	l.retry.Stop()
-	defer func() { l.stop() }()
-	l.judge(l.m.Current, false)
+	l.retry, l.cluster, l.liveWait = stopped(), stopped(), stopped()
+	poll := time.NewTicker(o.Poll)
+	defer poll.Stop()
+	defer func() { l.quickStop(); l.planStop() }()
+	l.poll()
+	l.judge(l.current(true))
 	l.draw()
 	for {
 		select {
@@ -148,136 +340,462 @@ func Run(ctx context.Context, o Options) error {
 		case k := <-o.Keys:
 			switch l.m.Key(k) {
 			case Quit:
-				l.stop()
 				if o.Format == Screen {
 					fmt.Fprint(o.Out, "\r\n")
 				}
 				return nil
 			case JudgeCurrent:
+				l.follow = false
 				l.keep()
-				l.judge(l.m.Current, false)
+				l.judge(l.current(true))
 			case CheckAll:
-				l.judge(l.o.Steps[0].Number, true)
+				l.judge(plan{script: true, live: l.liveSteps()})
 			}
 		case cs := <-o.Files:
-			from, judgeable := l.m.Current, false
-			for _, c := range cs {
-				if c.Problem != "" {
-					l.notice(c.Problem)
-				} else if o.Format != Screen {
-					l.notice(i18n.T("watch.file.changed", i18n.Args{"File": filepath.Base(c.Path)}))
-				}
-				if c.Path == o.UnitPath && c.Problem == "" {
-					l.notice(i18n.T("watch.unit_changed", i18n.Args{"File": filepath.Base(c.Path), "Cmd": l.restartCommand()}))
-				}
-				if c.Incomplete {
-					continue
-				}
-				judgeable = true
-				from = min(from, c.Step)
-			}
-			if judgeable {
-				l.judge(from, false)
-			}
+			l.files(cs)
 		case <-o.Changed:
-			// The probes' own objects echo back for a moment after a
-			// judgement; a judgement that runs sees the cluster anyway.
-			if l.m.Judging == 0 && o.Now().Sub(l.idleAt) >= quietAfterJudging && l.m.Down == "" {
-				l.judge(l.m.Current, false)
-			}
+			// A pass of the controller writes several objects: judged once.
+			l.cluster.Reset(clusterQuiet)
+		case <-l.cluster.C:
+			l.changed()
+		case <-l.liveWait.C:
+			l.changed()
 		case s := <-o.Notes:
-			l.notice(s)
+			l.notice("", s)
 		case err := <-o.Down:
 			if l.m.Down == "" {
 				l.down(err)
 				l.retry.Reset(o.Retry)
 			}
 		case <-l.retry.C:
-			l.judge(l.lastFrom, l.lastAll)
+			l.judge(l.last)
+		case <-poll.C:
+			l.poll()
 		case r := <-l.results:
-			if r.gen != l.gen {
-				continue // a judgement cancelled by a newer one
-			}
 			l.result(r)
 		}
 		l.draw()
 	}
 }
 
-// judge starts judging from step from: every step to the last when all,
-// else up to the first that fails. It cancels the judgement running.
-func (l *loop) judge(from int, all bool) {
-	l.stop()
-	l.retry.Stop()
-	l.gen++
-	l.lastFrom, l.lastAll = from, all
-	ctx, cancel := context.WithCancel(l.ctx)
-	l.stop = cancel
-	gen := l.gen
-	send := func(r result) bool {
-		r.gen = gen
-		select {
-		case l.results <- r:
-			return true
-		case <-ctx.Done():
-			return false
+// stopped is a timer that has not started.
+func stopped() *time.Timer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}
+
+// current is the plan that judges the current step with its probes; with
+// script, the script's too when the step has them.
+func (l *loop) current(script bool) plan {
+	n := l.m.Current
+	p := plan{script: script && len(ids(l.o.Probes.Script, n)) > 0}
+	if len(ids(l.o.Probes.Live, n)) > 0 {
+		p.live = []int{n}
+	}
+	return p
+}
+
+// liveSteps are the steps with probes of the running controller, the
+// current one first.
+func (l *loop) liveSteps() []int {
+	out := l.current(false).live
+	for _, s := range l.o.Steps {
+		if s.Number != l.m.Current && len(ids(l.o.Probes.Live, s.Number)) > 0 {
+			out = append(out, s.Number)
 		}
 	}
-	go func() {
-		defer send(result{done: true})
-		for _, s := range l.o.Steps {
-			if s.Number < from {
-				continue
-			}
-			if !send(result{step: s.Number, starting: true}) {
-				return
-			}
-			rep, err := l.o.Judge(ctx, s.Number)
-			if ctx.Err() != nil {
-				return
-			}
-			if !send(result{step: s.Number, rep: rep, err: err, at: l.o.Now()}) || err != nil {
-				return
-			}
-			if !all && !rep.OK() {
-				return
-			}
+	return out
+}
+
+// files takes a burst of saved files: each is said when it cannot be
+// judged (and the notice goes once it can), then judged. A saved script
+// runs the script's probes and every step's controller probes (the
+// service runs the file afresh each pass); the unit, the controller's
+// probes from its step on; an evidence file, its step's only when they
+// were never judged. Every step's files are looked at at once.
+func (l *loop) files(cs []Change) {
+	var p plan
+	judgeable := false
+	for _, c := range cs {
+		switch {
+		case c.Problem != "":
+			l.notice(c.Path, c.Problem)
+		case l.o.Format != Screen:
+			l.notice(c.Path, i18n.T("watch.file.changed", i18n.Args{"File": filepath.Base(c.Path)}))
+		default:
+			l.m.Clear(c.Path)
 		}
+		if c.Path == l.o.UnitPath && c.Problem == "" {
+			l.notice(c.Path, i18n.T("watch.unit_changed", i18n.Args{"File": filepath.Base(c.Path), "Cmd": l.restartCommand()}))
+		}
+		if c.Incomplete {
+			continue
+		}
+		judgeable = true
+		switch {
+		case len(ids(l.o.Probes.Script, c.Step)) > 0 && filepath.Base(c.Path) == lab.ScriptName:
+			// What the script's probes said was of the script before.
+			l.m.Forget(c.Step, ids(l.o.Probes.Script, c.Step))
+			p = p.merge(plan{script: true})
+			for _, n := range l.liveSteps() {
+				if n >= c.Step {
+					p = p.merge(plan{live: []int{n}})
+				}
+			}
+		case c.Path == l.o.UnitPath:
+			for _, n := range l.liveSteps() {
+				if n >= c.Step {
+					p = p.merge(plan{live: []int{n}})
+				}
+			}
+		case c.Step == l.m.Current && !l.m.Has(c.Step, ids(l.o.Probes.Live, c.Step)):
+			p = p.merge(l.current(false))
+		}
+	}
+	if judgeable {
+		l.judge(p)
+	}
+}
+
+// order puts the current step first in p's live steps, the others in lab
+// order after it.
+func (l *loop) order(p plan) plan {
+	in := map[int]bool{}
+	for _, n := range p.live {
+		in[n] = true
+	}
+	out := plan{script: p.script}
+	if in[l.m.Current] {
+		out.live = append(out.live, l.m.Current)
+	}
+	for _, s := range l.o.Steps {
+		if in[s.Number] && s.Number != l.m.Current {
+			out.live = append(out.live, s.Number)
+		}
+	}
+	return out
+}
+
+// changed is a change of the cluster, gathered: the quick look, and the
+// current step's live probes, at most every liveAgain and never in the
+// middle of the script's probes.
+func (l *loop) changed() {
+	if l.m.Running != 0 || l.m.Down != "" {
+		return
+	}
+	l.quick()
+	cur := l.current(false)
+	if l.planBusy || cur.empty() {
+		return // a plan's live probes come after its script's
+	}
+	if wait := liveAgain - l.o.Now().Sub(l.liveDone); wait > 0 {
+		l.liveWait.Reset(wait)
+		return
+	}
+	l.judge(cur)
+}
+
+// judge looks at every step at once, then runs p (merged with what the
+// plan running had left, which it cancels). While a `cnpa step` runs,
+// p waits for it to end.
+func (l *loop) judge(p plan) {
+	l.retry.Stop()
+	if l.m.Running != 0 {
+		l.waiting = l.waiting.merge(p)
+		return
+	}
+	l.quick()
+	if p.empty() {
+		return // the quick look is all
+	}
+	if l.planBusy {
+		p = l.pending.merge(p)
+	}
+	p = l.order(p)
+	p.lead = p.script && len(p.live) > 0 && p.live[0] == l.m.Current && len(ids(l.o.Probes.Script, l.m.Current)) == 0
+	l.planStop()
+	l.planGen++
+	l.pending, l.planBusy = p, true
+	ctx, cancel := context.WithCancel(l.ctx)
+	l.planStop = cancel
+	go l.run(ctx, l.planGen, p)
+}
+
+// quick starts the look at every step's files and facts, with no probe;
+// one running is cancelled.
+func (l *loop) quick() {
+	if l.m.Running != 0 {
+		return
+	}
+	l.quickStop()
+	l.quickGen++
+	gen := l.quickGen
+	ctx, cancel := context.WithCancel(l.ctx)
+	l.quickStop, l.quickBusy = cancel, true
+	go func() {
+		rep, err := l.o.Judge(ctx, 0, Ask{})
+		if ctx.Err() != nil {
+			return
+		}
+		l.send(ctx, result{kind: quickKind, gen: gen, rep: rep, err: err, at: l.o.Now()})
 	}()
 }
 
-// result takes one step's judgement into the model and shows it.
+// send hands r to the loop, unless ctx ends first.
+func (l *loop) send(ctx context.Context, r result) bool {
+	select {
+	case l.results <- r:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// run is plan p: the script's probes until two judgements agree (or
+// maxScriptRuns), unless held; then each step's live probes. The current
+// step's live probes go first when the script's are another step's.
+func (l *loop) run(ctx context.Context, gen int, p plan) {
+	send := func(r result) bool { r.gen = gen; return l.send(ctx, r) }
+	defer send(result{kind: doneKind})
+	live := func(n int) bool {
+		if !send(result{kind: startKind, step: n}) {
+			return false
+		}
+		rep, err := l.o.Judge(ctx, n, Ask{Live: true})
+		if ctx.Err() != nil {
+			return false
+		}
+		return send(result{kind: liveKind, step: n, rep: rep, err: err, at: l.o.Now()}) && err == nil
+	}
+	rest := p.live
+	if p.lead {
+		if !live(rest[0]) {
+			return
+		}
+		rest = rest[1:]
+	}
+	if p.script && !l.script(ctx, send) {
+		return
+	}
+	for _, n := range rest {
+		if !live(n) {
+			return
+		}
+	}
+}
+
+// script judges with the script's probes until two judgements agree (or
+// maxScriptRuns), unless they are held; false when the plan must end.
+func (l *loop) script(ctx context.Context, send func(result) bool) bool {
+	first := 0
+	for _, n := range l.o.Probes.Script {
+		if first == 0 || n < first {
+			first = n
+		}
+	}
+	if !send(result{kind: startKind, step: first}) {
+		return false
+	}
+	if why := l.o.Held(ctx); why != "" {
+		return send(result{kind: heldKind, step: first, why: why})
+	}
+	var prev *judge.Report
+	for i := 0; i < maxScriptRuns; i++ {
+		rep, err := l.o.Judge(ctx, 0, Ask{Script: true})
+		if ctx.Err() != nil {
+			return false
+		}
+		if err != nil {
+			send(result{kind: scriptKind, step: first, err: err})
+			return false
+		}
+		done := agreed(l.o.Probes.Script, prev, rep)
+		prev = rep
+		if done {
+			break
+		}
+	}
+	return send(result{kind: scriptKind, step: first, rep: prev, at: l.o.Now()})
+}
+
+// agreed tells whether the script's probes in rep need no further
+// judgement: they all pass the first time (prev nil), or say what they
+// said in prev.
+func agreed(script map[string]int, prev, rep *judge.Report) bool {
+	got := map[string]judge.Status{}
+	for _, c := range rep.Checks {
+		if _, ok := script[c.ID]; ok {
+			got[c.ID] = c.Status
+		}
+	}
+	if prev == nil {
+		for _, s := range got {
+			if s == judge.Fail {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range prev.Checks {
+		if _, ok := script[c.ID]; ok && got[c.ID] != c.Status {
+			return false
+		}
+	}
+	return true
+}
+
+// result takes a judgement's outcome into the model and shows it.
 func (l *loop) result(r result) {
+	if r.kind == quickKind {
+		if r.gen != l.quickGen {
+			return // a look cancelled by a newer one
+		}
+		l.quickBusy = false
+		l.took(0, r)
+		return
+	}
+	if r.gen != l.planGen {
+		return // a plan cancelled by a newer one
+	}
+	switch r.kind {
+	case startKind:
+		l.m.Judging = r.step
+	case heldKind:
+		l.held, l.heldAt = true, l.o.Now()
+		l.notice("held", r.why)
+		l.pending.script = false
+	case scriptKind:
+		if l.took(0, r) {
+			l.pending.script = false
+		}
+		if r.err == nil && l.held {
+			l.held = false
+			l.m.Clear("held")
+		}
+		// The script may have changed what the facts say.
+		l.quick()
+	case liveKind:
+		if l.took(r.step, r) {
+			l.pending = l.pending.without(r.step)
+		}
+	case doneKind:
+		l.m.Judging, l.planBusy, l.pending = 0, false, plan{}
+		l.liveDone = l.o.Now()
+	}
+}
+
+// took records report r of step (0: every step): the cluster gone, an
+// error, or the verdicts, each step's shown when they are news. It tells
+// whether r was judged (the cluster answered).
+func (l *loop) took(step int, r result) bool {
 	var ue *check.UnreachableError
 	switch {
-	case r.done:
-		l.m.Judging = 0
-		l.idleAt = l.o.Now()
-	case r.starting:
-		l.m.Judging = r.step
 	case errors.As(r.err, &ue):
 		if l.m.Down == "" {
 			l.down(ue.Err)
 		}
+		// Asked again: the look, and what the plan had left.
+		l.last = plan{}
+		if r.kind != quickKind {
+			l.last = l.pending
+		}
 		l.retry.Reset(l.o.Retry)
+		return false
 	case r.err != nil:
-		l.notice(i18n.T("watch.error", i18n.Args{"N": r.step, "Err": oneLine(r.err.Error())}))
-	default:
-		if l.m.Down != "" {
-			l.m.Down = ""
-			l.notice(i18n.T("watch.back"))
+		l.notice("error", i18n.T("watch.error", i18n.Args{"N": max(step, l.m.Current), "Err": oneLine(r.err.Error())}))
+		return true
+	case r.rep == nil:
+		return true
+	}
+	l.m.Clear("error")
+	if l.m.Down != "" {
+		l.m.Down = ""
+		l.notice("down", i18n.T("watch.back"))
+	}
+	if step == 0 {
+		l.m.Evidence(Written(l.o.Steps, l.o.Dir))
+		if l.follow {
+			l.m.Current = FirstUndone(l.o.Steps, l.o.Dir)
 		}
-		if l.o.Format == Plain {
-			for _, line := range l.o.View.PlainLines(l.m, r.step, r.rep) {
-				fmt.Fprintln(l.o.Out, line)
+	}
+	for _, s := range l.o.Steps {
+		if step != 0 && s.Number != step {
+			continue
+		}
+		l.show(s.Number, r)
+	}
+	return true
+}
+
+// show records step n's checks of r and prints them where they are news:
+// a step judged with its probes, or whose status or a check's changed.
+func (l *loop) show(n int, r result) {
+	before := l.m.Status(n)
+	var lines []string
+	if l.o.Format == Plain {
+		lines = l.o.View.PlainLines(l.m, n, r.rep)
+	}
+	changed := l.m.Checks(n) == nil
+	for _, c := range r.rep.Checks {
+		if c.Step == n && l.m.Previous(n, c.ID) != c.Status {
+			changed = true
+		}
+	}
+	probed := r.kind == liveKind || (r.kind == scriptKind && len(ids(l.o.Probes.Script, n)) > 0)
+	vs := l.m.Judged(n, r.rep, r.at)
+	if !probed && !changed && l.m.Status(n) == before {
+		return
+	}
+	switch l.o.Format {
+	case Plain:
+		for _, line := range lines {
+			fmt.Fprintln(l.o.Out, line)
+		}
+	case JSON:
+		if err := WriteJSON(l.o.Out, vs); err != nil {
+			l.notice("", err.Error())
+		}
+	}
+}
+
+// poll looks for a running `cnpa step` (nothing is judged until it ends,
+// then everything is), for a reset (watch's position gone: the learner
+// starts over where the evidence says), and after a held script.
+func (l *loop) poll() {
+	if r, ok := labenv.StepRunning(l.o.Dir); ok {
+		if l.m.Running == 0 {
+			// Whatever runs stops: the step must meet the lab as the
+			// learner left it.
+			l.quickStop()
+			l.planStop()
+			if l.planBusy {
+				l.waiting = l.waiting.merge(l.pending)
 			}
+			l.planGen++
+			l.quickGen++
+			l.planBusy, l.quickBusy, l.pending, l.m.Judging = false, false, plan{}, 0
 		}
-		vs := l.m.Judged(r.step, r.rep, r.at)
-		if l.o.Format == JSON {
-			if err := WriteJSON(l.o.Out, vs); err != nil {
-				l.notice(err.Error())
-			}
+		l.m.Running = r.Step
+		return
+	}
+	if l.m.Running != 0 {
+		l.m.Running = 0
+		w := l.waiting.merge(l.current(false))
+		l.waiting = plan{}
+		l.judge(w)
+	}
+	if l.kept {
+		if _, err := os.Stat(PositionPath(l.o.Dir)); errors.Is(err, fs.ErrNotExist) {
+			// Reset (or .cnpa removed by hand): start over.
+			l.kept, l.follow = false, true
+			l.m.StartOver(FirstUndone(l.o.Steps, l.o.Dir))
+			l.judge(l.current(false))
 		}
+	}
+	if l.held && !l.planBusy && l.o.Now().Sub(l.heldAt) >= heldEvery {
+		l.heldAt = l.o.Now()
+		l.judge(plan{script: true})
 	}
 }
 
@@ -286,12 +804,13 @@ func (l *loop) result(r result) {
 func (l *loop) down(err error) {
 	l.m.Down = oneLine(err.Error())
 	if l.o.Format != Screen {
-		l.notice(i18n.T("watch.down", i18n.Args{"Err": l.m.Down}))
+		l.notice("", i18n.T("watch.down", i18n.Args{"Err": l.m.Down}))
 	}
 }
 
-// notice says s: on the screen's notice lines, or as a line of its own.
-func (l *loop) notice(s string) {
+// notice says s about key: on the screen's notice lines, in place of
+// what was said about key before, or as a line of its own.
+func (l *loop) notice(key, s string) {
 	switch {
 	case l.o.Format == JSON:
 		fmt.Fprintln(l.o.Err, "! "+s)
@@ -300,15 +819,17 @@ func (l *loop) notice(s string) {
 			fmt.Fprintln(l.o.Out, line)
 		}
 	case l.m != nil:
-		l.m.Notice(s)
+		l.m.NoticeFor(key, s)
 	}
 }
 
 // keep saves the position; failing to costs only the resume, so it is said.
 func (l *loop) keep() {
 	if err := SavePosition(l.o.Dir, l.m.Current); err != nil {
-		l.notice(i18n.T("watch.not_kept", i18n.Args{"Path": PositionPath(l.o.Dir), "Err": err.Error()}))
+		l.notice("keep", i18n.T("watch.not_kept", i18n.Args{"Path": PositionPath(l.o.Dir), "Err": err.Error()}))
+		return
 	}
+	l.kept = true
 }
 
 // draw redraws the screen; plain and JSON output print as they go.

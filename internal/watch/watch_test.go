@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,39 +19,88 @@ import (
 	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
-// fakeJudge answers each step from answer and reports every call.
-type fakeJudge struct {
-	mu     sync.Mutex
-	answer func(step int) (*judge.Report, error)
-	calls  chan int
+// call is one judgement asked of the fake judge.
+type call struct {
+	step int
+	ask  Ask
 }
 
-func (f *fakeJudge) judge(_ context.Context, step int) (*judge.Report, error) {
+// fakeJudge answers each judgement from answer and reports every call.
+type fakeJudge struct {
+	mu     sync.Mutex
+	answer func(step int, ask Ask) (*judge.Report, error)
+	calls  chan call
+}
+
+func (f *fakeJudge) judge(_ context.Context, step int, ask Ask) (*judge.Report, error) {
 	f.mu.Lock()
 	a := f.answer
 	f.mu.Unlock()
-	f.calls <- step
-	return a(step)
+	f.calls <- call{step, ask}
+	return a(step, ask)
 }
 
-func (f *fakeJudge) set(a func(int) (*judge.Report, error)) {
+func (f *fakeJudge) set(a func(int, Ask) (*judge.Report, error)) {
 	f.mu.Lock()
 	f.answer = a
 	f.mu.Unlock()
 }
 
-// next is the next step judged; the deadline only guards against a hang.
-func (f *fakeJudge) next(t *testing.T) int {
+// next is the next judgement asked; the deadline only guards against a
+// hang.
+func (f *fakeJudge) next(t *testing.T) call {
 	t.Helper()
 	select {
-	case s := <-f.calls:
-		return s
+	case c := <-f.calls:
+		return c
 	case <-time.After(10 * time.Second):
-		t.Fatal("no step judged")
-		return 0
+		t.Fatal("nothing judged")
+		return call{}
+	}
+}
+
+// until reads calls until want comes, failing on one that asks for the
+// script when script is false.
+func (f *fakeJudge) until(t *testing.T, want call, script bool) {
+	t.Helper()
+	for {
+		c := f.next(t)
+		if c.ask.Script && !script {
+			t.Fatalf("judged %+v: the script ran where it must not", c)
+		}
+		if c == want {
+			return
+		}
+	}
+}
+
+// none says no judgement is asked for d.
+func (f *fakeJudge) none(t *testing.T, d time.Duration, why string) {
+	t.Helper()
+	select {
+	case c := <-f.calls:
+		t.Fatalf("judged %+v: %s", c, why)
+	case <-time.After(d):
+	}
+}
+
+// noScript says no judgement runs the script for d.
+func (f *fakeJudge) noScript(t *testing.T, d time.Duration, why string) {
+	t.Helper()
+	end := time.After(d)
+	for {
+		select {
+		case c := <-f.calls:
+			if c.ask.Script {
+				t.Fatalf("judged %+v: %s", c, why)
+			}
+		case <-end:
+			return
+		}
 	}
 }
 
@@ -60,6 +112,239 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition never held")
 		}
 	}
+}
+
+// theProbes are the fake lab's probes: step 3's script probe, steps 4
+// and 5's controller probes.
+var theProbes = Probes{Script: map[string]int{"script": 3}, Live: map[string]int{"live4": 4, "live5": 5}}
+
+// fakeLab answers as the fake lab: every step's rule (ca) passes; the script
+// probe (step 3) says script; the controller's probes pass.
+func fakeLab(script judge.Status) func(int, Ask) (*judge.Report, error) {
+	return func(step int, ask Ask) (*judge.Report, error) {
+		rep := &judge.Report{}
+		for n := 1; n <= 8; n++ {
+			if step == 0 || step == n {
+				rep.Checks = append(rep.Checks, judge.Check{ID: "ca", Step: n, Status: judge.Pass, Title: "rule"})
+			}
+		}
+		if ask.Script {
+			rep.Checks = append(rep.Checks, judge.Check{ID: "script", Step: 3, Status: script, Title: "reruns write nothing"})
+		}
+		if ask.Live {
+			rep.Checks = append(rep.Checks, judge.Check{ID: fmt.Sprintf("live%d", step), Step: step, Status: judge.Pass, Title: "serves"})
+		}
+		return rep, nil
+	}
+}
+
+// watching is a Run on dir in JSON with the fake judge, its sources and
+// outputs.
+type watching struct {
+	f         *fakeJudge
+	keys      chan rune
+	files     chan []Change
+	changed   chan struct{}
+	down      chan error
+	out, errw syncBuf
+	done      chan error
+	held      func() string
+	mu        sync.Mutex
+}
+
+func startWatch(t *testing.T, dir string, answer func(int, Ask) (*judge.Report, error)) *watching {
+	t.Helper()
+	w := &watching{f: &fakeJudge{answer: answer, calls: make(chan call, 64)}, keys: make(chan rune), files: make(chan []Change),
+		changed: make(chan struct{}, 1), down: make(chan error), done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() {
+		cancel()
+		<-w.done
+	})
+	go func() {
+		w.done <- Run(ctx, Options{Steps: course.Steps.Lab(), Dir: dir, View: &View{P: ui.New(nil, true)}, Format: JSON,
+			Out: &w.out, Err: &w.errw, Judge: w.f.judge, Probes: theProbes, Keys: w.keys, Files: w.files, Changed: w.changed,
+			Down: w.down, Retry: time.Millisecond, Poll: 5 * time.Millisecond,
+			Held: func(context.Context) string {
+				w.mu.Lock()
+				defer w.mu.Unlock()
+				if w.held == nil {
+					return ""
+				}
+				return w.held()
+			}})
+	}()
+	return w
+}
+
+// verdicts are the JSON lines so far, as id@step=status.
+func (w *watching) verdicts(t *testing.T) []string {
+	t.Helper()
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(w.out.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var v Verdict
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		got = append(got, fmt.Sprintf("%s@%d=%s", v.ID, v.Step, v.Status))
+	}
+	return got
+}
+
+func (w *watching) has(t *testing.T, v string) func() bool {
+	return func() bool { return slices.Contains(w.verdicts(t), v) }
+}
+
+// Watch resumes where the learner was, looks at every step at once, then
+// runs the current step's probes: the script's (asked: watch started on
+// it), then the controller's. A save of the script runs it again; a
+// change of the cluster never does; the cluster gone is said, asked
+// again, and carried on; n judges the next step with its probes.
+func TestRunJudgesFromWhereTheLearnerIs(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.English)
+	dir := t.TempDir()
+	if err := SavePosition(dir, 4); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatch(t, dir, fakeLab(judge.Pass))
+	// The look and the probes start side by side.
+	if a, b := w.f.next(t), w.f.next(t); !(a == call{0, Ask{}} && b == call{4, Ask{Live: true}}) && !(b == call{0, Ask{}} && a == call{4, Ask{Live: true}}) {
+		t.Fatalf("first judgements %+v %+v, want the look at every step and step 4's controller probes", a, b)
+	}
+	waitFor(t, w.has(t, "live4@4=pass"))
+	// A change of the cluster: a look, and the current step's live probes
+	// (not within liveAgain of the last); never the script.
+	w.changed <- struct{}{}
+	w.f.until(t, call{0, Ask{}}, false)
+	w.f.none(t, 300*time.Millisecond, "within liveAgain of the last live judgement")
+	// The script saved: the current step's controller probes first (the
+	// script's are step 3's), then the script's, then the controller's of
+	// the other steps from 3 on; the look beside them.
+	w.files <- []Change{{Path: filepath.Join(dir, "reconcile.sh"), Step: 3}}
+	var probes []call
+	for len(probes) < 3 {
+		if c := w.f.next(t); c != (call{0, Ask{}}) {
+			probes = append(probes, c)
+		}
+	}
+	if want := []call{{4, Ask{Live: true}}, {0, Ask{Script: true}}, {5, Ask{Live: true}}}; !slices.Equal(probes, want) {
+		t.Errorf("probes after the save %+v, want %+v", probes, want)
+	}
+	waitFor(t, w.has(t, "script@3=pass"))
+	// The cluster goes away: said, asked again, and carried on.
+	var calls atomic.Int32
+	w.f.set(func(step int, ask Ask) (*judge.Report, error) {
+		if calls.Add(1) == 1 {
+			return nil, &check.UnreachableError{Err: errors.New("connection refused")}
+		}
+		return fakeLab(judge.Pass)(step, ask)
+	})
+	w.files <- []Change{{Path: filepath.Join(dir, "crd.yaml"), Step: 1}}
+	waitFor(t, func() bool { return strings.Contains(w.errw.String(), "the cluster answers again") })
+	w.keys <- 'n'
+	w.f.until(t, call{5, Ask{Live: true}}, false)
+	waitFor(t, func() bool { return LoadPosition(course.Steps.Lab(), dir) == 5 })
+	w.keys <- 'q'
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil
+	notes := w.errw.String()
+	for _, want := range []string{"going on at step 4", "the cluster cannot be reached (connection refused); asking again", "the cluster answers again"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notices lack %q:\n%s", want, notes)
+		}
+	}
+}
+
+// The blocker of issue 57: while a `cnpa step` runs (its mark under
+// .cnpa), watch judges nothing, a saved script included; when it ends,
+// everything is judged, the script's probes as the save asked. While the
+// lab has the service stopped (Held), a saved script is said and not run.
+func TestRunWaitsForARunningStep(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.English)
+	dir := t.TempDir()
+	if err := SavePosition(dir, 3); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatch(t, dir, fakeLab(judge.Pass))
+	w.f.until(t, call{0, Ask{Script: true}}, true)
+	waitFor(t, w.has(t, "script@3=pass"))
+	if err := labenv.MarkRunning(dir, 7); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the mark seen (Poll is 5 ms)
+	for len(w.f.calls) > 0 {
+		<-w.f.calls // what ran before the mark was seen
+	}
+	w.changed <- struct{}{}
+	w.files <- []Change{{Path: filepath.Join(dir, "reconcile.sh"), Step: 3}}
+	w.keys <- 'c'
+	w.f.none(t, 500*time.Millisecond, "a `cnpa step` runs")
+	labenv.UnmarkRunning(dir)
+	w.f.until(t, call{0, Ask{Script: true}}, true)
+
+	// The service stopped by the lab: the saved script is not run, and
+	// that is said.
+	w.mu.Lock()
+	w.held = func() string { return "reconcile.sh not run: cnpa-op is stopped" }
+	w.mu.Unlock()
+	w.files <- []Change{{Path: filepath.Join(dir, "reconcile.sh"), Step: 3}}
+	waitFor(t, func() bool { return strings.Contains(w.errw.String(), "reconcile.sh not run: cnpa-op is stopped") })
+	w.f.noScript(t, 300*time.Millisecond, "the service is stopped")
+}
+
+// A script verdict that fails is judged again until two agree: the first
+// rerun after a fix cleans up what the previous version wrote (a write),
+// the next writes nothing. What is shown is the agreed verdict.
+func TestRunJudgesAFailedScriptAgain(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.English)
+	dir := t.TempDir()
+	if err := SavePosition(dir, 3); err != nil {
+		t.Fatal(err)
+	}
+	var runs atomic.Int32
+	w := startWatch(t, dir, func(step int, ask Ask) (*judge.Report, error) {
+		status := judge.Pass
+		if ask.Script {
+			if runs.Add(1) == 1 {
+				status = judge.Fail // the fix's first rerun removes the old label
+			}
+		}
+		return fakeLab(status)(step, ask)
+	})
+	waitFor(t, w.has(t, "script@3=pass"))
+	if slices.Contains(w.verdicts(t), "script@3=fail") {
+		t.Errorf("verdicts %v: the transitional fail was shown", w.verdicts(t))
+	}
+	if n := runs.Load(); n != 3 {
+		t.Errorf("the script's probes ran %d times, want 3 (fail, pass, pass)", n)
+	}
+}
+
+// A reset under watch (its position gone): the learner starts over where
+// the evidence says, and the old marks go.
+func TestRunStartsOverAfterAReset(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.English)
+	dir := t.TempDir()
+	if err := SavePosition(dir, 8); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatch(t, dir, fakeLab(judge.Pass))
+	w.f.until(t, call{0, Ask{}}, false)
+	if err := os.RemoveAll(filepath.Join(dir, ".cnpa")); err != nil {
+		t.Fatal(err)
+	}
+	w.f.until(t, call{0, Ask{}}, false)
+	w.keys <- 'n' // from where it started over
+	waitFor(t, func() bool { return LoadPosition(course.Steps.Lab(), dir) == 2 })
 }
 
 type syncBuf struct {
@@ -77,97 +362,6 @@ func (s *syncBuf) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-func TestRunJudgesFromWhereTheLearnerIs(t *testing.T) {
-	defer i18n.Set(i18n.Current())
-	i18n.Set(i18n.English)
-	dir := t.TempDir()
-	if err := SavePosition(dir, 3); err != nil {
-		t.Fatal(err)
-	}
-	fails := func(step int) (*judge.Report, error) { return report(step, judge.Pass, judge.Fail), nil }
-	passes := func(step int) (*judge.Report, error) { return report(step, judge.Pass), nil }
-	f := &fakeJudge{answer: fails, calls: make(chan int, 16)}
-	keys, files := make(chan rune), make(chan []Change)
-	down := make(chan error)
-	var out, errw syncBuf
-	done := make(chan error)
-	go func() {
-		done <- Run(context.Background(), Options{Steps: course.Steps.Lab(), Dir: dir, View: &View{P: ui.New(nil, true)}, Format: JSON,
-			Out: &out, Err: &errw, Judge: f.judge, Keys: keys, Files: files, Down: down, Retry: time.Millisecond})
-	}()
-
-	lines := func(n int) func() bool { return func() bool { return strings.Count(out.String(), "\n") == n } }
-	// Resumed at step 3, which fails: nothing after it is judged. Each
-	// phase waits for its verdicts: a save cancels a judgement still
-	// running, as a learner's next save does.
-	if s := f.next(t); s != 3 {
-		t.Fatalf("first judged step %d, want 3 (the saved position)", s)
-	}
-	waitFor(t, lines(2))
-	// A file cut short mid-write is said, not judged; the next save is.
-	files <- []Change{{Path: filepath.Join(dir, "drift.json"), Step: 5, Incomplete: true, Problem: "drift.json is incomplete"}}
-	f.set(func(step int) (*judge.Report, error) {
-		if step >= 5 {
-			return fails(step)
-		}
-		return passes(step)
-	})
-	files <- []Change{{Path: filepath.Join(dir, "reconcile.sh"), Step: 3}}
-	// The fixed script: 3 passes, so 4.. follow until one fails.
-	for _, want := range []int{3, 4, 5} {
-		if s := f.next(t); s != want {
-			t.Fatalf("judged step %d, want %d", s, want)
-		}
-	}
-	waitFor(t, lines(6))
-	// The cluster goes away: said, asked again, and carried on.
-	calls := 0
-	f.set(func(step int) (*judge.Report, error) {
-		if calls++; calls == 1 {
-			return nil, &check.UnreachableError{Err: errors.New("connection refused")}
-		}
-		return fails(step)
-	})
-	files <- []Change{{Path: filepath.Join(dir, "crd.yaml"), Step: 1}}
-	for range 2 {
-		if s := f.next(t); s != 1 {
-			t.Fatalf("judged step %d, want 1 (crd.yaml's), then again", s)
-		}
-	}
-	waitFor(t, lines(8))
-	keys <- 'n'
-	if s := f.next(t); s != 4 {
-		t.Fatalf("n judged step %d, want 4", s)
-	}
-	waitFor(t, lines(10))
-	keys <- 'q'
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if got := LoadPosition(course.Steps.Lab(), dir); got != 4 {
-		t.Errorf("position kept %d, want 4", got)
-	}
-	notes := errw.String()
-	for _, want := range []string{"going on at step 3", "drift.json is incomplete",
-		"the cluster cannot be reached (connection refused); asking again", "the cluster answers again"} {
-		if !strings.Contains(notes, want) {
-			t.Errorf("notices lack %q:\n%s", want, notes)
-		}
-	}
-	var got []string
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var v Verdict
-		if err := json.Unmarshal([]byte(line), &v); err != nil {
-			t.Fatalf("%q: %v", line, err)
-		}
-		got = append(got, v.ID+"@"+string(rune('0'+v.Step))+"="+string(v.Status))
-	}
-	want := "ca@3=pass cb@3=fail ca@3=pass ca@4=pass ca@5=pass cb@5=fail ca@1=pass cb@1=fail ca@4=pass cb@4=fail"
-	if strings.Join(got, " ") != want {
-		t.Errorf("verdicts\n got %s\nwant %s", strings.Join(got, " "), want)
-	}
 }
 
 func TestClassify(t *testing.T) {

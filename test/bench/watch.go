@@ -40,9 +40,16 @@ type WatchResult struct {
 	MedianSeconds float64   `json:"medianSeconds"`
 	MaxSeconds    float64   `json:"maxSeconds"`
 	// CPUSeconds are cnpa watch's own (user + system), the whole run.
-	CPUSeconds  float64  `json:"cpuSeconds"`
-	LoadAverage []string `json:"loadAverage"`
-	Errors      []string `json:"errors,omitempty"`
+	CPUSeconds float64 `json:"cpuSeconds"`
+	// EvidenceSeconds are saves of an evidence file (reconcile.json,
+	// wrong and right in turn), each to its rule's verdict (target 1 s).
+	EvidenceSeconds []float64 `json:"evidenceSeconds,omitempty"`
+	// ControllerSeconds are saves of reconcile.sh with the learner on
+	// step 5 and the service running, each to the verdict of the drift
+	// probe of the running controller (target 5 s).
+	ControllerSeconds []float64 `json:"controllerSeconds,omitempty"`
+	LoadAverage       []string  `json:"loadAverage"`
+	Errors            []string  `json:"errors,omitempty"`
 }
 
 // runWatch runs the phase on a control plane of its own.
@@ -122,30 +129,44 @@ func (b *bench) watchSaves(ctx context.Context, res *WatchResult) error {
 	type verdict struct {
 		ID, Status string
 	}
-	verdicts := make(chan verdict, 100)
+	verdicts := make(chan verdict, 1000)
 	go func() {
 		defer close(verdicts)
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
 			var v verdict
-			if json.Unmarshal(sc.Bytes(), &v) == nil && v.ID == watchCheck {
-				verdicts <- v
+			if json.Unmarshal(sc.Bytes(), &v) == nil {
+				select {
+				case verdicts <- v:
+				default:
+				}
 			}
 		}
 	}()
-	await := func(want string) error {
+	// awaitID reads verdicts until id's is want ("": any).
+	awaitID := func(id, want string) error {
 		for {
 			select {
 			case v, ok := <-verdicts:
 				if !ok {
-					return fmt.Errorf("cnpa watch ended before %s was %s\n%s", watchCheck, want, tailString(stderr.String(), 1500))
+					return fmt.Errorf("cnpa watch ended before %s was %s\n%s", id, want, tailString(stderr.String(), 1500))
 				}
-				if v.Status == want {
+				if v.ID == id && (want == "" || v.Status == want) {
 					return nil
 				}
 			case <-wctx.Done():
-				return fmt.Errorf("no %s %s: %w\n%s", watchCheck, want, wctx.Err(), tailString(stderr.String(), 1500))
+				return fmt.Errorf("no %s %s: %w\n%s", id, want, wctx.Err(), tailString(stderr.String(), 1500))
+			}
+		}
+	}
+	await := func(want string) error { return awaitID(watchCheck, want) }
+	drain := func() {
+		for {
+			select {
+			case <-verdicts:
+			default:
+				return
 			}
 		}
 	}
@@ -171,6 +192,65 @@ func (b *bench) watchSaves(ctx context.Context, res *WatchResult) error {
 		}
 		res.Seconds = append(res.Seconds, time.Since(start).Seconds())
 	}
+
+	// An evidence file: reconcile.json saved wrong and right in turn, each
+	// timed to its rule's verdict.
+	evidence := filepath.Join(dir, "reconcile.json")
+	right, err := os.ReadFile(evidence)
+	if err != nil {
+		return err
+	}
+	wrong := strings.Replace(string(right), `"second_pass_rv_changed": false`, `"second_pass_rv_changed": true`, 1)
+	if wrong == string(right) {
+		return fmt.Errorf("reconcile.json has no second_pass_rv_changed false:\n%s", right)
+	}
+	saveFile := func(path, content string, mode os.FileMode) error {
+		tmp := filepath.Join(dir, "."+filepath.Base(path)+".swp")
+		if err := os.WriteFile(tmp, []byte(content), mode); err != nil {
+			return err
+		}
+		return os.Rename(tmp, path)
+	}
+	for i := range watchSaves {
+		content, want := wrong, "fail"
+		if i%2 == 1 {
+			content, want = string(right), "pass"
+		}
+		drain()
+		start := time.Now()
+		if err := saveFile(evidence, content, 0o644); err != nil {
+			return err
+		}
+		if err := awaitID("step3.second_pass_rv_changed", want); err != nil {
+			return fmt.Errorf("evidence save %d: %w", i+1, err)
+		}
+		res.EvidenceSeconds = append(res.EvidenceSeconds, time.Since(start).Seconds())
+	}
+
+	// The controller: step 4 installs and starts the service (watch
+	// waits for it), the learner goes to step 5, and each save of
+	// reconcile.sh is timed to the drift probe's verdict.
+	if out, err := cnpa(ctx, append([]string{"step", "4", "--quiet", "--timeout", "2m"}, svc...)...).CombinedOutput(); err != nil {
+		return fmt.Errorf("cnpa step 4: %v\n%s", err, tailString(string(out), 1500))
+	}
+	const drift = "step5.drift_reverted_live"
+	if _, err := io.WriteString(stdin, "5"); err != nil {
+		return err
+	}
+	if err := awaitID(drift, ""); err != nil {
+		return errors.New("step 5's first judgement: " + err.Error())
+	}
+	for i := range 3 {
+		drain()
+		start := time.Now()
+		if err := save(string(fixed)); err != nil {
+			return err
+		}
+		if err := awaitID(drift, "pass"); err != nil {
+			return fmt.Errorf("controller save %d: %w", i+1, err)
+		}
+		res.ControllerSeconds = append(res.ControllerSeconds, time.Since(start).Seconds())
+	}
 	return nil
 }
 
@@ -192,6 +272,20 @@ func writeWatchMarkdown(w io.Writer, r *WatchResult) {
 	}
 	fmt.Fprintf(w, "| %d | %.2f s | %.2f s%s | %s | %.1f s | %v |\n", len(r.Seconds), r.MedianSeconds, r.MaxSeconds, mark,
 		strings.Join(each, " "), r.CPUSeconds, r.LoadAverage)
+	for _, row := range []struct {
+		what string
+		s    []float64
+	}{{"an evidence file (reconcile.json) to its rule's verdict, target 1 s", r.EvidenceSeconds},
+		{"reconcile.sh on step 5, service running, to the drift probe's verdict, target 5 s", r.ControllerSeconds}} {
+		if len(row.s) == 0 {
+			continue
+		}
+		var each []string
+		for _, s := range row.s {
+			each = append(each, fmt.Sprintf("%.2f", s))
+		}
+		fmt.Fprintf(w, "\n%s: %s s\n", row.what, strings.Join(each, " "))
+	}
 	for _, e := range r.Errors {
 		fmt.Fprintf(w, "\nwatch: %s\n", e)
 	}

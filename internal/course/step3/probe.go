@@ -16,9 +16,9 @@ import (
 // probes of the running controller, its TeamSpaces sorted after theirs (a
 // controller that stops its pass there must cost no other verdict).
 var (
-	ProbeScriptRuns = &judge.Probe{ID: "step3.script_runs", Step: 3, Where: judge.Local,
+	ProbeScriptRuns = &judge.Probe{ID: "step3.script_runs", Step: 3, Where: judge.Local, Script: true,
 		Title: "check.title.step3.script_runs", Hint: scriptHint}
-	ProbeRerunWritesNothing = &judge.Probe{ID: "step3.rerun_writes_nothing", Step: 3, Where: judge.Local, Mistake: lab.MistakeWritesEachPass,
+	ProbeRerunWritesNothing = &judge.Probe{ID: "step3.rerun_writes_nothing", Step: 3, Where: judge.Local, Script: true, Mistake: lab.MistakeWritesEachPass,
 		Title: "check.title.step3.rerun_writes_nothing", Hint: writesHint}
 	ProbeForeignNamespace = &judge.Probe{ID: "step3.foreign_namespace_left_alone", Step: 3, Where: judge.Local, Controller: true,
 		Title: "check.title.step3.foreign_namespace_left_alone",

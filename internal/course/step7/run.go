@@ -166,6 +166,13 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (r *steps.Result, e
 	if err := r.Judge(env.Steps.Lab().Read(env.Dir), s.File, ev, nil); err != nil {
 		return nil, err
 	}
+	if ev.ObservedWhileStopped >= ev.Generation {
+		// The controller was stopped, yet alpha's change was observed:
+		// something else ran the reconcile, and the reading is not of a
+		// stopped controller. Said first: the rules' hints cannot know.
+		r.Fixes = append([]string{steps.Say("steps.step7.acted_while_stopped", "Observed", ev.ObservedWhileStopped,
+			"Generation", ev.Generation, "Script", lab.ScriptName, "Unit", service.Name, "StartOver", steps.StartOver(env))}, r.Fixes...)
+	}
 	r.FinishTimeline(ctx, rx)
 	return r, nil
 }
