@@ -354,7 +354,7 @@ func TestOnAFreshVM(t *testing.T) {
 	v.run("sh", copies+"/install.sh")
 	tarFiles := []string{"/usr/local/bin/cnpa", "/usr/local/share/bash-completion/completions/cnpa", "/usr/local/share/zsh/site-functions/_cnpa",
 		"/usr/local/share/fish/vendor_completions.d/cnpa.fish", "/usr/local/share/man/man1/cnpa.1.gz", "/usr/local/share/man/ja/man1/cnpa.1.gz"}
-	v.run("ls", tarFiles...)
+	v.run(append([]string{"ls"}, tarFiles...)...)
 	if got := v.run("/usr/local/bin/cnpa", "version"); !strings.Contains(got, "(commit "+r.commit) {
 		t.Errorf("the tarball's cnpa version: %q, want commit %s", got, r.commit)
 	}
@@ -372,7 +372,8 @@ func TestOnAFreshVM(t *testing.T) {
 			t.Errorf("dpkg -L cnpa lacks %s: %v", want, files)
 		}
 	}
-	if got := v.run("systemctl", "list-unit-files", "cnpa*", "--no-legend"); got != "" {
+	// systemctl exits 1 when no unit matches: the output says.
+	if got, _, _ := v.sh("systemctl list-unit-files 'cnpa*' --no-legend"); strings.TrimSpace(got) != "" {
 		t.Errorf("after installing the .deb, systemd knows cnpa units: %s", got)
 	}
 	if out, _, err := v.sh("pgrep -a cnpa"); err == nil {
@@ -439,23 +440,31 @@ func TestOnAFreshVM(t *testing.T) {
 	v.absent("/usr/bin/cnpa")
 	// Back, to take the lab down as docs/release.md says: reset, purge.
 	v.run("apt-get", "install", "-y", base(r.debs[this]))
-	v.run("cnpa", "reset", "--yes")
+	v.run("cnpa", "reset", "--yes", "--purge")
 	v.run("apt-get", "purge", "-y", "cnpa")
 	v.run("rm", "-r", copies, "/root/bad")
 
 	if out, _, err := v.sh("dpkg-query -W cnpa"); err == nil {
 		t.Errorf("dpkg still knows cnpa after purge: %s", out)
 	}
-	v.absent(files...)
+	// dpkg -L lists /usr and /usr/share too, which are not cnpa's.
+	var own []string
+	for _, f := range files {
+		if strings.Contains(f, "cnpa") {
+			own = append(own, f)
+		}
+	}
+	v.absent(own...)
 	v.absent("/etc/systemd/system/cnpa-op.service")
-	if got := v.run("systemctl", "list-units", "cnpa*", "--all", "--no-legend"); got != "" {
+	if got, _, _ := v.sh("systemctl list-units 'cnpa*' --all --no-legend"); strings.TrimSpace(got) != "" {
 		t.Errorf("after reset and purge, systemd still has cnpa units: %s", got)
 	}
 	if out, _, err := v.sh("pgrep -a cnpa"); err == nil {
 		t.Errorf("after reset and purge, something of cnpa runs: %s", out)
 	}
 	// Every file or folder named after cnpa on the VM's own filesystem.
-	found, _, _ := v.sh(`find / -xdev -name '*cnpa*' -not -path '` + evidenceDir + `/*' -print 2>/dev/null`)
+	// (/.cnpa-nspawn-rootfs is test/nspawn's mark on the root filesystem.)
+	found, _, _ := v.sh(`find / -xdev -name '*cnpa*' -not -path '` + evidenceDir + `/*' -not -path /.cnpa-nspawn-rootfs -print 2>/dev/null`)
 	left := strings.Fields(found)
 	sort.Strings(left)
 	// The evidence dir is the learner's: it stays, and so does what they
@@ -466,8 +475,25 @@ func TestOnAFreshVM(t *testing.T) {
 	if got := v.run("cat", evidenceDir+"/notes.md"); got != "my notes" {
 		t.Errorf("the learner's notes.md: %q", got)
 	}
-	kept := v.run("find", evidenceDir, "-mindepth", "1")
-	t.Logf("the learner's %s after reset and purge:\n%s", evidenceDir, kept)
+	// In it, besides the learner's own: the lab's choices, which reset
+	// keeps for the next run (docs/commands.md, cnpa reset), and the
+	// manifest of cnpa's writes that says so. Every evidence file and
+	// archive record cnpa wrote is gone (--purge).
+	kept := strings.Fields(v.run("find", evidenceDir, "-mindepth", "1"))
+	sort.Strings(kept)
+	wantKept := []string{evidenceDir + "/.cnpa", evidenceDir + "/.cnpa-state.json", evidenceDir + "/.cnpa/manifest.jsonl", evidenceDir + "/notes.md"}
+	if strings.Join(kept, " ") != strings.Join(wantKept, " ") {
+		t.Errorf("the learner's %s after reset and purge: %v, want %v", evidenceDir, kept, wantKept)
+	}
+	// The service's system user, which step 4 made, stays, as Debian's
+	// packages leave the users they made (docs/release.md): it owns
+	// nothing any more, so `userdel cnpa-op` loses nothing.
+	user, _, _ := v.sh("getent passwd cnpa-op")
+	owned, _, _ := v.sh("find / -xdev -user cnpa-op -print 2>/dev/null")
+	if strings.TrimSpace(owned) != "" {
+		t.Errorf("after reset and purge, the cnpa-op user still owns:\n%s", owned)
+	}
+	t.Logf("the cnpa-op user after reset and purge, owning nothing: %q", strings.TrimSpace(user))
 	t.Logf("whole test in the VM: %s", time.Since(start).Round(time.Second))
 }
 
