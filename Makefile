@@ -80,6 +80,8 @@ dist:
 		$(GO) run ./test/dist/manpage -cnpa $$host -version $(DIST_VERSION) -date $(shell date -u -d @$$(git log -1 --format=%ct) +%Y-%m-%d) -out dist/build/man
 	@cp README.md README.ja.md dist/build/doc/ && cp docs/*.md docs/*.png dist/build/doc/docs/
 	@cp packaging/install.sh dist/install.sh
+	@# nfpm keeps a tree's files' own times: the commit's, not the copy's.
+	@find dist/build -exec touch -h -d @$$SOURCE_DATE_EPOCH {} +
 	@set -e; for arch in $(DIST_ARCHES); do \
 		name=cnpa_$(FILE_VERSION)_linux_$$arch; \
 		mkdir -p dist/build/tar/$$name; \
