@@ -26,7 +26,7 @@ TEST_PARALLEL ?= 3
 # Longest first (docs/development.md has the times); ./... adds the rest.
 TEST_FIRST := ./test/learners ./test/lab ./test/grader ./test/system
 
-.PHONY: all help build kubebox rootfs unit test lint lab cluster bench bench-scale soak pictures clean
+.PHONY: all help build dist kubebox rootfs unit test lint lab cluster bench bench-scale soak pictures clean
 
 all: build
 
@@ -40,6 +40,60 @@ build: $(BIN)/cnpa
 $(BIN)/cnpa: $(GO_SRC)
 	@mkdir -p $(BIN)
 	@$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $@ ./cmd/cnpa
+
+## dist: the release into dist/ (docs/release.md): for linux/amd64 and
+## linux/arm64 a static cnpa in a tarball, its .sha256 and a CycloneDX
+## SBOM; a .deb and an .rpm; install.sh; SHA256SUMS of them all
+# The version, the commit and the date all come from git: a tag vX.Y.Z
+# on HEAD gives X.Y.Z, else 0.0.0~git<commit date>.<commit> (sorts
+# before any release, as Debian's ~ does), +dirty with changes not
+# committed. The date is the commit's (SOURCE_DATE_EPOCH), never the
+# clock's, so that a build of one commit gives the same bytes again:
+# an instructor can rebuild and compare checksums (docs/release.md).
+# The packager and the SBOM tool are pinned Go modules, fetched through
+# the module proxy and run by `go run`, which caches their builds.
+NFPM := $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.48.0
+CYCLONEDX := $(GO) run github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
+DIST_ARCHES := amd64 arm64
+HOST_ARCH = $(shell $(GO) env GOARCH)
+dist: export SOURCE_DATE_EPOCH = $(shell git log -1 --format=%ct)
+dist: COMMIT = $(shell git rev-parse --short=12 HEAD)
+dist: DIRTY = $(shell git diff --quiet HEAD -- 2>/dev/null || echo +dirty)
+dist: TAG = $(shell git describe --tags --exact-match --match 'v[0-9]*' 2>/dev/null)
+dist: DIST_VERSION = $(if $(TAG),$(patsubst v%,%,$(TAG)),0.0.0~git$(shell git log -1 --format=%cd --date=format:%Y%m%d).$(shell git rev-parse --short=7 HEAD))$(DIRTY)
+dist: BUILD_DATE = $(shell date -u -d @$$(git log -1 --format=%ct) +%Y-%m-%dT%H:%M:%SZ)
+# The file names carry the version with ~ and + as _: a URL and a shell
+# take them as they are.
+dist: FILE_VERSION = $(subst +,_,$(subst ~,_,$(DIST_VERSION)))
+dist:
+	@rm -rf dist && mkdir -p dist/build/completions dist/build/doc/docs
+	@set -e; for arch in $(DIST_ARCHES); do \
+		echo "dist: cnpa $(DIST_VERSION) for linux/$$arch"; \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -trimpath \
+			-ldflags "-s -w -X main.version=$(DIST_VERSION) -X main.commit=$(COMMIT)$(DIRTY) -X main.buildDate=$(BUILD_DATE)" \
+			-o dist/build/linux_$$arch/cnpa ./cmd/cnpa; \
+	done
+	@host=dist/build/linux_$(HOST_ARCH)/cnpa; \
+		$$host completion bash >dist/build/completions/cnpa.bash && \
+		$$host completion zsh >dist/build/completions/_cnpa && \
+		$$host completion fish >dist/build/completions/cnpa.fish && \
+		$(GO) run ./test/dist/manpage -cnpa $$host -version $(DIST_VERSION) -date $(shell date -u -d @$$(git log -1 --format=%ct) +%Y-%m-%d) -out dist/build/man
+	@cp README.md README.ja.md dist/build/doc/ && cp docs/*.md docs/*.png dist/build/doc/docs/
+	@cp packaging/install.sh dist/install.sh
+	@# nfpm keeps a tree's files' own times: the commit's, not the copy's.
+	@find dist/build -exec touch -h -d @$$SOURCE_DATE_EPOCH {} +
+	@set -e; for arch in $(DIST_ARCHES); do \
+		name=cnpa_$(FILE_VERSION)_linux_$$arch; \
+		mkdir -p dist/build/tar/$$name; \
+		cp -r dist/build/linux_$$arch/cnpa dist/build/completions dist/build/man README.md README.ja.md dist/build/tar/$$name/; \
+		tar --sort=name --mtime=@$$SOURCE_DATE_EPOCH --owner=0 --group=0 --numeric-owner -C dist/build/tar -cf - $$name | gzip -n9 >dist/$$name.tar.gz; \
+		$(CYCLONEDX) bin -json -std -noserial -notimestamp -output dist/$$name.sbom.cdx.json -version $(DIST_VERSION) dist/build/linux_$$arch/cnpa; \
+		for p in deb rpm; do \
+			CNPA_ARCH=$$arch CNPA_VERSION=$(DIST_VERSION) $(NFPM) package -f packaging/nfpm.yaml -p $$p -t dist/ >/dev/null; \
+		done; \
+	done
+	@cd dist && for f in *.tar.gz *.deb *.rpm; do sha256sum $$f >$$f.sha256; done && sha256sum *.tar.gz *.deb *.rpm *.sbom.cdx.json install.sh >SHA256SUMS
+	@ls -l dist | sed 1d | grep -v ' build$$'
 
 ## kubebox: the real control plane for tests (etcd, kine over SQLite as in
 ## k3s, kube-apiserver, kube-controller-manager, kubectl v1.37.2) into
@@ -72,7 +126,7 @@ rootfs:
 # a container; every other package of the module is a unit package.
 # test/README.md says which is which: a new suite that starts a cluster
 # goes in this list too.
-CLUSTER_PKGS := cli crd e2e faults grader lab learners system nspawn kit/cluster
+CLUSTER_PKGS := cli crd dist e2e faults grader lab learners system nspawn kit/cluster
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v -x -E '$(subst $(eval) ,|,$(addprefix github.com/labhub/cnpa/test/,$(CLUSTER_PKGS)))')
 # -short: test/bench's smoke test starts eight control planes.
 unit: build
@@ -84,12 +138,14 @@ unit: build
 # client-go again (about 330 CPU s from an empty build cache). GOFLAGS
 # reaches the go builds the tests run too.
 # rootfs first: debootstrap beside the tests' control planes took 13 min.
+# dist first: test/dist installs its .deb and tarball ($CNPA_DIST) into a
+# fresh Debian root with systemd.
 # CNPA_BIN: the packages that run cnpa copy build's .bin/cnpa instead of
 # each linking their own (test/kit's PlaceCnpa). -ldflags=-w: the ~40 test
 # binaries link without DWARF, which only a debugger reads (panics and
 # stack traces use the symbol table): 1-1.3 CPU s less a link.
-test: kubebox build rootfs
-	CNPA_BIN=$(abspath $(BIN)/cnpa) GOFLAGS="$$($(GO) env GOFLAGS) -trimpath -ldflags=-w" $(GO) test -count=1 -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) $(TEST_FIRST) ./...
+test: kubebox build rootfs dist
+	CNPA_BIN=$(abspath $(BIN)/cnpa) CNPA_DIST=$(abspath dist) GOFLAGS="$$($(GO) env GOFLAGS) -trimpath -ldflags=-w" $(GO) test -count=1 -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) $(TEST_FIRST) ./...
 
 ## lint: gofmt must change nothing; go vet must pass
 lint:
@@ -137,6 +193,6 @@ soak: kubebox build
 pictures: kubebox build
 	$(GO) run ./test/pictures -cnpa $(BIN)/cnpa -out docs
 
-## clean: remove .bin (the binaries above)
+## clean: remove .bin and dist (the binaries and artifacts above)
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist

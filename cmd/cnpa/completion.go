@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -161,9 +163,11 @@ func (o *CompletionOptions) Run(context.Context) error {
 		}
 		fmt.Fprint(o.Out, script)
 		fmt.Fprintf(o.Out, "complete -c cnpa -n '__fish_seen_subcommand_from step explain' -f -a '%s'\n", strings.Join(stepArgs, " "))
-		for flag, values := range flagValueChoice {
+		// In the flags' order, not the map's: the script is the same
+		// bytes every time (make dist's packages are reproducible).
+		for _, flag := range slices.Sorted(maps.Keys(flagValueChoice)) {
 			if strings.HasPrefix(flag, "--") {
-				fmt.Fprintf(o.Out, "complete -c cnpa -l %s -x -a '%s'\n", strings.TrimPrefix(flag, "--"), strings.Join(values, " "))
+				fmt.Fprintf(o.Out, "complete -c cnpa -l %s -x -a '%s'\n", strings.TrimPrefix(flag, "--"), strings.Join(flagValueChoice[flag], " "))
 			}
 		}
 	}
