@@ -332,8 +332,10 @@ func TestRedo(t *testing.T) {
 		// when it holds, --force measures again; a once-only step's is
 		// fixed by writing the value (review row 2), and reset moves it
 		// aside, so starting over needs no --force.
-		{8, nil, "run `cnpa step 8 --force` again", "report.json"},
-		{5, []string{"cleanup.json", "catchup.json", "report.json"}, "run `cnpa step 5 --force` again", "drift.json"},
+		// It never says cnpa wrote the learner's file, and names what
+		// they can change before --force (review rows 9 and 11).
+		{8, nil, "report.json is yours, as you wrote it: fix the value this line names; or let cnpa compute it from the other files: `cnpa step 8 --force`", "report.json"},
+		{5, []string{"cleanup.json", "catchup.json", "report.json"}, "drift.json is yours, as you wrote it: fix the value this line names; or let cnpa measure it: `cnpa step 5 --force`", "drift.json"},
 		{2, nil, "generation.json is yours: write the value each ✗ line of it expects; or start over: `cnpa reset --yes` (it moves your own generation.json aside into ", "generation.json"},
 		{6, nil, "start over: `cnpa reset --yes`, then `cnpa step all`", ""},
 	}
