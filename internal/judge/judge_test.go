@@ -414,6 +414,15 @@ func TestHandWrittenHints(t *testing.T) {
 			t.Errorf("hint: got %q, want %q", got, want)
 		}
 	})
+	t.Run("trigger edge by hand: why level, then the value", func(t *testing.T) {
+		dir := labDir(t)
+		editJSON(t, dir, "report.json", "trigger", "edge")
+		got := hintOf(grader.Judge(steps.Read(dir), goodFacts(t, dir)).Checks, "step8.trigger")
+		why, write := strings.Index(got, "Level-triggered: each pass compares desired with actual state"), strings.Index(got, "write `\"trigger\": \"level\"` in report.json")
+		if why < 0 || write < why || strings.Contains(got, "changed since cnpa wrote it") {
+			t.Errorf("hint: got %q, want why level first, then the value, never that cnpa wrote the file", got)
+		}
+	})
 	t.Run("uid of another alpha by hand", func(t *testing.T) {
 		dir := labDir(t)
 		editJSON(t, dir, "before.json", "uid", "0000")
