@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labhub/cnpa/internal/judge"
 	labdata "github.com/labhub/cnpa/internal/lab"
@@ -134,6 +135,20 @@ func TestStep3GradesTheLiveStatus(t *testing.T) {
 			r := l.Cnpa(append([]string{"step", "3"}, flags...)...)
 			if r.Code != 1 || !strings.Contains(r.Stderr, c.step) {
 				t.Errorf("cnpa step 3 --engine own with reconcile.json present: exit %d, want 1 and %q\n%s", r.Code, c.step, r)
+			}
+			if c.mistake != labdata.MistakeStaleStatus {
+				return
+			}
+			// Row 8: step 4 with the running service names the missing
+			// status.namespace within a few passes, never after its
+			// timeout, and never asks whether the service runs.
+			t.Cleanup(l.StopService)
+			r = l.Cnpa(append([]string{"step", "4"}, flags...)...)
+			if r.Code != 1 || !strings.Contains(r.Stderr, "status.namespace") || strings.Contains(r.Stderr, "is the service running") {
+				t.Errorf("cnpa step 4 with a script that never writes status.namespace: exit %d, want 1 naming status.namespace\n%s", r.Code, r)
+			}
+			if r.Took > 40*time.Second {
+				t.Errorf("cnpa step 4 named it after %s, want within a few passes (its timeout is %s)", r.Took, stepTimeout)
 			}
 		})
 	}
