@@ -81,7 +81,7 @@ func TestWrongValuesFail(t *testing.T) {
 		"step2.uid": "other", "step2.gen_initial": int64(2), "step2.gen_after_label": int64(2), "step2.gen_after_spec": int64(1),
 		"step2.status_via_main": json.RawMessage(`{"observedGeneration":7}`),
 		"step3.quota_uid":       "", "step3.namespace_owner_uid": "other", "step3.second_pass_rv_changed": true,
-		"step5.deleted_uid": "other", "step5.restore_seconds": int64(0), "step5.edited_to": int64(98), "step5.reverted_to": int64(99),
+		"step5.deleted_uid": "other", "step5.restore_seconds": int64(-1), "step5.edited_to": int64(98), "step5.reverted_to": int64(99),
 		"step6.uid": "other", "step6.blocked_seen": false, "step6.namespace_gone": false,
 		"step7.generation": int64(2), "step7.observed_while_stopped": int64(3), "step7.quota_pods_while_stopped": "8",
 		"step7.observed_after_start": int64(2), "step7.quota_pods_after_start": "6",

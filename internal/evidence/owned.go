@@ -53,8 +53,13 @@ func Theirs(dir, name string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if st == manifest.Unchanged {
+		switch st {
+		case manifest.Unchanged:
 			return "", nil
+		case manifest.Replaced:
+			// Another file than the one cnpa wrote: never say cnpa
+			// wrote it, whatever it holds.
+			return i18n.T("evidence.theirs.not_written"), nil
 		}
 		return i18n.T("evidence.theirs.changed"), nil
 	}

@@ -332,8 +332,10 @@ func TestRedo(t *testing.T) {
 		// when it holds, --force measures again; a once-only step's is
 		// fixed by writing the value (review row 2), and reset moves it
 		// aside, so starting over needs no --force.
-		{8, nil, "run `cnpa step 8 --force` again", "report.json"},
-		{5, []string{"cleanup.json", "catchup.json", "report.json"}, "run `cnpa step 5 --force` again", "drift.json"},
+		// It never says cnpa wrote the learner's file, and names what
+		// they can change before --force (review rows 9 and 11).
+		{8, nil, "report.json is yours, as you wrote it: fix the value this line names; or let cnpa compute it from the other files: `cnpa step 8 --force`", "report.json"},
+		{5, []string{"cleanup.json", "catchup.json", "report.json"}, "drift.json is yours, as you wrote it: fix the value this line names; or let cnpa measure it: `cnpa step 5 --force`", "drift.json"},
 		{2, nil, "generation.json is yours: write the value each ✗ line of it expects; or start over: `cnpa reset --yes` (it moves your own generation.json aside into ", "generation.json"},
 		{6, nil, "start over: `cnpa reset --yes`, then `cnpa step all`", ""},
 	}
@@ -410,6 +412,15 @@ func TestHandWrittenHints(t *testing.T) {
 		got := hintOf(grader.Judge(steps.Read(dir), goodFacts(t, dir)).Checks, "step2.gen_after_spec")
 		if want := "write `\"gen_after_spec\": 2` in generation.json"; got != want {
 			t.Errorf("hint: got %q, want %q", got, want)
+		}
+	})
+	t.Run("trigger edge by hand: why level, then the value", func(t *testing.T) {
+		dir := labDir(t)
+		editJSON(t, dir, "report.json", "trigger", "edge")
+		got := hintOf(grader.Judge(steps.Read(dir), goodFacts(t, dir)).Checks, "step8.trigger")
+		why, write := strings.Index(got, "Level-triggered: each pass compares desired with actual state"), strings.Index(got, "write `\"trigger\": \"level\"` in report.json")
+		if why < 0 || write < why || strings.Contains(got, "changed since cnpa wrote it") {
+			t.Errorf("hint: got %q, want why level first, then the value, never that cnpa wrote the file", got)
 		}
 	})
 	t.Run("uid of another alpha by hand", func(t *testing.T) {

@@ -120,13 +120,13 @@ func (c *checker) rule(ev *Evidence, rec *lab.Record, r lab.Rule, in *lab.Inputs
 		case h == lab.StartOver:
 			return ev.startOver()
 		case theirs && json.Valid([]byte(want)) && ev.steps.StepOf(r.File).Computed:
-			return i18n.T("check.either", i18n.Args{"A": lab.WriteValue(r.File, r.Key, want), "B": ev.Redo(r.Step)})
+			return r.WhySaid() + i18n.T("check.redo.or_compute", i18n.Args{"Write": lab.WriteValue(r.File, r.Key, want), "N": r.Step, "File": r.File})
 		case theirs && json.Valid([]byte(want)):
-			return lab.WriteValue(r.File, r.Key, want)
+			return r.WhySaid() + lab.WriteValue(r.File, r.Key, want)
 		case h == lab.Stale:
-			return ev.Stale(r.Step, r.File)
+			return r.WhySaid() + ev.Stale(r.Step, r.File)
 		}
-		return ev.Redo(r.Step)
+		return r.WhySaid() + ev.Redo(r.Step)
 	}
 	expected := RuleExpected(r)
 	c.key(rec, r.Key, r.ID, RuleTitle(r), expected, func() string { return hintOf(r.Hint, r.Expected) }, r.Mistake, func(v any) lab.Verdict {

@@ -101,6 +101,11 @@ type Rule struct {
 	// the rule says leaves Want empty (HoldsExpected); Apply puts the
 	// rule's expected value in its place.
 	Judge func(v any, in *Inputs) Verdict
+	// Why is the message id (lab.why.*) of one sentence saying why the
+	// expected value is the right one, for the lab's point rather than its
+	// letter: said before the hint when the rule fails, so that a hint
+	// nudges before it gives the answer.
+	Why string
 }
 
 // Values decodes a record the way the rules read it: strings as string,

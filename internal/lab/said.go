@@ -29,6 +29,15 @@ func (r Rule) ExpectedSaid() string {
 	return i18n.T(r.messageID("expected"))
 }
 
+// WhySaid is the rule's Why in the chosen language, followed by a space,
+// to put before its hint; "" when it has none.
+func (r Rule) WhySaid() string {
+	if r.Why == "" {
+		return ""
+	}
+	return i18n.T(r.Why) + " "
+}
+
 // Messages are the catalog messages that are the rule's words, by id:
 // its title's, and its expected value's when that is words. Every catalog
 // has each, and no other check.rule.* message (TestRuleWords).

@@ -38,17 +38,30 @@ const File = OwnDir + "/manifest.jsonl"
 // Entry says that cnpa wrote Name (relative to the directory) with
 // content of hash SHA256. An empty SHA256 means any content is cnpa's: a
 // log cnpa's service appends to, or a record reconcile.sh wrote.
+// Ino and MTime, when set, are the inode number and modification time
+// (ns) of the file cnpa wrote: a file put at that name since (a learner's
+// own, moved back, or written anew with the very command cnpa showed) is
+// another file, whatever it holds, and never cnpa's; the time tells one
+// that took a freed inode's number. Entries of an earlier cnpa have
+// neither, and are judged by content alone.
 type Entry struct {
 	Name   string `json:"path"`
 	SHA256 string `json:"sha256,omitempty"`
+	Ino    uint64 `json:"ino,omitempty"`
+	MTime  int64  `json:"mtime_ns,omitempty"`
 }
 
-// Record notes that cnpa wrote dir/name with data; nil data records the
-// name alone (see Entry).
+// Record notes that cnpa wrote dir/name with data, and which file it is
+// (its inode, read now: call it right after writing); nil data records
+// the name alone (see Entry).
 func Record(dir, name string, data []byte) error {
 	e := Entry{Name: name}
 	if data != nil {
 		e.SHA256 = Sum(data)
+		var st unix.Stat_t
+		if err := unix.Lstat(filepath.Join(dir, name), &st); err == nil {
+			e.Ino, e.MTime = st.Ino, st.Mtim.Nano()
+		}
 	}
 	line, err := json.Marshal(e)
 	if err != nil {
@@ -130,6 +143,10 @@ const (
 	Unchanged Status = iota
 	// Changed: someone rewrote it since; it is theirs now.
 	Changed
+	// Replaced: another file stands at its name, whatever it holds (the
+	// one cnpa wrote was moved or removed, and this one put there): it
+	// is theirs, and cnpa never wrote it.
+	Replaced
 	// Missing: it is gone already.
 	Missing
 	// NotAFile: a directory or something else stands at its name now.
@@ -145,7 +162,7 @@ func Check(dir string, e Entry) (Status, error) {
 		return 0, err
 	}
 	defer d.Close()
-	data, err := d.ReadRegular(e.Name)
+	data, st, err := d.ReadRegularStat(e.Name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return Missing, nil
@@ -158,8 +175,15 @@ func Check(dir string, e Entry) (Status, error) {
 	if e.SHA256 == "" {
 		return Unchanged, nil
 	}
-	if Sum(data) != e.SHA256 {
+	switch {
+	case e.Ino != 0 && st.Ino != e.Ino:
+		return Replaced, nil
+	case Sum(data) != e.SHA256:
 		return Changed, nil
+	case e.Ino != 0 && st.Mtim.Nano() != e.MTime:
+		// The same bytes written since, into a freed inode number or
+		// over cnpa's own: not the write cnpa made.
+		return Replaced, nil
 	}
 	return Unchanged, nil
 }

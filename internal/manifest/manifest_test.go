@@ -92,3 +92,41 @@ func TestReadMissing(t *testing.T) {
 		t.Errorf("a dir cnpa never wrote into: got %v, %v; want no entries", entries, err)
 	}
 }
+
+// A file cnpa wrote, moved away and replaced by another one with the very
+// same bytes (the learner's own, written with the command cnpa showed, or
+// moved back) is not cnpa's: `cnpa reset` counted a hand-written
+// reconcile.json as its own and deleted it (the newcomer's review, §4).
+func TestAnotherFileWithTheSameBytes(t *testing.T) {
+	dir := t.TempDir()
+	data := []byte("{\n  \"quota_uid\": \"u\"\n}\n")
+	path := filepath.Join(dir, "reconcile.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := manifest.Record(dir, "reconcile.json", data); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := manifest.Read(dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("Read: %v, %v", entries, err)
+	}
+	if got, err := manifest.Check(dir, entries[0]); err != nil || got != manifest.Unchanged {
+		t.Fatalf("cnpa's own file: got %v (err %v), want Unchanged", got, err)
+	}
+	// The learner moves it away and writes their own, byte for byte.
+	if err := os.Rename(path, path+".cnpa"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := manifest.Check(dir, entries[0]); err != nil || got != manifest.Replaced {
+		t.Errorf("another file with the same bytes: got %v (err %v), want Replaced", got, err)
+	}
+	// An entry of an earlier cnpa, without an inode, is judged by content.
+	old := manifest.Entry{Name: "reconcile.json", SHA256: manifest.Sum(data)}
+	if got, err := manifest.Check(dir, old); err != nil || got != manifest.Unchanged {
+		t.Errorf("an entry without an inode: got %v (err %v), want Unchanged", got, err)
+	}
+}

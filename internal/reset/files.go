@@ -19,6 +19,9 @@ import (
 type files struct {
 	remove []string // cnpa wrote them and they still hold what it wrote
 	kept   []string // cnpa wrote them, someone rewrote them since
+	// replaced are names cnpa wrote a file at, where another file stands
+	// now (however like cnpa's it is): never cnpa's to remove.
+	replaced []string
 	// notRecords are entries of the archive dir's manifest that name no
 	// archive record (x/motd): the service's user may write that
 	// manifest, so they are not cnpa's.
@@ -51,14 +54,19 @@ func ourFiles(dir string, records bool) (files, error) {
 			f.remove = append(f.remove, filepath.Join(dir, e.Name))
 		case manifest.Changed, manifest.NotAFile:
 			f.kept = append(f.kept, filepath.Join(dir, e.Name))
+		case manifest.Replaced:
+			f.replaced = append(f.replaced, filepath.Join(dir, e.Name))
 		}
 	}
 	return f, nil
 }
 
 // removeOurs removes what ourFiles says is cnpa's in dir, then cnpa's own
-// dir/.cnpa (the manifest with it).
-func removeOurs(ev evidenceFiles, dir string, records bool, r *Result, log func(string, ...any)) error {
+// dir/.cnpa (the manifest with it). planned are the files the plan
+// announced for dir (ourFiles before phase 1): those an earlier phase
+// removed (the service's own files) are counted as removed too, so that
+// what reset says it removed is what it announced, no more, no less.
+func removeOurs(ev evidenceFiles, dir string, records bool, planned []string, r *Result, log func(string, ...any)) error {
 	f, err := ourFiles(dir, records)
 	if err != nil {
 		return err
@@ -75,7 +83,7 @@ func removeOurs(ev evidenceFiles, dir string, records bool, r *Result, log func(
 	}
 	defer d.Close()
 	var errs []error
-	removed := 0
+	removed := map[string]bool{}
 	for _, p := range f.remove {
 		rel, _ := filepath.Rel(dir, p)
 		if err := d.Remove(rel); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -83,13 +91,25 @@ func removeOurs(ev evidenceFiles, dir string, records bool, r *Result, log func(
 			continue
 		}
 		r.Files = append(r.Files, p)
-		removed++
+		removed[p] = true
+	}
+	for _, p := range planned {
+		if _, err := os.Lstat(p); !removed[p] && errors.Is(err, os.ErrNotExist) {
+			r.Files = append(r.Files, p)
+			removed[p] = true
+		}
 	}
 	for _, p := range f.kept {
 		if !records && ev.has(filepath.Base(p)) && filepath.Dir(p) == filepath.Clean(dir) {
 			continue // moved aside with the learner's own evidence (moveOwnEvidence)
 		}
 		log("%s", i18n.T("reset.kept_changed", i18n.Args{"Path": p}))
+	}
+	for _, p := range f.replaced {
+		if !records && ev.has(filepath.Base(p)) && filepath.Dir(p) == filepath.Clean(dir) {
+			continue // moved aside with the learner's own evidence (moveOwnEvidence)
+		}
+		log("%s", i18n.T("reset.kept_replaced", i18n.Args{"Path": p}))
 	}
 	for _, p := range f.notRecords {
 		log("%s", i18n.T("reset.kept_not_record", i18n.Args{"Path": p, "Dir": dir}))
@@ -102,19 +122,28 @@ func removeOurs(ev evidenceFiles, dir string, records bool, r *Result, log func(
 			r.Files = append(r.Files, own)
 		}
 	}
-	if removed > 0 {
-		log("%s", i18n.N("plural.reset.removed_files", removed, i18n.Args{"Dir": dir}))
+	// The state file is written again at once (keepChoices): the plan
+	// does not count it, nor does this.
+	n := 0
+	for p := range removed {
+		if records || filepath.Base(p) != labenv.StateFile {
+			n++
+		}
+	}
+	if n > 0 {
+		log("%s", i18n.N("plural.reset.removed_files", n, i18n.Args{"Dir": dir}))
 	}
 	return errors.Join(errs...)
 }
 
-// removeFiles is phase 6: the archive dir (with purge), then the evidence dir.
-func removeFiles(ev evidenceFiles, env *labenv.Env, purge bool, r *Result, log func(string, ...any)) error {
+// removeFiles is phase 6: the archive dir (with purge), then the
+// evidence dir; planned are the evidence dir's files the plan announced.
+func removeFiles(ev evidenceFiles, env *labenv.Env, purge bool, planned []string, r *Result, log func(string, ...any)) error {
 	var errs []error
 	if purge {
 		// The archive dir first: the evidence dir can be removed only
 		// once it is empty.
-		if err := removeOurs(ev, env.ArchiveDir(), true, r, log); err != nil {
+		if err := removeOurs(ev, env.ArchiveDir(), true, nil, r, log); err != nil {
 			errs = append(errs, err)
 		}
 		// The dir itself only when that left it empty: whatever else is in
@@ -123,7 +152,7 @@ func removeFiles(ev evidenceFiles, env *labenv.Env, purge bool, r *Result, log f
 	} else if _, err := os.Stat(env.ArchiveDir()); err == nil {
 		log("%s", i18n.T("reset.kept_records", i18n.Args{"Dir": env.ArchiveDir()}))
 	}
-	if err := removeOurs(ev, env.Dir, false, r, log); err != nil {
+	if err := removeOurs(ev, env.Dir, false, planned, r, log); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -135,7 +135,7 @@ func TestPurgeNeverFollowsTheServiceUsersLinks(t *testing.T) {
 	osuser.Run(t, archive, `ln -s `+victim+` x && echo '{"path":"x/motd"}' >> .cnpa/manifest.jsonl`)
 	var logs []string
 	log := func(f string, a ...any) { logs = append(logs, f) }
-	if err := removeFiles(labEvidence, &labenv.Env{Dir: dir}, true, &Result{}, log); err != nil {
+	if err := removeFiles(labEvidence, &labenv.Env{Dir: dir}, true, nil, &Result{}, log); err != nil {
 		t.Logf("removeFiles: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(victim, "motd")); err != nil {

@@ -139,7 +139,7 @@ func Inspect(ctx context.Context, env *labenv.Env, steps lab.Table, purge bool) 
 			p.Files = append(p.Files, f)
 		}
 	}
-	for _, f := range files.kept {
+	for _, f := range append(files.kept, files.replaced...) {
 		if !ev.has(filepath.Base(f)) {
 			p.Kept = append(p.Kept, f)
 		}
@@ -149,7 +149,7 @@ func Inspect(ctx context.Context, env *labenv.Env, steps lab.Table, purge bool) 
 		if err != nil {
 			return nil, err
 		}
-		p.ArchiveFiles, p.Kept = records.remove, append(p.Kept, records.kept...)
+		p.ArchiveFiles, p.Kept = records.remove, append(append(p.Kept, records.kept...), records.replaced...)
 	}
 	return p, nil
 }
@@ -188,6 +188,12 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 	// Each phase goes on after the one before failed on some objects:
 	// what can be removed is removed, and every failure is reported.
 	var failures []error
+	// What the plan announces for the evidence dir, read as Inspect reads
+	// it, before phase 1 removes the service's own files.
+	planned, err := ourFiles(env.Dir, false)
+	if err != nil {
+		return r, err
+	}
 	if err := removeService(ctx, env, log); err != nil {
 		return r, err
 	}
@@ -219,7 +225,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*Result, error) {
 			r.CRDDeleted = true
 		}
 	}
-	if err := removeFiles(evidenceFiles(opts.Steps.Files()), env, opts.Purge, r, log); err != nil {
+	if err := removeFiles(evidenceFiles(opts.Steps.Files()), env, opts.Purge, planned.remove, r, log); err != nil {
 		failures = append(failures, err)
 	}
 	now := opts.Now

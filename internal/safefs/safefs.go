@@ -128,12 +128,34 @@ func (d *Dir) ReadRegular(rel string) ([]byte, error) {
 	return d.readRegular(rel, MaxRegular)
 }
 
+// ReadRegularStat is ReadRegular, with the status of the file read (its
+// inode, its times): which file stands at rel, not only what it holds
+// (package manifest tells cnpa's own file from a copy of it so).
+func (d *Dir) ReadRegularStat(rel string) ([]byte, *unix.Stat_t, error) {
+	var st unix.Stat_t
+	data, err := d.readRegularStat(rel, MaxRegular, func(s *unix.Stat_t) { st = *s })
+	return data, &st, err
+}
+
 func (d *Dir) readRegular(rel string, max int64) ([]byte, error) {
+	return d.readRegularStat(rel, max, nil)
+}
+
+// readRegularStat is readRegular, giving stat (when set) the file's
+// status as opened.
+func (d *Dir) readRegularStat(rel string, max int64, stat func(*unix.Stat_t)) ([]byte, error) {
 	f, err := d.Open(rel, unix.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if stat != nil {
+		var st unix.Stat_t
+		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+			return nil, d.err("stat", rel, err)
+		}
+		stat(&st)
+	}
 	// Reading another user's own file is harmless; reading, through a
 	// hard link, a file that is not theirs is not. So: one link, any
 	// owner (a record the learner wrote before step 4 gave the dir to

@@ -7,13 +7,51 @@ import (
 	"strings"
 
 	"github.com/labhub/cnpa/internal/identity"
+	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/service"
+	"github.com/labhub/cnpa/internal/teamspace"
 )
 
 // A diagnosis is a failed step's error: what was observed, the likely
 // mistakes in the controller under test in the lab text's words, and the
 // end of the controller's output. What a TeamSpace lacks after a pass is
 // step 3's to diagnose (course/step3).
+
+// MistakeFor says which mistake leaves a TeamSpace with gap g after a
+// pass (zero for none): a lookup, each mistake's advice worded once in
+// package lab. Exported for the runs of steps 3 and 4, which diagnose what
+// a pass or the running controller left.
+func MistakeFor(g teamspace.Gap, ts *teamspace.TeamSpace) lab.Mistake {
+	switch g.Kind {
+	case teamspace.GapNamespace:
+		return lab.MistakeNoNamespace
+	case teamspace.GapNamespaceLabel:
+		return lab.MistakeNoNamespaceLabel
+	case teamspace.GapQuota:
+		return lab.MistakeNoQuota
+	case teamspace.GapQuotaHard:
+		return lab.MistakeQuotaSpec
+	case teamspace.GapStatus:
+		if ts.Status.ObservedGeneration == 0 && ts.Status.Namespace == "" {
+			return lab.MistakeStatusMain
+		}
+		return lab.MistakeStaleStatus
+	case teamspace.GapFinalizer:
+		return lab.MistakeNoFinalizer
+	}
+	return lab.Mistake{}
+}
+
+// GapAdvice is what the learner reads for gap g of ts after a pass: its
+// mistake's advice, after what was observed when that says more (a status
+// that never appeared although the pass exited 0).
+func GapAdvice(g teamspace.Gap, ts *teamspace.TeamSpace) string {
+	m := MistakeFor(g, ts)
+	if m == lab.MistakeStatusMain {
+		return Say("steps.diag.status_never", "Advice", m.Advise())
+	}
+	return m.Advise()
+}
 
 // ServiceTail is the end of the running service's log (the script's last
 // passes), its error lines first, or "" when there is none: the one line

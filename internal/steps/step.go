@@ -356,7 +356,7 @@ func fixFor(env *Lab, s *Step, j lab.Judged, theirs bool, later string, again bo
 	case j.Verdict.Hint != nil && *j.Verdict.Hint == lab.StartOver:
 		return Say("steps.fix.no_value", "Key", j.Key, "Got", j.Got, "Fix", StartOver(env))
 	case theirs:
-		return lab.WriteValue(s.File, j.Key, j.Want)
+		return j.WhySaid() + lab.WriteValue(s.File, j.Key, j.Want)
 	}
 	return Say("steps.fix.stale", "Key", j.Key, "File", s.File, "Later", later, "StartOver", StartOver(env))
 }

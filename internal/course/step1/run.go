@@ -3,16 +3,11 @@ package step1
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/labhub/cnpa/assets"
-	"github.com/labhub/cnpa/internal/evidence"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/teamspace"
@@ -39,7 +34,7 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Result, err
 	}
 	r := &steps.Result{Step: s.Number, Title: s.EnglishTitle()}
 	sh := steps.Show(env)
-	crdPath, crd, yours, err := learnersOrLabs(env, sh, "crd.yaml", assets.CRD, crdDiff)
+	crdPath, crd, yours, err := steps.LearnersOrLabs(env, sh, "crd.yaml", assets.CRD, crdDiff, "steps.step1.yours_differs")
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +65,7 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Result, err
 		return nil, err
 	}
 	if d := lab.CRDFixLines(live.Object); len(d) > 0 {
-		return nil, fieldsError(steps.Say("steps.step1.crd_differs", "Path", crdPath), crdPath, d)
+		return nil, steps.FieldsError(steps.Say("steps.step1.crd_differs", "Path", crdPath), crdPath, d)
 	}
 	r.VerdictT("steps.step1.verdict_crd", true, steps.OnOff(yours, steps.Say("steps.yours_path", "Path", crdPath), steps.Say("steps.cnpas_path", "Path", crdPath)), steps.Say("steps.step1.want_crd"))
 	// A fresh cluster has no alpha; one that moved on cannot prove step 1.
@@ -79,7 +74,7 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Result, err
 	} else if a != nil && a.Generation > 1 {
 		return nil, steps.SayError("steps.step1.past", "Generation", a.Generation)
 	}
-	alphaPath, alphaYAML, yours, err := learnersOrLabs(env, sh, "alpha.yaml", []byte(AlphaYAML), alphaDiff)
+	alphaPath, alphaYAML, yours, err := steps.LearnersOrLabs(env, sh, "alpha.yaml", []byte(AlphaYAML), alphaDiff, "steps.step1.yours_differs")
 	if err != nil {
 		return nil, err
 	}
@@ -111,50 +106,6 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Result, err
 	return r, nil
 }
 
-// learnersOrLabs is the file a step applies: the learner's own dir/name,
-// used as it is (never rewritten) once diff finds nothing LAB.md asks for
-// missing from it, else the lab's, written only where the learner has
-// none. Either way the step says which. A file of the learner's that
-// differs fails the step with one line per field, the file unchanged.
-func learnersOrLabs(env *steps.Lab, sh steps.Shell, name string, labs []byte, diff func(map[string]any) []string) (path string, data []byte, yours bool, err error) {
-	path = filepath.Join(env.Dir, name)
-	why, err := evidence.Theirs(env.Dir, name)
-	if err != nil {
-		return "", nil, false, fmt.Errorf("%s %w", steps.Say("steps.is_yours", "Path", path), err)
-	}
-	if why == "" {
-		if path, err = sh.WriteFile(env, name, labs); err != nil {
-			return "", nil, false, err
-		}
-		sh.Comment("%s", steps.Say("steps.file_cnpas", "Path", path))
-		return path, labs, false, nil
-	}
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return "", nil, false, err
-	}
-	if !fi.Mode().IsRegular() {
-		return "", nil, false, steps.SayError("steps.not_a_file", "Path", path, "Why", why, "Name", name)
-	}
-	if data, err = os.ReadFile(path); err != nil {
-		return "", nil, false, err
-	}
-	var obj map[string]any
-	if err := yaml.Unmarshal(data, &obj); err != nil {
-		return "", nil, false, steps.SayError("steps.not_yaml", "Path", path, "Err", err)
-	}
-	if d := diff(obj); len(d) > 0 {
-		return "", nil, false, fieldsError(steps.Say("steps.step1.yours_differs", "Path", path), path, d)
-	}
-	sh.Comment("%s", steps.Say("steps.file_yours", "Path", path, "Why", why))
-	return path, data, true, nil
-}
-
-// fieldsError is a step 1 failure with one line per field to write.
-func fieldsError(what, path string, lines []string) error {
-	return fmt.Errorf("%s\n  %s", steps.Say("steps.fields_error", "What", what, "Path", path), strings.Join(lines, "\n  "))
-}
-
 // onlyIfYours is the end of an apply error's line: the file is the
 // learner's, unchanged, to fix.
 func onlyIfYours(yours bool, path string) string {
@@ -169,36 +120,12 @@ func crdDiff(crd map[string]any) []string { return lab.CRDFixLines(crd) }
 
 // alphaDiff compares a learner's alpha.yaml with LAB.md step 1's alpha,
 // one line per field: anything more (labels, spec.cpu) is theirs to add.
-func alphaDiff(ts map[string]any) []string {
-	var lines []string
-	want := []struct {
-		path []string
-		want any
-	}{
-		{[]string{"apiVersion"}, teamspace.APIVersion},
-		{[]string{"kind"}, teamspace.Kind},
-		{[]string{"metadata", "name"}, "alpha"},
-		{[]string{"spec", "pods"}, float64(4)},
-	}
-	for _, w := range want {
-		var cur any = ts
-		for _, p := range w.path {
-			m, _ := cur.(map[string]any)
-			cur = m[p]
-		}
-		key, at := w.path[len(w.path)-1], strings.Join(w.path[:len(w.path)-1], ".")
-		if at != "" {
-			at += ": "
-		}
-		switch {
-		case cur == nil:
-			lines = append(lines, at+steps.Say("steps.field.add", "Key", key, "Want", w.want))
-		case cur != w.want:
-			lines = append(lines, at+steps.Say("steps.field.change", "Key", key, "Cur", cur, "Want", w.want))
-		}
-	}
-	return lines
-}
+var alphaDiff = steps.FieldsDiff([]steps.Field{
+	{Path: []string{"apiVersion"}, Want: teamspace.APIVersion},
+	{Path: []string{"kind"}, Want: teamspace.Kind},
+	{Path: []string{"metadata", "name"}, Want: "alpha"},
+	{Path: []string{"spec", "pods"}, Want: float64(4)},
+})
 
 // Again: step 1 measures a TeamSpace no controller has touched, so it can
 // run again while alpha is missing or still at its first generation.

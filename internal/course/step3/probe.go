@@ -10,7 +10,8 @@ import (
 )
 
 // Step 3's live probes: reconcile.sh run twice more, which must write
-// nothing (Rerun, two rows); and a namespace team-<name> somebody else
+// nothing and leave alpha's status as a pass writes it (Rerun, three
+// rows); and a namespace team-<name> somebody else
 // made before its TeamSpace (ForeignNamespace). The reruns need no
 // controller and run first, alone; the foreign namespace runs with the
 // probes of the running controller, its TeamSpaces sorted after theirs (a
@@ -27,12 +28,12 @@ var (
 
 // Probes are step 3's live probes' rows: what each grades and what to do
 // when it fails.
-var Probes = []*judge.Probe{ProbeScriptRuns, ProbeRerunWritesNothing, ProbeForeignNamespace}
+var Probes = []*judge.Probe{ProbeScriptRuns, ProbeRerunWritesNothing, ProbeStatus, ProbeForeignNamespace}
 
 // Hands are the code that fills Probes, bound to its rows.
 var Hands = []check.Hand{
-	{Rows: Probes[0:2], Run: Rerun},
-	{Rows: Probes[2:3], Run: ForeignNamespace},
+	{Rows: Probes[0:3], Run: Rerun},
+	{Rows: Probes[3:4], Run: ForeignNamespace},
 }
 
 // scriptPath is reconcile.sh's path in the evidence dir.

@@ -86,26 +86,30 @@ const scriptRun = 2 * time.Minute
 //  3. no object changed across the runs (step3.rerun_writes_nothing), but
 //     a TeamSpace that was not converged before the first run may change in
 //     that run: the script then did its job, and the drift itself fails the
-//     check that looks at it (step5.quota_in_sync, say).
+//     check that looks at it (step5.quota_in_sync, say);
+//  4. alpha's status is what a pass writes (step3.status_written), read
+//     live after the runs: a status the server dropped writes nothing
+//     either, so only this row tells it.
 func Rerun(ctx context.Context, r *check.Session) []lab.Verdict {
 	r.Note(i18n.T("check.progress.rerun", i18n.Args{"Script": lab.ScriptName}))
-	runs, writes := rerun(ctx, r.Env(), ProbeScriptRuns.Hint(r.Facts()))
-	return []lab.Verdict{runs, writes}
+	runs, writes, ran := rerun(ctx, r.Env(), ProbeScriptRuns.Hint(r.Facts()))
+	return []lab.Verdict{runs, writes, passStatus(ctx, r.Env(), ran)}
 }
 
-// rerun is Rerun's two verdicts; hint is the advice when the script
-// is not there to run.
-func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes lab.Verdict) {
+// rerun is Rerun's first two verdicts, and whether the script ran twice
+// (to its end or not); hint is the advice when the script is not there to
+// run.
+func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes lab.Verdict, ran bool) {
 	runsID := ProbeScriptRuns.ID
 	path := env.ScriptPath()
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return lab.Holds(false, i18n.T("check.rerun.want_exec", i18n.Args{"Path": path}), i18n.T("check.rerun.missing")), lab.Skipped(i18n.T("check.rerun.skip_no_script", i18n.Args{"ID": runsID}))
+		return lab.Holds(false, i18n.T("check.rerun.want_exec", i18n.Args{"Path": path}), i18n.T("check.rerun.missing")), lab.Skipped(i18n.T("check.rerun.skip_no_script", i18n.Args{"ID": runsID})), false
 	case fi.Mode()&0o111 == 0:
 		v := lab.Holds(false, i18n.T("check.rerun.want_exec", i18n.Args{"Path": path}), i18n.T("check.rerun.not_exec", i18n.Args{"Mode": fi.Mode().String()}))
 		v.Advice = i18n.T("check.rerun.chmod", i18n.Args{"Path": path})
-		return v, lab.Skipped(i18n.T("check.rerun.skip_no_script", i18n.Args{"ID": runsID}))
+		return v, lab.Skipped(i18n.T("check.rerun.skip_no_script", i18n.Args{"ID": runsID})), false
 	}
 	finalizerOn := env.State != nil && env.State.Finalizer
 	var (
@@ -122,7 +126,7 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes lab.
 		s, err := takeSnapshot(ctx, env, finalizerOn)
 		if err != nil {
 			why := i18n.T("check.rerun.cannot_read", i18n.Args{"Err": err.Error()})
-			return lab.Skipped(why), lab.Skipped(why)
+			return lab.Skipped(why), lab.Skipped(why), false
 		}
 		snaps = append(snaps, s)
 		if i == 2 {
@@ -139,7 +143,7 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes lab.
 		default:
 			v := lab.Holds(false, i18n.T("check.rerun.want_end"), i18n.T("check.rerun.failed", i18n.Args{"N": i + 1, "As": as, "Err": err.Error(), "Out": ui.Clean(lastChars(out, 400))}))
 			v.Advice = i18n.T("check.rerun.by_hand_and", i18n.Args{"Path": path, "Hint": hint})
-			return v, lab.Skipped(i18n.T("check.rerun.skip_not_run", i18n.Args{"ID": runsID}))
+			return v, lab.Skipped(i18n.T("check.rerun.skip_not_run", i18n.Args{"ID": runsID})), false
 		}
 	}
 	runs = lab.Holds(true, i18n.T("check.rerun.want_twice"), i18n.T("check.rerun.got_twice", i18n.Args{"As": as}))
@@ -169,16 +173,35 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes lab.
 	}
 	want := i18n.T("check.rerun.no_writes")
 	if len(got) == 0 {
-		actual := i18n.T("check.rerun.no_writes_to", i18n.Args{"N": len(snaps[2].RV)})
-		if len(snaps[0].Pending) > 0 {
-			actual += i18n.T("check.rerun.pending", i18n.Args{"Keys": fmt.Sprint(keys(snaps[0].Pending))})
-		}
-		return runs, lab.Holds(true, want, actual)
+		return runs, lab.Holds(true, want, noWrites(snaps)), true
 	}
 	if u := snaps[2].Unsettled; len(u) > 0 {
 		got = append(got, i18n.T("check.rerun.unsettled", i18n.Args{"Keys": fmt.Sprint(u), "Wait": settleWait.String()}))
 	}
-	return runs, lab.Holds(false, want, strings.Join(got, "; "))
+	return runs, lab.Holds(false, want, strings.Join(got, "; ")), true
+}
+
+// noWrites words a rerun that wrote nothing: how many objects, and of
+// the TeamSpaces that were behind before it, which the first run
+// converged and which are behind still (a status the server dropped, say:
+// nothing written, nothing converged; step3.status_written says why).
+func noWrites(snaps []*check.Snapshot) string {
+	actual := i18n.T("check.rerun.no_writes_to", i18n.Args{"N": len(snaps[2].RV)})
+	var converged, behind []string
+	for _, k := range keys(snaps[0].Pending) {
+		if _, still := snaps[2].Pending[k]; still {
+			behind = append(behind, k)
+		} else {
+			converged = append(converged, k)
+		}
+	}
+	if len(converged) > 0 {
+		actual += i18n.T("check.rerun.pending", i18n.Args{"Keys": fmt.Sprint(converged)})
+	}
+	if len(behind) > 0 {
+		actual += i18n.T("check.rerun.still_behind", i18n.Args{"Keys": fmt.Sprint(behind)})
+	}
+	return actual
 }
 
 // rerunScript runs reconcile.sh for the probe as the service runs it

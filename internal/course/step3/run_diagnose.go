@@ -15,44 +15,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/steps"
 	"github.com/labhub/cnpa/internal/teamspace"
 )
-
-// mistakeFor says which mistake leaves a TeamSpace with gap g after a pass
-// (zero for none): a lookup, each mistake's advice worded once in package
-// lab.
-func mistakeFor(g teamspace.Gap, ts *teamspace.TeamSpace) lab.Mistake {
-	switch g.Kind {
-	case teamspace.GapNamespace:
-		return lab.MistakeNoNamespace
-	case teamspace.GapNamespaceLabel:
-		return lab.MistakeNoNamespaceLabel
-	case teamspace.GapQuota:
-		return lab.MistakeNoQuota
-	case teamspace.GapQuotaHard:
-		return lab.MistakeQuotaSpec
-	case teamspace.GapStatus:
-		if ts.Status.ObservedGeneration == 0 {
-			return lab.MistakeStatusMain
-		}
-		return lab.MistakeStaleStatus
-	case teamspace.GapFinalizer:
-		return lab.MistakeNoFinalizer
-	}
-	return lab.Mistake{}
-}
-
-// advice is what the learner reads for mistake m after a pass: its
-// advice, after what was observed when that says more (a status that never
-// appeared although the pass exited 0).
-func advice(m lab.Mistake) string {
-	if m == lab.MistakeStatusMain {
-		return steps.Say("steps.diag.status_never", "Advice", m.Advise())
-	}
-	return m.Advise()
-}
 
 // diagnoseTeamSpace lists what one TeamSpace lacks by the lab text after a pass,
 // each gap with its likely mistake; nil when nothing is missing.
@@ -83,7 +48,7 @@ func diagnoseTeamSpace(ctx context.Context, env *steps.Lab, name string, finaliz
 		out = append(out, blocked.Error())
 	}
 	for _, g := range gaps.Lab() {
-		out = append(out, g.String()+": "+advice(mistakeFor(g, ts)))
+		out = append(out, g.String()+": "+steps.GapAdvice(g, ts))
 	}
 	return out, nil
 }

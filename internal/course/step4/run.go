@@ -166,11 +166,39 @@ func probeController(ctx context.Context, env *steps.Lab, r *steps.Result, rx *r
 	}
 	ns := teamspace.NamespaceName(name)
 	sh.WaitCmd(steps.Until(steps.Kubectl(append(append([]string{"get"}, steps.QuotaObj(ns).Args()...), "-o", "name")...) + " >/dev/null 2>&1"))
+	// last is what the probe lacked when last seen; statusOnly, since
+	// when its status alone has been missing (namespace and quota there).
+	var (
+		last       *probeState
+		statusOnly time.Time
+	)
 	took, err := steps.WaitFor(ctx, env, steps.Say("steps.what.probe_created", "Namespace", ns), whyProbeCreated, func(ctx context.Context) (bool, string, error) {
-		return probeConverged(ctx, env, name)
+		st, err := probeConverged(ctx, env, name)
+		if err != nil || st == nil {
+			return false, steps.Say("steps.seen.is_gone", "Name", name), err
+		}
+		last = st
+		if st.gap == nil {
+			return true, "converged", nil
+		}
+		// Namespace and quota there, the status alone wrong: a pass that
+		// left it so is done with the probe, and waiting longer changes
+		// nothing. Named after a pass or two, not at the timeout.
+		if st.gap.Kind != teamspace.GapStatus || st.more {
+			statusOnly = time.Time{}
+		} else if statusOnly.IsZero() {
+			statusOnly = time.Now()
+		} else if time.Since(statusOnly) >= statusGrace {
+			return false, st.gap.String(), errStatusSettled
+		}
+		return false, st.gap.String(), nil
 	})
+	if errors.Is(err, errStatusSettled) {
+		return steps.Diagnosis(steps.Say("steps.step4.status_not_written", "Name", name, "Namespace", ns, "Took", took.Round(time.Second)),
+			[]string{last.gap.String() + ": " + steps.GapAdvice(*last.gap, last.ts)}, steps.ServiceTail(ctx, env))
+	}
 	if err != nil {
-		return fmt.Errorf("%w%s", err, steps.Say("steps.step4.is_it_running"))
+		return fmt.Errorf("%w%s", err, whyNotConverged(ctx, env, last))
 	}
 	r.Note("%s", steps.Say("steps.step4.probe_appeared", "Name", name, "Took", took.Round(1e6)))
 	r.VerdictT("steps.step4.verdict_probe", true, steps.Say("steps.step4.probe_in", "Namespace", ns, "Took", took.Round(1e6)), steps.Say("steps.step4.want_probe"))
@@ -297,28 +325,69 @@ func HeldProbe(env *steps.Lab) string {
 	return steps.Say("steps.seen.held_by", "Name", name, "Finalizers", fmt.Sprint(strings.Fields(held)))
 }
 
-// probeConverged tells whether TeamSpace name lacks nothing LAB.md asks
-// for, or what it lacks first: check's pending, word for word. Our
+// statusGrace is how long the probe's namespace and quota may stand with
+// its status alone wrong before the step says so: more than two passes of
+// the lab's 3-second loop, whose status write may come a pass after the
+// quota.
+const statusGrace = 8 * time.Second
+
+// errStatusSettled ends the probe's wait once its status alone has been
+// wrong for statusGrace. Never shown: the run tells it by errors.Is and
+// says its own diagnosis.
+var errStatusSettled error = statusSettled{}
+
+// statusSettled is errStatusSettled's type.
+type statusSettled struct{}
+
+func (statusSettled) Error() string { return "step4.status_settled" }
+
+// probeState is the probe as last seen: the TeamSpace, the first thing it
+// lacks by LAB.md (nil: converged) and whether it lacks more than that.
+type probeState struct {
+	ts   *teamspace.TeamSpace
+	gap  *teamspace.Gap
+	more bool
+}
+
+// probeConverged reads TeamSpace name and what it lacks by LAB.md, first
+// what check's pending says, word for word (nil when it is gone). Our
 // finalizer is not owed (the grader does not ask it of a new TeamSpace),
 // and a spec no controller can serve owes nothing more.
-func probeConverged(ctx context.Context, env *steps.Lab, name string) (bool, string, error) {
+func probeConverged(ctx context.Context, env *steps.Lab, name string) (*probeState, error) {
 	ts, err := teamspace.Get(ctx, env.Clients.Dynamic, name)
 	if err != nil || ts == nil {
-		return false, steps.Say("steps.seen.is_gone", "Name", name), err
+		return nil, err
 	}
 	ns, err := steps.GetNamespace(ctx, env, teamspace.NamespaceName(name))
 	if err != nil {
-		return false, "", err
+		return nil, err
 	}
 	q, err := steps.GetQuota(ctx, env, teamspace.NamespaceName(name))
 	if err != nil {
-		return false, "", err
+		return nil, err
 	}
 	gaps, _ := teamspace.FindGaps(ts, ns, q, false)
+	st := &probeState{ts: ts}
 	if lab := gaps.Lab(); len(lab) > 0 {
-		return false, lab[0].String(), nil
+		st.gap, st.more = &lab[0], len(lab) > 1
 	}
-	return true, "converged", nil
+	return st, nil
+}
+
+// whyNotConverged is what the step adds to a wait for the probe that
+// timed out: with the service running, what the probe lacked and the
+// likely mistake (never "is the service running?" of one that runs);
+// without a service, where to look. A service installed but stopped is
+// said by the wait itself.
+func whyNotConverged(ctx context.Context, env *steps.Lab, last *probeState) string {
+	st, err := env.Service.Status(ctx)
+	switch {
+	case err != nil || !st.Installed:
+		return steps.Say("steps.step4.is_it_running")
+	case !st.Active || last == nil || last.gap == nil:
+		return ""
+	}
+	return "\n  " + steps.Say("steps.step4.lacks", "Gap", last.gap.String(), "Advice", steps.GapAdvice(*last.gap, last.ts))
 }
 
 // showLearnersUnit shows step 4 with the learner's own unit: used as it

@@ -47,9 +47,13 @@ var Step = &lab.Step{Number: 5, File: lab.DriftFile, Timeline: true,
 				}
 				return lab.Holds(v != "" && v != d, i18n.T("lab.want.uid_other_than", i18n.Args{"UID": lab.Show(d)}), lab.Show(v))
 			}},
+		// The lab text asks for the seconds measured, "restore_seconds
+		// (integer)", and says no more of rounding: a restore under a
+		// second is 0 by `$(( $(date +%s) - start ))` and 1 rounded up,
+		// and both are that measurement. Only a negative one is none.
 		{Key: "restore_seconds", ID: "step5.restore_seconds",
 			Judge: func(v any, _ *lab.Inputs) lab.Verdict {
-				return lab.HoldsExpected(v.(int64) >= 1, lab.Show(v))
+				return lab.HoldsExpected(v.(int64) >= 0, lab.Show(v))
 			}},
 		{Key: "edited_to", ID: "step5.edited_to", Expected: "99",
 			Judge: func(v any, _ *lab.Inputs) lab.Verdict {

@@ -33,6 +33,16 @@ spec:
   cpu: "500m"
 `
 
+// betaDiff compares a learner's beta.yaml with the lab text's step 6's
+// beta (pods 2, cpu "500m"): anything more is theirs to add.
+var betaDiff = steps.FieldsDiff([]steps.Field{
+	{Path: []string{"apiVersion"}, Want: teamspace.APIVersion},
+	{Path: []string{"kind"}, Want: teamspace.Kind},
+	{Path: []string{"metadata", "name"}, Want: "beta"},
+	{Path: []string{"spec", "pods"}, Want: float64(2)},
+	{Path: []string{"spec", "cpu"}, Want: "500m"},
+})
+
 // Run drives step 6 against the live cluster and writes cleanup.json:
 // finalizer handling turned on, beta created and deleted, its deletion
 // seen blocked by the finalizer, beta and team-beta watched until gone,
@@ -95,11 +105,13 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Result, err
 	if err := earlierBeta(ctx, env, sh, r); err != nil {
 		return nil, err
 	}
-	betaPath, err := sh.WriteFile(env, "beta.yaml", []byte(BetaYAML))
+	// A beta.yaml of the learner's that says what the lab text's beta
+	// says is theirs, applied as it is (as alpha.yaml is at step 1).
+	betaPath, betaYAML, _, err := steps.LearnersOrLabs(env, sh, "beta.yaml", []byte(BetaYAML), betaDiff, "steps.step6.yours_differs")
 	if err != nil {
 		return nil, err
 	}
-	if err := sh.Apply(ctx, env, betaPath, []byte(BetaYAML)); err != nil {
+	if err := sh.Apply(ctx, env, betaPath, betaYAML); err != nil {
 		return nil, err
 	}
 	beta, err := teamspace.Get(ctx, env.Clients.Dynamic, "beta")

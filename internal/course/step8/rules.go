@@ -8,7 +8,12 @@ import "github.com/labhub/cnpa/internal/lab"
 func rules() []lab.Rule {
 	var out []lab.Rule
 	for _, k := range shape {
-		out = append(out, lab.Rule{Key: k.Name, ID: "step8." + k.Name, Judge: computed(k.Name)})
+		r := lab.Rule{Key: k.Name, ID: "step8." + k.Name, Judge: computed(k.Name)}
+		if k.Name == "trigger" {
+			// "level" is the answer; what it means is the lesson.
+			r.Why = "lab.why.trigger"
+		}
+		out = append(out, r)
 	}
 	return out
 }
