@@ -19,8 +19,10 @@ import (
 // namespace = team-alpha (LAB.md step 3). A script that sends status to
 // the main endpoint (dropped by the server, `patched (no change)`) or that
 // never writes status.namespace writes nothing on a rerun either: only
-// this row tells it, whatever evidence files exist.
-var ProbeStatus = &judge.Probe{ID: "step3.status_written", Step: 3, Where: judge.Local, Mistake: lab.MistakeStaleStatus,
+// this row tells it, whatever evidence files exist. Script: its verdict is
+// what the reruns left, so a caller that leaves them out (cnpa watch on a
+// change of the cluster) leaves it out with them and keeps its last one.
+var ProbeStatus = &judge.Probe{ID: "step3.status_written", Step: 3, Where: judge.Local, Script: true, Mistake: lab.MistakeStaleStatus,
 	Title: "check.title.step3.status_written",
 	Hint: func(f *judge.Facts) string {
 		return i18n.T("check.probe.status.hint", i18n.Args{"Script": filepath.Join(f.Dir, lab.ScriptName)})
