@@ -298,6 +298,7 @@ var notProse = map[string]string{
 	"cmd/cnpa bashCompletion":        "the bash completion script",
 	"cmd/cnpa zshCompletion":         "the zsh completion script",
 	"internal/service dropInHeader":  "the head of the drop-in cnpa stress writes (a unit file)",
+	"internal/service restartScript": "the shell loop process mode runs a learner's Restart=always unit in",
 	"internal/ssaconflict Fix":       "the command line of the fix, said as it is",
 	// The TeamSpaces the steps' runs apply (course/stepN/run.go).
 	"internal/course/step1 AlphaYAML": "alpha.yaml, the TeamSpace of the lab text's step 1",

@@ -471,10 +471,10 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 			}
 			r.proxy.SetMode(Mode{})
 			// Back before the next point: a kill of a service that is
-			// still restarting tells nothing.
+			// still restarting tells nothing (a process runs again).
 			r.await(ctx, r.opts.Bound, func() bool {
 				st, err := r.env.Service.Status(ctx)
-				return err == nil && st.Active
+				return err == nil && st.Active && st.MainPID > 0
 			})
 		}
 	case "burst":
