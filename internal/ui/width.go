@@ -112,11 +112,11 @@ type token struct {
 type script int
 
 const (
-	latin  script = iota // ASCII and other narrow characters, not spaces
-	kana                 // hiragana: okurigana, particles, endings
-	word                 // kanji, katakana (with ー), other wide characters
-	openMark                 // opening marks: 「（
-	closeMark                // closing marks: 、。）」 and the like
+	latin     script = iota // ASCII and other narrow characters, not spaces
+	kana                    // hiragana: okurigana, particles, endings
+	word                    // kanji, katakana (with ー), other wide characters
+	openMark                // opening marks: 「（
+	closeMark               // closing marks: 、。）」 and the like
 )
 
 func scriptOf(r rune) script {
