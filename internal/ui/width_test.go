@@ -146,7 +146,7 @@ func TestVerdictWrapsAt80(t *testing.T) {
 func TestWrapNeverInsideAWord(t *testing.T) {
 	text := "ステップ3: reconcile.shを1回実行しても、ネームスペースteam-alphaのファイルが所有している" +
 		"クォータを送ったあとに消してはいけません。statusとして残します（ファイルは何も変更していません）。" +
-		"`kubectl apply --server-side --field-manager=<yours> --force-conflicts -f -`を使ってください"
+		"`kubectl apply --server-side --field-manager=<yours> --force-conflicts -f -`を使ってください。やり直してください"
 	words := []string{"ファイル", "所有している", "ネームスペース", "送った", "いけません", "として", "reconcile.shを", "1回実行しても", "やり直して",
 		"`kubectl apply --server-side --field-manager=<yours> --force-conflicts -f -`を", "（ファイルは", "変更していません）。"}
 	for cols := 12; cols <= 80; cols++ {
