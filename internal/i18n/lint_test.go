@@ -179,8 +179,6 @@ var allowProse = map[string]string{
 	"api server":                "a doctor check's name, its JSON key (docs/i18n.md)",
 	"evidence dir":              "a doctor check's name, likewise",
 	"evidence dir owner":        "a doctor check's name, likewise",
-	"in sync":                   "a value of cnpa status's SYNC column: the table's values stay, as kubectl's do; its help quotes it in both languages",
-	"no ns":                     "a value of cnpa status's QUOTA column, likewise",
 
 	// Commands, said as they are.
 	"cnpa class grade":      "the JUnit document's name: the command that made it",
