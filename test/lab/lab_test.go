@@ -500,7 +500,8 @@ func TestMakeLabLines(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 			start := time.Now()
-			cmd := exec.CommandContext(ctx, "go", "run", "./test/labrun", "-cnpa", cnpaBin)
+			checkOut := filepath.Join(t.TempDir(), "check.txt")
+			cmd := exec.CommandContext(ctx, "go", "run", "./test/labrun", "-cnpa", cnpaBin, "-check-out", checkOut)
 			cmd.Dir = moduleRoot(t)
 			cmd.Env = append(os.Environ(), "CNPA_LANG="+lang)
 			out, err := cmd.CombinedOutput()
@@ -519,6 +520,18 @@ func TestMakeLabLines(t *testing.T) {
 			}
 			if problems := makeLabProblems(string(out), lang == "ja"); len(problems) > 0 {
 				t.Errorf("make lab with CNPA_LANG=%s: %d lines break the rules:\n%s\n\nall of it:\n%s", lang, len(problems), strings.Join(problems, "\n"), out)
+			}
+			// cnpa check's whole output, which make lab summarises in one
+			// line: every line of it within 80 columns too (issue 57).
+			checked, err := os.ReadFile(checkOut)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if problems := checkLineProblems(learnerPaths(string(checked))); len(problems) > 0 {
+				t.Errorf("cnpa check with CNPA_LANG=%s: %d lines wider than 80 columns:\n%s\n\nall of it:\n%s", lang, len(problems), strings.Join(problems, "\n"), checked)
+			}
+			if broken := midWordBreaks(string(out) + string(checked)); len(broken) > 0 {
+				t.Errorf("make lab with CNPA_LANG=%s breaks words mid-line:\n%s", lang, strings.Join(broken, "\n"))
 			}
 			if named := makeLabNamesLABmd(string(out)); len(named) > 0 {
 				t.Errorf("make lab with CNPA_LANG=%s names LAB.md, a file the learner never has:\n%s", lang, strings.Join(named, "\n"))
