@@ -85,3 +85,13 @@ func wide(r rune) bool {
 	k := width.LookupRune(r).Kind()
 	return k == width.EastAsianWide || k == width.EastAsianFullwidth
 }
+
+// List joins items as a list in the chosen language: "a, b, c" in
+// English, "a、b、c" in Japanese (the glossary's 、 for a list).
+func List(items []string) string {
+	sep := ", "
+	if Current() == Japanese {
+		sep = "、"
+	}
+	return strings.Join(items, sep)
+}

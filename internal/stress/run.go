@@ -661,7 +661,7 @@ func (r *runner) judge(ctx context.Context, deleted []deletion, handEdited map[s
 	sort.Strings(recreated)
 	if len(recreated) > 0 {
 		out = append(out, judge.StressFinding{Property: judge.StressKept,
-			Found:    i18n.T("stress.found.recreated", i18n.Args{"Objects": strings.Join(recreated, ", ")}),
+			Found:    i18n.T("stress.found.recreated", i18n.Args{"Objects": i18n.List(recreated)}),
 			Expected: i18n.T("stress.expected.kept")})
 	}
 	r.uids = now
@@ -672,7 +672,7 @@ func (r *runner) judge(ctx context.Context, deleted []deletion, handEdited map[s
 				w = append(w[:4], "…")
 			}
 			out = append(out, judge.StressFinding{Property: judge.StressQuiet,
-				Found:    i18n.T("stress.found.writes", i18n.Args{"Writes": strings.Join(w, ", ")}),
+				Found:    i18n.T("stress.found.writes", i18n.Args{"Writes": i18n.List(w)}),
 				Expected: i18n.T("stress.expected.quiet")})
 		}
 	}
