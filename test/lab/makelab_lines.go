@@ -35,10 +35,17 @@ var (
 // labrun's own lines); inCheck marks the lines of `cnpa check`.
 func classifyMakeLab(out string) (lines []makeLabLine, inCheck map[int]bool) {
 	inCheck = map[int]bool{}
-	afterCmd, check, sinceOpen := false, false, false
+	afterCmd, check, sinceOpen, inTimeline := false, false, false, false
 	for i, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 		kind := "prose"
 		switch {
+		case inTimeline && strings.HasPrefix(l, "            ") && strings.TrimSpace(l) != "":
+			// a timeline entry's next line, wrapped in its column
+			kind = "timeline"
+		case strings.HasPrefix(strings.TrimSpace(l), "（「"):
+			// the command a Japanese timeline's times are counted from,
+			// in 「」 below its heading when it is long
+			kind = "command"
 		case sinceOpen && strings.HasPrefix(l, "   ") && strings.HasSuffix(l, ")"):
 			// the command a timeline's times are counted from, put
 			// below its heading "(times since:" when it is long
@@ -72,6 +79,7 @@ func classifyMakeLab(out string) (lines []makeLabLine, inCheck map[int]bool) {
 			afterCmd = false
 		}
 		sinceOpen = kind == "prose" && strings.HasSuffix(l, ":") && strings.Count(l, "(") > strings.Count(l, ")")
+		inTimeline = kind == "timeline"
 		lines = append(lines, makeLabLine{n: i + 1, text: l, kind: kind})
 		inCheck[i+1] = check
 	}
