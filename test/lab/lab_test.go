@@ -486,9 +486,11 @@ func section(out string, n int) string {
 // since issue 50 holds the rest to 80 as well: a listing's mark that does
 // not fit beside its line goes below it (the identity's nine objects), a
 // ✓ row with a wide name or value hangs it, and a timeline's command
-// goes under its heading: 412 lines in English, 413 in Japanese. 500
-// since issue 57 holds the timelines to 80 columns too (a long entry
-// wraps in its column): 449 lines in English, 485 in Japanese.
+// goes under its heading: 412 lines in English, 413 in Japanese. 560
+// since issue 57 holds the timelines and the shown commands to 80
+// columns too (a long entry wraps in its column, a long command goes on
+// as bash's line continuations): 449 lines in English, 485 in Japanese
+// with the timelines alone.
 //
 // In English and in Japanese (CNPA_LANG=ja, issue 41), every prose line, ✓
 // row and listing's mark is at most 80 display columns, measured with a
@@ -515,8 +517,8 @@ func TestMakeLabLines(t *testing.T) {
 			if strings.Contains(string(out), "$ cnpa [") || !strings.Contains(string(out), "\n$ cnpa step all --engine go --service-manager process --unit-dir ") {
 				t.Errorf("make lab does not show `$ cnpa step all --engine go --service-manager process --unit-dir …` as a command line:\n%s", out)
 			}
-			if n := strings.Count(string(out), "\n"); n > 500 {
-				t.Errorf("make lab printed %d lines, want at most 500:\n%s", n, out)
+			if n := strings.Count(string(out), "\n"); n > 560 {
+				t.Errorf("make lab printed %d lines, want at most 560:\n%s", n, out)
 			} else {
 				t.Logf("make lab printed %d lines in %s", n, time.Since(start).Round(time.Second))
 			}
