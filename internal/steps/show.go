@@ -158,8 +158,9 @@ func ContinueLines(line string, cols int) []string {
 func (s Shell) Answer(format string, a ...any) {
 	if s.p != nil {
 		// What a command answers comes from the cluster: data, not
-		// terminal commands.
-		s.p.Note("    %s", ui.Clean(fmt.Sprintf(format, a...)))
+		// terminal commands; wrapped to 80 columns under itself (an
+		// API server's refusal is one line of 300).
+		s.p.Note("%s", ui.Indent("    ", "    ", ui.Clean(fmt.Sprintf(format, a...)), ui.Cols))
 	}
 }
 
