@@ -42,6 +42,7 @@ func Typeset(s string) string {
 			i = j + 1
 		}
 	}
+	japanese := wideIn(rs)
 	var stack []int
 	for i, r := range rs {
 		if protected[i] {
@@ -56,7 +57,11 @@ func Typeset(s string) string {
 			}
 			o := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			if wideAt(rs, o-1) || wideAt(rs, i+1) || wideIn(rs[o+1:i]) {
+			// A placeholder beside or inside it stands for words of a
+			// Japanese sentence too ("ユーザー{{.User}}（{{.File}}）").
+			placeholder := (o > 0 && rs[o-1] == '}') || (o+1 < len(rs) && protected[o+1] && rs[o+1] == '{') ||
+				(i+1 < len(rs) && rs[i+1] == '{')
+			if wideAt(rs, o-1) || wideAt(rs, i+1) || wideIn(rs[o+1:i]) || japanese && placeholder {
 				rs[o], rs[i] = '（', '）'
 			}
 		}
