@@ -356,6 +356,9 @@ func TestDoctorNamesTheMissingKubeconfig(t *testing.T) {
 	if code != 2 {
 		t.Errorf("exit code: got %d, want 2\n%s%s", code, stdout, stderr)
 	}
+	// doctor wraps its details to 80 columns: read them unwrapped.
+	unwrap := regexp.MustCompile(`\n +`)
+	stdout = unwrap.ReplaceAllString(stdout, " ")
 	for _, out := range []string{stdout, stderr} {
 		if !strings.Contains(out, missing+" (--kubeconfig) does not exist: check the path") {
 			t.Errorf("doctor does not name %s as missing:\n%s", missing, out)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -54,10 +55,10 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 				detail += i18n.T("doctor.fix", i18n.Args{"Fix": x.Fix})
 			}
 			if x.OK && x.Warning != "" {
-				p.StatusWarn(x.Name, detail+" — "+x.Warning)
+				p.StatusWarn(doctorLabel(x.Name), detail+" — "+x.Warning)
 				continue
 			}
-			p.Status(x.OK, x.Name, detail)
+			p.Status(x.OK, doctorLabel(x.Name), detail)
 		}
 	}
 	if r.Unreachable {
@@ -71,4 +72,14 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 		return failed()
 	}
 	return nil
+}
+
+// doctorLabel is a check's name in the learner's language (-o json keeps
+// the name); a tool's name (jq, python3) is said as it is.
+func doctorLabel(name string) string {
+	id := "doctor.label." + strings.ReplaceAll(name, " ", "_")
+	if said := i18n.T(id); said != id {
+		return said
+	}
+	return name
 }

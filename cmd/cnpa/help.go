@@ -34,7 +34,11 @@ func localizedHelp(app *cli.App, print func(io.Writer, string, any, map[string]a
 			templ = localizeHeadings(templ, l)
 			english := cli.FlagStringer
 			cli.FlagStringer = func(f cli.Flag) string {
-				return strings.Replace(english(f), " (default: ", " ("+l.T("help.default")+": ", 1)
+				said := strings.Replace(english(f), " (default: ", " ("+l.T("help.default")+": ", 1)
+				if l == i18n.Japanese {
+					said = i18n.Typeset(said) // （既定: …）, as the catalog's are said
+				}
+				return said
 			}
 			defer func() { cli.FlagStringer = english }()
 		}

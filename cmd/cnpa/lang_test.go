@@ -108,7 +108,7 @@ func TestHelpInJapanese(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	// urfave/cli's headings and its "(default: …)" too.
-	for _, w := range []string{"\n名前:\n", "\n使い方:\n", "\n説明:\n", "\nオプション:\n", "(既定: 3m0s)"} {
+	for _, w := range []string{"\n名前:\n", "\n使い方:\n", "\n説明:\n", "\nオプション:\n", "（既定: 3m0s）"} {
 		if !strings.Contains("\n"+out, w) {
 			t.Errorf("step --help does not say %q:\n%s", w, out)
 		}
@@ -135,7 +135,7 @@ func TestHelpInJapanese(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"service", "--help"}, []string{"cnpa-op.service(systemdのユニット", "コントローラーのサービスを起動する", "コマンドの一覧、または"}},
+		{[]string{"service", "--help"}, []string{"cnpa-op.service（systemdのユニット", "コントローラーのサービスを起動する", "コマンドの一覧、または"}},
 		{[]string{"service", "start", "--help"}, []string{"コントローラーのサービスを起動する", "1つの条件を待つ最長の時間"}},
 		{[]string{"class", "grade", "--help"}, []string{"すべての受講者の提出ファイルを1つの成績表にする", "採点し直します", "クラスのページも"}},
 		{[]string{"controller", "--help"}, []string{"定期的な全体の周回の間隔"}},
@@ -163,9 +163,9 @@ func TestUsageErrorsInJapanese(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"stpe"}, "cnpa: \"cnpa\"に\"stpe\"というコマンドはありません: stepのことですか?(`cnpa --help`にコマンドの一覧があります)\n"},
-		{[]string{"check", "--stpe", "1"}, "cnpa: \"cnpa check\"に--stpeというフラグはありません: --stepのことですか?(`cnpa check --help`にフラグの一覧があります)\n"},
-		{[]string{"explain", "9"}, "cnpa: \"9\"というステップはありません: ラボのステップは1〜8です(または`all`)\n"},
+		{[]string{"stpe"}, "cnpa: \"cnpa\"に\"stpe\"というコマンドはありません: stepのことですか?（`cnpa --help`にコマンドの一覧があります）\n"},
+		{[]string{"check", "--stpe", "1"}, "cnpa: \"cnpa check\"に--stpeというフラグはありません: --stepのことですか?（`cnpa check --help`にフラグの一覧があります）\n"},
+		{[]string{"explain", "9"}, "cnpa: \"9\"というステップはありません: ラボのステップは1〜8です（または`all`）\n"},
 		{[]string{"--lang", "ko", "explain", "1"}, "cnpa: --lang ko: cnpaが話せるのはenとjaです\n"},
 		{[]string{"explain", "1", "--lang"}, "cnpa: --langフラグには値が必要です: en|ja\n"},
 		{[]string{"completion", "tcsh"}, "cnpa: completion \"tcsh\": bash、zsh、fishのどれかを指定してください\n"},

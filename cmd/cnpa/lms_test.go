@@ -287,7 +287,7 @@ func TestExamMode(t *testing.T) {
 	policy := filepath.Join(lab, gradebook.PolicyName)
 	os.WriteFile(policy, []byte("exam = true\n"), 0o644)
 	for _, args := range [][]string{{"scaffold", "reconcile.sh"}, {"explain", "3"}, {"step", "1"}} {
-		for lang, says := range map[string]string{"en": "exam mode: cnpa " + args[0] + " is not allowed (policy.toml says exam = true)", "ja": "試験モード: cnpa " + args[0] + "は使えません(policy.tomlが exam = true)"} {
+		for lang, says := range map[string]string{"en": "exam mode: cnpa " + args[0] + " is not allowed (policy.toml says exam = true)", "ja": "試験モード: cnpa " + args[0] + "は使えません（policy.tomlが exam = true）"} {
 			code, out, errOut := cnpaEnv(t, []string{"CNPA_DIR=" + lab, "CNPA_LANG=" + lang}, args...)
 			if code != 2 || !strings.Contains(errOut, says) || out != "" {
 				t.Errorf("%s %q: exit %d, stdout %q, stderr %q; want 2 and %q", lang, args, code, out, errOut, says)

@@ -81,15 +81,18 @@ func runStreams(args []string, s IOStreams) int {
 
 // exitCode is err's exit code, its message said on w after "cnpa: ": 0
 // for nil, a cli.ExitCoder's own code (its message unless empty: a failed
-// step or check has printed its own), any other error 1.
+// step or check has printed its own), any other error 1. An ExitCoder
+// without a message stays silent however it was wrapped: context put
+// before a failure already said ("cnpa-op.service: ") is no reason, and a
+// line of context alone would say nothing.
 func exitCode(w io.Writer, err error) int {
 	if err == nil {
 		return 0
 	}
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
-		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(w, "cnpa: "+msg)
+		if ec.Error() != "" {
+			fmt.Fprintln(w, "cnpa: "+err.Error())
 		}
 		return ec.ExitCode()
 	}

@@ -127,10 +127,10 @@ func describe(p *ui.Printer, plan *reset.Plan, dir string) {
 		p.Line("%s", i18n.T("cli.reset.identity", i18n.Args{"User": identity.Username}))
 	}
 	if len(plan.TeamSpaces) > 0 {
-		p.Line("%s", i18n.T("cli.reset.teamspaces", i18n.Args{"Names": strings.Join(plan.TeamSpaces, ", ")}))
+		p.Line("%s", i18n.T("cli.reset.teamspaces", i18n.Args{"Names": i18n.List(plan.TeamSpaces)}))
 	}
 	if len(plan.Namespaces) > 0 {
-		p.Line("%s", i18n.T("cli.reset.namespaces", i18n.Args{"Names": strings.Join(plan.Namespaces, ", ")}))
+		p.Line("%s", i18n.T("cli.reset.namespaces", i18n.Args{"Names": i18n.List(plan.Namespaces)}))
 	}
 	if plan.CRD {
 		p.Line("%s", i18n.T("cli.reset.crd", i18n.Args{"CRD": teamspace.CRDName}))
@@ -142,7 +142,7 @@ func describe(p *ui.Printer, plan *reset.Plan, dir string) {
 		p.Line("%s", i18n.N("plural.cli.reset.archive", len(plan.ArchiveFiles)))
 	}
 	if len(plan.Aside) > 0 {
-		p.Line("%s", i18n.T("cli.reset.aside", i18n.Args{"Files": strings.Join(plan.Aside, ", "), "Dir": dir}))
+		p.Line("%s", i18n.T("cli.reset.aside", i18n.Args{"Files": i18n.List(plan.Aside), "Dir": dir}))
 	}
 	for _, f := range plan.Kept {
 		p.Line("%s", i18n.T("cli.reset.kept", i18n.Args{"File": f}))

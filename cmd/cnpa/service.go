@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -15,39 +16,38 @@ var serviceCommand = &cli.Command{
 	Name:  "service",
 	Usage: "start, stop, restart or inspect cnpa-op.service (systemd unit or detached process)",
 	Subcommands: []*cli.Command{
-		{Name: "start", Usage: "start the controller service", Flags: labEnvFlags, Action: serviceAction(func(ctx context.Context, _ *ServiceOptions, m service.Manager) error { return m.Start(ctx) })},
-		{Name: "stop", Usage: "stop the controller service", Flags: labEnvFlags, Action: serviceAction(func(ctx context.Context, _ *ServiceOptions, m service.Manager) error { return m.Stop(ctx) })},
-		{Name: "restart", Usage: "restart the controller service", Flags: labEnvFlags, Action: serviceAction(func(ctx context.Context, _ *ServiceOptions, m service.Manager) error { return m.Restart(ctx) })},
-		{Name: "status", Usage: "is the unit installed, enabled, active; its main pid", Flags: labEnvFlags, Action: serviceAction(func(ctx context.Context, o *ServiceOptions, m service.Manager) error {
-			st, err := m.Status(ctx)
+		{Name: "start", Usage: "start the controller service", Flags: labEnvFlags, Action: serviceAction(func(ctx context.Context, _ *ServiceOptions, env *labenv.Env) error {
+			return env.StartService(ctx, false)
+		})},
+		{Name: "stop", Usage: "stop the controller service", Flags: labEnvFlags, Action: serviceAction(func(ctx context.Context, _ *ServiceOptions, env *labenv.Env) error { return env.Service.Stop(ctx) })},
+		{Name: "restart", Usage: "restart the controller service", Flags: labEnvFlags, Action: serviceAction(func(ctx context.Context, _ *ServiceOptions, env *labenv.Env) error {
+			return env.StartService(ctx, true)
+		})},
+		{Name: "status", Usage: "is the unit installed, enabled, active; its main pid", Flags: labEnvFlags, Action: serviceAction(func(ctx context.Context, o *ServiceOptions, env *labenv.Env) error {
+			st, err := env.Service.Status(ctx)
 			if err != nil {
 				return err
 			}
 			if o.Output == "json" {
 				return ui.WriteJSON(o.Out, st)
 			}
-			p := printer(o.Out, o.NoColor)
-			p.Line("%s", i18n.T("cli.service.unit", i18n.Args{"Name": service.Name, "Manager": st.Manager, "Path": st.UnitPath}))
-			p.Verdict(st.Installed, "installed", st.Installed, true) // the names are Status's JSON fields
-			p.Verdict(st.Enabled, "enabled", st.Enabled, true)
-			p.Verdict(st.Active, "active", st.Active, true)
-			p.Line("  %s", i18n.T("cli.service.main_pid", i18n.Args{"PID": st.MainPID}))
+			printServiceStatus(printer(o.Out, o.NoColor), st)
 			if !st.Active {
-				return failed()
+				return failed() // its reason is the ✗ line and the line under it
 			}
 			return nil
 		})},
 		{Name: "logs", Usage: "the last lines of the controller's log", Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: 50, Usage: "how many lines", Action: atLeast("lines", 0)},
-		}, labEnvFlags...), Action: serviceAction(func(ctx context.Context, o *ServiceOptions, m service.Manager) error {
-			return m.Logs(ctx, o.Lines, o.Out)
+		}, labEnvFlags...), Action: serviceAction(func(ctx context.Context, o *ServiceOptions, env *labenv.Env) error {
+			return env.Service.Logs(ctx, o.Lines, o.Out)
 		})},
 	},
 }
 
 // serviceAction is the Action of a `cnpa service` subcommand that does do
 // with the lab's service.
-func serviceAction(do func(context.Context, *ServiceOptions, service.Manager) error) cli.ActionFunc {
+func serviceAction(do func(context.Context, *ServiceOptions, *labenv.Env) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		return runOptions(c, &ServiceOptions{IOStreams: streamsOf(c), do: do})
 	}
@@ -62,7 +62,7 @@ type ServiceOptions struct {
 	// Lines is `service logs`' --lines.
 	Lines int
 
-	do func(context.Context, *ServiceOptions, service.Manager) error
+	do func(context.Context, *ServiceOptions, *labenv.Env) error
 }
 
 // Complete reads the command line into o.
@@ -85,8 +85,37 @@ func (o *ServiceOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := o.do(ctx, o, env.Service); err != nil {
+	if err := o.do(ctx, o, env); err != nil {
 		return fmt.Errorf("%s: %w", service.Name, err)
 	}
 	return nil
+}
+
+// printServiceStatus is `cnpa service status` for people: the unit, then
+// installed, enabled and running, each in the learner's language (-o
+// json keeps Status's field names), and what to do when it is stopped.
+func printServiceStatus(p *ui.Printer, st service.Status) {
+	yes, no := i18n.T("cli.service.yes"), i18n.T("cli.service.no")
+	p.Line("%s", i18n.T("cli.service.unit", i18n.Args{"Name": service.Name, "Manager": st.Manager, "Path": st.UnitPath}))
+	p.Verdict(st.Installed, i18n.T("cli.service.installed"), pick(st.Installed, yes, no), yes)
+	p.Verdict(st.Enabled, i18n.T("cli.service.enabled"), pick(st.Enabled, yes, no), yes)
+	running := i18n.T("cli.service.running", i18n.Args{"PID": st.MainPID})
+	switch {
+	case st.Restarting:
+		running = i18n.T("cli.service.restarting")
+	case !st.Active:
+		running = i18n.T("cli.service.stopped")
+	}
+	p.Verdict(st.Active, i18n.T("cli.service.active"), running, i18n.T("cli.service.want_running"))
+	if !st.Active {
+		p.Line("  %s", i18n.T("cli.service.start_it"))
+	}
+}
+
+// pick is a when ok, else b.
+func pick(ok bool, a, b string) string {
+	if ok {
+		return a
+	}
+	return b
 }

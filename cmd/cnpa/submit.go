@@ -139,6 +139,13 @@ func (o *SubmitOptions) Run(ctx context.Context) error {
 		return err
 	}
 	p.Line("%s", i18n.T("cli.submit.wrote", i18n.Args{"Path": out, "Learner": learner, "Passed": rep.Passed, "Failed": rep.Failed}))
+	if c := content.Controller; c != nil {
+		key := "cli.submit.controller"
+		if c.Truncated {
+			key = "cli.submit.controller_cut"
+		}
+		p.Note("%s", i18n.T(key, i18n.Args{"Name": c.Name, "Lines": c.Lines(), "Max": submission.MaxControllerSize >> 10}))
+	}
 	if content.Diagnosis != "" {
 		p.Note("%s", i18n.T("cli.submit.diagnosis", i18n.Args{"Diagnosis": lab.SayMistake(content.Diagnosis)}))
 	}

@@ -99,7 +99,7 @@ func (t *temps) sweepLeftovers(ctx context.Context, progress func(format string,
 		}
 	}
 	if len(old) > 0 {
-		progress("%s", i18n.T("check.temps.removing", i18n.Args{"Names": strings.Join(old, ", ")}))
+		progress("%s", i18n.T("check.temps.removing", i18n.Args{"Names": i18n.List(old)}))
 		if err := t.discard(ctx, old...); err != nil {
 			progress("%v", err)
 		}

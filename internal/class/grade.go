@@ -118,6 +118,13 @@ type Learner struct {
 	File        string        `json:"file,omitempty"`
 	// Exam: the submission was taken in exam mode.
 	Exam bool `json:"exam,omitempty"`
+	// Controller is the learner's reconcile.sh as submitted, for the
+	// instructor to read (no rule grades it); nil in a submission without
+	// one (an earlier cnpa's, format 1).
+	Controller *submission.Source `json:"controller,omitempty"`
+	// Engine is the engine behind that reconcile.sh: own (theirs), or
+	// go or shell (cnpa's, rendered).
+	Engine string `json:"engine,omitempty"`
 
 	sub *submission.Submission
 	// live is what live grading read of the learner's cluster, nil when
@@ -346,7 +353,11 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 	gb := &Gradebook{GradedAt: opts.Now.UTC(), CnpaVersion: opts.Version}
 	for _, s := range subs {
 		l := &Learner{Name: s.Learner, sub: s, CnpaVersion: s.CnpaVersion, File: s.Path,
-			SubmittedAt: s.SubmittedAt.UTC().Format(time.RFC3339), Cluster: s.Cluster.KubeSystemUID, Exam: s.Exam}
+			SubmittedAt: s.SubmittedAt.UTC().Format(time.RFC3339), Cluster: s.Cluster.KubeSystemUID, Exam: s.Exam,
+			Controller: s.Controller}
+		if s.Facts != nil && s.Controller != nil {
+			l.Engine = s.Facts.Engine
+		}
 		checks, disagree, err := Offline(s)
 		if err != nil {
 			// One submission that cannot be unpacked never stops the class.

@@ -2,6 +2,7 @@ package course_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -121,10 +122,16 @@ func TestExplainJapaneseHasNoEnglishProse(t *testing.T) {
 			if strings.TrimSpace(l) == "" || hasJapanese(l) || !strings.Contains(strings.TrimSpace(l), " ") {
 				continue
 			}
+			if strings.Trim(codeSpans.ReplaceAllString(l, ""), " 。、.,:") == "" {
+				continue // a command alone on its line, as a long one is wrapped
+			}
 			t.Errorf("step %d: English left: %q", i+1, l)
 		}
 	}
 }
+
+// codeSpans are the `commands` of a line.
+var codeSpans = regexp.MustCompile("`[^`]*`")
 
 func hasJapanese(s string) bool {
 	for _, r := range s {

@@ -73,7 +73,7 @@ func TestStateInJapanese(t *testing.T) {
 	}
 	st := steps.Read(dir)
 	before := st.Records[lab.BeforeFile]
-	if !before.Missing() || before.Found() != "before.json: 存在しない" || before.Unusable() != "before.json: 存在しない(step1.fileを参照)" {
+	if !before.Missing() || before.Found() != "before.json: 存在しない" || before.Unusable() != "before.json: 存在しない（step1.fileを参照）" {
 		t.Errorf("missing before.json: Missing %t, Found %q, Unusable %q", before.Missing(), before.Found(), before.Unusable())
 	}
 	if _, err := before.Strict(); err == nil || err.Error() != "before.jsonが存在しない" {

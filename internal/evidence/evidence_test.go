@@ -191,7 +191,7 @@ func TestProblemsInTheChosenLanguage(t *testing.T) {
 		{beforeShape, `{`, NotJSON, "is not valid JSON", "正しいJSONではない"},
 		{beforeShape, `[]`, NotObject, "is not a JSON object", "JSONオブジェクトではない"},
 		{beforeShape, `{"uid":"u","namespace_exists":false,"x":1}`, ExtraKey, "x: extra key: the lab text does not name it", "x: 余分なキー: ラボの手順にないキー"},
-		{beforeShape, `{"uid":"u"}`, MissingKey, "namespace_exists: missing (want boolean)", "namespace_exists: 存在しない(真偽値であるべき)"},
+		{beforeShape, `{"uid":"u"}`, MissingKey, "namespace_exists: missing (want boolean)", "namespace_exists: 存在しない（真偽値であるべき）"},
 		{beforeShape, `{"uid":"u","namespace_exists":"false"}`, WrongType, `namespace_exists: is a string "false", want boolean`, `namespace_exists: 文字列の"false"だが、真偽値であるべき`},
 		{beforeShape, `{"uid":"a","uid":"b","namespace_exists":true}`, Twice, "uid: appears more than once", "uid: 2回以上書かれている"},
 	}
@@ -219,7 +219,7 @@ func TestProblemsInTheChosenLanguage(t *testing.T) {
 		t.Errorf("Theirs in Japanese: %q, %v", why, err)
 	}
 	_, _, err := Put(dir, "before.json", []byte("{}"), 0o644, false)
-	if err == nil || !strings.Contains(err.Error(), "あなたのものです(cnpaが書いたものではない)") {
+	if err == nil || !strings.Contains(err.Error(), "あなたのものです（cnpaが書いたものではない）") {
 		t.Errorf("Put over a learner's file, in Japanese: %v", err)
 	}
 }

@@ -176,7 +176,11 @@ func (c *catalog) say(id string, cfg *goi18n.LocalizeConfig) (string, error) {
 		c.added[id] = true
 		msgs := compiled(c.lang)
 		if i, ok := slices.BinarySearchFunc(msgs, id, func(m goi18n.Message, id string) int { return strings.Compare(m.ID, id) }); ok {
-			if err := c.bundle.AddMessages(c.tag, &msgs[i]); err != nil {
+			m := msgs[i]
+			if c.lang == Japanese {
+				m.Zero, m.One, m.Two, m.Few, m.Many, m.Other = Typeset(m.Zero), Typeset(m.One), Typeset(m.Two), Typeset(m.Few), Typeset(m.Many), Typeset(m.Other)
+			}
+			if err := c.bundle.AddMessages(c.tag, &m); err != nil {
 				return "", err
 			}
 		}

@@ -179,8 +179,6 @@ var allowProse = map[string]string{
 	"api server":                "a doctor check's name, its JSON key (docs/i18n.md)",
 	"evidence dir":              "a doctor check's name, likewise",
 	"evidence dir owner":        "a doctor check's name, likewise",
-	"in sync":                   "a value of cnpa status's SYNC column: the table's values stay, as kubectl's do; its help quotes it in both languages",
-	"no ns":                     "a value of cnpa status's QUOTA column, likewise",
 
 	// Commands, said as they are.
 	"cnpa class grade":      "the JUnit document's name: the command that made it",
@@ -298,6 +296,7 @@ var notProse = map[string]string{
 	"cmd/cnpa bashCompletion":        "the bash completion script",
 	"cmd/cnpa zshCompletion":         "the zsh completion script",
 	"internal/service dropInHeader":  "the head of the drop-in cnpa stress writes (a unit file)",
+	"internal/service restartScript": "the shell loop process mode runs a learner's Restart=always unit in",
 	"internal/ssaconflict Fix":       "the command line of the fix, said as it is",
 	// The TeamSpaces the steps' runs apply (course/stepN/run.go).
 	"internal/course/step1 AlphaYAML": "alpha.yaml, the TeamSpace of the lab text's step 1",

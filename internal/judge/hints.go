@@ -2,7 +2,6 @@ package judge
 
 import (
 	"path/filepath"
-	"strings"
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
@@ -29,7 +28,7 @@ func (ev *Evidence) startOver() string {
 	if len(theirs) == 0 {
 		return i18n.T("check.hint.start_over", i18n.Args{"Cmd": cmd})
 	}
-	return i18n.T("check.hint.start_over_theirs", i18n.Args{"Files": strings.Join(theirs, ", "), "Aside": filepath.Join(ev.Dir, "own-<time>"), "Cmd": cmd})
+	return i18n.T("check.hint.start_over_theirs", i18n.Args{"Files": i18n.List(theirs), "Aside": filepath.Join(ev.Dir, "own-<time>"), "Cmd": cmd})
 }
 
 // ControllerHint is the advice when the running controller did not do its

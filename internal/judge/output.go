@@ -33,23 +33,23 @@ func WriteText(p *ui.Printer, r *Report) {
 		}
 		switch c.Status {
 		case Pass:
-			p.Line("  %s %-36s %s", p.Mark(true), c.ID, c.Actual)
+			p.Line("%s", row(p.Mark(true), c.ID, c.Actual))
 			if c.Note != "" {
 				p.Note("%s", prose("      "+note+" ", c.Note))
 			}
 		case Fail:
-			p.Line("  %s %-36s %s", p.Mark(false), c.ID, c.Title)
-			p.Line("      %s %s", found, c.Actual)
-			p.Line("      %s %s", expected, c.Expected)
+			p.Line("%s", row(p.Mark(false), c.ID, c.Title))
+			p.Line("%s", prose("      "+found+" ", c.Actual))
+			p.Line("%s", prose("      "+expected+" ", c.Expected))
 			if c.Hint != "" {
 				p.Warn("%s", prose("      → ", c.Hint))
 			}
 		case Note:
-			p.Line("  %s %-36s %s", p.Accent("i"), c.ID, c.Title)
-			p.Line("      %s %s", found, c.Actual)
+			p.Line("%s", row(p.Accent("i"), c.ID, c.Title))
+			p.Line("%s", prose("      "+found+" ", c.Actual))
 			p.Note("%s", prose("      "+note+" ", c.Note))
 		case Skip:
-			p.Note("  - %-36s %s", c.ID, c.Actual)
+			p.Note("%s", row("-", c.ID, c.Actual))
 		}
 	}
 	if len(r.Checks) > 0 {
@@ -79,17 +79,30 @@ func WriteText(p *ui.Printer, r *Report) {
 	}
 }
 
-// prose is a hint or a note after its label. Other languages than English
-// are written as paragraphs (docs/i18n.md) and wrapped here to 80 display
-// columns, the next lines under the text; English keeps its one line, as
-// it always was.
+// prose is a hint, a note or a value after its label, wrapped to 80
+// display columns in every language, the next lines under the text
+// (issue 57: a quoted log line made a row of 572 columns).
 func prose(label, text string) string {
-	if i18n.Current() == i18n.English {
-		return label + text
+	return ui.Indent(label, strings.Repeat(" ", ui.Width(label)), text, ui.Cols)
+}
+
+// idColumn is the column a check's id is padded to.
+const idColumn = 36
+
+// row is a check's line: its mark, its id in its column, then text,
+// wrapped to 80 columns under itself; an id wider than its column puts
+// the text on the lines below.
+func row(mark, id, text string) string {
+	if ui.Width(id) > idColumn {
+		return "  " + mark + " " + id + "\n" + prose(strings.Repeat(" ", 6), text)
 	}
-	indent := strings.Repeat(" ", ui.Width(label))
-	wrapped := ui.Wrap(indent+text, 80)
-	return label + wrapped[len(indent):]
+	head := "  " + mark + " " + ui.Pad(id, idColumn) + " "
+	plain := 4 + idColumn + 1 // the mark is one column, whatever its colour
+	lines := strings.Split(ui.Wrap(text, ui.Cols-plain), "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] = strings.Repeat(" ", plain) + lines[i]
+	}
+	return head + strings.Join(lines, "\n")
 }
 
 // WriteJSON writes the report as indented JSON; its shape is stable.

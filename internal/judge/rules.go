@@ -2,7 +2,6 @@ package judge
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
@@ -175,7 +174,7 @@ func (ev *Evidence) reportInputsProblem(err error) error {
 		bad = append(bad, lab.BetaArchive)
 	}
 	if len(bad) > 0 {
-		return i18n.NewError("check.report_inputs_fail", i18n.Args{"Files": strings.Join(bad, ", ")})
+		return i18n.NewError("check.report_inputs_fail", i18n.Args{"Files": i18n.List(bad)})
 	}
 	return err
 }

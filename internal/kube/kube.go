@@ -84,7 +84,7 @@ func Resolve(flagPath, context string) (*Target, error) {
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			return nil, &ConfigError{i18n.T("kube.no_context", i18n.Args{"Context": fmt.Sprintf("%q", context), "Path": path, "Names": strings.Join(names, ", ")})}
+			return nil, &ConfigError{i18n.T("kube.no_context", i18n.Args{"Context": fmt.Sprintf("%q", context), "Path": path, "Names": i18n.List(names)})}
 		}
 	}
 	cc := clientcmd.NewNonInteractiveClientConfig(*raw, context, &clientcmd.ConfigOverrides{}, rules)

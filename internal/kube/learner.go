@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strings"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -55,7 +54,7 @@ func LearnerTarget(learner, path, context string) (*Target, error) {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return nil, &ConfigError{i18n.T("kube.learner.no_context", i18n.Args{"Learner": learner, "Path": path, "Context": fmt.Sprintf("%q", context), "Names": strings.Join(names, ", ")})}
+		return nil, &ConfigError{i18n.T("kube.learner.no_context", i18n.Args{"Learner": learner, "Path": path, "Context": fmt.Sprintf("%q", context), "Names": i18n.List(names)})}
 	}
 	cl, ok := raw.Clusters[kctx.Cluster]
 	if !ok || cl.Server == "" {

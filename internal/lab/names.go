@@ -70,7 +70,14 @@ type ServiceStatus struct {
 	Installed bool `json:"installed"`
 	// Enabled: starts on boot (systemd only; process mode reports Installed).
 	Enabled bool `json:"enabled"`
-	// Active: the controller process runs now.
-	Active  bool `json:"active"`
-	MainPID int  `json:"main_pid"`
+	// Active: the service keeps running, as the lab asks of it: its
+	// process runs now, or it is between two runs and its manager starts
+	// it again by itself (Restarting). A unit that runs reconcile.sh once
+	// per start with Restart=always and RestartSec=3 spends most of its
+	// life so: it is not stopped.
+	Active bool `json:"active"`
+	// Restarting: between two runs, waiting for Restart= to start it
+	// again (systemd's activating/auto-restart); MainPID is 0 then.
+	Restarting bool `json:"restarting,omitempty"`
+	MainPID    int  `json:"main_pid"`
 }

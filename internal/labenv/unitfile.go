@@ -2,6 +2,7 @@ package labenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -132,7 +133,7 @@ func (e *Env) installLearnersUnit(ctx context.Context, data []byte, restart bool
 		return err
 	}
 	u := service.Unit{Engine: e.Engine, Theirs: true, Argv: uf.Argv, Environment: uf.Environment, Dir: uf.WorkingDirectory,
-		Kubeconfig: kc, Path: toolPath(), ArchiveDir: e.ArchiveDir()}
+		Kubeconfig: kc, Path: toolPath(), ArchiveDir: e.ArchiveDir(), Restart: uf.Restart, RestartSec: uf.RestartSec}
 	if e.Progress != nil && e.Service.Name() == "process" {
 		for _, d := range uf.Unsupported {
 			e.Progress.Warn("%s", i18n.T("labenv.process_ignores", i18n.Args{"Path": path, "Directive": d}))
@@ -148,4 +149,34 @@ func (e *Env) installLearnersUnit(ctx context.Context, data []byte, restart bool
 		return e.Service.Restart(ctx)
 	}
 	return e.Service.Enable(ctx)
+}
+
+// StartService starts cnpa-op.service (restart: restarts it), as
+// `systemctl start` would. In process mode a unit of the learner's that
+// nothing has installed yet (step 4 records what process mode runs) is
+// installed first, as step 4 installs it: checked against the lab's step
+// 4, never rewritten, then started; the choice of manager and unit dir is
+// then locked, as after step 4. Without a unit of theirs, the error names
+// the one command that installs and starts the service.
+func (e *Env) StartService(ctx context.Context, restart bool) error {
+	start := e.Service.Start
+	if restart {
+		start = e.Service.Restart
+	}
+	err := start(ctx)
+	var missing *service.NotInstalledError
+	if !errors.As(err, &missing) {
+		return err
+	}
+	if _, theirs := e.LearnersUnit(); !theirs {
+		return err
+	}
+	if e.Progress != nil {
+		e.Progress.Note("%s", i18n.T("labenv.start_yours", i18n.Args{"Path": e.Service.UnitPath()}))
+	}
+	if err := e.InstallService(ctx, false); err != nil {
+		return err
+	}
+	e.State.ServiceLocked = true
+	return e.SaveState()
 }

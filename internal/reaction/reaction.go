@@ -185,8 +185,11 @@ func (rx *Recorder) ServiceUp(ctx context.Context) {
 	}
 	st, err := rx.env.Service.Status(ctx)
 	what := timeline.Say("timeline.what.service_active", "Unit", UnitName, "PID", fmt.Sprint(st.MainPID), "Manager", st.Manager)
-	if err != nil || !st.Active {
+	switch {
+	case err != nil || !st.Active:
 		what = timeline.Say("timeline.what.service_not_active", "Unit", UnitName, "Manager", st.Manager)
+	case st.Restarting:
+		what = timeline.Say("timeline.what.service_restarting", "Unit", UnitName, "Manager", st.Manager)
 	}
 	rx.Read(timeline.ServiceManager, timeline.KindService, "service "+UnitName, what)
 }

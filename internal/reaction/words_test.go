@@ -40,12 +40,12 @@ func TestEntriesInTheReadersLanguage(t *testing.T) {
 	want := []struct{ en, ja string }{
 		{"finalizer platform.labhub.io/cleanup added", "finalizer platform.labhub.io/cleanupが付いた"},
 		{"spec changed: generation 1 → 2, observedGeneration 1 (behind by 1: not acted on yet)",
-			"specが変わった: generation 1 → 2、observedGeneration 1(1遅れ: まだ反映していない)"},
-		{"deleted TeamSpace beta (uid u-1)", "TeamSpace betaを削除した(uid u-1)"},
+			"specが変わった: generation 1 → 2、observedGeneration 1（1遅れ: まだ反映していない）"},
+		{"deleted TeamSpace beta (uid u-1)", "TeamSpace betaを削除した（uid u-1）"},
 		{"stopped the controller", "コントローラーを止めた"},
-		{"team-quota created (uid q-1, hard.pods=6)", "team-quotaが作成された(uid q-1、hard.pods=6)"},
+		{"team-quota created (uid q-1, hard.pods=6)", "team-quotaが作成された（uid q-1、hard.pods=6）"},
 		{"DriftCorrected: quota recreated (from someone, not cnpa's controller)",
-			"DriftCorrected: quota recreated(送り主はsomeone。cnpaのコントローラーではない)"},
+			"DriftCorrected: quota recreated（送り主はsomeone。cnpaのコントローラーではない）"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d entries, want %d: %+v", len(got), len(want), got)
@@ -70,7 +70,7 @@ func TestEntriesInTheReadersLanguage(t *testing.T) {
 	datedByEffect(tl)
 	d := tl.Find(timeline.KindDeletionTimestamp, "")
 	if d.What != "deletionTimestamp set; finalizers [x] hold beta (seen at +14 ms; what it caused came first)" ||
-		!strings.HasSuffix(d.Text(), "(見えたのは+14 ms。これが起こしたことのほうが先に見えた)") {
+		!strings.HasSuffix(d.Text(), "（見えたのは+14 ms。これが起こしたことのほうが先に見えた）") {
 		t.Errorf("datedByEffect: What %q, Text %q", d.What, d.Text())
 	}
 }

@@ -262,7 +262,7 @@ func moveOwnEvidence(ev evidenceFiles, dir string, now time.Time, r *Result, log
 		for _, m := range moved {
 			short = append(short, filepath.Base(m))
 		}
-		log("%s", i18n.T("reset.moved_aside", i18n.Args{"Files": strings.Join(short, ", "), "Aside": aside}))
+		log("%s", i18n.T("reset.moved_aside", i18n.Args{"Files": i18n.List(short), "Aside": aside}))
 	}
 	return err
 }

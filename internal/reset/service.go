@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/identity"
@@ -43,7 +42,7 @@ func removeIdentity(ctx context.Context, env *labenv.Env, r *Result, log func(st
 	removed, err := identity.Remove(ctx, env.Clients)
 	r.Identity = append(r.Identity, removed...)
 	if len(removed) > 0 {
-		log("%s", i18n.T("reset.deleted_identity", i18n.Args{"User": identity.Username, "Objects": strings.Join(removed, ", ")}))
+		log("%s", i18n.T("reset.deleted_identity", i18n.Args{"User": identity.Username, "Objects": i18n.List(removed)}))
 	}
 	return err
 }

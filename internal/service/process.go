@@ -103,7 +103,11 @@ func (p *process) Start(_ context.Context) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(u.Argv[0], u.Argv[1:]...)
+	argv := u.Argv
+	if u.Theirs && u.Restart == "always" {
+		argv = restartLoop(u.Argv, u.RestartSec)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(append(os.Environ(), u.Env()...), markerVar+"="+marker)
 	// Drop-ins (dropin.go) come last: the last value of a variable wins,
 	// as systemd reads them after the unit.
@@ -117,7 +121,7 @@ func (p *process) Start(_ context.Context) error {
 	// started it, as a systemd unit would.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", u.Argv[0], err)
+		return fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	pid := cmd.Process.Pid
 	// Reap it if it exits while we still run; afterwards init does.
@@ -361,4 +365,36 @@ func trustedArgv(argvPath string, u Unit) error {
 		}
 	}
 	return nil
+}
+
+// restartLoop is argv under Restart=always, as process mode keeps it: a
+// shell that runs it, waits RestartSec when it ends, however it ended,
+// and runs it again, until the service is stopped (Stop signals the whole
+// session, the shell with it). A learner's unit that runs reconcile.sh
+// once per start is so, under systemd, a service that keeps running.
+func restartLoop(argv []string, restartSec string) []string {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		sh = "/bin/sh"
+	}
+	return append([]string{sh, "-c", restartScript, "cnpa-op", seconds(restartSec)}, argv...)
+}
+
+// restartScript is the shell program of restartLoop: $1 is RestartSec in
+// seconds, the rest the command.
+const restartScript = `sec=$1; shift; while :; do "$@"; sleep "$sec"; done`
+
+// seconds is a RestartSec= value in seconds for sleep(1): systemd's
+// default, 100 ms, when it is unset or unreadable; a bare number is
+// seconds, else a time span ("500ms", "3s", "1min").
+func seconds(v string) string {
+	v = strings.TrimSpace(v)
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	v = strings.ReplaceAll(strings.ReplaceAll(v, "min", "m"), " ", "")
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+	}
+	return "0.1"
 }

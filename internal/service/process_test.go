@@ -129,3 +129,37 @@ func TestProcessKnownAsSoonAsStarted(t *testing.T) {
 		}
 	}
 }
+
+// TestActiveState: between two runs under Restart= (activating,
+// auto-restart) the service keeps running, as the lab asks; stopped,
+// failed or still starting for the first time it does not.
+func TestActiveState(t *testing.T) {
+	for _, tt := range []struct {
+		active, sub         string
+		running, restarting bool
+	}{
+		{"active", "running", true, false},
+		{"reloading", "reload", true, false},
+		{"activating", "auto-restart", true, true},
+		{"activating", "auto-restart-queued", true, true},
+		{"activating", "start", false, false},
+		{"inactive", "dead", false, false},
+		{"failed", "failed", false, false},
+		{"deactivating", "stop-sigterm", false, false},
+		{"", "", false, false},
+	} {
+		running, restarting := ActiveState(tt.active, tt.sub)
+		if running != tt.running || restarting != tt.restarting {
+			t.Errorf("ActiveState(%q, %q) = %v, %v; want %v, %v", tt.active, tt.sub, running, restarting, tt.running, tt.restarting)
+		}
+	}
+}
+
+// TestRestartSeconds: RestartSec= as sleep(1) takes it.
+func TestRestartSeconds(t *testing.T) {
+	for in, want := range map[string]string{"3": "3", "3s": "3", "500ms": "0.5", "1min": "60", "": "0.1", "soon": "0.1", "0.2": "0.2"} {
+		if got := seconds(in); got != want {
+			t.Errorf("seconds(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

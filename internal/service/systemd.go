@@ -26,8 +26,20 @@ func (s *systemd) Install(ctx context.Context, u Unit) error {
 	return systemctl(ctx, "daemon-reload")
 }
 
-func (s *systemd) Enable(ctx context.Context) error  { return systemctl(ctx, "enable", "--now", Name) }
-func (s *systemd) Start(ctx context.Context) error   { return systemctl(ctx, "start", Name) }
+func (s *systemd) Enable(ctx context.Context) error { return systemctl(ctx, "enable", "--now", Name) }
+
+// Start starts the unit as it is on disk now: a unit the learner edited
+// since systemd last read it is read again first, as `systemctl start`
+// itself only warns that it would be.
+func (s *systemd) Start(ctx context.Context) error {
+	if reload, _ := output(ctx, "systemctl", "show", "-p", "NeedDaemonReload", "--value", Name); reload == "yes" {
+		if err := systemctl(ctx, "daemon-reload"); err != nil {
+			return err
+		}
+	}
+	return systemctl(ctx, "start", Name)
+}
+
 func (s *systemd) Stop(ctx context.Context) error    { return systemctl(ctx, "stop", Name) }
 func (s *systemd) Restart(ctx context.Context) error { return systemctl(ctx, "restart", Name) }
 
@@ -35,15 +47,35 @@ func (s *systemd) Status(ctx context.Context) (Status, error) {
 	st := Status{Manager: s.Name(), UnitPath: s.unitPath}
 	_, err := os.Stat(s.unitPath)
 	st.Installed = err == nil
-	// is-active / is-enabled answer through their exit code; their output
-	// is the state word.
-	active, _ := output(ctx, "systemctl", "is-active", Name)
-	st.Active = active == "active"
-	enabled, _ := output(ctx, "systemctl", "is-enabled", Name)
-	st.Enabled = enabled == "enabled"
-	pid, _ := output(ctx, "systemctl", "show", "-p", "MainPID", "--value", Name)
-	st.MainPID, _ = strconv.Atoi(pid)
+	// One read of the unit's properties; a unit systemd does not know
+	// reads as inactive, its file state empty.
+	out, _ := output(ctx, "systemctl", "show", "-p", "ActiveState,SubState,MainPID,UnitFileState", Name)
+	props := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok {
+			props[k] = v
+		}
+	}
+	st.Active, st.Restarting = ActiveState(props["ActiveState"], props["SubState"])
+	st.Enabled = props["UnitFileState"] == "enabled"
+	st.MainPID, _ = strconv.Atoi(props["MainPID"])
 	return st, nil
+}
+
+// ActiveState reads systemd's ActiveState and SubState as the lab does:
+// active (or reloading) runs; activating in sub-state auto-restart is
+// between two runs, Restart= starting it again after RestartSec (a unit
+// that runs reconcile.sh once per start lives mostly there), which keeps
+// running as the lab asks, not stopped. inactive, failed, deactivating
+// and a first start still under way are not running.
+func ActiveState(active, sub string) (running, restarting bool) {
+	switch {
+	case active == "active" || active == "reloading":
+		return true, false
+	case active == "activating" && strings.HasPrefix(sub, "auto-restart"):
+		return true, true
+	}
+	return false, false
 }
 
 func (s *systemd) Logs(ctx context.Context, n int, w io.Writer) error {

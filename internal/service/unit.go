@@ -52,6 +52,12 @@ type Unit struct {
 	// Environment is a learner's unit's Environment= assignments, in
 	// order, which process mode sets on top of KUBECONFIG=Kubeconfig.
 	Environment []string `json:",omitempty"`
+	// Restart and RestartSec are a learner's unit's, as written: process
+	// mode starts their command again after RestartSec when it ends, as
+	// systemd's Restart=always does (a record without them, an earlier
+	// cnpa's, runs the command once).
+	Restart    string `json:",omitempty"`
+	RestartSec string `json:",omitempty"`
 }
 
 // CredentialName is the kubeconfig's name in $CREDENTIALS_DIRECTORY.

@@ -224,7 +224,7 @@ func (c *Conflict) Managers() []string {
 func (c *Conflict) owners(sep string) string {
 	var parts []string
 	for _, o := range c.Owners {
-		parts = append(parts, i18n.T("ssaconflict.owns", i18n.Args{"Manager": strconv.Quote(o.Manager), "Fields": strings.Join(o.Fields, ", ")}))
+		parts = append(parts, i18n.T("ssaconflict.owns", i18n.Args{"Manager": strconv.Quote(o.Manager), "Fields": i18n.List(o.Fields)}))
 	}
 	return strings.Join(parts, sep)
 }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -147,6 +146,8 @@ func WriteWide(p *ui.Printer, s *Snapshot) { writeText(p, s, true) }
 func writeText(p *ui.Printer, s *Snapshot, wide bool) {
 	svc := fmt.Sprintf("%s (%s): ", service.Name, s.Service.Manager)
 	switch {
+	case s.Service.Restarting:
+		p.Line("%s%s %s", svc, p.Mark(true), i18n.T("status.restarting"))
 	case s.Service.Active:
 		p.Line("%s%s %s", svc, p.Mark(true), i18n.T("status.running", i18n.Args{"PID": s.Service.MainPID}))
 	case s.Service.Installed:
@@ -162,48 +163,82 @@ func writeText(p *ui.Printer, s *Snapshot, wide bool) {
 		p.Note("%s", i18n.T("status.no_teamspaces"))
 		return
 	}
-	tw := tabwriter.NewWriter(p.W, 0, 0, 2, ' ', 0)
+	col := func(id string) string { return i18n.T("status.col." + id) }
+	var rows [][]string
 	if wide {
-		fmt.Fprintln(tw, "NAME\tPODS\tCPU\tNAMESPACE\tGEN\tOBSERVED\tSYNC\tQUOTA-PODS\tQUOTA-CPU\tDRIFT\tFINALIZERS\tDELETING")
+		rows = append(rows, []string{col("name"), col("pods"), col("cpu"), col("namespace"), col("gen"), col("observed"), col("sync"),
+			col("quota_pods"), col("quota_cpu"), col("drift"), col("finalizers"), col("deleting")})
 	} else {
-		fmt.Fprintln(tw, "NAME\tPODS\tCPU\tSYNC\tQUOTA\tDRIFT\tFINALIZERS")
+		rows = append(rows, []string{col("name"), col("pods"), col("cpu"), col("sync"), col("quota"), col("drift"), col("finalizers")})
+	}
+	yesNo := func(b bool) string {
+		if b {
+			return i18n.T("status.yes")
+		}
+		return i18n.T("status.no")
 	}
 	for _, r := range s.TeamSpaces {
 		// Under a weaker schema spec.cpu is any string: data, not terminal
 		// commands (ui.Clean). Names and finalizers the API server checks.
 		r.CPU = ui.Clean(r.CPU)
-		sync := "in sync"
+		sync := i18n.T("status.in_sync")
 		if !r.InSync {
-			sync = fmt.Sprintf("behind %d", r.Generation-r.ObservedGeneration)
+			sync = i18n.T("status.behind", i18n.Args{"N": r.Generation - r.ObservedGeneration})
 		}
 		drift := "-"
 		if r.Drift {
-			drift = "drift"
+			drift = i18n.T("status.drift")
 		}
 		if wide {
 			ns := r.Namespace
 			if !r.NamespaceExists {
-				ns += " (missing)"
+				ns += " " + i18n.T("status.ns_missing")
 			}
 			fins := strings.Join(r.Finalizers, ",")
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%t\n", r.Name, r.Pods, r.CPU, ns,
-				r.Generation, r.ObservedGeneration, sync, dash(r.QuotaPods), dash(r.QuotaCPU), drift, dash(fins), r.Deleting)
+			rows = append(rows, []string{r.Name, fmt.Sprint(r.Pods), r.CPU, ns, fmt.Sprint(r.Generation), fmt.Sprint(r.ObservedGeneration),
+				sync, dash(r.QuotaPods), dash(r.QuotaCPU), drift, dash(fins), yesNo(r.Deleting)})
 			continue
 		}
 		if r.Deleting {
-			sync = "deleting"
+			sync = i18n.T("status.deleting")
 		}
 		quota := "-"
 		switch {
 		case !r.NamespaceExists:
-			quota = "no ns"
+			quota = i18n.T("status.no_ns")
 		case r.QuotaPods != "" || r.QuotaCPU != "":
 			quota = dash(r.QuotaPods) + "/" + dash(r.QuotaCPU)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", clip(r.Name, nameWidth), r.Pods, clip(r.CPU, 6), sync,
-			clip(quota, 12), drift, shortFinalizers(r.Finalizers))
+		rows = append(rows, []string{clip(r.Name, nameWidth), fmt.Sprint(r.Pods), clip(r.CPU, 6), sync,
+			clip(quota, 12), drift, shortFinalizers(r.Finalizers)})
 	}
-	tw.Flush()
+	writeTable(p.W, rows)
+}
+
+// writeTable prints rows as columns two spaces apart, each as wide as its
+// widest cell in display columns (text/tabwriter counts a Japanese
+// header's characters, not its columns, and puts the table out of line).
+func writeTable(w io.Writer, rows [][]string) {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], ui.Width(c))
+		}
+	}
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			if i == len(r)-1 {
+				line.WriteString(c)
+				break
+			}
+			line.WriteString(ui.Pad(c, widths[i]+2))
+		}
+		fmt.Fprintln(w, strings.TrimRight(line.String(), " "))
+	}
 }
 
 // shortFinalizers names ours "cleanup" and counts the others ("+2"), so

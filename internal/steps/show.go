@@ -89,18 +89,78 @@ func (s Shell) Cmd(line string) {
 		// The first line only: the others are a heredoc's content.
 		lines[0] = kubectlWord.ReplaceAllString(lines[0], "${1}kubectl --context "+Quote(s.context)+" ")
 	}
+	if len(lines) == 1 {
+		// One line wider than a terminal goes on as bash's own line
+		// continuations, each line still pasteable.
+		lines = ContinueLines(lines[0], ui.Cols-len("  $ "))
+	}
 	s.p.Line("  %s %s", s.p.Bold("$"), lines[0])
 	for _, l := range lines[1:] {
 		s.p.Line("  > %s", l)
 	}
 }
 
+// ContinueLines is a shell command line as lines of at most cols display
+// columns, broken where bash allows it: at a space outside quotes, each
+// line but the last ending in " \" (a line continuation), the next ones
+// indented two spaces. A word wider than a line (a quoted jq program)
+// stays whole on a line of its own. A line that fits is as it is.
+func ContinueLines(line string, cols int) []string {
+	if ui.Width(line) <= cols {
+		return []string{line}
+	}
+	var words []string
+	var cur strings.Builder
+	quote := rune(0)
+	escaped := false
+	for _, r := range line {
+		switch {
+		case escaped:
+			escaped = false
+		case r == '\\' && quote != '\'':
+			escaped = true
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote == 0 && (r == '\'' || r == '"'):
+			quote = r
+		case quote == 0 && r == ' ':
+			if cur.Len() > 0 {
+				words = append(words, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	if quote != 0 || escaped {
+		return []string{line} // not a line bash would read whole: as it is
+	}
+	if cur.Len() > 0 {
+		words = append(words, cur.String())
+	}
+	var out []string
+	l := ""
+	for _, w := range words {
+		switch {
+		case l == "":
+			l = w
+		case ui.Width(l)+1+ui.Width(w)+2 <= cols:
+			l += " " + w
+		default:
+			out = append(out, l+" \\")
+			l = "  " + w
+		}
+	}
+	return append(out, l)
+}
+
 // Answer shows what the server (or the command) answered.
 func (s Shell) Answer(format string, a ...any) {
 	if s.p != nil {
 		// What a command answers comes from the cluster: data, not
-		// terminal commands.
-		s.p.Note("    %s", ui.Clean(fmt.Sprintf(format, a...)))
+		// terminal commands; wrapped to 80 columns under itself (an
+		// API server's refusal is one line of 300).
+		s.p.Note("%s", ui.Indent("    ", "    ", ui.Clean(fmt.Sprintf(format, a...)), ui.Cols))
 	}
 }
 

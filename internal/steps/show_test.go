@@ -88,7 +88,8 @@ func TestCmdContext(t *testing.T) {
 	sh := Shell{p: &ui.Printer{W: &buf}, context: "lab vm"}
 	sh.Cmd(`until x=$(kubectl get ns a) && kubectl get ns b; do sleep 0.2; done`)
 	sh.Cmd("kubectl apply -f - <<'EOF'\nkubectl stays\nEOF")
-	want := "  $ until x=$(kubectl --context 'lab vm' get ns a) && kubectl --context 'lab vm' get ns b; do sleep 0.2; done\n" +
+	// wider than 80 columns with --context: continued as bash reads it
+	want := "  $ until x=$(kubectl --context 'lab vm' get ns a) && kubectl --context \\\n  >   'lab vm' get ns b; do sleep 0.2; done\n" +
 		"  $ kubectl --context 'lab vm' apply -f - <<'EOF'\n  > kubectl stays\n  > EOF\n"
 	if got := buf.String(); got != want {
 		t.Errorf("got %q, want %q", got, want)
@@ -102,4 +103,31 @@ var catchupShape = []evidence.Key{
 	{Name: "quota_pods_while_stopped", Kind: evidence.String},
 	{Name: "observed_after_start", Kind: evidence.Integer},
 	{Name: "quota_pods_after_start", Kind: evidence.String},
+}
+
+// TestContinueLines: a shown command wider than 80 columns goes on as
+// bash's line continuations, broken only at spaces outside quotes, and
+// bash reads it back as the same command (issue 57).
+func TestContinueLines(t *testing.T) {
+	line := `jq -n --arg uid "$uid" --argjson gen_initial "$gen_initial" --argjson gen_after_label "$gen_after_label" '{uid: $uid, gen_initial: $gen_initial, gen_after_label: $gen_after_label}' 'a b' "c d"`
+	lines := ContinueLines(line, 76)
+	if len(lines) < 2 {
+		t.Fatalf("not continued: %q", lines)
+	}
+	for i, l := range lines {
+		if i < len(lines)-1 && !strings.HasSuffix(l, " \\") {
+			t.Errorf("line %d does not end in a continuation: %q", i, l)
+		}
+		if ui.Width(l) > 76 && !strings.HasPrefix(strings.TrimSpace(l), "'") {
+			t.Errorf("line %d is %d columns: %q", i, ui.Width(l), l)
+		}
+	}
+	out, err := exec.Command("bash", "-c", `printf '%s\n' `+strings.Join(lines, "\n")[len("jq -n "):]).CombinedOutput()
+	want, _ := exec.Command("bash", "-c", `printf '%s\n' `+line[len("jq -n "):]).CombinedOutput()
+	if err != nil || string(out) != string(want) {
+		t.Errorf("bash reads the continued lines as %q, want %q (%v)", out, want, err)
+	}
+	if got := ContinueLines("kubectl get ns", 76); len(got) != 1 {
+		t.Errorf("a short line: %q", got)
+	}
 }

@@ -444,10 +444,10 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 			}
 			r.proxy.SetMode(Mode{})
 			// Back before the next point: a kill of a service that is
-			// still restarting tells nothing.
+			// still restarting tells nothing (a process runs again).
 			r.await(ctx, r.opts.Bound, func() bool {
 				st, err := r.env.Service.Status(ctx)
-				return err == nil && st.Active
+				return err == nil && st.Active && st.MainPID > 0
 			})
 		}
 	case "burst":
@@ -634,7 +634,7 @@ func (r *runner) judge(ctx context.Context, deleted []deletion, handEdited map[s
 	sort.Strings(recreated)
 	if len(recreated) > 0 {
 		out = append(out, judge.StressFinding{Property: judge.StressKept,
-			Found:    i18n.T("stress.found.recreated", i18n.Args{"Objects": strings.Join(recreated, ", ")}),
+			Found:    i18n.T("stress.found.recreated", i18n.Args{"Objects": i18n.List(recreated)}),
 			Expected: i18n.T("stress.expected.kept")})
 	}
 	r.uids = now
@@ -645,7 +645,7 @@ func (r *runner) judge(ctx context.Context, deleted []deletion, handEdited map[s
 				w = append(w[:4], "…")
 			}
 			out = append(out, judge.StressFinding{Property: judge.StressQuiet,
-				Found:    i18n.T("stress.found.writes", i18n.Args{"Writes": strings.Join(w, ", ")}),
+				Found:    i18n.T("stress.found.writes", i18n.Args{"Writes": i18n.List(w)}),
 				Expected: i18n.T("stress.expected.quiet")})
 		}
 	}

@@ -42,20 +42,65 @@ import (
 	"github.com/labhub/cnpa/internal/safefs"
 )
 
-// Kind marks a submission; Format is the version of its content this cnpa
-// writes and the newest it reads.
+// Kind marks a submission; Format is the newest version of its content
+// this cnpa reads. A content is written with the lowest format that
+// carries it (formatOf): 1 before a content held the learner's
+// reconcile.sh, 2 with it; a submission of either is read as it is, its
+// hash unchanged.
 const (
 	Kind   = "cnpa-submission"
-	Format = 1
+	Format = 2
 )
+
+// formatOf is the lowest format that carries c: an earlier cnpa reads a
+// format 1 content, and says "update cnpa" of a newer one rather than
+// failing on a field it does not know.
+func formatOf(c *Content) int {
+	if c.Controller != nil {
+		return 2
+	}
+	return 1
+}
+
+// MaxControllerSize is the most of the learner's reconcile.sh a
+// submission holds: a controller in bash or python is some KiB; a larger
+// file is kept up to here, cut at a character, and says so (Truncated).
+const MaxControllerSize = 64 << 10
+
+// Source is a file the learner wrote that the instructor reads and no
+// rule grades: their reconcile.sh, the controller itself.
+type Source struct {
+	Name string `json:"name"`
+	// Text is its content as UTF-8, at most MaxControllerSize bytes; a
+	// file that is not UTF-8 is in Base64 instead, as evidence is.
+	Text   string `json:"text,omitempty"`
+	Base64 []byte `json:"base64,omitempty"`
+	// Size is the whole file's size in bytes, SHA256 the whole file's
+	// hash, Truncated whether Text or Base64 holds less than all of it.
+	Size      int64  `json:"size"`
+	SHA256    string `json:"sha256"`
+	Truncated bool   `json:"truncated,omitempty"`
+	// Mode is its permission bits (octal, "0755"): a script without its
+	// exec bit is the classic mistake the instructor may be asked about.
+	Mode string `json:"mode"`
+}
+
+// Lines is how many lines Text holds.
+func (s *Source) Lines() int {
+	if s.Text == "" {
+		return 0
+	}
+	return strings.Count(strings.TrimSuffix(s.Text, "\n"), "\n") + 1
+}
 
 // DefaultName is the file `cnpa submit` writes in the evidence dir.
 const DefaultName = "submission.json"
 
 // Files are the learner's files a submission holds verbatim: the seven
 // JSON records, the CRD and alpha as the learner applied them, and the
-// controller's archive record of beta. Nothing else of the evidence dir:
-// reconcile.sh and the service's kubeconfig stay on the VM.
+// controller's archive record of beta. reconcile.sh travels beside them,
+// bounded and read by no rule (Content.Controller); nothing else of the
+// evidence dir does: the service's kubeconfig stays on the VM.
 func Files(steps lab.Table) []string {
 	return append(append([]string{}, steps.Files()...), "crd.yaml", "alpha.yaml", lab.BetaArchive)
 }
@@ -108,6 +153,9 @@ type Content struct {
 	// only by a policy that gives its faults points. Left out when it
 	// never ran, so that a submission of an earlier cnpa keeps its hash.
 	Stress *judge.StressReport `json:"stress,omitempty"`
+	// Controller is the learner's reconcile.sh, for the instructor to
+	// read (format 2; nil when there was none, and in format 1).
+	Controller *Source `json:"controller,omitempty"`
 }
 
 // envelope is the document on disk.
@@ -147,7 +195,7 @@ func Marshal(c *Content) ([]byte, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(body)
-	return json.MarshalIndent(envelope{Kind: Kind, Format: Format, SHA256: hex.EncodeToString(sum[:]), Content: body}, "", "  ")
+	return json.MarshalIndent(envelope{Kind: Kind, Format: formatOf(c), SHA256: hex.EncodeToString(sum[:]), Content: body}, "", "  ")
 }
 
 // Hash is the SHA-256 of raw content as the envelope carries it: of its
@@ -288,6 +336,11 @@ func (c *Content) ReadFiles(steps lab.Table, dir string, timelineDir string) err
 		}
 		c.put(f, data)
 	}
+	ctl, err := readController(dir)
+	if err != nil {
+		return err
+	}
+	c.Controller = ctl
 	entries, err := os.ReadDir(timelineDir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -302,6 +355,48 @@ func (c *Content) ReadFiles(steps lab.Table, dir string, timelineDir string) err
 		}
 	}
 	return nil
+}
+
+// readController reads the learner's reconcile.sh from dir, bounded:
+// nil when there is none. It is read as the evidence is (a regular file,
+// never a FIFO waited on); a file larger than MaxSize is kept cut, as a
+// large one is.
+func readController(dir string) (*Source, error) {
+	fi, err := os.Lstat(filepath.Join(dir, lab.ScriptName))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, lab.ScriptName), err)
+	}
+	data, err := safefs.ReadRegular(dir, lab.ScriptName, MaxSize)
+	var big *safefs.TooLargeError
+	if errors.As(err, &big) {
+		data, err = nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, lab.ScriptName), err)
+	}
+	src := &Source{Name: lab.ScriptName, Size: fi.Size(), Mode: fmt.Sprintf("%04o", fi.Mode().Perm())}
+	if int64(len(data)) == fi.Size() {
+		sum := sha256.Sum256(data)
+		src.SHA256 = hex.EncodeToString(sum[:])
+	}
+	if len(data) > MaxControllerSize || int64(len(data)) < fi.Size() {
+		src.Truncated = true
+		data = data[:min(len(data), MaxControllerSize)]
+		if utf8.Valid(data[:max(0, len(data)-utf8.UTFMax)]) {
+			for len(data) > 0 && !utf8.Valid(data) {
+				data = data[:len(data)-1] // cut at a character
+			}
+		}
+	}
+	if utf8.Valid(data) {
+		src.Text = string(data)
+	} else {
+		src.Base64 = data
+	}
+	return src, nil
 }
 
 func (c *Content) put(name string, data []byte) {

@@ -17,7 +17,7 @@ func TestErrorsInTheChosenLanguage(t *testing.T) {
 		{"", "x.json is empty: ask the learner to run `cnpa submit` again and send the file it writes",
 			"x.json: 空である。受講者に`cnpa submit`をもう一度実行してもらい、書かれたファイルを送ってもらってください"},
 		{`{"kind":"Other","format":1}`, `x.json is not a cnpa submission: it is a "Other", not a "` + Kind + `": give the file ` + "`cnpa submit`" + ` writes (` + DefaultName + `)`,
-			`x.json: cnpaの提出ファイルではない: "` + Kind + `"ではなく"Other"である。` + "`cnpa submit`" + `が書くファイル(` + DefaultName + `)を指定してください`},
+			`x.json: cnpaの提出ファイルではない: "` + Kind + `"ではなく"Other"である。` + "`cnpa submit`" + `が書くファイル（` + DefaultName + `）を指定してください`},
 	} {
 		for _, l := range []struct {
 			lang i18n.Lang

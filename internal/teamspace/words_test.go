@@ -37,7 +37,7 @@ func TestGapsAndSpecErrorsInTheChosenLanguage(t *testing.T) {
 			"finalizers []にplatform.labhub.io/cleanupがない",
 			"ネームスペースteam-alphaのuid u-1へのownerReferenceに、controllerの印がない",
 			`ネームスペースteam-alphaのラベルplatform.labhub.io/teamspaceが""`,
-			"team-alpha/team-quotaはpods=99 cpu=1、specが求めるのはpods=6 cpu=1だけ(余分: [limits.memory])",
+			"team-alpha/team-quotaはpods=99 cpu=1、specが求めるのはpods=6 cpu=1だけ（余分: [limits.memory]）",
 			`team-alpha/team-quotaのラベルplatform.labhub.io/teamspaceが""`,
 			`statusはobservedGeneration=0 namespace=""、generationは2`,
 		},
@@ -61,7 +61,7 @@ func TestGapsAndSpecErrorsInTheChosenLanguage(t *testing.T) {
 	invalid, _ := err.(*teamspace.InvalidSpecError)
 	i18n.Set(i18n.Japanese)
 	const en = `spec.cpu "lots" is not a CPU amount: use cores with up to 3 decimals ("1", "0.5") or millicores ("500m")`
-	if invalid == nil || invalid.Error() != en || invalid.Said() != `spec.cpu "lots": CPUの量ではない: 小数点以下3桁までのコア数("1"、"0.5")か、ミリコア("500m")で書く` {
+	if invalid == nil || invalid.Error() != en || invalid.Said() != `spec.cpu "lots": CPUの量ではない: 小数点以下3桁までのコア数（"1"、"0.5"）か、ミリコア（"500m"）で書く` {
 		t.Errorf("in Japanese: Error %q (want it English: %q), Said %q", err, en, invalid.Said())
 	}
 }

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -12,9 +13,11 @@ import (
 // Print shows tl as aligned lines: the time since the action, who acted,
 // what happened and how it was seen, e.g.
 //
-//	+0 ms  you         deleted team-quota (uid 5f…)
-//	+4 ms  controller  DriftCorrected: quota team-quota recreated   event
-//	+5 ms  controller  team-quota created (uid 9a…, hard.pods=6)    watch
+//	+0 ms  you         deleted team-quota (uid 5f0c1d2e…)
+//	+4 ms  controller  DriftCorrected: quota team-quota recreated     event
+//	+5 ms  controller  team-quota created (uid 9a8b7c6d…, hard.pods=6) watch
+//
+// in 80 columns: a long entry wraps in its column.
 func Print(p *ui.Printer, tl *Timeline) {
 	if tl == nil || len(tl.Entries) == 0 {
 		return
@@ -33,25 +36,32 @@ func Print(p *ui.Printer, tl *Timeline) {
 			p.Line("%s", p.Faint(strings.ReplaceAll(l, "\u00a0", " ")))
 		}
 	}
-	atW, actorW, whatW := 0, 0, 0
+	atW, actorW, srcW := 0, 0, 0
 	// Every entry's text came from the cluster, a file or a log: cleaned
 	// (ui.Clean) before it is measured or printed.
 	entries := make([]Entry, len(tl.Entries))
-	// The actor is said in the chosen language (the JSON keeps its
-	// constant), and the columns are measured in display columns: a
-	// Japanese character is two.
-	words := make([]string, len(tl.Entries))
+	// The actor and the source are said in the chosen language (the JSON
+	// keeps their constants), and the columns are measured in display
+	// columns: a Japanese character is two.
+	words, sources := make([]string, len(tl.Entries)), make([]string, len(tl.Entries))
 	for i, e := range tl.Entries {
-		e.Actor, e.What, e.Source = ui.Clean(e.Actor), ui.Clean(e.Text()), ui.Clean(e.Source)
+		e.Actor, e.What, e.Source = ui.Clean(e.Actor), shortUIDs(ui.Clean(e.Text())), ui.Clean(e.Source)
 		entries[i] = e
-		words[i] = ActorWords(e.Actor)
+		words[i], sources[i] = ActorWords(e.Actor), SourceWords(e.Source)
 	}
 	for i, e := range entries {
 		atW = max(atW, len(FormatAt(e.At)))
 		actorW = max(actorW, ui.Width(words[i]))
+		srcW = max(srcW, ui.Width(sources[i]))
+	}
+	// What happened gets the rest of 80 columns, wrapped in its column
+	// when longer (hanging under itself), the source at the right of its
+	// first line: no line is wider than a terminal.
+	whatW := 0
+	for _, e := range entries {
 		whatW = max(whatW, ui.Width(e.What))
 	}
-	whatW = min(whatW, 90)
+	whatW = min(whatW, max(ui.Cols-(2+atW+2+actorW+2)-(2+srcW), 24))
 	for i, e := range entries {
 		actor := ui.Pad(words[i], actorW)
 		switch e.Actor {
@@ -60,10 +70,35 @@ func Print(p *ui.Printer, tl *Timeline) {
 		case Controller:
 			actor = p.Accent(actor)
 		}
-		what := clip(e.What, 90)
-		pad := strings.Repeat(" ", max(0, whatW-ui.Width(what)))
-		p.Line("  %*s  %s  %s%s  %s", atW, FormatAt(e.At), actor, what, pad, p.Faint(e.Source))
+		lines := strings.Split(ui.Wrap(e.What, whatW), "\n")
+		for j, l := range lines {
+			l = clip(l, whatW)
+			if j == 0 {
+				pad := strings.Repeat(" ", max(0, whatW-ui.Width(l)))
+				p.Line("  %*s  %s  %s%s  %s", atW, FormatAt(e.At), actor, l, pad, p.Faint(sources[i]))
+				continue
+			}
+			p.Line("  %s  %s  %s", strings.Repeat(" ", atW), strings.Repeat(" ", actorW), l)
+		}
 	}
+}
+
+// uidPattern is a Kubernetes uid, as an entry quotes it.
+var uidPattern = regexp.MustCompile(`\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+
+// shortUIDs is s with each uid cut to its first 8 hex digits and "…":
+// enough to tell the old quota from the new one on a screen of 80
+// columns; the timeline file keeps them whole.
+func shortUIDs(s string) string { return uidPattern.ReplaceAllString(s, "$1…") }
+
+// SourceWords is how an entry was seen, in the chosen language.
+func SourceWords(src string) string {
+	id, ok := map[string]string{FromWatch: "timeline.source.watch", FromEvent: "timeline.source.event", FromLog: "timeline.source.log",
+		FromRead: "timeline.source.read", FromFile: "timeline.source.file"}[src]
+	if !ok {
+		return src
+	}
+	return i18n.T(id)
 }
 
 // clip is s cut to cols display columns, with … for what it leaves out.

@@ -23,9 +23,9 @@ func TestWaitInJapanese(t *testing.T) {
 	want := "  … team-betaを待っています\n" +
 		"    理由: 一行目\n" +
 		"          二行目\n" +
-		"    … まだteam-betaを待っています(10s)\n" +
+		"    … まだteam-betaを待っています（10s）\n" +
 		"    2.5s後に消えました\n" +
-		"  ✗ restore_seconds              0 (期待する値 1以上の整数)\n"
+		"  ✗ restore_seconds              0 （期待する値 1以上の整数）\n"
 	if got := buf.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

@@ -138,19 +138,36 @@ func (p *Printer) Verdict(ok bool, name string, got, want any) {
 // verdictName is the column a verdict's name is padded to.
 const verdictName = 28
 
-// Status prints "ok"/"fail" lines for doctor-like output.
+// Status prints "ok"/"fail" lines for doctor-like output: the word, the
+// name in its column, the detail wrapped to Cols hanging under itself.
 func (p *Printer) Status(ok bool, name, detail string) {
-	word := p.paint(green, "ok  ")
+	word := p.paint(green, Pad(i18n.T("ui.status.ok"), statusWord))
 	if !ok {
-		word = p.paint(red, "fail")
+		word = p.paint(red, Pad(i18n.T("ui.status.fail"), statusWord))
 	}
-	fmt.Fprintf(p.W, "%s %s %s\n", word, Pad(name, 22), Clean(detail))
+	p.statusLine(word, name, Clean(detail))
 }
 
 // StatusWarn prints a "warn" line for doctor-like output: something that
 // works today but is outside what is supported.
 func (p *Printer) StatusWarn(name, detail string) {
-	fmt.Fprintf(p.W, "%s %s %s\n", p.paint(yellow, "warn"), Pad(name, 22), detail)
+	p.statusLine(p.paint(yellow, Pad(i18n.T("ui.status.warn"), statusWord)), name, detail)
+}
+
+// statusWord and statusName are the columns of a Status line's word and
+// name.
+const (
+	statusWord = 4
+	statusName = 22
+)
+
+func (p *Printer) statusLine(word, name, detail string) {
+	head := Pad(name, statusName) + " "
+	if Width(name) > statusName {
+		head = name + " "
+	}
+	hang := strings.Repeat(" ", statusWord+1+Width(head))
+	fmt.Fprintf(p.W, "%s %s\n", word, Indent(head, hang, detail, Cols))
 }
 
 // Tail returns the last n lines of s, without its final newline, for

@@ -3,7 +3,6 @@ package ui
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/text/width"
 )
@@ -50,12 +49,14 @@ func Pad(s string, n int) string {
 }
 
 // Wrap breaks each line of s that is wider than cols display columns: at
-// spaces, and between two wide characters (Japanese has no spaces between
-// words), never before a closing mark (、。）」…) or after an opening one
-// (「（), and never inside a run of ASCII (a command, a path, a name) or
-// a `code span`. A
-// line no wider than cols stays as it is. Continuation lines start with
-// the line's own leading spaces, two more for a list item ("- ").
+// spaces, and in Japanese (which has no spaces between words) only
+// between two phrases (see tokens): never inside a word (ファ/イル,
+// 所/有, 送っ/た, いけま/せん), never before a closing mark (、。）」…) or
+// after an opening one (「（), and never inside a run of ASCII (a command,
+// a path, a name) or a `code span`. A line no wider than cols stays as it
+// is. Continuation lines start with the line's own leading spaces, two
+// more for a list item ("- "). A piece wider than a whole line (a long
+// command) gets a line of its own.
 func Wrap(s string, cols int) string {
 	lines := strings.Split(s, "\n")
 	var out []string
@@ -103,76 +104,122 @@ type token struct {
 	space bool
 }
 
-// tokens splits a line where it may break: at spaces, and around each
-// wide character; closing marks stay with what is before them, opening
-// marks with what is after.
+// script is what a character is to line breaking: Japanese is broken
+// between phrases (文節), a phrase being a run of kanji or katakana (a
+// word) and the kana that follow it (its okurigana and particles:
+// 送った, ファイルを, 所有している), and a run of ASCII (a name, a path,
+// a number) with the kana after it (reconcile.shを, 3秒).
+type script int
+
+const (
+	latin     script = iota // ASCII and other narrow characters, not spaces
+	kana                    // hiragana: okurigana, particles, endings
+	word                    // kanji, katakana (with ー), other wide characters
+	openMark                // opening marks: 「（
+	closeMark               // closing marks: 、。）」 and the like
+)
+
+func scriptOf(r rune) script {
+	switch {
+	case opening(r):
+		return openMark
+	case r == 'ー' || r == '々' || unicode.In(r, unicode.Katakana):
+		return word
+	case unicode.In(r, unicode.Hiragana):
+		return kana // small ones (っ, ゃ) too: 送った is one phrase
+	case closing(r) && runeWidth(r) == 2:
+		return closeMark
+	case runeWidth(r) == 2:
+		return word
+	}
+	return latin
+}
+
+// breakBetween tells whether a line may break between a and b, two
+// characters with no space between them (outside code spans).
+func breakBetween(a, b rune) bool {
+	sa, sb := scriptOf(a), scriptOf(b)
+	switch {
+	case sa == openMark || sb == closeMark || closing(b) || strings.ContainsRune("([{", a):
+		return false // kinsoku: nothing after an opening mark, before a closing one
+	case sa == closeMark:
+		return true // after 、。）
+	case sb == openMark:
+		return true
+	case sb == kana:
+		return false // okurigana and particles stay with their word
+	case sa == latin && sb == latin:
+		return false // a name, a path, a number
+	case sa == latin && unicode.IsDigit(a) && sb == word:
+		return false // a number and its counter: 1回, 3秒
+	case sa == word && sb == word:
+		return false // one word: ファイル, 所有, ネームスペース
+	}
+	return true // kana then a new word, a word then ASCII, ASCII then a word
+}
+
+// tokens splits a line where it may break: at spaces, and between
+// Japanese phrases (breakBetween); a `code span` is one token, glued to
+// the particle after it.
 func tokens(s string) []token {
 	var out []token
 	var cur strings.Builder
-	space, glueNext, inCode := false, false, false
+	space, inCode := false, false
+	var last rune // the last character of cur, 0 when cur is empty
 	flush := func() {
 		if cur.Len() > 0 {
 			out = append(out, token{cur.String(), space})
 			cur.Reset()
 			space = false
 		}
+		last = 0
 	}
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		if r == '`' {
-			if !inCode && cur.Len() > 0 {
-				// a code span starts a token of its own, unless glued
-				last, _ := utf8.DecodeLastRuneInString(cur.String())
-				if runeWidth(last) == 2 && !opening(last) {
-					flush()
-				}
-			}
-			inCode = !inCode
-			cur.WriteRune(r)
-			glueNext = false
-			continue
-		}
+	for _, r := range s {
 		if inCode {
 			// `a command` is one token: never broken inside
 			cur.WriteRune(r)
+			if r == '`' {
+				inCode = false
+			}
+			last = r
 			continue
 		}
 		switch {
 		case r == ' ':
 			flush()
-			space, glueNext = true, false
+			space = true
 			continue
-		case closing(r):
-			// stays on the line of what comes before it
-			if cur.Len() == 0 && len(out) > 0 && !space {
-				last := &out[len(out)-1]
-				last.text += string(r)
-				continue
+		case r == '`':
+			if last != 0 && scriptOf(last) != openMark && scriptOf(last) != latin {
+				flush() // a code span after Japanese starts a token
 			}
-			cur.WriteRune(r)
-		case glueNext:
-			cur.WriteRune(r)
-		case runeWidth(r) == 2:
+			inCode = true
+		case last == 0 && closing(r) && len(out) > 0 && !space:
+			// a closing mark stays on the line of what comes before it
+			out[len(out)-1].text += string(r)
+			last = r
+			continue
+		case last != 0 && last != '`' && breakBetween(last, r) && !kanaOnly(cur.String()):
+			// kana that start a phrase begin its word (やり直して): glued
 			flush()
-			cur.WriteRune(r)
-		default:
-			// ASCII after a wide character starts a token of its own
-			if cur.Len() > 0 {
-				last, _ := utf8.DecodeLastRuneInString(cur.String())
-				if runeWidth(last) == 2 && !opening(last) {
-					flush()
-				}
-			}
-			cur.WriteRune(r)
+		case last == '`' && scriptOf(r) != kana && !closing(r):
+			flush() // after a code span, only its particle stays with it
 		}
-		glueNext = opening(r)
-		if !glueNext && runeWidth(r) == 2 {
-			flush()
-		}
+		cur.WriteRune(r)
+		last = r
 	}
 	flush()
 	return out
+}
+
+// kanaOnly tells whether s is hiragana alone.
+func kanaOnly(s string) bool {
+	for _, r := range s {
+		if scriptOf(r) != kana {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // closing marks never start a line (kinsoku).

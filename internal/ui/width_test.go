@@ -139,3 +139,33 @@ func TestVerdictWrapsAt80(t *testing.T) {
 		t.Errorf("a name that fits keeps the value beside it, the expectation below:\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestWrapNeverInsideAWord: the newcomer's mid-word breaks (issue 57),
+// at every width: Japanese breaks between phrases only, a number stays
+// with its counter, a name with its particle, a code span whole.
+func TestWrapNeverInsideAWord(t *testing.T) {
+	text := "ステップ3: reconcile.shを1回実行しても、ネームスペースteam-alphaのファイルが所有している" +
+		"クォータを送ったあとに消してはいけません。statusとして残します（ファイルは何も変更していません）。" +
+		"`kubectl apply --server-side --field-manager=<yours> --force-conflicts -f -`を使ってください。やり直してください"
+	words := []string{"ファイル", "所有している", "ネームスペース", "送った", "いけません", "として", "reconcile.shを", "1回実行しても", "やり直して",
+		"`kubectl apply --server-side --field-manager=<yours> --force-conflicts -f -`を", "（ファイルは", "変更していません）。"}
+	for cols := 12; cols <= 80; cols++ {
+		out := Wrap(text, cols)
+		for _, w := range words {
+			r := []rune(w)
+			for k := 1; k < len(r); k++ {
+				if strings.Contains(out, string(r[:k])+"\n"+string(r[k:])) {
+					t.Errorf("cols %d: %q broken as %q / %q:\n%s", cols, w, string(r[:k]), string(r[k:]), out)
+				}
+			}
+		}
+		if strings.NewReplacer("\n", "", " ", "").Replace(out) != strings.ReplaceAll(text, " ", "") {
+			t.Errorf("cols %d: wrapping changed the text:\n%s", cols, out)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if cols >= 30 && Width(l) > cols && !strings.Contains(l, "`") {
+				t.Errorf("cols %d: line %q is %d columns", cols, l, Width(l))
+			}
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/test/kit/cluster"
 )
@@ -67,27 +68,11 @@ func run(datastore, cnpa string) int {
 		fmt.Fprintln(os.Stderr, "cluster:", err)
 		return 2
 	}
-	fmt.Printf(`cluster: ready at %s in %s (state in %s)
-
-Paste these lines into another shell:
-
-  export KUBECONFIG=%s
-  export PATH=%s:%s:$PATH
-  export CNPA_DIR=%s
-  export CNPA_UNIT_DIR=%s
-
-then, for example:
-
-  kubectl get namespaces
-  cnpa doctor
-  cnpa step 1
-  cnpa explain 3
-
-kubectl there is kubebox's v1.37.2, the server's own version. The service
-runs as a process (no systemd here), its unit goes to CNPA_UNIT_DIR.
-
-Ctrl-C here stops the service, the control plane, and removes %s.
-`, c.Server, time.Since(start).Round(time.Millisecond), c.Dir,
+	banner := bannerEN
+	if lang, _ := i18n.Choose("", os.Getenv); lang == i18n.Japanese {
+		banner = bannerJA
+	}
+	fmt.Printf(banner, c.Server, time.Since(start).Round(time.Millisecond), c.Dir,
 		shellQuote(c.Kubeconfig), shellQuote(c.BinDir), shellQuote(filepath.Dir(cnpa)), shellQuote(dir), shellQuote(unitDir), c.Dir)
 	<-ctx.Done()
 	stop()
@@ -115,3 +100,61 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// bannerEN and bannerJA are what a ready cluster prints, in the locale's
+// language as cnpa chooses it (LC_ALL, LC_MESSAGES, LANG, CNPA_LANG):
+// where the lab text's paths are here, and how to stop. Each line fits 80
+// columns (paths aside). The last line starts "Ctrl-C here" in English:
+// test/cli waits for it.
+const bannerEN = `cluster: ready at %s in %s (state in %s)
+
+Paste these lines into another shell:
+
+  export KUBECONFIG=%s
+  export PATH=%s:%s:$PATH
+  export CNPA_DIR=%s
+  export CNPA_UNIT_DIR=%s
+
+Write the files the lab text puts in /root/cnpa-op/ (crd.yaml, alpha.yaml,
+reconcile.sh, the JSON files) in $CNPA_DIR, and the unit it puts in
+/etc/systemd/system/ in $CNPA_UNIT_DIR. Then, for example:
+
+  kubectl get namespaces
+  cnpa doctor
+  cnpa watch        (in a third shell: judges your step on every save)
+  cnpa step 1
+  cnpa explain 3
+
+kubectl there is kubebox's v1.37.2, the server's own version. There is no
+systemd here: the service runs as a process, and
+` + "`cnpa service start`" + ` starts the unit you put in $CNPA_UNIT_DIR.
+
+Ctrl-C here stops the service, the control plane, and removes %s.
+`
+
+const bannerJA = `cluster: %s で準備ができました（%s、状態は%s）
+
+次の行を別のシェルに貼り付けてください:
+
+  export KUBECONFIG=%s
+  export PATH=%s:%s:$PATH
+  export CNPA_DIR=%s
+  export CNPA_UNIT_DIR=%s
+
+ラボの手順が/root/cnpa-op/に置くファイル（crd.yaml、alpha.yaml、
+reconcile.sh、JSONファイル）は$CNPA_DIRに、/etc/systemd/system/に置く
+unitは$CNPA_UNIT_DIRに書きます。たとえば:
+
+  kubectl get namespaces
+  cnpa doctor
+  cnpa watch        （3つ目のシェルで: 保存するたびにステップを判定）
+  cnpa step 1
+  cnpa explain 3
+
+ここのkubectlはkubeboxのv1.37.2で、サーバーと同じバージョンです。
+ここにはsystemdがありません: サービスはプロセスとして動き、
+` + "`cnpa service start`" + `が$CNPA_UNIT_DIRに置いたunitを起動します。
+
+ここでCtrl-Cを押すと、サービスとコントロールプレーンが止まり、
+%sが消えます。
+`

@@ -35,10 +35,17 @@ var (
 // labrun's own lines); inCheck marks the lines of `cnpa check`.
 func classifyMakeLab(out string) (lines []makeLabLine, inCheck map[int]bool) {
 	inCheck = map[int]bool{}
-	afterCmd, check, sinceOpen := false, false, false
+	afterCmd, check, sinceOpen, inTimeline := false, false, false, false
 	for i, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 		kind := "prose"
 		switch {
+		case inTimeline && strings.HasPrefix(l, "            ") && strings.TrimSpace(l) != "":
+			// a timeline entry's next line, wrapped in its column
+			kind = "timeline"
+		case strings.HasPrefix(strings.TrimSpace(l), "（「"):
+			// the command a Japanese timeline's times are counted from,
+			// in 「」 below its heading when it is long
+			kind = "command"
 		case sinceOpen && strings.HasPrefix(l, "   ") && strings.HasSuffix(l, ")"):
 			// the command a timeline's times are counted from, put
 			// below its heading "(times since:" when it is long
@@ -72,6 +79,7 @@ func classifyMakeLab(out string) (lines []makeLabLine, inCheck map[int]bool) {
 			afterCmd = false
 		}
 		sinceOpen = kind == "prose" && strings.HasSuffix(l, ":") && strings.Count(l, "(") > strings.Count(l, ")")
+		inTimeline = kind == "timeline"
 		lines = append(lines, makeLabLine{n: i + 1, text: l, kind: kind})
 		inCheck[i+1] = check
 	}
@@ -89,7 +97,7 @@ func makeLabProblems(out string, japanese bool) []string {
 	lines, inCheck := classifyMakeLab(learnerPaths(out))
 	var bad []string
 	for _, l := range lines {
-		if l.kind != "prose" && l.kind != "table" && l.kind != "mark" || (inCheck[l.n] && !checkTranslated) {
+		if l.kind != "prose" && l.kind != "table" && l.kind != "mark" && l.kind != "timeline" || (inCheck[l.n] && !checkTranslated) {
 			continue
 		}
 		if w := ui.Width(l.text); w > ui.Cols && !hasLongWord(l.text) {
@@ -153,4 +161,39 @@ func makeLabNamesLABmd(out string) []string {
 		}
 	}
 	return named
+}
+
+// checkLineProblems are the lines of `cnpa check`'s whole output wider
+// than 80 display columns, but a line with one unbreakable word (a path,
+// a command) wider than half the line.
+func checkLineProblems(out string) []string {
+	var bad []string
+	for i, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if w := ui.Width(l); w > ui.Cols && !hasLongWord(l) {
+			bad = append(bad, fmt.Sprintf("line %d is %d columns wide: %s", i+1, w, l))
+		}
+	}
+	return bad
+}
+
+// brokenWords are the words the newcomer of issue 57 found broken across
+// two lines (ファ / イル, 所 / 有している, a command inside `-f`): none is
+// ever split at a line's end.
+var brokenWords = []string{"ファイル", "所有している", "ネームスペース", "送った", "いけません", "として", "やり直して", "1回実行",
+	"--force-conflicts -f -"}
+
+// midWordBreaks are the places in out where a line ends inside one of
+// brokenWords and the next line goes on with the rest of it.
+func midWordBreaks(out string) []string {
+	var bad []string
+	for _, w := range brokenWords {
+		r := []rune(w)
+		for k := 1; k < len(r); k++ {
+			re := regexp.MustCompile(regexp.QuoteMeta(string(r[:k])) + `\n\s*` + regexp.QuoteMeta(string(r[k:])))
+			if m := re.FindString(out); m != "" {
+				bad = append(bad, fmt.Sprintf("%q broken as %q", w, m))
+			}
+		}
+	}
+	return bad
 }

@@ -24,6 +24,10 @@ import (
 	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
+// checkOut is -check-out: a file for `cnpa check`'s whole output, which
+// test/lab holds to 80 columns as it holds the steps'.
+var checkOut string
+
 func main() {
 	engine := flag.String("engine", "go", "engine: go or shell")
 	datastore := flag.String("datastore", cluster.DatastoreEtcd, "datastore: "+cluster.DatastoreEtcd+" or "+cluster.DatastoreKine+" (k3s's default, SQLite)")
@@ -31,6 +35,7 @@ func main() {
 	cnpa := flag.String("cnpa", ".bin/cnpa", "cnpa binary")
 	keep := flag.Bool("keep", false, "keep the cluster running until Ctrl-C after the lab")
 	verbose := flag.Bool("verbose", false, "run the steps with --verbose: every file and manifest in full")
+	flag.StringVar(&checkOut, "check-out", "", "write `cnpa check`'s whole output to this file too (what it prints is unchanged)")
 	flag.Parse()
 	if _, err := cluster.ParseDatastore(*datastore); err != nil {
 		fmt.Fprintln(os.Stderr, "labrun: -datastore:", err)
@@ -49,6 +54,12 @@ func summarised(ctx context.Context, cnpaIn func(context.Context, io.Writer, ...
 	}
 	var out bytes.Buffer
 	code := cnpaIn(ctx, &out, cmd)
+	if cmd == "check" && checkOut != "" {
+		if err := os.WriteFile(checkOut, out.Bytes(), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "labrun: -check-out:", err)
+			return 2
+		}
+	}
 	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
 	if code != 0 || len(lines) == 0 {
 		os.Stdout.Write(out.Bytes())

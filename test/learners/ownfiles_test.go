@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labhub/cnpa/internal/course"
 	"github.com/labhub/cnpa/internal/judge"
@@ -182,6 +183,42 @@ func TestLearnersUnitRestartOnFailure(t *testing.T) {
 	}
 	if want := "Restart=on-failure: write Restart=always"; !strings.Contains(r.Stderr, want) {
 		t.Errorf("step 4's failure does not say %q:\n%s", want, r.Stderr)
+	}
+	l.unchanged(files)
+}
+
+// TestLearnersUnitOncePerStart is the newcomer's valid unit refused
+// (issue 57) in process mode: their unit runs reconcile.sh once per start
+// and Restart=always with RestartSec=3 keeps the lab's 3-second interval.
+// Step 4 passes (its probe converges by itself), process mode starts the
+// script again after each run as systemd would, `cnpa service status`
+// says running, `cnpa check --step 4` passes, and the unit is left as
+// written. test/system's TestLearnersUnitRestartedEveryRun is the same
+// under real systemd.
+func TestLearnersUnitOncePerStart(t *testing.T) {
+	t.Parallel()
+	l := newLab(t)
+	files := l.ownFiles("always")
+	unit := filepath.Join(l.UnitDir, "cnpa-op.service")
+	files[unit] = []byte(fmt.Sprintf("[Unit]\nDescription=once per start\n\n[Service]\nExecStart=%s/reconcile.sh\nRestart=always\nRestartSec=3\n\n[Install]\nWantedBy=multi-user.target\n", l.Dir))
+	if err := os.WriteFile(unit, files[unit], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.StopService() })
+	for _, step := range []string{"1", "2", "3", "4"} {
+		r := l.Cnpa("step", step, "--engine", "own", "--service-manager", "process", "--unit-dir", l.UnitDir, "--timeout", stepTimeout, "--quiet")
+		if r.Code != 0 {
+			t.Fatalf("cnpa step %s with a once-per-start unit: exit %d\n%s", step, r.Code, r)
+		}
+	}
+	// Several runs later it still runs: its log has more than one pass.
+	time.Sleep(7 * time.Second) // two RestartSec periods: what is judged is that it keeps running
+	r := l.Cnpa("service", "status")
+	if r.Code != 0 || strings.TrimSpace(r.Stderr) != "" {
+		t.Errorf("service status after several runs: exit %d\n%s", r.Code, r)
+	}
+	if r := l.Cnpa("check", "--step", "4", "--timeout", stepTimeout); r.Code != 0 {
+		t.Errorf("cnpa check --step 4 with a once-per-start unit: exit %d\n%s", r.Code, r)
 	}
 	l.unchanged(files)
 }

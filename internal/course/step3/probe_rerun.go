@@ -160,10 +160,10 @@ func rerun(ctx context.Context, env *labenv.Env, hint string) (runs, writes lab.
 	second := diff(snaps[1], snaps[2], nil)
 	var got []string
 	if len(first) > 0 {
-		got = append(got, i18n.T("check.rerun.first", i18n.Args{"Writes": strings.Join(first, ", ")}))
+		got = append(got, i18n.T("check.rerun.first", i18n.Args{"Writes": i18n.List(first)}))
 	}
 	if len(second) > 0 {
-		got = append(got, i18n.T("check.rerun.second", i18n.Args{"Writes": strings.Join(second, ", ")}))
+		got = append(got, i18n.T("check.rerun.second", i18n.Args{"Writes": i18n.List(second)}))
 	}
 	// A refused write is still a write request: LAB.md's grader, which
 	// runs the script with more rights, would see it land. A refused read

@@ -89,7 +89,14 @@ func Run(ctx context.Context, env *steps.Lab, s *steps.Step) (*steps.Result, err
 	r.NoteUnshown(env, "%s", steps.Say("steps.step4.installed", "Unit", st.UnitPath, "Manager", st.Manager, "PID", st.MainPID))
 	r.VerdictT("steps.step4.verdict_installed", st.Installed, st.UnitPath, steps.Say("steps.step4.want_unit_file"))
 	r.VerdictT("steps.step4.verdict_enabled", st.Enabled, steps.OnOff(st.Enabled, steps.Say("steps.step4.enabled"), steps.Say("steps.step4.disabled")), steps.Say("steps.step4.enabled"))
-	r.VerdictT("steps.step4.verdict_active", st.Active, steps.OnOff(st.Active, steps.Say("steps.step4.active_pid", "PID", st.MainPID), steps.Say("steps.step4.inactive")), steps.Say("steps.step4.active"))
+	// Active is what the lab asks: it keeps running. A unit that runs
+	// reconcile.sh once per start is between two runs most of the time,
+	// Restart= starting it again: not stopped (issue 57).
+	running := steps.Say("steps.step4.active_pid", "PID", st.MainPID)
+	if st.Restarting {
+		running = steps.Say("steps.step4.restarting")
+	}
+	r.VerdictT("steps.step4.verdict_active", st.Active, steps.OnOff(st.Active, running, steps.Say("steps.step4.inactive")), steps.Say("steps.step4.active"))
 	if env.OwnIdentity() {
 		r.NoteUnshown(env, "%s", steps.Say("steps.step4.acts_as", "User", identity.Username, "Kubeconfig", env.CredentialPath(),
 			"How", steps.OnOff(env.SystemUser(), steps.Say("steps.step4.as_system_user", "User", service.User), steps.Say("steps.step4.in_place"))))

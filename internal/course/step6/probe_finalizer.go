@@ -32,7 +32,7 @@ func Finalizer(ctx context.Context, r *check.Session) []lab.Verdict {
 // finalizer is Finalizer's two verdicts.
 func finalizer(ctx context.Context, r *check.Session) (added, deleted lab.Verdict) {
 	env, tmp, timeout := r.Env(), r.Temps(), r.Timeout()
-	wantAdded := fmt.Sprintf("finalizers [%s %s] within %s", check.ForeignFinalizer, teamspace.Finalizer, timeout)
+	wantAdded := i18n.T("check.finalizer.want_added", i18n.Args{"Finalizers": check.ForeignFinalizer + " " + teamspace.Finalizer, "Timeout": timeout})
 	// spec.pods as the drift probe's, which may edit its quota.
 	ts, err := tmp.New(ctx, check.DriftPods, "", []string{check.ForeignFinalizer})
 	if err != nil {

@@ -1,0 +1,112 @@
+package system
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labhub/cnpa/test/kit/cluster"
+	"github.com/labhub/cnpa/test/nspawn"
+)
+
+// TestLearnersUnitRestartedEveryRun is the newcomer's valid unit refused
+// (issue 57), under real systemd: their own cnpa-op.service runs
+// reconcile.sh once per start, and Restart=always with RestartSec=3
+// keeps the lab's 3-second interval. Between two runs systemd holds it
+// in activating/auto-restart: it keeps running, as the lab asks. Step 4
+// passes (its probe TeamSpace converges by itself), `cnpa service status`
+// says running, also caught between two runs, and `cnpa check`'s step 4
+// passes.
+func TestLearnersUnitRestartedEveryRun(t *testing.T) {
+	nspawn.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel)
+	cache, err := nspawn.CacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootfs, err := nspawn.EnsureRootFS(ctx, cache, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := hostBinaries(t)
+	cl, err := cluster.Start(ctx, cluster.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Stop)
+	c, err := nspawn.Boot(ctx, rootfs, nspawn.Options{Binds: []nspawn.Bind{{Host: bin, Container: optDir}}, Overlay: true, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	kc, err := os.ReadFile(cl.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WriteFile("/etc/rancher/k3s/k3s.yaml", kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=" + optDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "NO_COLOR=1"}
+	cnpa := func(args ...string) (string, string, error) {
+		return c.ExecEnv(ctx, env, append([]string{optDir + "/cnpa"}, args...)...)
+	}
+	// The learner's reconcile.sh (cnpa's shell reference, one pass) and
+	// their unit, written before any step.
+	if out, errOut, err := cnpa("scaffold", "reconcile.sh", "--engine", "shell"); err != nil {
+		t.Fatalf("scaffold: %v\n%s%s", err, out, errOut)
+	}
+	unit := "[Unit]\nDescription=my TeamSpace controller\n[Service]\nEnvironment=KUBECONFIG=/etc/rancher/k3s/k3s.yaml\n" +
+		"Environment=PATH=" + optDir + ":/usr/bin:/bin\nExecStart=" + evidenceDir + "/reconcile.sh\nRestart=always\nRestartSec=3\n" +
+		"[Install]\nWantedBy=multi-user.target\n"
+	if err := c.WriteFile(unitPath, []byte(unit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"1", "2", "3", "4"} {
+		out, errOut, err := cnpa("step", step, "--engine", "own", "--service-manager", "systemd")
+		if err != nil {
+			journal, _, _ := c.ExecEnv(ctx, env, "journalctl", "-u", "cnpa-op", "--no-pager", "-n", "40")
+			t.Fatalf("cnpa step %s with the learner's once-per-start unit: %v\n%s\n%s\njournal:\n%s", step, err, out, errOut, journal)
+		}
+		if step == "4" {
+			t.Logf("step 4:\n%s", out)
+		}
+	}
+	// Caught between two runs: systemd says activating/auto-restart, and
+	// cnpa says running, restarting.
+	var seen string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && seen == ""; time.Sleep(100 * time.Millisecond) {
+		out, _, err := cnpa("service", "status", "-o", "json")
+		var st struct{ Active, Restarting bool }
+		if json.Unmarshal([]byte(out), &st) != nil {
+			t.Fatalf("service status -o json: %v\n%s", err, out)
+		}
+		if !st.Active {
+			t.Fatalf("service status of a Restart=always unit: not active: %s", out)
+		}
+		if st.Restarting {
+			sys, _, _ := c.ExecEnv(ctx, env, "systemctl", "show", "-p", "ActiveState,SubState", "cnpa-op")
+			seen = strings.TrimSpace(out) + " / systemd: " + strings.ReplaceAll(strings.TrimSpace(sys), "\n", " ")
+		}
+	}
+	if seen == "" {
+		t.Fatal("in 30 s service status never saw the unit between two runs (restarting)")
+	}
+	t.Logf("between two runs: %s", seen)
+	out, errOut, err := cnpa("check", "--step", "4", "-o", "json", "--timeout", "90s")
+	var rep struct {
+		Failed int
+		Checks []struct{ ID, Status, Actual string }
+	}
+	if jerr := json.Unmarshal([]byte(out), &rep); jerr != nil || rep.Failed != 0 {
+		t.Errorf("cnpa check --step 4: err=%v failed=%d\n%s\n%s", err, rep.Failed, out, errOut)
+	}
+	for _, ch := range rep.Checks {
+		if ch.ID == "step4.service_active" {
+			t.Logf("step4.service_active: %s (%s)", ch.Status, ch.Actual)
+		}
+	}
+}
