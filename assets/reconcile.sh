@@ -33,6 +33,12 @@ readonly QUOTA_NAME=team-quota
 readonly FIELD_MANAGER=cnpa
 readonly API_VERSION=platform.labhub.io/v1alpha1
 
+# Every kubectl call gives up after 10 s: kubectl's default is to wait
+# forever, and an API server that takes a request and never answers
+# (`cnpa stress --faults blackhole`) would hang the pass for good while
+# systemd still says active. The next pass starts again.
+kubectl() { command kubectl --request-timeout=10s "$@"; }
+
 # The facts the plan gives about each TeamSpace, in the order it prints them.
 readonly PLAN_FIELDS="name uid rv generation pods cpu_json deleting has_finalizer invalid ns_state ns_labelled quota_exists quota_extra quota_ok status_ok"
 

@@ -372,6 +372,10 @@ func (c *Controller) Run(ctx context.Context) error {
 // Ready is closed once the caches have synced.
 func (c *Controller) Ready() <-chan struct{} { return c.ready }
 
+// SyncTimeout bounds one TeamSpace's sync, every request in it included
+// (client-go's default is to wait forever, as kubectl's is).
+var SyncTimeout = 10 * time.Second
+
 func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	name, shutdown := c.queue.Get()
 	if shutdown {
@@ -397,7 +401,12 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		return true
 	}
 	start := time.Now()
-	err := c.sync(ctx, name)
+	// A sync has a deadline: an API server that takes a request and never
+	// answers (cnpa stress's blackhole) would otherwise hold this name,
+	// and a worker, for good; the deadline's error retries with backoff.
+	sctx, cancel := context.WithTimeout(ctx, SyncTimeout)
+	err := c.sync(sctx, name)
+	cancel()
 	c.metrics.observe(time.Since(start), err)
 	switch {
 	case err == nil:

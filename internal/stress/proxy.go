@@ -65,6 +65,10 @@ type Mode struct {
 	Drop float64
 	// Latency is added before every request is forwarded.
 	Latency time.Duration
+	// Blackhole holds every request (not a watch) unanswered, with its
+	// connection open, until Release: a server that accepted the
+	// connection and never answers.
+	Blackhole bool
 	// KillAt, when > 0, calls the proxy's Kill after the KillAt-th write
 	// since the mode began has landed and before its answer goes back.
 	KillAt int
@@ -103,6 +107,7 @@ type Proxy struct {
 	writes   int // since the mode began
 	injected map[string]int64
 	watches  map[*context.CancelFunc]struct{}
+	held     chan struct{} // closed by Release: blackholed requests hang up
 	onAnswer func(r *http.Request, code int, body []byte)
 
 	requests, allWrites, lists atomic.Int64
@@ -130,7 +135,8 @@ func NewProxy(cfg *rest.Config) (*Proxy, error) {
 	_, _ = rand.Read(b)
 	p := &Proxy{target: target, transport: rt, token: hex.EncodeToString(b),
 		rng: mrand.New(mrand.NewPCG(1, 2)), recorded: map[string][]byte{},
-		injected: map[string]int64{}, watches: map[*context.CancelFunc]struct{}{}}
+		injected: map[string]int64{}, watches: map[*context.CancelFunc]struct{}{},
+		held: make(chan struct{})}
 	p.stream = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
@@ -206,9 +212,19 @@ func selfSigned() (tls.Certificate, []byte, error) {
 		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
 }
 
+// Release hangs up every request a blackhole holds (they never get an
+// answer: their connections close).
+func (p *Proxy) Release() {
+	p.mu.Lock()
+	close(p.held)
+	p.held = make(chan struct{})
+	p.mu.Unlock()
+}
+
 // Close stops serving and ends every open watch.
 func (p *Proxy) Close() error {
 	p.SetMode(Mode{})
+	p.Release()
 	if p.srv == nil {
 		return nil
 	}
@@ -286,6 +302,7 @@ func isWatch(r *http.Request) bool {
 type decision struct {
 	kind  string // "" forwards as is
 	stale []byte
+	held  chan struct{} // a blackhole's: closed by Release
 	kill  bool
 }
 
@@ -300,6 +317,8 @@ func (p *Proxy) decide(r *http.Request) (decision, Mode) {
 	write := isWrite(r.Method)
 	var d decision
 	switch {
+	case m.Blackhole && !isWatch(r):
+		d.kind, d.held = "blackhole", p.held
 	case m.Drop > 0 && !isWatch(r) && roll(m.Drop):
 		d.kind = "drop"
 	case write && roll(m.Conflict):
@@ -350,6 +369,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	switch d.kind {
+	case "blackhole":
+		select {
+		case <-d.held:
+		case <-r.Context().Done():
+		}
+		hangUp(w)
+		return
 	case "drop":
 		hangUp(w)
 		return

@@ -299,3 +299,50 @@ func TestLabObject(t *testing.T) {
 		}
 	}
 }
+
+// A blackhole holds a request unanswered, the connection open and
+// nothing sent on, until Release hangs it up (no answer even then); the
+// mode's end alone does not answer it, and a request after it passes.
+func TestProxyBlackholeHoldsUntilRelease(t *testing.T) {
+	b := newBackend(t)
+	p, url := start(t, b)
+	p.SetMode(Mode{Blackhole: true})
+	type answer struct {
+		code int
+		err  error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		code, _, err := do(t, "GET", url+tsPath)
+		got <- answer{code, err}
+	}()
+	select {
+	case a := <-got:
+		t.Fatalf("a blackholed request was answered: %d %v", a.code, a.err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	p.SetMode(Mode{})
+	select {
+	case a := <-got:
+		t.Fatalf("the mode's end answered a held request: %d %v", a.code, a.err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if code, _, err := do(t, "GET", url+tsPath); code != 200 {
+		t.Errorf("a request after the blackhole: %d %v, want 200", code, err)
+	}
+	p.Release()
+	select {
+	case a := <-got:
+		if a.err == nil {
+			t.Errorf("a released request got an answer %d, want its connection closed", a.code)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Release did not hang up the held request")
+	}
+	if n := b.hits.Load(); n != 1 {
+		t.Errorf("the backend saw %d requests, want 1 (the held one never sent on)", n)
+	}
+	if c := p.Counts(); c.Injected["blackhole"] != 1 {
+		t.Errorf("injected %v, want 1 blackhole", c.Injected)
+	}
+}

@@ -55,6 +55,9 @@ var faultFor = map[string]Mode{
 	"stale":    {Stale: 0.5},
 	"drop":     {Drop: 0.3},
 	"latency":  {Latency: 250 * time.Millisecond},
+	// Held until the fault is judged (Release): a client that waits
+	// forever is still waiting when convergence is judged.
+	"blackhole": {Blackhole: true},
 }
 
 // Options are the run's choices.
@@ -73,8 +76,11 @@ type Options struct {
 type UnknownFaultError struct{ Name string }
 
 func (e *UnknownFaultError) Error() string {
-	return i18n.T("stress.unknown_fault", i18n.Args{"Name": e.Name, "Faults": strings.Join(Faults, ",")})
+	return i18n.T("stress.unknown_fault", i18n.Args{"Name": e.Name, "Faults": strings.Join(append(slices.Clone(Faults), OptIn...), ",")})
 }
+
+// OptIn are the faults run only when named (judge.StressOptIn).
+var OptIn = judge.StressOptIn
 
 // EnvError is a cluster or service that cannot be stressed (exit 2).
 type EnvError struct{ Msg string }
@@ -89,7 +95,7 @@ func ParseFaults(s string) ([]string, error) {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
-		if !slices.Contains(Faults, f) {
+		if !slices.Contains(Faults, f) && !slices.Contains(OptIn, f) {
 			return nil, &UnknownFaultError{Name: f}
 		}
 		if !slices.Contains(out, f) {
@@ -505,6 +511,9 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 		v.Injected["latency"] = r.proxy.Counts().Requests - before.Requests
 	}
 	v.Findings = r.judge(ctx, deleted, handEdited)
+	// A blackhole's requests hang up only now: a controller that waited
+	// for them forever is back for the next fault.
+	r.proxy.Release()
 	if len(v.Findings) > 0 {
 		v.Status = judge.Fail
 		v.Hint = i18n.T("stress.why."+name) + " " + i18n.T("stress.fix."+v.Findings[0].Property)
