@@ -188,7 +188,7 @@ func TestStartOver(t *testing.T) {
 		}
 		_, out := cnpa("check", "--step", "1")
 		schema := "spec.versions[0].schema.openAPIV3Schema.properties.spec"
-		contains("cnpa check --step 1", out, "✗ step1.crd.pods_required", "✗ step1.crd.pods_maximum",
+		contains("cnpa check --step 1", kit.Unwrapped(out), "✗ step1.crd.pods_required", "✗ step1.crd.pods_maximum",
 			"in "+path("crd.yaml")+", "+schema+": add required: [pods]; then apply it",
 			"in "+path("crd.yaml")+", "+schema+".properties.pods: add maximum: 50; then apply it")
 		// The hint, followed: add both to crd.yaml and apply it, with the

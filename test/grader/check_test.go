@@ -144,23 +144,33 @@ func (l *labCLI) editJSON(name string, edit func(m map[string]any)) func() {
 	}
 	edit(m)
 	data, _ := json.Marshal(m)
+	restore := l.restoreFile(path, orig)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		l.t.Fatal(err)
 	}
-	return l.restoreFile(path, orig)
+	return restore
 }
 
-// restoreFile returns what writes data back to path with its mode of now.
+// restoreFile returns what puts path back as it is now, before a tamper:
+// data written into the same file (os.WriteFile keeps its inode), with
+// its mode and modification time of now. The time too: cnpa's manifest
+// knows the file it wrote by inode and time, and a file written since,
+// whatever it holds, is the learner's (manifest.Replaced), which reset
+// then keeps.
 func (l *labCLI) restoreFile(path string, data []byte) func() {
 	mode := os.FileMode(0o644)
+	var mtime time.Time
 	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
+		mode, mtime = fi.Mode().Perm(), fi.ModTime()
 	}
 	return func() {
 		if err := os.WriteFile(path, data, mode); err != nil {
 			l.t.Fatal(err)
 		}
 		os.Chmod(path, mode)
+		if !mtime.IsZero() {
+			os.Chtimes(path, mtime, mtime)
+		}
 	}
 }
 
@@ -318,13 +328,16 @@ func testTampering(t *testing.T, l *labCLI) {
 		}, []string{"step8.restore_seconds"}, "cnpa step 8"},
 		{"archive removed", func(t *testing.T) func() {
 			path := filepath.Join(l.dir, "archive", "beta.json")
-			data, err := os.ReadFile(path)
-			if err != nil {
+			// Moved away and back: the very file cnpa wrote returns
+			// (a file written anew would be another one, see restoreFile).
+			if err := os.Rename(path, path+".away"); err != nil {
 				t.Fatal(err)
 			}
-			restore := l.restoreFile(path, data)
-			os.Remove(path)
-			return restore
+			return func() {
+				if err := os.Rename(path+".away", path); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}, []string{"step6.archive_record"}, "lets beta go"},
 		{"service stopped", func(t *testing.T) func() {
 			l.must("service", "stop")
@@ -347,8 +360,9 @@ func testTampering(t *testing.T, l *labCLI) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			restore := l.restoreFile(path, data)
 			os.WriteFile(path, bytes.ReplaceAll(data, []byte("Restart=always"), []byte("Restart=on-failure")), 0o644)
-			return l.restoreFile(path, data)
+			return restore
 		}, []string{"step4.restart_always"}, "cnpa step 4"},
 		{"reconcile.sh that writes on every run", func(t *testing.T) func() {
 			path := filepath.Join(l.dir, "reconcile.sh")
@@ -358,8 +372,8 @@ func testTampering(t *testing.T, l *labCLI) {
 			}
 			// Correct otherwise, but it stamps team-alpha on every pass.
 			script := strings.Replace(string(data), "exec ", "kubectl annotate --overwrite namespace team-alpha cnpa-e2e/stamp=\"$(date +%s%N)\" >/dev/null\n", 1)
-			os.WriteFile(path, []byte(script), 0o755)
 			restore := l.restoreFile(path, data)
+			os.WriteFile(path, []byte(script), 0o755)
 			return func() {
 				restore()
 				l.Kubectl(nil, "annotate", "namespace", "team-alpha", "cnpa-e2e/stamp-")

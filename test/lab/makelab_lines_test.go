@@ -35,10 +35,10 @@ func TestMakeLabProblems(t *testing.T) {
 		"   kubectl delete resourcequota team-quota -n team-alpha --wait=false)",
 	}, "\n")
 	en := makeLabProblems(out, false)
-	wantEn := []string{"line 4 is 84 columns wide", "line 6 is 102 columns wide", "line 10 is 102 columns wide", "line 12 is 131 columns wide", "line 16 is 93 columns wide"}
+	wantEn := []string{"line 4 is 84 columns wide", "line 6 is 102 columns wide", "line 10 is 102 columns wide", "line 11 is 131 columns wide", "line 12 is 131 columns wide", "line 16 is 93 columns wide"}
 	ja := makeLabProblems(out, true)
 	wantJa := []string{"line 3 is English", "line 4 is 84 columns wide", "line 4 is English", "line 6 is 102 columns wide", "line 6 is English",
-		"line 10 is 102 columns wide", "line 12 is 131 columns wide", "line 16 is 93 columns wide", "line 16 is English", "line 19 is English"}
+		"line 10 is 102 columns wide", "line 11 is 131 columns wide", "line 12 is 131 columns wide", "line 16 is 93 columns wide", "line 16 is English", "line 19 is English"}
 	for _, c := range []struct {
 		lang      string
 		got, want []string
