@@ -169,12 +169,21 @@ func (s *shellOnce) stop(*testing.T)   {}
 func (s *shellOnce) continuous() bool  { return false }
 func (s *shellOnce) idle(t *testing.T) { s.pass(t); s.pass(t) }
 
-// writes lists the kubectl calls other than `get`.
+// writes lists the kubectl calls other than `get`. reconcile.sh gives
+// every call --request-timeout first (a blackholed request ends), so the
+// verb is the first word that is no flag.
 func (s *shellOnce) writes() []string {
 	data, _ := os.ReadFile(s.kubectlLog) // missing: no call yet
 	var out []string
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if line != "" && !strings.HasPrefix(line, "get ") {
+		verb := ""
+		for _, w := range strings.Fields(line) {
+			if !strings.HasPrefix(w, "-") {
+				verb = w
+				break
+			}
+		}
+		if line != "" && verb != "get" {
 			out = append(out, line)
 		}
 	}
