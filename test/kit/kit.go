@@ -52,22 +52,37 @@ type Env struct {
 	created   []string
 }
 
-var (
-	crdMu        sync.Mutex
-	crdInstalled = map[*cluster.Cluster]bool{}
-)
+// crdMu keeps two tests from installing the CRD at once.
+var crdMu sync.Mutex
 
-// New is Connect, with the CRD installed once per cluster.
+// New is Connect, with the CRD installed when the cluster has none. It
+// asks the cluster rather than remembering: a test that ends with `cnpa
+// reset --yes` removes the CRD, and the next test of the package on the
+// shared cluster still needs it.
 func New(t testing.TB, c *cluster.Cluster) *Env {
 	t.Helper()
 	e := Connect(t, c)
 	crdMu.Lock()
 	defer crdMu.Unlock()
-	if !crdInstalled[c] {
+	crds := e.Dyn.Resource(teamspace.CRDGVR)
+	crd, err := crds.Get(e.Ctx, teamspace.CRDName, metav1.GetOptions{})
+	if err == nil && crd.GetDeletionTimestamp() != nil {
+		// Being removed: a new one can only be made once it is gone.
+		e.WaitFor("the TeamSpace CRD being deleted is gone", 2*time.Minute, func() error {
+			_, err = crds.Get(e.Ctx, teamspace.CRDName, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("still there (get: %v)", err)
+		})
+	}
+	switch {
+	case apierrors.IsNotFound(err):
 		if err := InstallCRD(e.Ctx, c, e.kubeCache); err != nil {
 			t.Fatal(err)
 		}
-		crdInstalled[c] = true
+	case err != nil:
+		t.Fatalf("is the TeamSpace CRD installed? %v", err)
 	}
 	return e
 }
