@@ -97,6 +97,11 @@ func NewEnv(t *kube.Target, opts Options) (*Env, error) {
 	if !validEngine(st.Engine) {
 		return nil, i18n.NewError("labenv.unknown_engine", i18n.Args{"Engine": fmt.Sprintf("%q", st.Engine)})
 	}
+	if opts.ServiceManager == "systemd" && !service.SystemdRunning() {
+		// Asked for by name: auto would quietly pick process mode, but
+		// systemctl would only fail later, at step 4, with its own words.
+		return nil, i18n.NewError("labenv.systemd_not_running", nil)
+	}
 	mgr, err := service.New(st.ServiceManager, st.UnitDir, opts.Dir)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/labenv"
+	"github.com/labhub/cnpa/internal/service"
 	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/kit/cluster"
 )
@@ -72,6 +73,12 @@ func TestChoicesLockWhenEvidenceDependsOnThem(t *testing.T) {
 		}
 	}
 
+	if !service.SystemdRunning() {
+		// Named on a machine without systemd (this one, and the
+		// containers CI runs in): refused before anything is written,
+		// rather than systemctl failing at step 4.
+		refused([]string{"step", "1", "--service-manager", "systemd"}, "--service-manager systemd", "/run/systemd/system", "--service-manager process")
+	}
 	mustPass("step", "1", "--engine", "shell", "--service-manager", "process", "--unit-dir", unitDir("a"))
 	if st := state(t, dir); st.Engine != "shell" || st.UnitDir != unitDir("a") || st.EngineLocked || st.ServiceLocked {
 		t.Errorf("after step 1: state %+v, want engine shell, unit dir %s remembered, nothing locked", st, unitDir("a"))

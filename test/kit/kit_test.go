@@ -92,3 +92,15 @@ func TestTailBuffer(t *testing.T) {
 		t.Errorf("nil buffer: got %q, want empty", got)
 	}
 }
+
+// A heredoc and a long command over bash's continuations each come back
+// as the one command bash reads.
+func TestShownCommands(t *testing.T) {
+	out := "Step 1 — x\n  $ cat > /d/a.yaml <<'EOF'\n  > kind: TeamSpace\n  >   name: alpha\n  > EOF\n" +
+		"    teamspace.platform.labhub.io/alpha serverside-applied\n  … waiting for x\n  $ uid=$(kubectl get teamspace alpha)\n    → 1\n"
+	got := ShownCommands(out)
+	want := []string{"cat > /d/a.yaml <<'EOF'\nkind: TeamSpace\n  name: alpha\nEOF", "uid=$(kubectl get teamspace alpha)"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

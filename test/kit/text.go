@@ -62,3 +62,19 @@ func Unwrapped(s string) string {
 	}
 	return strings.Join(words, " ")
 }
+
+// ShownCommands are the commands in a step's output, as bash reads them:
+// `  $ ` starts one and `  > ` continues it (a heredoc, or a long command
+// shown over bash's line continuations, steps.ContinueLines), joined with
+// their newlines.
+func ShownCommands(out string) []string {
+	var cmds []string
+	for _, line := range strings.Split(out, "\n") {
+		if c, ok := strings.CutPrefix(line, "  $ "); ok {
+			cmds = append(cmds, c)
+		} else if c, ok := strings.CutPrefix(line, "  > "); ok && len(cmds) > 0 {
+			cmds[len(cmds)-1] += "\n" + c
+		}
+	}
+	return cmds
+}

@@ -214,7 +214,7 @@ func runLab(t *testing.T, engine, datastore string, rbac *rbacUse) {
 		wordingSlips(t, string(stepOut))
 	}
 	if engine == "own" {
-		if cmds := shownCommands(string(stepOut)); len(cmds) > 0 || !bytes.Contains(stepOut, []byte("✓ reverted_to")) {
+		if cmds := kit.ShownCommands(string(stepOut)); len(cmds) > 0 || !bytes.Contains(stepOut, []byte("✓ reverted_to")) {
 			t.Errorf("cnpa step all --quiet: got %d commands shown (want none) and the ✓ lines kept:\n%s", len(cmds), stepOut)
 		}
 		if now, _ := os.ReadFile(filepath.Join(dir, "reconcile.sh")); !bytes.Equal(now, script) {
@@ -297,7 +297,7 @@ func runLab(t *testing.T, engine, datastore string, rbac *rbacUse) {
 // compared with that word taken out.
 func timelineRequestsShown(t *testing.T, dir, out, kubeContext string) {
 	t.Helper()
-	shown := shownCommands(out)
+	shown := kit.ShownCommands(out)
 	for i, c := range shown {
 		// A long command is shown as bash's line continuations (issue
 		// 57): the request is the line bash reads.

@@ -18,33 +18,10 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/course"
+	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/kit/cluster"
 	"github.com/labhub/cnpa/test/labassert"
 )
-
-// shownCommands are the commands in a step's output: `  $ ` starts one and
-// `  > ` continues it (a heredoc, a line continuation), as a shell shows them.
-func shownCommands(out string) []string {
-	var cmds []string
-	for _, line := range strings.Split(out, "\n") {
-		if c, ok := strings.CutPrefix(line, "  $ "); ok {
-			cmds = append(cmds, c)
-		} else if c, ok := strings.CutPrefix(line, "  > "); ok && len(cmds) > 0 {
-			cmds[len(cmds)-1] += "\n" + c
-		}
-	}
-	return cmds
-}
-
-func TestShownCommands(t *testing.T) {
-	out := "Step 1 — x\n  $ cat > /d/a.yaml <<'EOF'\n  > kind: TeamSpace\n  >   name: alpha\n  > EOF\n" +
-		"    teamspace.platform.labhub.io/alpha serverside-applied\n  … waiting for x\n  $ uid=$(kubectl get teamspace alpha)\n    → 1\n"
-	got := shownCommands(out)
-	want := []string{"cat > /d/a.yaml <<'EOF'\nkind: TeamSpace\n  name: alpha\nEOF", "uid=$(kubectl get teamspace alpha)"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("got %q, want %q", got, want)
-	}
-}
 
 // systemdStandIn replaces systemctl in the replay. The steps show the
 // systemd commands a learner types on the lab's VM (`systemctl enable --now
@@ -108,7 +85,7 @@ trap svc_stop EXIT
 // nature, judged by the lab's rules (package lab) against the new
 // cluster, as labassert does for every lab run.
 func replayLab(ctx context.Context, t *testing.T, out []byte, a *cluster.Cluster, dirA, unitDirA string) {
-	cmds := shownCommands(string(out))
+	cmds := kit.ShownCommands(string(out))
 	// Every step shows commands; a run that printed few has lost some.
 	if len(cmds) < 40 {
 		t.Fatalf("cnpa step all showed %d commands, want every action (40 or more):\n%s", len(cmds), out)

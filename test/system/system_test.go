@@ -360,18 +360,9 @@ func replayStep3(ctx context.Context, t *testing.T, c *nspawn.Container, env []s
 	if err != nil {
 		t.Fatalf("cnpa step 3 again: %v\n%s%s", err, out, errOut)
 	}
-	// A shown command wider than the screen goes on over "> " lines, each
-	// but the last ending in bash's " \\" (steps.ContinueLines): joined
-	// with their newlines, bash reads them as the one command.
-	var cmds []string
-	for _, l := range strings.Split(out, "\n") {
-		l = strings.TrimSpace(l)
-		if cmd, ok := strings.CutPrefix(l, "$ "); ok {
-			cmds = append(cmds, cmd)
-		} else if more, ok := strings.CutPrefix(l, "> "); ok && len(cmds) > 0 && strings.HasSuffix(cmds[len(cmds)-1], "\\") {
-			cmds[len(cmds)-1] += "\n" + more
-		}
-	}
+	// A shown command wider than the screen goes on over "> " lines
+	// (steps.ContinueLines): bash reads them as the one command.
+	cmds := kit.ShownCommands(out)
 	var shown []string
 	for _, cmd := range cmds {
 		if strings.HasSuffix(strings.Trim(cmd, "'"), "/reconcile.sh") && !strings.HasPrefix(cmd, "chmod ") {
