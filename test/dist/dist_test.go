@@ -522,3 +522,67 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestRPMInstallsAndRemoves installs this machine's .rpm with rpm itself
+// (Debian's rpm, into an empty root of its own) as a Fedora or RHEL VM's
+// rpm would: the files land where the .deb puts them, the binary there
+// says the release's version, rpm's own digest check passes, its one
+// script is the prerm that only warns, and `rpm -e` leaves nothing of
+// cnpa's. The scripts are not run here (the empty root has no shell);
+// the .deb's test runs the same prerm in a booted Debian root.
+func TestRPMInstallsAndRemoves(t *testing.T) {
+	r := findRelease(t)
+	rpm, err := exec.LookPath("rpm")
+	if err != nil {
+		t.Fatalf("rpm is not installed: apt-get install -y rpm (.ci/run installs it)")
+	}
+	pkg := r.rpms[runtime.GOARCH]
+	root := t.TempDir()
+	sh := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(rpm, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("rpm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	if out := sh("-K", "--nosignature", pkg); !strings.Contains(out, "digests OK") {
+		t.Errorf("rpm -K %s: %q, want its digests OK", filepath.Base(pkg), out)
+	}
+	scripts := sh("-qp", "--scripts", pkg)
+	if !strings.Contains(scripts, "preuninstall scriptlet") || strings.Contains(scripts, "postinstall") ||
+		strings.Contains(scripts, "systemctl start") || strings.Contains(scripts, "systemctl enable") {
+		t.Errorf("%s: scripts other than a prerm that warns:\n%s", filepath.Base(pkg), scripts)
+	}
+	sh("--root", root, "--initdb")
+	sh("--root", root, "-i", "--nodeps", "--noscripts", pkg)
+	files := []string{"/usr/bin/cnpa", "/usr/share/bash-completion/completions/cnpa", "/usr/share/zsh/vendor-completions/_cnpa",
+		"/usr/share/fish/vendor_completions.d/cnpa.fish", "/usr/share/man/man1/cnpa.1.gz", "/usr/share/man/ja/man1/cnpa.1.gz",
+		"/usr/share/doc/cnpa/README.md", "/usr/share/doc/cnpa/README.ja.md", "/usr/share/doc/cnpa/docs/release.md"}
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			t.Errorf("after rpm -i: %v", err)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(root, "/usr/bin/cnpa")); err == nil && fi.Mode().Perm() != 0o755 {
+		t.Errorf("/usr/bin/cnpa has mode %v, want 0755", fi.Mode().Perm())
+	}
+	out, err := exec.Command(filepath.Join(root, "/usr/bin/cnpa"), "version").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "(commit "+r.commit) {
+		t.Errorf("the installed cnpa version: %q (%v), want commit %s", out, err, r.commit)
+	}
+	if q := sh("--root", root, "-qf", "/usr/bin/cnpa"); !strings.HasPrefix(q, "cnpa-") {
+		t.Errorf("rpm -qf /usr/bin/cnpa: %q, want the cnpa package", q)
+	}
+	sh("--root", root, "-e", "--noscripts", "cnpa")
+	var left []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.Contains(p, "cnpa") && !strings.HasPrefix(p, filepath.Join(root, "var/lib/rpm")) {
+			left = append(left, strings.TrimPrefix(p, root))
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Errorf("after rpm -e, cnpa's files are left: %v", left)
+	}
+}
