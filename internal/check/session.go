@@ -45,6 +45,13 @@ type Session struct {
 	lent *teamspace.TeamSpace
 }
 
+// RemoveLater tells whether a probe may leave the TeamSpaces whose
+// verdict is in to the run's last cleanup instead of removing them
+// itself: the caller takes the verdicts before that cleanup
+// (Options.Judged). A probe whose verdict judges the removal (step 6's)
+// removes its own all the same.
+func (r *Session) RemoveLater() bool { return r.opts.Judged != nil }
+
 // Env is the lab's environment being graded: a probe's clients, its
 // evidence dir and reconcile.sh.
 func (r *Session) Env() *labenv.Env { return r.env }

@@ -40,6 +40,10 @@ type Ask struct {
 	// Live: run the step's probes of the running controller, which wait
 	// on it.
 	Live bool
+	// Judged, when set, is given the report as soon as its verdicts are
+	// in, before the probes' temporary TeamSpaces are removed
+	// (check.Options.Judged); the Judger returns once they are.
+	Judged func(*judge.Report)
 }
 
 // Judger judges step (0: every step) as `cnpa check --step N` does,
@@ -58,7 +62,7 @@ func CheckJudger(steps check.Table, env *labenv.Env, timeout time.Duration) Judg
 		if ask.Live {
 			leave &^= check.LeaveController
 		}
-		rep, _, err := check.Run(ctx, env, check.Options{Steps: steps, Step: step, ProbeTimeout: timeout, Leave: leave})
+		rep, _, err := check.Run(ctx, env, check.Options{Steps: steps, Step: step, ProbeTimeout: timeout, Leave: leave, Judged: ask.Judged})
 		return rep, err
 	}
 }
@@ -562,9 +566,19 @@ func (l *loop) run(ctx context.Context, gen int, p plan) {
 		if !send(result{kind: startKind, step: n}) {
 			return false
 		}
-		rep, err := l.o.Judge(ctx, n, Ask{Live: true})
+		// The verdicts are shown as soon as they are in; the plan goes
+		// on once the probes' TeamSpaces are gone, so that no judgement
+		// or step meets them.
+		shown := false
+		judged := func(rep *judge.Report) {
+			shown = send(result{kind: liveKind, step: n, rep: rep, at: l.o.Now()})
+		}
+		rep, err := l.o.Judge(ctx, n, Ask{Live: true, Judged: judged})
 		if ctx.Err() != nil {
 			return false
+		}
+		if shown && err == nil {
+			return true
 		}
 		return send(result{kind: liveKind, step: n, rep: rep, err: err, at: l.o.Now()}) && err == nil
 	}

@@ -26,8 +26,11 @@ import (
 // call is one judgement asked of the fake judge.
 type call struct {
 	step int
-	ask  Ask
+	ask  asked
 }
+
+// asked is what an Ask asked for, comparable.
+type asked struct{ Script, Live bool }
 
 // fakeJudge answers each judgement from answer and reports every call.
 type fakeJudge struct {
@@ -40,7 +43,7 @@ func (f *fakeJudge) judge(_ context.Context, step int, ask Ask) (*judge.Report, 
 	f.mu.Lock()
 	a := f.answer
 	f.mu.Unlock()
-	f.calls <- call{step, ask}
+	f.calls <- call{step, asked{ask.Script, ask.Live}}
 	return a(step, ask)
 }
 
@@ -212,14 +215,14 @@ func TestRunJudgesFromWhereTheLearnerIs(t *testing.T) {
 	}
 	w := startWatch(t, dir, fakeLab(judge.Pass))
 	// The look and the probes start side by side.
-	if a, b := w.f.next(t), w.f.next(t); !(a == call{0, Ask{}} && b == call{4, Ask{Live: true}}) && !(b == call{0, Ask{}} && a == call{4, Ask{Live: true}}) {
+	if a, b := w.f.next(t), w.f.next(t); !(a == call{0, asked{}} && b == call{4, asked{Live: true}}) && !(b == call{0, asked{}} && a == call{4, asked{Live: true}}) {
 		t.Fatalf("first judgements %+v %+v, want the look at every step and step 4's controller probes", a, b)
 	}
 	waitFor(t, w.has(t, "live4@4=pass"))
 	// A change of the cluster: a look, and the current step's live probes
 	// (not within liveAgain of the last); never the script.
 	w.changed <- struct{}{}
-	w.f.until(t, call{0, Ask{}}, false)
+	w.f.until(t, call{0, asked{}}, false)
 	w.f.none(t, 300*time.Millisecond, "within liveAgain of the last live judgement")
 	// The script saved: the current step's controller probes first (the
 	// script's are step 3's), then the script's, then the controller's of
@@ -227,11 +230,11 @@ func TestRunJudgesFromWhereTheLearnerIs(t *testing.T) {
 	w.files <- []Change{{Path: filepath.Join(dir, "reconcile.sh"), Step: 3}}
 	var probes []call
 	for len(probes) < 3 {
-		if c := w.f.next(t); c != (call{0, Ask{}}) {
+		if c := w.f.next(t); c != (call{0, asked{}}) {
 			probes = append(probes, c)
 		}
 	}
-	if want := []call{{4, Ask{Live: true}}, {0, Ask{Script: true}}, {5, Ask{Live: true}}}; !slices.Equal(probes, want) {
+	if want := []call{{4, asked{Live: true}}, {0, asked{Script: true}}, {5, asked{Live: true}}}; !slices.Equal(probes, want) {
 		t.Errorf("probes after the save %+v, want %+v", probes, want)
 	}
 	waitFor(t, w.has(t, "script@3=pass"))
@@ -246,7 +249,7 @@ func TestRunJudgesFromWhereTheLearnerIs(t *testing.T) {
 	w.files <- []Change{{Path: filepath.Join(dir, "crd.yaml"), Step: 1}}
 	waitFor(t, func() bool { return strings.Contains(w.errw.String(), "the cluster answers again") })
 	w.keys <- 'n'
-	w.f.until(t, call{5, Ask{Live: true}}, false)
+	w.f.until(t, call{5, asked{Live: true}}, false)
 	waitFor(t, func() bool { return LoadPosition(course.Steps.Lab(), dir) == 5 })
 	w.keys <- 'q'
 	if err := <-w.done; err != nil {
@@ -273,7 +276,7 @@ func TestRunWaitsForARunningStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := startWatch(t, dir, fakeLab(judge.Pass))
-	w.f.until(t, call{0, Ask{Script: true}}, true)
+	w.f.until(t, call{0, asked{Script: true}}, true)
 	waitFor(t, w.has(t, "script@3=pass"))
 	if err := labenv.MarkRunning(dir, 7); err != nil {
 		t.Fatal(err)
@@ -287,7 +290,7 @@ func TestRunWaitsForARunningStep(t *testing.T) {
 	w.keys <- 'c'
 	w.f.none(t, 500*time.Millisecond, "a `cnpa step` runs")
 	labenv.UnmarkRunning(dir)
-	w.f.until(t, call{0, Ask{Script: true}}, true)
+	w.f.until(t, call{0, asked{Script: true}}, true)
 
 	// The service stopped by the lab: the saved script is not run, and
 	// that is said.
@@ -328,6 +331,49 @@ func TestRunJudgesAFailedScriptAgain(t *testing.T) {
 	}
 }
 
+// A controller's verdict is shown as soon as it is in (Ask.Judged),
+// while its probes' temporary TeamSpaces are still being removed, and
+// once: the plan goes on when the removal is done.
+func TestRunShowsALiveVerdictBeforeTheCleanup(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.English)
+	dir := t.TempDir()
+	if err := SavePosition(dir, 5); err != nil {
+		t.Fatal(err)
+	}
+	removed := make(chan struct{})
+	var done atomic.Bool
+	w := startWatch(t, dir, func(step int, ask Ask) (*judge.Report, error) {
+		rep, err := fakeLab(judge.Pass)(step, ask)
+		if ask.Live && ask.Judged != nil {
+			ask.Judged(rep)
+			<-removed // the temporaries being removed
+			done.Store(true)
+		}
+		return rep, err
+	})
+	waitFor(t, w.has(t, "live5@5=pass"))
+	if done.Load() {
+		t.Fatal("the verdict was shown only after the cleanup")
+	}
+	close(removed)
+	waitFor(t, done.Load)
+	w.keys <- 'q'
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil
+	n := 0
+	for _, v := range w.verdicts(t) {
+		if v == "live5@5=pass" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("step 5's verdict shown %d times, want once: %v", n, w.verdicts(t))
+	}
+}
+
 // A reset under watch (its position gone): the learner starts over where
 // the evidence says, and the old marks go.
 func TestRunStartsOverAfterAReset(t *testing.T) {
@@ -338,11 +384,11 @@ func TestRunStartsOverAfterAReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := startWatch(t, dir, fakeLab(judge.Pass))
-	w.f.until(t, call{0, Ask{}}, false)
+	w.f.until(t, call{0, asked{}}, false)
 	if err := os.RemoveAll(filepath.Join(dir, ".cnpa")); err != nil {
 		t.Fatal(err)
 	}
-	w.f.until(t, call{0, Ask{}}, false)
+	w.f.until(t, call{0, asked{}}, false)
 	w.keys <- 'n' // from where it started over
 	waitFor(t, func() bool { return LoadPosition(course.Steps.Lab(), dir) == 2 })
 }
