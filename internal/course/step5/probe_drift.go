@@ -78,6 +78,10 @@ func drift(ctx context.Context, r *check.Session) (v lab.Verdict) {
 	}
 	r.Phase(ctx, check.PhaseDrift)
 	if _, failed := r.ConvergeOutcome(); failed {
+		if at := r.BlockedAt(); at != "" {
+			// Step 5's own mistake stopped step 4's TeamSpace: judged here.
+			return lab.Holds(false, want, i18n.T("check.drift.blocked", i18n.Args{"At": at}))
+		}
 		return lab.Skipped(i18n.T("check.drift.skip", i18n.Args{"ID": step4.ProbeConverges.ID}))
 	}
 	if !ok {
