@@ -1468,7 +1468,7 @@ var messagesEn = []goi18n.Message{
 	{ID: "watch.step", Other: "Step {{.N}} · {{.Title}}"},
 	{ID: "watch.step_passed", Other: "step {{.N}} passes: n for the next step"},
 	{ID: "watch.title", Other: "cnpa watch · {{.Dir}}"},
-	{ID: "watch.unit_changed", Other: "{{.File}} changed: restart the service to use it ({{.Cmd}})"},
+	{ID: "watch.unit_changed", Other: "{{.File}} changed: restart the service to use it (`{{.Cmd}}`)"},
 	{ID: "watch.watcher_error", Other: "the file watcher: {{.Err}}"},
 }
 
@@ -2924,6 +2924,6 @@ var messagesJa = []goi18n.Message{
 	{ID: "watch.step", Other: "ステップ{{.N}} · {{.Title}}"},
 	{ID: "watch.step_passed", Other: "ステップ{{.N}}は合格です。n で次のステップへ"},
 	{ID: "watch.title", Other: "cnpa watch · {{.Dir}}"},
-	{ID: "watch.unit_changed", Other: "{{.File}}が変わりました。使うにはサービスを再起動してください（{{.Cmd}}）"},
+	{ID: "watch.unit_changed", Other: "{{.File}}が変わりました。使うにはサービスを再起動してください（`{{.Cmd}}`）"},
 	{ID: "watch.watcher_error", Other: "ファイルの見張り: {{.Err}}"},
 }

@@ -430,7 +430,10 @@ func (l *loop) files(cs []Change) {
 		default:
 			l.m.Clear(c.Path)
 		}
-		if c.Path == l.o.UnitPath && c.Problem == "" {
+		if c.Path == l.o.UnitPath && c.Problem == "" && !l.stepRunning() {
+			// The learner's edit: the running service goes on with the
+			// unit it was started with. A `cnpa step` that writes the unit
+			// (step 4) starts the service with it itself.
 			l.notice(c.Path, i18n.T("watch.unit_changed", i18n.Args{"File": filepath.Base(c.Path), "Cmd": l.restartCommand()}))
 		}
 		if c.Incomplete {
@@ -853,6 +856,16 @@ func (l *loop) draw() {
 	}
 	// Raw mode: a line feed does not return the carriage.
 	fmt.Fprint(l.o.Out, "\x1b[H\x1b[2J"+strings.Join(l.o.View.Screen(l.m), "\r\n")+"\r\n")
+}
+
+// stepRunning tells whether a `cnpa step` runs now, as its mark says
+// (the model's Running follows the mark at the next poll).
+func (l *loop) stepRunning() bool {
+	if l.m.Running != 0 {
+		return true
+	}
+	_, ok := labenv.StepRunning(l.o.Dir)
+	return ok
 }
 
 // restartCommand is how the learner restarts the service to use a changed

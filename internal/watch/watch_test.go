@@ -157,6 +157,12 @@ type watching struct {
 
 func startWatch(t *testing.T, dir string, answer func(int, Ask) (*judge.Report, error)) *watching {
 	t.Helper()
+	return startWatchUnit(t, dir, "", answer)
+}
+
+// startWatchUnit is startWatch with the unit at unitPath.
+func startWatchUnit(t *testing.T, dir, unitPath string, answer func(int, Ask) (*judge.Report, error)) *watching {
+	t.Helper()
 	w := &watching{f: &fakeJudge{answer: answer, calls: make(chan call, 64)}, keys: make(chan rune), files: make(chan []Change),
 		changed: make(chan struct{}, 1), down: make(chan error), done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -167,7 +173,7 @@ func startWatch(t *testing.T, dir string, answer func(int, Ask) (*judge.Report, 
 	go func() {
 		w.done <- Run(ctx, Options{Steps: course.Steps.Lab(), Dir: dir, View: &View{P: ui.New(nil, true)}, Format: JSON,
 			Out: &w.out, Err: &w.errw, Judge: w.f.judge, Probes: theProbes, Keys: w.keys, Files: w.files, Changed: w.changed,
-			Down: w.down, Retry: time.Millisecond, Poll: 5 * time.Millisecond,
+			Down: w.down, Retry: time.Millisecond, Poll: 5 * time.Millisecond, UnitPath: unitPath,
 			Held: func(context.Context) string {
 				w.mu.Lock()
 				defer w.mu.Unlock()
@@ -371,6 +377,40 @@ func TestRunShowsALiveVerdictBeforeTheCleanup(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("step 5's verdict shown %d times, want once: %v", n, w.verdicts(t))
+	}
+}
+
+// A unit saved by the learner is said to need a restart, with the
+// command whole; one written by a running `cnpa step` (step 4 installs
+// and starts it) is not: that step started the service with it.
+func TestRunSaysARestartOnlyForTheLearnersUnit(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.English)
+	dir := t.TempDir()
+	if err := SavePosition(dir, 4); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatchUnit(t, dir, filepath.Join(dir, "cnpa-op.service"), fakeLab(judge.Pass))
+	unit := []Change{{Path: filepath.Join(dir, "cnpa-op.service"), Step: 4}}
+	restart := "restart the service to use it"
+	if err := labenv.MarkRunning(dir, 4); err != nil {
+		t.Fatal(err)
+	}
+	w.files <- unit
+	w.files <- []Change{{Path: filepath.Join(dir, "crd.yaml"), Step: 1}} // after the unit's notices, if any
+	waitFor(t, func() bool { return strings.Contains(w.errw.String(), "crd.yaml changed") })
+	if strings.Contains(w.errw.String(), restart) {
+		t.Errorf("a unit written by a running cnpa step is said to need a restart:\n%s", w.errw.String())
+	}
+	labenv.UnmarkRunning(dir)
+	for len(w.f.calls) > 0 {
+		<-w.f.calls
+	}
+	w.f.until(t, call{0, asked{}}, false) // the step's end seen: everything looked at again
+	w.files <- unit
+	waitFor(t, func() bool { return strings.Contains(w.errw.String(), restart) })
+	if !strings.Contains(w.errw.String(), "`cnpa service restart`") && !strings.Contains(w.errw.String(), "`systemctl daemon-reload && systemctl restart cnpa-op`") {
+		t.Errorf("the restart command is not one code span:\n%s", w.errw.String())
 	}
 }
 
