@@ -153,6 +153,8 @@ type watching struct {
 	done      chan error
 	held      func() string
 	mu        sync.Mutex
+	// shift moves the loop's clock on (liveAgain passed at once).
+	shift atomic.Int64
 }
 
 func startWatch(t *testing.T, dir string, answer func(int, Ask) (*judge.Report, error)) *watching {
@@ -174,6 +176,7 @@ func startWatchUnit(t *testing.T, dir, unitPath string, answer func(int, Ask) (*
 		w.done <- Run(ctx, Options{Steps: course.Steps.Lab(), Dir: dir, View: &View{P: ui.New(nil, true)}, Format: JSON,
 			Out: &w.out, Err: &w.errw, Judge: w.f.judge, Probes: theProbes, Keys: w.keys, Files: w.files, Changed: w.changed,
 			Down: w.down, Retry: time.Millisecond, Poll: 5 * time.Millisecond, UnitPath: unitPath,
+			Now: func() time.Time { return time.Now().Add(time.Duration(w.shift.Load())) },
 			Held: func(context.Context) string {
 				w.mu.Lock()
 				defer w.mu.Unlock()
@@ -411,6 +414,63 @@ func TestRunSaysARestartOnlyForTheLearnersUnit(t *testing.T) {
 	waitFor(t, func() bool { return strings.Contains(w.errw.String(), restart) })
 	if !strings.Contains(w.errw.String(), "`cnpa service restart`") && !strings.Contains(w.errw.String(), "`systemctl daemon-reload && systemctl restart cnpa-op`") {
 		t.Errorf("the restart command is not one code span:\n%s", w.errw.String())
+	}
+}
+
+// A controller's probes take seconds, a saved file is looked at in a
+// fraction of one: a judgement with probes that began before the file
+// was saved, and ends after the look at it, gives its probes' verdicts
+// and never its older look at the file (found in Japanese beside step 5:
+// drift.json judged present, then 'drift.json: does not exist' again).
+func TestRunKeepsTheNewerLookAtTheFiles(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.English)
+	dir := t.TempDir()
+	if err := SavePosition(dir, 5); err != nil {
+		t.Fatal(err)
+	}
+	var saved atomic.Bool
+	var lives atomic.Int32
+	release := make(chan struct{})
+	w := startWatch(t, dir, func(step int, ask Ask) (*judge.Report, error) {
+		file := judge.Fail
+		if saved.Load() {
+			file = judge.Pass
+		}
+		rep := &judge.Report{Checks: []judge.Check{{ID: "step5.file", Step: 5, Status: file, Title: "drift.json"}}}
+		if ask.Live {
+			if lives.Add(1) > 1 {
+				<-release // the controller's probes, taking their time
+			}
+			rep.Checks = append(rep.Checks, judge.Check{ID: "live5", Step: 5, Status: judge.Pass, Title: "serves"})
+		}
+		return rep, nil
+	})
+	waitFor(t, w.has(t, "live5@5=pass"))
+	// The learner edits the quota (a change of the cluster): the probes
+	// run again, liveAgain after the last; then drift.json is saved.
+	w.shift.Store(int64(2 * liveAgain))
+	w.changed <- struct{}{}
+	waitFor(t, func() bool { return lives.Load() == 2 })
+	saved.Store(true)
+	w.files <- []Change{{Path: filepath.Join(dir, "drift.json"), Step: 5}}
+	waitFor(t, w.has(t, "step5.file@5=pass"))
+	close(release)
+	waitFor(t, func() bool { return strings.Count(strings.Join(w.verdicts(t), " "), "live5@5=pass") >= 2 })
+	w.keys <- 'q'
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil
+	vs := w.verdicts(t)
+	last := ""
+	for _, v := range vs {
+		if strings.HasPrefix(v, "step5.file@5=") {
+			last = v
+		}
+	}
+	if last != "step5.file@5=pass" {
+		t.Errorf("drift.json's last verdict %q, want pass (the newer look): %v", last, vs)
 	}
 }
 
