@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -173,6 +175,29 @@ func TestUsageErrorsInJapanese(t *testing.T) {
 		code, _, errOut := cnpaEnv(t, []string{"LANG=ja_JP.UTF-8"}, c.args...)
 		if code != 2 || errOut != c.want {
 			t.Errorf("cnpa %q: exit %d, stderr %q; want 2, %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// cnpa report's own lines fit 80 columns in both languages, without a
+// cluster and with a long evidence dir (the newcomer's: 250 columns);
+// only a path wider than a line stands on a line of its own, whole.
+func TestReportLinesFit80Columns(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "a-rather-long-directory-name-as-learners-have", "cnpa-op-evidence")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "report.html")
+	for _, lang := range []string{"en", "ja"} {
+		code, out, errOut := cnpaEnv(t, nil, "--lang", lang, "--dir", dir, "--kubeconfig", filepath.Join(dir, "none"), "report", "--html", page)
+		if code != 0 || !strings.Contains(out, "report.html") {
+			t.Fatalf("%s: cnpa report: exit %d\n%s%s", lang, code, out, errOut)
+		}
+		for _, l := range strings.Split(out+errOut, "\n") {
+			if displayWidth(l) > 80 && !strings.Contains(l, dir) {
+				t.Errorf("%s: %d columns: %q", lang, displayWidth(l), l)
+			}
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/labhub/cnpa/internal/labenv"
 	"github.com/labhub/cnpa/internal/report"
 	"github.com/labhub/cnpa/internal/teamspace"
+	"github.com/labhub/cnpa/internal/ui"
 )
 
 var reportCommand = &cli.Command{
@@ -104,9 +105,9 @@ func (o *ReportOptions) Run(ctx context.Context) error {
 		return cli.Exit(i18n.T("cli.submit.write", i18n.Args{"Path": out, "Err": err.Error()}), 2)
 	}
 	abs, _ := filepath.Abs(out)
-	printer(o.Out, o.NoColor).Line("%s", i18n.T("cli.report.wrote", i18n.Args{"Path": out, "OK": p.ValuesOK, "Total": p.ValuesTotal, "Abs": abs}))
+	printer(o.Out, o.NoColor).Line("%s", ui.Wrap(i18n.T("cli.report.wrote", i18n.Args{"Path": out, "OK": p.ValuesOK, "Total": p.ValuesTotal, "Abs": abs}), ui.Cols))
 	if unknown != "" {
-		printer(o.Out, o.NoColor).Note("%s", i18n.T("cli.report.not_compared", i18n.Args{"Why": unknown}))
+		printer(o.Out, o.NoColor).Note("%s", ui.Wrap(i18n.T("cli.report.not_compared", i18n.Args{"Why": unknown}), ui.Cols))
 	}
 	return nil
 }
@@ -117,19 +118,19 @@ func (o *ReportOptions) Run(ctx context.Context) error {
 func (o *ReportOptions) liveAlpha(ctx context.Context) (*teamspace.TeamSpace, string) {
 	t, err := kube.Resolve(o.Kubeconfig, o.Context)
 	if err != nil {
-		printer(o.Out, o.NoColor).Note("%s", i18n.T("cli.report.no_cluster", i18n.Args{"Err": err.Error()}))
+		printer(o.Out, o.NoColor).Note("%s", ui.Wrap(i18n.T("cli.report.no_cluster", i18n.Args{"Err": err.Error()}), ui.Cols))
 		return nil, i18n.T("cli.report.no_cluster_then")
 	}
 	cl, err := kube.NewClients(t)
 	if err != nil {
-		printer(o.Out, o.NoColor).Note("%s", i18n.T("cli.report.no_cluster", i18n.Args{"Err": err.Error()}))
+		printer(o.Out, o.NoColor).Note("%s", ui.Wrap(i18n.T("cli.report.no_cluster", i18n.Args{"Err": err.Error()}), ui.Cols))
 		return nil, i18n.T("cli.report.no_cluster_then")
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	alpha, err := teamspace.Get(ctx, cl.Dynamic, "alpha")
 	if err != nil {
-		printer(o.Out, o.NoColor).Note("%s", i18n.T("cli.report.reading_alpha", i18n.Args{"Server": t.Server, "Err": err.Error()}))
+		printer(o.Out, o.NoColor).Note("%s", ui.Wrap(i18n.T("cli.report.reading_alpha", i18n.Args{"Server": t.Server, "Err": err.Error()}), ui.Cols))
 		return nil, i18n.T("cli.report.no_answer_then", i18n.Args{"Server": t.Server})
 	}
 	return alpha, ""

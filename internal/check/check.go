@@ -48,6 +48,13 @@ type Options struct {
 	// the learner's script only when the learner asks, and shows what
 	// the files and the facts say before it waits on the controller.
 	Leave Leave
+	// Judged, when set, is given the report as soon as every verdict is
+	// in, before the temporary TeamSpaces are removed; Run still returns
+	// only once they are gone. A caller that shows verdicts as they come
+	// (cnpa watch) shows the controller's without waiting for one more
+	// pass of a polling loop, which archives and releases them: that
+	// removal is the grader's housekeeping, not what the verdict judges.
+	Judged func(*judge.Report)
 }
 
 // Leave is a set of kinds of probes Run leaves out.
@@ -144,5 +151,8 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (*judge.Report, *ju
 	}
 	rep.Dir, rep.Server = env.Dir, env.Target.Server
 	rep.Finish(opts.Step)
+	if opts.Judged != nil {
+		opts.Judged(rep) // before the deferred removal of the temporaries
+	}
 	return rep, f, nil
 }

@@ -2,13 +2,16 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/labenv"
@@ -46,7 +49,7 @@ func gatherFacts(ctx context.Context, steps lab.Table, env *labenv.Env, svc serv
 	unit, err := lab.ReadEvidence(svc.UnitPath()) // a FIFO there must not stall the grader
 	switch {
 	case err != nil:
-		f.UnitError = err.Error()
+		f.UnitError = unitProblem(err)
 	default:
 		f.Unit = string(unit)
 		if served, ok := service.ServedDir(unit); ok && filepath.Clean(served) != filepath.Clean(env.Dir) {
@@ -54,6 +57,17 @@ func gatherFacts(ctx context.Context, steps lab.Table, env *labenv.Env, svc serv
 		}
 	}
 	return f, nil
+}
+
+// unitProblem is why the unit file could not be read, as step4.unit_file
+// says it beside the unit's path: a missing one "does not exist" in the
+// learner's language (the title names the path), not the system call's
+// English ("open …: no such file or directory"); any other reason whole.
+func unitProblem(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return i18n.T("lab.record.missing")
+	}
+	return err.Error()
 }
 
 // clusterFacts reads the cluster's part of the facts into f: what any

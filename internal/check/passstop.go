@@ -79,13 +79,36 @@ func (r *Session) StoppedPassAt(ctx context.Context, name, witness string) strin
 // log shows), or the log's last error about the probe itself. "" when the
 // log shows neither.
 func (r *Session) StopsBefore(ctx context.Context, probe string) string {
+	stop, last := r.stopBefore(ctx, probe)
+	switch {
+	case stop != nil:
+		return "; " + stop.String()
+	case last != "":
+		return i18n.T("check.passstop.last_error", i18n.Args{"Line": last})
+	}
+	return ""
+}
+
+// PassStopsAt is the TeamSpace listed before probe at which every pass of
+// the controller ends, and the error its log shows there; "" when the
+// log shows no such TeamSpace.
+func (r *Session) PassStopsAt(ctx context.Context, probe string) (at, line string) {
+	if stop, _ := r.stopBefore(ctx, probe); stop != nil {
+		return stop.at, stop.err
+	}
+	return "", ""
+}
+
+// stopBefore is the pass that ends at a TeamSpace listed before probe,
+// else the log's last error about probe itself.
+func (r *Session) stopBefore(ctx context.Context, probe string) (*stoppedPass, string) {
 	log := r.ServiceLog(ctx)
 	if log == "" {
-		return ""
+		return nil, ""
 	}
 	list, err := r.env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return ""
+		return nil, ""
 	}
 	names := make([]string, 0, len(list.Items))
 	for _, u := range list.Items {
@@ -98,13 +121,10 @@ func (r *Session) StopsBefore(ctx context.Context, probe string) string {
 			break
 		}
 		if line := LastErrorAbout(log, n); line != "" {
-			return "; " + (&stoppedPass{at: n, err: line, after: between(names[i+1:], probe)}).String()
+			return &stoppedPass{at: n, err: line, after: between(names[i+1:], probe)}, ""
 		}
 	}
-	if line := LastErrorAbout(log, probe); line != "" {
-		return i18n.T("check.passstop.last_error", i18n.Args{"Line": line})
-	}
-	return ""
+	return nil, LastErrorAbout(log, probe)
 }
 
 // between is the names up to probe (which sorts among or after them), and

@@ -35,6 +35,9 @@ type Session struct {
 	// when convergeFailed.
 	converged      time.Duration
 	convergeFailed bool
+	// blockedAt is the TeamSpace at which every pass stopped before step
+	// 4's probe's, for step 5's mistake (ConvergeBlocked).
+	blockedAt string
 	// handedOn is step 4's probe's TeamSpace, converged and kept for the
 	// drift probe, which deletes its quota: one TeamSpace fewer to make
 	// and serve. Whoever takes it removes it, in phase 3.
@@ -44,6 +47,13 @@ type Session struct {
 	// judges only its finalizers, and deletes it itself in phase 3.
 	lent *teamspace.TeamSpace
 }
+
+// RemoveLater tells whether a probe may leave the TeamSpaces whose
+// verdict is in to the run's last cleanup instead of removing them
+// itself: the caller takes the verdicts before that cleanup
+// (Options.Judged). A probe whose verdict judges the removal (step 6's)
+// removes its own all the same.
+func (r *Session) RemoveLater() bool { return r.opts.Judged != nil }
 
 // Env is the lab's environment being graded: a probe's clients, its
 // evidence dir and reconcile.sh.
@@ -109,6 +119,25 @@ func (r *Session) ConvergeDone(took time.Duration, ok bool, ts *teamspace.TeamSp
 		r.handedOn = ts
 	}
 	return handedOn
+}
+
+// ConvergeBlocked records, before ConvergeDone, that step 4's TeamSpace
+// was not served for another step's mistake: every pass of the
+// controller ends at a TeamSpace listed before it, whose apply is refused
+// for a field step 5's edit holds. Step 4 is then not judged, and the
+// drift probe fails for that reason (BlockedAt) instead of being skipped.
+// at is the TeamSpace where every pass ends.
+func (r *Session) ConvergeBlocked(at string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.blockedAt = at
+}
+
+// BlockedAt is what ConvergeBlocked recorded, "" when nothing did.
+func (r *Session) BlockedAt() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.blockedAt
 }
 
 // takerRuns tells whether a hand that takes step 4's TeamSpace runs in

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -153,7 +154,7 @@ func WriteStressText(p *ui.Printer, r *StressReport) {
 	found, expected := i18n.T("check.label.found"), i18n.T("check.label.expected")
 	p.Title("%s", i18n.T("stress.title", i18n.Args{"Engine": r.Engine, "At": r.At.Format(time.RFC3339)}))
 	if r.Baseline != "" {
-		p.Line("  %s %-12s %s", p.Mark(false), "baseline", ui.Clean(r.Baseline))
+		p.Line("%s", prose(fmt.Sprintf("  %s %-12s ", p.Mark(false), "baseline"), ui.Clean(r.Baseline)))
 		p.Warn("%s", prose("      → ", i18n.T("stress.baseline_hint")))
 	}
 	for _, f := range r.Faults {
@@ -164,9 +165,11 @@ func WriteStressText(p *ui.Printer, r *StressReport) {
 			p.Line("  %s %-12s %s", p.Mark(false), ui.Clean(f.Name), StressInjected(f.Injected))
 			for _, x := range f.Findings {
 				// Found carries the cluster's words (an API error): cleaned,
-				// as everything a stress.json holds, which may be hand-made.
-				p.Line("      %s: %s %s", ui.Clean(x.Property), found, ui.Clean(x.Found))
-				p.Line("      %s  %s %s", strings.Repeat(" ", ui.Width(ui.Clean(x.Property))), expected, ui.Clean(x.Expected))
+				// as everything a stress.json holds, which may be hand-made;
+				// each wrapped under itself, 80 columns in every language.
+				label := "      " + ui.Clean(x.Property) + ": "
+				p.Line("%s", prose(label+found+" ", ui.Clean(x.Found)))
+				p.Line("%s", prose(strings.Repeat(" ", ui.Width(label))+expected+" ", ui.Clean(x.Expected)))
 			}
 			if f.Hint != "" {
 				p.Warn("%s", prose("      → ", ui.Clean(f.Hint)))
@@ -174,11 +177,11 @@ func WriteStressText(p *ui.Printer, r *StressReport) {
 			if f.Log != "" {
 				p.Note("      %s", i18n.T("stress.log"))
 				for _, l := range strings.Split(strings.TrimRight(f.Log, "\n"), "\n") {
-					p.Note("        %s", ui.Clean(l))
+					p.Note("%s", prose("        ", ui.Clean(l)))
 				}
 			}
 		default:
-			p.Note("  - %-12s %s", ui.Clean(f.Name), ui.Clean(f.Why))
+			p.Note("%s", prose(fmt.Sprintf("  - %-12s ", ui.Clean(f.Name)), ui.Clean(f.Why)))
 		}
 	}
 	p.Line("")

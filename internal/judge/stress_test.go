@@ -18,6 +18,14 @@ func sampleStress() *StressReport {
 			Findings: []StressFinding{{Property: StressConverged, Found: "cnpa-check-1: no quota", Expected: "every TeamSpace converged"}},
 			Hint:     "compare desired with actual", Log: "error: boom\nteamspace x patched"},
 		{Name: "stale", Status: Skip, Why: "not run"},
+		// What a real run says: an API server's refusal, a hint and a log
+		// line as long as they come, in the learner's language.
+		{Name: "error", Status: Fail, Injected: map[string]int64{"error": 12},
+			Findings: []StressFinding{{Property: StressConverged, Found: "cnpa-check-2: " + strings.Repeat("the server could not find the requested resource (get resourcequotas team-quota) ", 3),
+				Expected: strings.Repeat("すべてのTeamSpaceがそろう、", 8)}},
+			Hint: strings.Repeat("コントローラーは失敗した周回のあとも次の周回で続けなければなりません。", 4),
+			Log:  "E1207 " + strings.Repeat("reconcile.sh: line 42: kubectl: error: the server is currently unable to handle the request ", 2)},
+		{Name: "drop", Status: Skip, Why: strings.Repeat("この障害はこのクラスターでは注入できませんでした（プロキシーが使えません）。", 3)},
 	}}
 	r.Count()
 	return r
@@ -25,10 +33,10 @@ func sampleStress() *StressReport {
 
 func TestStressCounts(t *testing.T) {
 	r := sampleStress()
-	if r.Passed != 1 || r.Failed != 1 || r.Skipped != 1 || r.OK() {
-		t.Errorf("counts %d/%d/%d OK %v, want 1/1/1 and not OK", r.Passed, r.Failed, r.Skipped, r.OK())
+	if r.Passed != 1 || r.Failed != 2 || r.Skipped != 2 || r.OK() {
+		t.Errorf("counts %d/%d/%d OK %v, want 1/2/2 and not OK", r.Passed, r.Failed, r.Skipped, r.OK())
 	}
-	if got := strings.Join(r.FailedFaults(), ","); got != "burst" {
+	if got := strings.Join(r.FailedFaults(), ","); got != "burst,error" {
 		t.Errorf("FailedFaults = %q, want burst", got)
 	}
 }
@@ -65,7 +73,7 @@ func TestStressSavedAndInTheCheckReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := LoadStress(dir)
-	if err != nil || got == nil || len(got.Faults) != 3 || got.Failed != 1 {
+	if err != nil || got == nil || len(got.Faults) != 5 || got.Failed != 2 {
 		t.Fatalf("LoadStress = %+v, %v", got, err)
 	}
 	rep := &Report{Passed: 3}

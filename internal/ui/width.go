@@ -199,7 +199,7 @@ func tokens(s string) []token {
 			out[len(out)-1].text += string(r)
 			last = r
 			continue
-		case last != 0 && last != '`' && breakBetween(last, r) && !kanaOnly(cur.String()):
+		case last != 0 && last != '`' && breakBetween(last, r) && !kanaOnly(cur.String()) && !compound(cur.String(), r):
 			// kana that start a phrase begin its word (やり直して): glued
 			flush()
 		case last == '`' && scriptOf(r) != kana && !closing(r):
@@ -210,6 +210,19 @@ func tokens(s string) []token {
 	}
 	flush()
 	return out
+}
+
+// compound tells whether phrase, ending in one kana after a kanji, and
+// the kanji r make one compound word, which is never broken: a verb's
+// stem before another verb (書き出します, 取り戻す, 置き換える, 読み込み),
+// whose kana is one of the continuative endings (i and e rows; not a
+// particle such as を, に, て, の). A one-kana particle between two
+// kanji words (値を変え) is a phrase's end and may break.
+func compound(phrase string, r rune) bool {
+	rs := []rune(phrase)
+	n := len(rs)
+	return n >= 2 && unicode.Is(unicode.Han, r) && unicode.Is(unicode.Han, rs[n-2]) &&
+		strings.ContainsRune("いきぎしじちひびみりえけげせぜべめれ", rs[n-1])
 }
 
 // kanaOnly tells whether s is hiragana alone.

@@ -40,6 +40,10 @@ type Ask struct {
 	// Live: run the step's probes of the running controller, which wait
 	// on it.
 	Live bool
+	// Judged, when set, is given the report as soon as its verdicts are
+	// in, before the probes' temporary TeamSpaces are removed
+	// (check.Options.Judged); the Judger returns once they are.
+	Judged func(*judge.Report)
 }
 
 // Judger judges step (0: every step) as `cnpa check --step N` does,
@@ -58,7 +62,7 @@ func CheckJudger(steps check.Table, env *labenv.Env, timeout time.Duration) Judg
 		if ask.Live {
 			leave &^= check.LeaveController
 		}
-		rep, _, err := check.Run(ctx, env, check.Options{Steps: steps, Step: step, ProbeTimeout: timeout, Leave: leave})
+		rep, _, err := check.Run(ctx, env, check.Options{Steps: steps, Step: step, ProbeTimeout: timeout, Leave: leave, Judged: ask.Judged})
 		return rep, err
 	}
 }
@@ -193,6 +197,9 @@ type result struct {
 	err  error
 	at   time.Time
 	why  string
+	// started is when the judgement began: what it says of the files and
+	// the facts is of that moment.
+	started time.Time
 }
 
 // plan is what a judgement with probes does, after the quick look at
@@ -255,6 +262,11 @@ type loop struct {
 	o   Options
 	ctx context.Context
 	m   *Model
+	// factsAt is when the judgement whose files and facts are shown
+	// began: an older one that ends later (a controller's probes take
+	// seconds, and a saved file is looked at in a fraction of one) gives
+	// only its probes' verdicts, never its older look at the files.
+	factsAt time.Time
 	// results gets every judgement's outcome; gen tells a cancelled one.
 	results chan result
 	// The quick look at every step: one at a time, a newer one cancels
@@ -426,7 +438,10 @@ func (l *loop) files(cs []Change) {
 		default:
 			l.m.Clear(c.Path)
 		}
-		if c.Path == l.o.UnitPath && c.Problem == "" {
+		if c.Path == l.o.UnitPath && c.Problem == "" && !l.stepRunning() {
+			// The learner's edit: the running service goes on with the
+			// unit it was started with. A `cnpa step` that writes the unit
+			// (step 4) starts the service with it itself.
 			l.notice(c.Path, i18n.T("watch.unit_changed", i18n.Args{"File": filepath.Base(c.Path), "Cmd": l.restartCommand()}))
 		}
 		if c.Incomplete {
@@ -533,12 +548,13 @@ func (l *loop) quick() {
 	gen := l.quickGen
 	ctx, cancel := context.WithCancel(l.ctx)
 	l.quickStop, l.quickBusy = cancel, true
+	started := l.o.Now()
 	go func() {
 		rep, err := l.o.Judge(ctx, 0, Ask{})
 		if ctx.Err() != nil {
 			return
 		}
-		l.send(ctx, result{kind: quickKind, gen: gen, rep: rep, err: err, at: l.o.Now()})
+		l.send(ctx, result{kind: quickKind, gen: gen, rep: rep, err: err, at: l.o.Now(), started: started})
 	}()
 }
 
@@ -562,11 +578,21 @@ func (l *loop) run(ctx context.Context, gen int, p plan) {
 		if !send(result{kind: startKind, step: n}) {
 			return false
 		}
-		rep, err := l.o.Judge(ctx, n, Ask{Live: true})
+		// The verdicts are shown as soon as they are in; the plan goes
+		// on once the probes' TeamSpaces are gone, so that no judgement
+		// or step meets them.
+		shown, started := false, l.o.Now()
+		judged := func(rep *judge.Report) {
+			shown = send(result{kind: liveKind, step: n, rep: rep, at: l.o.Now(), started: started})
+		}
+		rep, err := l.o.Judge(ctx, n, Ask{Live: true, Judged: judged})
 		if ctx.Err() != nil {
 			return false
 		}
-		return send(result{kind: liveKind, step: n, rep: rep, err: err, at: l.o.Now()}) && err == nil
+		if shown && err == nil {
+			return true
+		}
+		return send(result{kind: liveKind, step: n, rep: rep, err: err, at: l.o.Now(), started: started}) && err == nil
 	}
 	rest := p.live
 	if p.lead {
@@ -601,7 +627,9 @@ func (l *loop) script(ctx context.Context, send func(result) bool) bool {
 		return send(result{kind: heldKind, step: first, why: why})
 	}
 	var prev *judge.Report
+	var started time.Time
 	for i := 0; i < maxScriptRuns; i++ {
+		started = l.o.Now()
 		rep, err := l.o.Judge(ctx, 0, Ask{Script: true})
 		if ctx.Err() != nil {
 			return false
@@ -616,7 +644,7 @@ func (l *loop) script(ctx context.Context, send func(result) bool) bool {
 			break
 		}
 	}
-	return send(result{kind: scriptKind, step: first, rep: prev, at: l.o.Now()})
+	return send(result{kind: scriptKind, step: first, rep: prev, at: l.o.Now(), started: started})
 }
 
 // agreed tells whether the script's probes in rep need no further
@@ -709,6 +737,11 @@ func (l *loop) took(step int, r result) bool {
 		return true
 	}
 	l.m.Clear("error")
+	if r.started.Before(l.factsAt) {
+		r.rep = l.probesOnly(r.rep)
+	} else {
+		l.factsAt = r.started
+	}
 	if l.m.Down != "" {
 		l.m.Down = ""
 		l.notice("down", i18n.T("watch.back"))
@@ -839,6 +872,31 @@ func (l *loop) draw() {
 	}
 	// Raw mode: a line feed does not return the carriage.
 	fmt.Fprint(l.o.Out, "\x1b[H\x1b[2J"+strings.Join(l.o.View.Screen(l.m), "\r\n")+"\r\n")
+}
+
+// probesOnly is rep's probes' checks alone: what an older judgement
+// still says that a newer look at the files and facts does not.
+func (l *loop) probesOnly(rep *judge.Report) *judge.Report {
+	out := *rep
+	out.Checks = nil
+	for _, c := range rep.Checks {
+		_, script := l.o.Probes.Script[c.ID]
+		_, live := l.o.Probes.Live[c.ID]
+		if script || live {
+			out.Checks = append(out.Checks, c)
+		}
+	}
+	return &out
+}
+
+// stepRunning tells whether a `cnpa step` runs now, as its mark says
+// (the model's Running follows the mark at the next poll).
+func (l *loop) stepRunning() bool {
+	if l.m.Running != 0 {
+		return true
+	}
+	_, ok := labenv.StepRunning(l.o.Dir)
+	return ok
 }
 
 // restartCommand is how the learner restarts the service to use a changed

@@ -26,8 +26,11 @@ import (
 // call is one judgement asked of the fake judge.
 type call struct {
 	step int
-	ask  Ask
+	ask  asked
 }
+
+// asked is what an Ask asked for, comparable.
+type asked struct{ Script, Live bool }
 
 // fakeJudge answers each judgement from answer and reports every call.
 type fakeJudge struct {
@@ -40,7 +43,7 @@ func (f *fakeJudge) judge(_ context.Context, step int, ask Ask) (*judge.Report, 
 	f.mu.Lock()
 	a := f.answer
 	f.mu.Unlock()
-	f.calls <- call{step, ask}
+	f.calls <- call{step, asked{ask.Script, ask.Live}}
 	return a(step, ask)
 }
 
@@ -150,9 +153,17 @@ type watching struct {
 	done      chan error
 	held      func() string
 	mu        sync.Mutex
+	// shift moves the loop's clock on (liveAgain passed at once).
+	shift atomic.Int64
 }
 
 func startWatch(t *testing.T, dir string, answer func(int, Ask) (*judge.Report, error)) *watching {
+	t.Helper()
+	return startWatchUnit(t, dir, "", answer)
+}
+
+// startWatchUnit is startWatch with the unit at unitPath.
+func startWatchUnit(t *testing.T, dir, unitPath string, answer func(int, Ask) (*judge.Report, error)) *watching {
 	t.Helper()
 	w := &watching{f: &fakeJudge{answer: answer, calls: make(chan call, 64)}, keys: make(chan rune), files: make(chan []Change),
 		changed: make(chan struct{}, 1), down: make(chan error), done: make(chan error, 1)}
@@ -164,7 +175,8 @@ func startWatch(t *testing.T, dir string, answer func(int, Ask) (*judge.Report, 
 	go func() {
 		w.done <- Run(ctx, Options{Steps: course.Steps.Lab(), Dir: dir, View: &View{P: ui.New(nil, true)}, Format: JSON,
 			Out: &w.out, Err: &w.errw, Judge: w.f.judge, Probes: theProbes, Keys: w.keys, Files: w.files, Changed: w.changed,
-			Down: w.down, Retry: time.Millisecond, Poll: 5 * time.Millisecond,
+			Down: w.down, Retry: time.Millisecond, Poll: 5 * time.Millisecond, UnitPath: unitPath,
+			Now: func() time.Time { return time.Now().Add(time.Duration(w.shift.Load())) },
 			Held: func(context.Context) string {
 				w.mu.Lock()
 				defer w.mu.Unlock()
@@ -212,14 +224,14 @@ func TestRunJudgesFromWhereTheLearnerIs(t *testing.T) {
 	}
 	w := startWatch(t, dir, fakeLab(judge.Pass))
 	// The look and the probes start side by side.
-	if a, b := w.f.next(t), w.f.next(t); !(a == call{0, Ask{}} && b == call{4, Ask{Live: true}}) && !(b == call{0, Ask{}} && a == call{4, Ask{Live: true}}) {
+	if a, b := w.f.next(t), w.f.next(t); !(a == call{0, asked{}} && b == call{4, asked{Live: true}}) && !(b == call{0, asked{}} && a == call{4, asked{Live: true}}) {
 		t.Fatalf("first judgements %+v %+v, want the look at every step and step 4's controller probes", a, b)
 	}
 	waitFor(t, w.has(t, "live4@4=pass"))
 	// A change of the cluster: a look, and the current step's live probes
 	// (not within liveAgain of the last); never the script.
 	w.changed <- struct{}{}
-	w.f.until(t, call{0, Ask{}}, false)
+	w.f.until(t, call{0, asked{}}, false)
 	w.f.none(t, 300*time.Millisecond, "within liveAgain of the last live judgement")
 	// The script saved: the current step's controller probes first (the
 	// script's are step 3's), then the script's, then the controller's of
@@ -227,11 +239,11 @@ func TestRunJudgesFromWhereTheLearnerIs(t *testing.T) {
 	w.files <- []Change{{Path: filepath.Join(dir, "reconcile.sh"), Step: 3}}
 	var probes []call
 	for len(probes) < 3 {
-		if c := w.f.next(t); c != (call{0, Ask{}}) {
+		if c := w.f.next(t); c != (call{0, asked{}}) {
 			probes = append(probes, c)
 		}
 	}
-	if want := []call{{4, Ask{Live: true}}, {0, Ask{Script: true}}, {5, Ask{Live: true}}}; !slices.Equal(probes, want) {
+	if want := []call{{4, asked{Live: true}}, {0, asked{Script: true}}, {5, asked{Live: true}}}; !slices.Equal(probes, want) {
 		t.Errorf("probes after the save %+v, want %+v", probes, want)
 	}
 	waitFor(t, w.has(t, "script@3=pass"))
@@ -246,7 +258,7 @@ func TestRunJudgesFromWhereTheLearnerIs(t *testing.T) {
 	w.files <- []Change{{Path: filepath.Join(dir, "crd.yaml"), Step: 1}}
 	waitFor(t, func() bool { return strings.Contains(w.errw.String(), "the cluster answers again") })
 	w.keys <- 'n'
-	w.f.until(t, call{5, Ask{Live: true}}, false)
+	w.f.until(t, call{5, asked{Live: true}}, false)
 	waitFor(t, func() bool { return LoadPosition(course.Steps.Lab(), dir) == 5 })
 	w.keys <- 'q'
 	if err := <-w.done; err != nil {
@@ -273,7 +285,7 @@ func TestRunWaitsForARunningStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := startWatch(t, dir, fakeLab(judge.Pass))
-	w.f.until(t, call{0, Ask{Script: true}}, true)
+	w.f.until(t, call{0, asked{Script: true}}, true)
 	waitFor(t, w.has(t, "script@3=pass"))
 	if err := labenv.MarkRunning(dir, 7); err != nil {
 		t.Fatal(err)
@@ -287,7 +299,7 @@ func TestRunWaitsForARunningStep(t *testing.T) {
 	w.keys <- 'c'
 	w.f.none(t, 500*time.Millisecond, "a `cnpa step` runs")
 	labenv.UnmarkRunning(dir)
-	w.f.until(t, call{0, Ask{Script: true}}, true)
+	w.f.until(t, call{0, asked{Script: true}}, true)
 
 	// The service stopped by the lab: the saved script is not run, and
 	// that is said.
@@ -328,6 +340,140 @@ func TestRunJudgesAFailedScriptAgain(t *testing.T) {
 	}
 }
 
+// A controller's verdict is shown as soon as it is in (Ask.Judged),
+// while its probes' temporary TeamSpaces are still being removed, and
+// once: the plan goes on when the removal is done.
+func TestRunShowsALiveVerdictBeforeTheCleanup(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.English)
+	dir := t.TempDir()
+	if err := SavePosition(dir, 5); err != nil {
+		t.Fatal(err)
+	}
+	removed := make(chan struct{})
+	var done atomic.Bool
+	w := startWatch(t, dir, func(step int, ask Ask) (*judge.Report, error) {
+		rep, err := fakeLab(judge.Pass)(step, ask)
+		if ask.Live && ask.Judged != nil {
+			ask.Judged(rep)
+			<-removed // the temporaries being removed
+			done.Store(true)
+		}
+		return rep, err
+	})
+	waitFor(t, w.has(t, "live5@5=pass"))
+	if done.Load() {
+		t.Fatal("the verdict was shown only after the cleanup")
+	}
+	close(removed)
+	waitFor(t, done.Load)
+	w.keys <- 'q'
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil
+	n := 0
+	for _, v := range w.verdicts(t) {
+		if v == "live5@5=pass" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("step 5's verdict shown %d times, want once: %v", n, w.verdicts(t))
+	}
+}
+
+// A unit saved by the learner is said to need a restart, with the
+// command whole; one written by a running `cnpa step` (step 4 installs
+// and starts it) is not: that step started the service with it.
+func TestRunSaysARestartOnlyForTheLearnersUnit(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.English)
+	dir := t.TempDir()
+	if err := SavePosition(dir, 4); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatchUnit(t, dir, filepath.Join(dir, "cnpa-op.service"), fakeLab(judge.Pass))
+	unit := []Change{{Path: filepath.Join(dir, "cnpa-op.service"), Step: 4}}
+	restart := "restart the service to use it"
+	if err := labenv.MarkRunning(dir, 4); err != nil {
+		t.Fatal(err)
+	}
+	w.files <- unit
+	w.files <- []Change{{Path: filepath.Join(dir, "crd.yaml"), Step: 1}} // after the unit's notices, if any
+	waitFor(t, func() bool { return strings.Contains(w.errw.String(), "crd.yaml changed") })
+	if strings.Contains(w.errw.String(), restart) {
+		t.Errorf("a unit written by a running cnpa step is said to need a restart:\n%s", w.errw.String())
+	}
+	labenv.UnmarkRunning(dir)
+	for len(w.f.calls) > 0 {
+		<-w.f.calls
+	}
+	w.f.until(t, call{0, asked{}}, false) // the step's end seen: everything looked at again
+	w.files <- unit
+	waitFor(t, func() bool { return strings.Contains(w.errw.String(), restart) })
+	if !strings.Contains(w.errw.String(), "`cnpa service restart`") && !strings.Contains(w.errw.String(), "`systemctl daemon-reload && systemctl restart cnpa-op`") {
+		t.Errorf("the restart command is not one code span:\n%s", w.errw.String())
+	}
+}
+
+// A controller's probes take seconds, a saved file is looked at in a
+// fraction of one: a judgement with probes that began before the file
+// was saved, and ends after the look at it, gives its probes' verdicts
+// and never its older look at the file (found in Japanese beside step 5:
+// drift.json judged present, then 'drift.json: does not exist' again).
+func TestRunKeepsTheNewerLookAtTheFiles(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.English)
+	dir := t.TempDir()
+	if err := SavePosition(dir, 5); err != nil {
+		t.Fatal(err)
+	}
+	var saved atomic.Bool
+	var lives atomic.Int32
+	release := make(chan struct{})
+	w := startWatch(t, dir, func(step int, ask Ask) (*judge.Report, error) {
+		file := judge.Fail
+		if saved.Load() {
+			file = judge.Pass
+		}
+		rep := &judge.Report{Checks: []judge.Check{{ID: "step5.file", Step: 5, Status: file, Title: "drift.json"}}}
+		if ask.Live {
+			if lives.Add(1) > 1 {
+				<-release // the controller's probes, taking their time
+			}
+			rep.Checks = append(rep.Checks, judge.Check{ID: "live5", Step: 5, Status: judge.Pass, Title: "serves"})
+		}
+		return rep, nil
+	})
+	waitFor(t, w.has(t, "live5@5=pass"))
+	// The learner edits the quota (a change of the cluster): the probes
+	// run again, liveAgain after the last; then drift.json is saved.
+	w.shift.Store(int64(2 * liveAgain))
+	w.changed <- struct{}{}
+	waitFor(t, func() bool { return lives.Load() == 2 })
+	saved.Store(true)
+	w.files <- []Change{{Path: filepath.Join(dir, "drift.json"), Step: 5}}
+	waitFor(t, w.has(t, "step5.file@5=pass"))
+	close(release)
+	waitFor(t, func() bool { return strings.Count(strings.Join(w.verdicts(t), " "), "live5@5=pass") >= 2 })
+	w.keys <- 'q'
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil
+	vs := w.verdicts(t)
+	last := ""
+	for _, v := range vs {
+		if strings.HasPrefix(v, "step5.file@5=") {
+			last = v
+		}
+	}
+	if last != "step5.file@5=pass" {
+		t.Errorf("drift.json's last verdict %q, want pass (the newer look): %v", last, vs)
+	}
+}
+
 // A reset under watch (its position gone): the learner starts over where
 // the evidence says, and the old marks go.
 func TestRunStartsOverAfterAReset(t *testing.T) {
@@ -338,11 +484,11 @@ func TestRunStartsOverAfterAReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := startWatch(t, dir, fakeLab(judge.Pass))
-	w.f.until(t, call{0, Ask{}}, false)
+	w.f.until(t, call{0, asked{}}, false)
 	if err := os.RemoveAll(filepath.Join(dir, ".cnpa")); err != nil {
 		t.Fatal(err)
 	}
-	w.f.until(t, call{0, Ask{}}, false)
+	w.f.until(t, call{0, asked{}}, false)
 	w.keys <- 'n' // from where it started over
 	waitFor(t, func() bool { return LoadPosition(course.Steps.Lab(), dir) == 2 })
 }

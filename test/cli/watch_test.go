@@ -169,7 +169,7 @@ func watchFollowsSaves(t *testing.T, lang string) {
 	}
 	said := map[string][]string{
 		"en": {"reconcile.json is incomplete", "cannot read drift.json: not a regular file (prw-r--r--)"},
-		"ja": {"reconcile.json は不完全です", "drift.json を読めません: 通常のファイルではない（prw-r--r--）"},
+		"ja": {"reconcile.jsonは不完全です", "drift.jsonを読めません: 通常のファイルではない（prw-r--r--）"},
 	}
 	for _, want := range said[lang] {
 		if n := strings.Count(stderr.String(), want); n != 1 {

@@ -23,9 +23,13 @@ import (
 // other probes' TeamSpaces, so that none more needs serving: step 4's
 // quota is deleted and step 6's edited, and both come back in one pass.
 // Without step 6's served, both are done to step 4's, one after the
-// other; without step 4's probe (`--step 5`) to one of its own. A
-// controller that never made step 4's TeamSpace converge is not asked
-// again. Every one of them has spec.pods check.DriftPods.
+// other; without step 4's probe (`--step 5`, cnpa watch on step 5) to
+// two of its own, made at once and served in one pass, so that the
+// delete and the edit are again one pass: two passes of a polling loop
+// in all, not three. A controller that never made step 4's TeamSpace
+// converge is not asked again. Every one of them has spec.pods
+// check.DriftPods. When the caller takes the verdict before the run's
+// cleanup (Session.RemoveLater), the TeamSpaces are removed by it.
 func Drift(ctx context.Context, r *check.Session) []lab.Verdict {
 	r.Note(i18n.T("check.progress.drift"))
 	return []lab.Verdict{drift(ctx, r)}
@@ -37,38 +41,53 @@ func Drift(ctx context.Context, r *check.Session) []lab.Verdict {
 func drift(ctx context.Context, r *check.Session) (v lab.Verdict) {
 	tmp, timeout := r.Temps(), r.Timeout()
 	want := i18n.T("check.drift.want", i18n.Args{"Pods": check.DriftPods, "Timeout": timeout.String()})
-	var own, handed *teamspace.TeamSpace
-	ok, seen := true, ""
-	if !r.Runs(step4.ProbeConverges) {
-		var err error
-		if own, err = tmp.New(ctx, check.DriftPods, "250m", nil); err != nil {
-			return lab.Holds(false, want, err.Error())
-		}
-	}
+	var own, own2, handed *teamspace.TeamSpace
+	ok, seen, unserved := true, "", ""
 	defer func() {
 		if !v.OK && v.Skip == "" {
 			v = check.WithConflict(v, r.Conflict(ctx))
 		}
 		var names []string
-		for _, ts := range []*teamspace.TeamSpace{own, handed} {
+		for _, ts := range []*teamspace.TeamSpace{own, own2, handed} {
 			if ts != nil {
 				names = append(names, ts.Name)
 			}
 		}
 		r.Phase(ctx, check.PhaseDelete)
-		_ = tmp.Discard(ctx, names...)
+		if !r.RemoveLater() {
+			_ = tmp.Discard(ctx, names...)
+		}
 	}()
-	if own != nil {
-		ok, seen = check.Await(ctx, timeout, func(ctx context.Context) (bool, string) { return served(ctx, r, own.Name) })
+	if !r.Runs(step4.ProbeConverges) {
+		var err error
+		if own, err = tmp.New(ctx, check.DriftPods, "250m", nil); err != nil {
+			return lab.Holds(false, want, err.Error())
+		}
+		if own2, err = tmp.New(ctx, check.DriftPods, "250m", nil); err != nil {
+			return lab.Holds(false, want, err.Error())
+		}
+		ok, seen = check.Await(ctx, timeout, func(ctx context.Context) (bool, string) {
+			for _, ts := range []*teamspace.TeamSpace{own, own2} {
+				if done, seen := served(ctx, r, ts.Name); !done {
+					unserved = ts.Name
+					return false, seen
+				}
+			}
+			return true, ""
+		})
 	}
 	r.Phase(ctx, check.PhaseDrift)
 	if _, failed := r.ConvergeOutcome(); failed {
+		if at := r.BlockedAt(); at != "" {
+			// Step 5's own mistake stopped step 4's TeamSpace: judged here.
+			return lab.Holds(false, want, i18n.T("check.drift.blocked", i18n.Args{"At": at}))
+		}
 		return lab.Skipped(i18n.T("check.drift.skip", i18n.Args{"ID": step4.ProbeConverges.ID}))
 	}
 	if !ok {
-		return lab.Holds(false, want, i18n.T("check.drift.never_converged", i18n.Args{"Name": own.Name, "Seen": seen}))
+		return lab.Holds(false, want, i18n.T("check.drift.never_converged", i18n.Args{"Name": unserved, "Seen": seen}))
 	}
-	deleted, edited := own, own
+	deleted, edited := own, own2
 	if handed = r.TakeHandedOn(); handed != nil {
 		deleted, edited = handed, handed
 		if f := r.Borrowed(); f != nil {
