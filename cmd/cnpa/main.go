@@ -105,7 +105,7 @@ func appCommands() []*cli.Command {
 	return []*cli.Command{
 		stepCommand, controllerCommand, withFlagValues(checkCommand), withFlagValues(statusCommand),
 		serviceCommand, withFlagValues(resetCommand), withFlagValues(doctorCommand), versionCommand, completionCommand, explainCommand, scaffoldCommand, reportCommand,
-		withFlagValues(submitCommand), classCommand, withFlagValues(stressCommand), withFlagValues(watchCommand),
+		withFlagValues(submitCommand), classCommand, labCommand, withFlagValues(stressCommand), withFlagValues(watchCommand),
 	}
 }
 

@@ -101,6 +101,9 @@ func (e *Engine) Commands(ctx context.Context, dir string, scripts []string) err
 // there: the values of its write expressions over what the commands did.
 // It returns the evidence written and the file's path.
 func (e *Engine) RunStep(ctx context.Context, s *Step, dir string) (map[string]any, string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, "", err
+	}
 	run := map[string]any{}
 	for _, c := range s.Run {
 		out, err := e.Shell(ctx, dir, c.Sh)
@@ -120,9 +123,6 @@ func (e *Engine) RunStep(ctx context.Context, s *Step, dir string) (map[string]a
 	}
 	data, err := json.MarshalIndent(ev, "", "  ")
 	if err != nil {
-		return nil, "", err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, "", err
 	}
 	file := filepath.Join(dir, s.Evidence.File)
@@ -206,11 +206,11 @@ func (r *Report) Status(id string) Status {
 
 // readEvidence reads step s's file in dir: its value, or the id and args
 // of why it cannot be used.
-func readEvidence(s *Step, dir string) (map[string]any, string, map[string]any) {
+func readEvidence(s *Step, n int, dir string) (map[string]any, string, map[string]any) {
 	file := filepath.Join(dir, s.Evidence.File)
 	data, err := os.ReadFile(file)
 	if os.IsNotExist(err) {
-		return nil, "labfile.reason.missing", map[string]any{"File": s.Evidence.File, "Step": s.ID}
+		return nil, "labfile.reason.missing", map[string]any{"File": s.Evidence.File, "Step": n}
 	}
 	if err != nil {
 		return nil, "labfile.reason.unreadable", map[string]any{"File": s.Evidence.File, "Err": err.Error()}
@@ -284,8 +284,8 @@ func (e *Engine) Grade(ctx context.Context, dir, only string) (*Report, error) {
 	l := e.Lab
 	rep := &Report{Lab: l.Metadata.Name}
 	files := map[string]any{}
-	for _, s := range l.Steps {
-		if v, reason, _ := readEvidence(s, dir); reason == "" {
+	for i, s := range l.Steps {
+		if v, reason, _ := readEvidence(s, i+1, dir); reason == "" {
 			files[s.ID] = v
 		} else {
 			files[s.ID] = nil
@@ -293,7 +293,7 @@ func (e *Engine) Grade(ctx context.Context, dir, only string) (*Report, error) {
 	}
 	status := map[string]Status{}
 	for i, s := range l.Steps {
-		ev, reason, args := readEvidence(s, dir)
+		ev, reason, args := readEvidence(s, i+1, dir)
 		facts := map[string]any{}
 		var factErr error
 		var factID string

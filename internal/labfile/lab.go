@@ -127,8 +127,8 @@ type Unsolved struct {
 	Fails []string `json:"fails"`
 }
 
-// Mutant is the reference with one thing wrong (Run, after the solution):
-// it must fail Check and nothing of an earlier step.
+// Mutant is the reference with one thing wrong (Run, in place of the
+// solution): it must fail Check and nothing of an earlier step.
 type Mutant struct {
 	Name  string   `json:"name"`
 	Check string   `json:"check"`

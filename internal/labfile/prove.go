@@ -11,7 +11,7 @@ import (
 //
 //   - the reference (solution) passes every check;
 //   - the unsolved state passes no step, and fails each check it names;
-//   - each mutant (the solution, then its run) fails the check it names,
+//   - each mutant (its run, in place of the solution) fails the check it names,
 //     no other check of that step, and nothing of an earlier step.
 //
 // Each run: the resources applied, the case's commands, every step run
@@ -34,7 +34,7 @@ type Case struct {
 func (l *Lab) Cases() []Case {
 	cs := []Case{{Name: "solution", Run: l.Solution}, {Name: "unsolved", Run: l.Unsolved.Run, Fails: l.Unsolved.Fails}}
 	for _, m := range l.Mutants {
-		cs = append(cs, Case{Name: "mutant/" + m.Name, Run: append(append([]string{}, l.Solution...), m.Run...), Check: m.Check})
+		cs = append(cs, Case{Name: "mutant/" + m.Name, Run: m.Run, Check: m.Check})
 	}
 	return cs
 }
