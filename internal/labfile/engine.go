@@ -276,7 +276,8 @@ func ofType(v any, t string) bool {
 	return false
 }
 
-// Grade grades every step of the lab (or only the step with id only):
+// Grade grades every step of the lab (or reports only the step with id
+// only, graded after the steps before it):
 // each step's evidence in dir read against its shape, its facts read from
 // the cluster, and every check over both. A check that cannot be decided
 // says why; only a context ended is an error.
@@ -292,12 +293,18 @@ func (e *Engine) Grade(ctx context.Context, dir, only string) (*Report, error) {
 		}
 	}
 	status := map[string]Status{}
-	for i, s := range l.Steps {
+	last := len(l.Steps) - 1
+	if only != "" {
+		// The steps before it are graded too, unreported: its checks
+		// may need theirs.
+		last = l.StepIndex(only)
+	}
+	for i, s := range l.Steps[:last+1] {
 		ev, reason, args := readEvidence(s, i+1, dir)
 		facts := map[string]any{}
 		var factErr error
 		var factID string
-		if reason == "" && (only == "" || only == s.ID) {
+		if reason == "" {
 			for _, f := range s.Facts {
 				v, err := e.Cluster.Fact(ctx, f)
 				if err != nil {

@@ -14,7 +14,8 @@ import (
 //   - each mutant (its run, in place of the solution) fails the check it names,
 //     no other check of that step, and nothing of an earlier step.
 //
-// Each run: the resources applied, the case's commands, every step run
+// The lab's cleanup runs first, so that a case starts clean. Each run:
+// the resources applied, the case's commands, every step run
 // into a fresh evidence dir, the lab graded; then the lab's cleanup.
 
 // Case is one case of a lab's proof.
@@ -63,6 +64,14 @@ func (e *Engine) Prove(ctx context.Context, runs int, done func(Outcome)) (outs 
 			err = rerr
 		}
 	}()
+	// Start clean: what an earlier run or a learner left is removed the
+	// way the lab removes it after each case.
+	if err := e.Cluster.Apply(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.Commands(ctx, os.TempDir(), e.Lab.Cleanup); err != nil {
+		return nil, err
+	}
 	for _, c := range e.Lab.Cases() {
 		for n := 1; n <= runs; n++ {
 			o, err := e.runCase(ctx, c, n)
