@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,12 +65,43 @@ var labCommand = &cli.Command{
 	},
 }
 
+// findLab resolves a lab's NAME or DIR; one that names none is exit code
+// 2, said in lang, and so is the TeamSpace lab, which is no file.
+func findLab(arg string, lang i18n.Lang) (*labfile.Source, error) {
+	if arg == "teamspace" {
+		return nil, cli.Exit(lang.T("labfile.out.lab_teamspace"), 2)
+	}
+	src, err := labfile.Find(arg)
+	var unknown *labfile.UnknownLabError
+	if errors.As(err, &unknown) {
+		return nil, cli.Exit(unknown.Say(lang), 2)
+	}
+	if err != nil {
+		return nil, cli.Exit(err.Error(), 2)
+	}
+	return src, nil
+}
+
+// fileLabCommands are the commands that run a lab kept as a file; every
+// other command is the TeamSpace lab's and refuses --lab (refuseFileLab).
+var fileLabCommands = map[string]bool{"step": true, "check": true, "lab": true, "help": true, "version": true, "completion": true, "": true}
+
+// refuseFileLab is the app's Before: a command that knows only the
+// TeamSpace lab, run with --lab or CNPA_LAB naming a file lab, is a usage
+// error rather than the TeamSpace lab run unasked.
+func refuseFileLab(c *cli.Context) error {
+	if lab, cmd := fileLab(c), c.Args().First(); lab != "" && !fileLabCommands[cmd] {
+		return usageError("%s", i18n.T("labfile.out.teamspace_only", i18n.Args{"Cmd": cmd, "Lab": lab}))
+	}
+	return nil
+}
+
 // loadLab finds and loads the lab arg names, refusing one that does not
 // lint: its problems are the error (exit code 1), in lang.
 func loadLab(arg string, lang i18n.Lang) (*labfile.Lab, *labfile.Source, error) {
-	src, err := labfile.Find(arg)
+	src, err := findLab(arg, lang)
 	if err != nil {
-		return nil, nil, cli.Exit(err.Error(), 2)
+		return nil, nil, err
 	}
 	l, ps := labfile.Load(src.FS, src.Where)
 	if len(ps) > 0 {
@@ -135,9 +167,9 @@ func (o *LabLintOptions) Validate() error {
 // Run lints the lab: its problems on stdout and exit 1, or one line.
 func (o *LabLintOptions) Run(context.Context) error {
 	lang := i18n.Current()
-	src, err := labfile.Find(o.Arg)
+	src, err := findLab(o.Arg, lang)
 	if err != nil {
-		return cli.Exit(err.Error(), 2)
+		return err
 	}
 	l, ps := labfile.Load(src.FS, src.Where)
 	if len(ps) > 0 {

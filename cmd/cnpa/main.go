@@ -45,6 +45,7 @@ func runStreams(args []string, s IOStreams) int {
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // run reports errors itself
 		OnUsageError:         onUsageError,
+		Before:               refuseFileLab,
 	}
 	strictUsage(app.Commands)
 	cli.HelpPrinterCustom = localizedHelp(app, englishHelp)

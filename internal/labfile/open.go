@@ -59,7 +59,21 @@ func Find(arg string) (*Source, error) {
 			return &Source{FS: sub, Where: "labs/" + n}, nil
 		}
 	}
-	return nil, i18n.NewError("labfile.out.unknown_lab", i18n.Args{"Lab": arg, "Names": strings.Join(Shipped(), ", ")})
+	return nil, &UnknownLabError{Name: arg, Shipped: Shipped()}
+}
+
+// UnknownLabError is a --lab that names no lab: neither a dir nor a lab
+// cnpa ships. Say words it.
+type UnknownLabError struct {
+	Name    string
+	Shipped []string
+}
+
+func (e *UnknownLabError) Error() string { return e.Say(i18n.English) }
+
+// Say is the error in lang, naming the labs there are.
+func (e *UnknownLabError) Say(lang i18n.Lang) string {
+	return lang.T("labfile.out.unknown_lab", i18n.Args{"Lab": e.Name, "Names": strings.Join(e.Shipped, ", ")})
 }
 
 func isDir(p string) bool {
