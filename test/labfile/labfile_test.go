@@ -16,6 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/labfile"
 	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/kit/cluster"
 )
@@ -83,6 +87,77 @@ func TestLint(t *testing.T) {
 	code, out := cnpaRun(t, nil, "lab", "lint", "labs/vap")
 	if code != 0 || !strings.Contains(out, "labs/vap/lab.yaml: the lab is whole: 4 steps, 6 checks, 11 cases, in en, ja") {
 		t.Fatalf("cnpa lab lint labs/vap: exit %d, want 0 and the lab whole:\n%s", code, out)
+	}
+}
+
+// Every built-in verb against the real API server, on objects the
+// control plane keeps by itself: a namespace's kube-root-ca.crt, which
+// kube-controller-manager publishes again under a new uid when it is
+// deleted.
+func TestVerbs(t *testing.T) {
+	c := cluster.Shared(t)
+	ns := "labfile-verbs"
+	kubectl(t, "create", "namespace", ns)
+	t.Cleanup(func() { kubectl(t, "delete", "namespace", ns, "--wait=false") })
+	root := repoRoot(t)
+	l, ps := labfile.Load(os.DirFS(filepath.Join(root, "labs/vap")), "labs/vap")
+	if len(ps) > 0 {
+		t.Fatal(ps.Say(i18n.English))
+	}
+	rc, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := labfile.NewEngine(l, rc, c.Kubeconfig, filepath.Join(root, "labs/vap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	fact := func(verb string, with map[string]any) map[string]any {
+		t.Helper()
+		v, err := e.Cluster.Fact(ctx, labfile.Fact{ID: "x", Verb: verb, With: with})
+		if err != nil {
+			t.Fatalf("%s %v: %v", verb, with, err)
+		}
+		return v
+	}
+	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": "kube-root-ca.crt"}
+	// The controller publishes it a moment after the namespace is made.
+	deadline := time.Now().Add(30 * time.Second)
+	for fact("get", cm)["found"] != true {
+		if time.Now().After(deadline) {
+			t.Fatalf("no kube-root-ca.crt in %s after 30 s", ns)
+		}
+		time.Sleep(200 * time.Millisecond) // polling the API server, with a deadline
+	}
+	got := fact("get", cm)
+	if name := got["object"].(map[string]any)["metadata"].(map[string]any)["name"]; name != "kube-root-ca.crt" {
+		t.Errorf("get: object.metadata.name %v, want kube-root-ca.crt", name)
+	}
+	if got := fact("get", map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": "none"}); got["found"] != false {
+		t.Errorf("get of no object: found %v, want false", got["found"])
+	}
+	if got := fact("list", map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns}); got["count"] != int64(1) {
+		t.Errorf("list: count %v, want 1", got["count"])
+	}
+	with := map[string]any{"timeout": "30"}
+	for k, v := range cm {
+		with[k] = v
+	}
+	got = fact("delete-and-time", with)
+	if got["returned"] != true || got["returned_uid"] == got["deleted_uid"] || got["seconds"].(int64) < 0 {
+		t.Errorf("delete-and-time: got %v, want returned under a new uid", got)
+	}
+	if got := fact("try-create", map[string]any{"namespace": ns, "manifest": "resources/too-many.yaml"}); got["admitted"] != true {
+		t.Errorf("try-create with no policy bound: got %v, want admitted", got)
+	}
+	if got := fact("get", map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "namespace": ns, "name": "too-many"}); got["found"] != false {
+		t.Error("try-create made the Deployment: a dry run makes nothing")
+	}
+	got = fact("try-patch", map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "namespace": ns, "name": "none", "patch": `{"spec":{"replicas":7}}`})
+	if got["admitted"] != false || !strings.Contains(got["message"].(string), "not found") {
+		t.Errorf("try-patch of no object: got %v, want refused, not found", got)
 	}
 }
 
