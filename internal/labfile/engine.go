@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
@@ -50,6 +51,11 @@ func (e *Engine) Shell(ctx context.Context, dir, script string) (Output, error) 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", script)
+	// Its own process group, killed whole when time is up or the command
+	// is interrupted: a kubectl it started must not outlive it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), e.Env...)
 	cmd.Env = append(cmd.Env, "LAB_DIR="+e.LabDir)
