@@ -126,7 +126,7 @@ rootfs:
 # a container; every other package of the module is a unit package.
 # test/README.md says which is which: a new suite that starts a cluster
 # goes in this list too.
-CLUSTER_PKGS := cli crd dist e2e faults grader lab learners system nspawn kit/cluster
+CLUSTER_PKGS := cli crd dist e2e faults grader lab labfile learners system nspawn kit/cluster
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v -x -E '$(subst $(eval) ,|,$(addprefix github.com/labhub/cnpa/test/,$(CLUSTER_PKGS)))')
 # -short: test/bench's smoke test starts eight control planes.
 unit: build

@@ -31,7 +31,12 @@ var checkCommand = &cli.Command{
 		&cli.StringFlag{Name: "step", Usage: "check step `N` (" + theLab.Lab().Range("..") + ") only"},
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
 	}, serviceFlags...),
-	Action: func(c *cli.Context) error { return runOptions(c, &CheckOptions{IOStreams: streamsOf(c)}) },
+	Action: func(c *cli.Context) error {
+		if fileLab(c) != "" {
+			return runOptions(c, &FileCheckOptions{FileStepOptions: FileStepOptions{IOStreams: streamsOf(c)}})
+		}
+		return runOptions(c, &CheckOptions{IOStreams: streamsOf(c)})
+	},
 }
 
 // needEvidenceDir refuses a missing evidence dir (exit 2): there is nothing

@@ -21,6 +21,7 @@ var globalFlags = []cli.Flag{
 	&cli.StringFlag{Name: "dir", Value: "/root/cnpa-op", EnvVars: []string{"CNPA_DIR"}, Usage: "evidence `DIR`: the lab's JSON files, reconcile.sh, archive/"},
 	&cli.BoolFlag{Name: "no-color", Usage: "plain output (NO_COLOR and a non-terminal also turn colour off)"},
 	&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "`FORMAT` of results: text or json (check also: junit; class grade: junit, csv, gradescope, classroom, canvas, moodle)"},
+	labFlag,
 	&cli.StringFlag{Name: "lang", EnvVars: []string{i18n.OverrideVar}, Usage: "the language of what cnpa says, by its `CODE`: " + i18n.Codes() + " (default: from LC_ALL, LC_MESSAGES or LANG, as kubectl; English when the locale names no language cnpa has)"},
 }
 

@@ -45,6 +45,7 @@ func runStreams(args []string, s IOStreams) int {
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // run reports errors itself
 		OnUsageError:         onUsageError,
+		Before:               refuseFileLab,
 	}
 	strictUsage(app.Commands)
 	cli.HelpPrinterCustom = localizedHelp(app, englishHelp)
@@ -105,7 +106,7 @@ func appCommands() []*cli.Command {
 	return []*cli.Command{
 		stepCommand, controllerCommand, withFlagValues(checkCommand), withFlagValues(statusCommand),
 		serviceCommand, withFlagValues(resetCommand), withFlagValues(doctorCommand), versionCommand, completionCommand, explainCommand, scaffoldCommand, reportCommand,
-		withFlagValues(submitCommand), classCommand, withFlagValues(stressCommand), withFlagValues(watchCommand),
+		withFlagValues(submitCommand), classCommand, labCommand, withFlagValues(stressCommand), withFlagValues(watchCommand),
 	}
 }
 

@@ -30,7 +30,12 @@ var stepCommand = &cli.Command{
 		&cli.BoolFlag{Name: "verbose", Usage: "show every file and manifest written in full (the CRD, the RBAC and policy, the unit), so that the commands shown replay the step"},
 		&cli.DurationFlag{Name: "catchup-wait", Value: 8 * time.Second, Usage: "how long step 7 waits with the service stopped (8s is the lab's number)", Action: positive("catchup-wait")},
 	}, labEnvFlags...),
-	Action: func(c *cli.Context) error { return runOptions(c, &StepOptions{IOStreams: streamsOf(c)}) },
+	Action: func(c *cli.Context) error {
+		if fileLab(c) != "" {
+			return runOptions(c, &FileStepOptions{IOStreams: streamsOf(c)})
+		}
+		return runOptions(c, &StepOptions{IOStreams: streamsOf(c)})
+	},
 }
 
 // StepOptions are `cnpa step`'s flags and argument.

@@ -54,6 +54,7 @@ var learnerFacing = []string{
 	"internal/archive",    // the archive's promise, kept by reset too
 	"internal/stress",     // cnpa stress: its faults' verdicts, hints and refusals
 	"internal/watch",      // cnpa watch: its screen, lines, notices and hints
+	"internal/labfile",    // a lab kept as a file: its lint's problems and fixes, check's and lab test's words
 	// a server-side apply refused for another manager's fields, and the fix
 	"internal/ssaconflict",
 }

@@ -1,0 +1,339 @@
+// Package labfile proves the labs kept as files on a real control plane:
+// `cnpa lab lint` and `cnpa lab test` on labs/vap, case by case; `cnpa
+// --lab vap step all` and `check` on its reference, in English and
+// Japanese; and a lab whose mutant no check sees, which `cnpa lab test`
+// must reject by name.
+package labfile
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/labfile"
+	"github.com/labhub/cnpa/test/kit"
+	"github.com/labhub/cnpa/test/kit/cluster"
+)
+
+func TestMain(m *testing.M) { cluster.Main(m) }
+
+// cnpaBin is the cnpa binary under test, placed once.
+var cnpaBin string
+
+func bin(t *testing.T) string {
+	t.Helper()
+	if cnpaBin == "" {
+		p := filepath.Join(os.TempDir(), fmt.Sprintf("cnpa-labfile-%d", os.Getpid()))
+		os.Remove(p)
+		if err := kit.PlaceCnpa(p); err != nil {
+			t.Fatal(err)
+		}
+		cnpaBin = p
+	}
+	return cnpaBin
+}
+
+// cnpaRun runs cnpa with args against the shared cluster: exit code and
+// combined output.
+func cnpaRun(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin(t), args...)
+	cmd.Env = append(cluster.Shared(t).Env(), env...)
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	}
+	if err != nil {
+		t.Fatalf("cnpa %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return 0, string(out)
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func kubectl(t *testing.T, args ...string) string {
+	t.Helper()
+	c := cluster.Shared(t)
+	cmd := exec.Command(c.Kubectl(), args...)
+	cmd.Env = c.Env()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// The shipped lab lints clean, offline.
+func TestLint(t *testing.T) {
+	code, out := cnpaRun(t, nil, "lab", "lint", "labs/vap")
+	if code != 0 || !strings.Contains(out, "labs/vap/lab.yaml: the lab is whole: 4 steps, 6 checks, 11 cases, in en, ja") {
+		t.Fatalf("cnpa lab lint labs/vap: exit %d, want 0 and the lab whole:\n%s", code, out)
+	}
+}
+
+// Every built-in verb against the real API server, on objects the
+// control plane keeps by itself: a namespace's kube-root-ca.crt, which
+// kube-controller-manager publishes again under a new uid when it is
+// deleted.
+func TestVerbs(t *testing.T) {
+	c := cluster.Shared(t)
+	ns := "labfile-verbs"
+	kubectl(t, "create", "namespace", ns)
+	t.Cleanup(func() { kubectl(t, "delete", "namespace", ns, "--wait=false") })
+	root := repoRoot(t)
+	l, ps := labfile.Load(os.DirFS(filepath.Join(root, "labs/vap")), "labs/vap")
+	if len(ps) > 0 {
+		t.Fatal(ps.Say(i18n.English))
+	}
+	rc, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := labfile.NewEngine(l, rc, c.Kubeconfig, filepath.Join(root, "labs/vap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	fact := func(verb string, with map[string]any) map[string]any {
+		t.Helper()
+		v, err := e.Cluster.Fact(ctx, labfile.Fact{ID: "x", Verb: verb, With: with})
+		if err != nil {
+			t.Fatalf("%s %v: %v", verb, with, err)
+		}
+		return v
+	}
+	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": "kube-root-ca.crt"}
+	// The controller publishes it a moment after the namespace is made.
+	deadline := time.Now().Add(30 * time.Second)
+	for fact("get", cm)["found"] != true {
+		if time.Now().After(deadline) {
+			t.Fatalf("no kube-root-ca.crt in %s after 30 s", ns)
+		}
+		time.Sleep(200 * time.Millisecond) // polling the API server, with a deadline
+	}
+	got := fact("get", cm)
+	if name := got["object"].(map[string]any)["metadata"].(map[string]any)["name"]; name != "kube-root-ca.crt" {
+		t.Errorf("get: object.metadata.name %v, want kube-root-ca.crt", name)
+	}
+	if got := fact("get", map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": "none"}); got["found"] != false {
+		t.Errorf("get of no object: found %v, want false", got["found"])
+	}
+	if got := fact("list", map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns}); got["count"] != int64(1) {
+		t.Errorf("list: count %v, want 1", got["count"])
+	}
+	with := map[string]any{"timeout": "30"}
+	for k, v := range cm {
+		with[k] = v
+	}
+	got = fact("delete-and-time", with)
+	if got["returned"] != true || got["returned_uid"] == got["deleted_uid"] || got["seconds"].(int64) < 0 {
+		t.Errorf("delete-and-time: got %v, want returned under a new uid", got)
+	}
+	if got := fact("try-create", map[string]any{"namespace": ns, "manifest": "resources/too-many.yaml"}); got["admitted"] != true {
+		t.Errorf("try-create with no policy bound: got %v, want admitted", got)
+	}
+	if got := fact("get", map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "namespace": ns, "name": "too-many"}); got["found"] != false {
+		t.Error("try-create made the Deployment: a dry run makes nothing")
+	}
+	got = fact("try-patch", map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "namespace": ns, "name": "none", "patch": `{"spec":{"replicas":7}}`})
+	if got["admitted"] != false || !strings.Contains(got["message"].(string), "not found") {
+		t.Errorf("try-patch of no object: got %v, want refused, not found", got)
+	}
+}
+
+// A learner's path through the lab: the reference applied by hand, then
+// every step and the check, in English and in Japanese; then the check
+// again after the binding is changed to only warn, failing the one check
+// it names with its hint.
+func TestStepAndCheck(t *testing.T) {
+	dir := t.TempDir()
+	root := repoRoot(t)
+	env := []string{"CNPA_LAB=vap", "CNPA_DIR=" + dir}
+	t.Cleanup(func() {
+		kubectl(t, "delete", "validatingadmissionpolicybinding,validatingadmissionpolicy", "replica-limit", "--ignore-not-found")
+		kubectl(t, "-n", "vap-demo", "delete", "deployment", "idle", "--ignore-not-found")
+	})
+	// The namespaces come with the lab's resources, which step applies.
+	kubectl(t, "apply", "-f", filepath.Join(root, "labs/vap/solution/policy.yaml"), "-f", filepath.Join(root, "labs/vap/solution/binding.yaml"))
+	code, out := cnpaRun(t, env, "step", "all")
+	if code != 0 || strings.Count(out, "✓") != 6 || !strings.Contains(out, "wrote "+filepath.Join(dir, "scope.json")) {
+		t.Fatalf("cnpa --lab vap step all: exit %d, want 0 and 6 ✓:\n%s", code, out)
+	}
+	code, out = cnpaRun(t, env, "check")
+	if code != 0 || !strings.Contains(out, "6 passed, 0 failed, 0 not checked") {
+		t.Fatalf("cnpa --lab vap check: exit %d, want all 6 passed:\n%s", code, out)
+	}
+	code, out = cnpaRun(t, env, "--lang", "ja", "check")
+	if code != 0 || !strings.Contains(out, "ステップ4 — バインディングはほかのネームスペースに触れない") || !strings.Contains(out, "6件合格、0件不合格、0件未チェック") {
+		t.Fatalf("cnpa --lang ja check: exit %d, want the Japanese report:\n%s", code, out)
+	}
+
+	// The binding only warns: refuse.refused fails, refuse.message waits
+	// on it, and the hint nudges first, then gives the answer.
+	warn := strings.Replace(readFile(t, filepath.Join(root, "labs/vap/solution/binding.yaml")), "[Deny]", "[Warn]", 1)
+	apply(t, warn)
+	admitted(t, 20*time.Second)
+	for _, want := range []struct {
+		line, hint string
+	}{
+		{"hint: A policy alone does nothing", ""},
+		{"hint: A policy alone does nothing", "answer: Apply a ValidatingAdmissionPolicyBinding"},
+	} {
+		code, out = cnpaRun(t, env, "check")
+		for _, s := range []string{"✗ the Deployment of 7 replicas in vap-demo is refused", `found:    {"live":false,"recorded":true}`,
+			"likely: the policy is not bound to deny", "– the refusal says the policy's message", "not checked: refuse.refused does not pass yet", want.line} {
+			if !strings.Contains(out, s) {
+				t.Errorf("cnpa check with a Warn binding lacks %q:\n%s", s, out)
+			}
+		}
+		if code != 1 || (want.hint != "") != strings.Contains(out, "answer:") || (want.hint != "" && !strings.Contains(out, want.hint)) {
+			t.Errorf("cnpa check with a Warn binding: exit %d, want 1, and the answer only the second time (%q):\n%s", code, want.hint, out)
+		}
+	}
+}
+
+// admitted waits until the API server admits the Deployment of 7 replicas
+// in vap-demo: a binding changed is enforced a moment later.
+func admitted(t *testing.T, within time.Duration) {
+	t.Helper()
+	c := cluster.Shared(t)
+	deadline := time.Now().Add(within)
+	for {
+		cmd := exec.Command(c.Kubectl(), "-n", "vap-demo", "create", "-f", filepath.Join(repoRoot(t), "labs/vap/resources/too-many.yaml"), "--dry-run=server", "-o", "name")
+		cmd.Env = c.Env()
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Deployment of 7 replicas is still refused after %s: %s", within, out)
+		}
+		time.Sleep(200 * time.Millisecond) // polling the API server's answer, with a deadline
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func apply(t *testing.T, manifest string) {
+	t.Helper()
+	c := cluster.Shared(t)
+	cmd := exec.Command(c.Kubectl(), "apply", "-f", "-")
+	cmd.Env, cmd.Stdin = c.Env(), strings.NewReader(manifest)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kubectl apply: %v\n%s", err, out)
+	}
+}
+
+// caseLine is one run of a case as `cnpa lab test` prints it.
+var caseLine = regexp.MustCompile(`(?m)^([✓✗]) (\S+) \(run (\d)\): (.*)$`)
+
+// `cnpa lab test labs/vap` proves the lab: every case, twice, as its file
+// says; and it leaves nothing of the learner's behind.
+func TestLabTest(t *testing.T) {
+	start := time.Now()
+	code, out := cnpaRun(t, nil, "lab", "test", "vap")
+	t.Logf("cnpa lab test vap: %s", time.Since(start).Round(time.Second))
+	want := map[string]int{"solution": 0, "unsolved": 0}
+	for _, m := range []string{"wrong-message", "fail-open", "warn-only", "off-by-one", "refuse-all", "create-only", "create-only-condition", "no-selector", "selector-too-wide"} {
+		want["mutant/"+m] = 0
+	}
+	for _, m := range caseLine.FindAllStringSubmatch(out, -1) {
+		if _, ok := want[m[2]]; !ok {
+			t.Errorf("a case the lab does not have: %s", m[0])
+			continue
+		}
+		if m[1] != "✓" || m[4] != "as expected" {
+			t.Errorf("case %s run %s: %s", m[2], m[3], m[4])
+		}
+		want[m[2]]++
+	}
+	for c, n := range want {
+		if n != 2 {
+			t.Errorf("case %s ran %d times, want 2", c, n)
+		}
+	}
+	if code != 0 || !strings.Contains(out, "the lab is proved: 11 cases, each twice") {
+		t.Fatalf("cnpa lab test vap: exit %d, want 0:\n%s", code, out)
+	}
+	// Cleaned up: no policy, no binding, the namespaces going.
+	if got := kubectl(t, "get", "validatingadmissionpolicies,validatingadmissionpolicybindings", "-o", "name"); strings.TrimSpace(got) != "" {
+		t.Errorf("left behind: %s", got)
+	}
+	for _, ns := range []string{"vap-demo", "vap-free"} {
+		phase := kubectl(t, "get", "namespace", ns, "--ignore-not-found", "-o", "jsonpath={.status.phase}")
+		if phase != "" && phase != "Terminating" {
+			t.Errorf("namespace %s is %s, want gone or Terminating", ns, phase)
+		}
+	}
+}
+
+// A lab whose mutant changes nothing a check reads lints, but `cnpa lab
+// test` rejects it, naming the mutant and the check that missed it; a lab
+// that does not lint is not run at all.
+func TestLabTestRejects(t *testing.T) {
+	dir := t.TempDir()
+	root := repoRoot(t)
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "labs/vap"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lab.yaml"), []byte(readFile(t, "testdata/blind/lab.yaml")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := cnpaRun(t, nil, "lab", "lint", dir); code != 0 {
+		t.Fatalf("the blind lab does not lint: exit %d\n%s", code, out)
+	}
+	code, out := cnpaRun(t, nil, "lab", "test", dir)
+	for _, s := range []string{
+		"✓ solution (run 1): as expected", "✓ unsolved (run 2): as expected",
+		"✗ mutant/blind (run 1): it does not fail refuse.message (it is pass): the check misses this mistake",
+		"✗ mutant/blind (run 2):", "the lab is not proved: 2 of 6 runs did not go as its file says",
+	} {
+		if !strings.Contains(out, s) {
+			t.Errorf("cnpa lab test of the blind lab lacks %q", s)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d, want 1:\n%s", code, out)
+	}
+
+	// Broken: it is refused before anything runs (no namespace made).
+	broken := strings.Replace(readFile(t, filepath.Join(dir, "lab.yaml")), "blind-demo", "broken-demo", 1)
+	broken = strings.Replace(broken, "got: evidence.refused", "got: evidence.refusd", 1)
+	if err := os.WriteFile(filepath.Join(dir, "lab.yaml"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out = cnpaRun(t, nil, "lab", "test", dir)
+	if code != 1 || !strings.Contains(out, "reads evidence.refusd, which the lab does not declare") {
+		t.Errorf("cnpa lab test of a lab that does not lint: exit %d, want 1 and the problem:\n%s", code, out)
+	}
+	if got := kubectl(t, "get", "namespace", "broken-demo", "--ignore-not-found", "-o", "name"); got != "" {
+		t.Errorf("a lab that does not lint ran: %s", got)
+	}
+}
