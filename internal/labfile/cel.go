@@ -25,11 +25,12 @@ import (
 //	params    the lab's parameters, by name (strings)
 //
 // and a step's write expressions see run (each command's stdout, stderr
-// and exit, by id) and params.
+// and exit, by id), files (as above: a step may compute from earlier
+// steps' evidence) and params.
 
 var (
 	checkEnv = mustEnv("evidence", "facts", "files")
-	writeEnv = mustEnv("run")
+	writeEnv = mustEnv("run", "files")
 )
 
 func mustEnv(vars ...string) *cel.Env {

@@ -119,9 +119,16 @@ func (e *Engine) RunStep(ctx context.Context, s *Step, dir string) (map[string]a
 		run[c.ID] = map[string]any{"stdout": out.Stdout, "stderr": out.Stderr, "exit": int64(out.Exit)}
 	}
 	i := e.Lab.StepIndex(s.ID)
+	files := map[string]any{}
+	for j, other := range e.Lab.Steps {
+		files[other.ID] = nil
+		if v, reason, _ := readEvidence(other, j+1, dir); reason == "" {
+			files[other.ID] = v
+		}
+	}
 	ev := map[string]any{}
 	for _, k := range sorted(keysOf(s.Write)) {
-		v, err := e.Lab.progs[fmt.Sprintf("/steps/%d/write/%s", i, escapePtr(k))].eval(map[string]any{"run": run, "params": e.Cluster.Params})
+		v, err := e.Lab.progs[fmt.Sprintf("/steps/%d/write/%s", i, escapePtr(k))].eval(map[string]any{"run": run, "files": files, "params": e.Cluster.Params})
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: %s: %w", s.ID, k, err)
 		}

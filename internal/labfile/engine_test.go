@@ -1,9 +1,11 @@
 package labfile
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 
 	"github.com/labhub/cnpa/internal/i18n"
 )
@@ -127,5 +129,65 @@ func TestCheck(t *testing.T) {
 	r = e.check(0, 1, s, s.Checks[1], vars(true, false, "too many"), map[string]Status{"refuse.refused": Pass})
 	if r.Status != Fail || r.Got != "too many" || r.Want != "replicas must be at most 5" {
 		t.Errorf("another message: got %+v", r)
+	}
+}
+
+// tiny is a lab of two steps with no cluster: the second computes its
+// evidence from the first's, as a report step does.
+const tiny = `apiVersion: cnpa.labhub.io/v1alpha1
+kind: Lab
+metadata: {name: tiny, title: {en: Tiny}}
+languages: [en]
+parameters: [{name: who, default: world}]
+steps:
+  - id: count
+    evidence: {file: count.json, shape: {n: integer, hello: string, failed: boolean}}
+    run:
+      - {id: two, sh: echo 2}
+      - {id: hello, sh: 'echo "hello $who"'}
+      - {id: bad, sh: 'echo oops >&2; exit 3'}
+    write:
+      n: int(run.two.stdout)
+      hello: run.hello.stdout
+      failed: run.bad.exit == 3 && run.bad.stderr == 'oops'
+    checks:
+      - {id: n, got: evidence.n, want: "2"}
+  - id: double
+    evidence: {file: double.json, shape: {n: integer}}
+    run: []
+    write:
+      n: files.count.n * 2
+    checks:
+      - {id: n, got: evidence.n, want: "4"}
+solution: []
+unsolved: {fails: [count.n, double.n]}
+mutants: []
+words:
+  en: {count: Count, count.text: It counts., count.n: n is 2, double: Double, double.text: It doubles., double.n: n is 4}
+`
+
+// A step's commands run in a shell with the parameters; their stdout,
+// stderr and exit become its evidence, and a later step computes from an
+// earlier one's file.
+func TestRunStep(t *testing.T) {
+	l, ps := Load(fstest.MapFS{"lab.yaml": {Data: []byte(tiny)}}, "tiny")
+	if len(ps) > 0 {
+		t.Fatal(ps.Say(i18n.English))
+	}
+	dir := t.TempDir()
+	e := &Engine{Lab: l, Cluster: &Cluster{Lab: l, Params: l.Defaults()}, LabDir: dir}
+	ev, file, err := e.RunStep(context.Background(), l.Step("count"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if file != filepath.Join(dir, "count.json") || ev["n"] != int64(2) || ev["hello"] != "hello world" || ev["failed"] != true {
+		t.Errorf("got %s %v, want count.json with n 2, hello world, failed true", file, ev)
+	}
+	if ev, _, err = e.RunStep(context.Background(), l.Step("double"), dir); err != nil || ev["n"] != int64(4) {
+		t.Errorf("got %v, %v; want n 4", ev, err)
+	}
+	rep, err := e.Grade(context.Background(), dir, "")
+	if err != nil || !rep.OK() {
+		t.Errorf("got %+v, %v; want every check passed", rep, err)
 	}
 }

@@ -51,7 +51,7 @@ func (l *Lab) Lint() Problems {
 		need(s.ID+".text", sp+"/id")
 
 		// The run and what it writes.
-		runs := keys{"run": nil, "params": params["params"]}
+		runs := keys{"run": nil, "files": stepIDs, "params": params["params"]}
 		seen := map[string]bool{}
 		for j, c := range s.Run {
 			if seen[c.ID] {

@@ -69,6 +69,10 @@ func TestLintRefuses(t *testing.T) {
 			"unknown verb scale-it", "use a built-in verb: delete-and-time, get, list, try-create, try-patch"},
 		{"expression that does not compile", "expr: facts.policy.found &&", "expr: facts.policy.found &&&", "expr: facts.policy.found &&&", "cel",
 			"does not compile", "write CEL over evidence, facts, files and params"},
+		{"wait-until condition that does not compile", `verb: try-patch
+        with: {apiVersion: apps/v1, kind: Deployment, namespace: "${namespace}", name: idle, patch: '{"spec":{"replicas":7}}'}`, `verb: wait-until
+        with: {apiVersion: apps/v1, kind: Deployment, namespace: "${namespace}", name: idle, condition: "object.spec.replicas =="}`, `condition: "object.spec.replicas =="`, "condition",
+			"the condition object.spec.replicas == does not compile", "write CEL over found and object"},
 		{"key the lab does not declare", "got: facts.too_many.message", "got: facts.too_mnay.message", "got: facts.too_mnay.message", "key",
 			"reads facts.too_mnay, which the lab does not declare", "use one of: policy, too_many; or declare too_mnay"},
 		{"missing translation", "    admit.at_limit: vap-demo の", "    admit.at_limit_x: vap-demo の", "      - id: at_limit\n        needs", "word",

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"cel.dev/cel-go/cel"
+	celtypes "cel.dev/cel-go/common/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,7 +48,21 @@ var verbs = map[string]verb{
 	// delete an object and time its return under a new uid:
 	// {returned, seconds, deleted_uid, returned_uid}.
 	"delete-and-time": {needs: []string{"apiVersion", "kind", "name"}, may: []string{"namespace", "timeout"}, do: deleteAndTime},
+	// wait until an object meets a condition (CEL over found and
+	// object), polling: {held, seconds, found, object}, the object as
+	// last observed when the time is up.
+	"wait-until": {needs: []string{"apiVersion", "kind", "name", "condition"}, may: []string{"namespace", "timeout"}, do: waitUntil},
 }
+
+// waitEnv is where a wait-until condition is compiled: the object as
+// last read, and whether there was one.
+var waitEnv = func() *cel.Env {
+	env, err := cel.NewEnv(cel.Variable("found", cel.BoolType), cel.Variable("object", cel.MapType(cel.StringType, cel.DynType)))
+	if err != nil {
+		panic(err)
+	}
+	return env
+}()
 
 // VerbNames are the built-in verbs' names, sorted.
 func VerbNames() []string { return sorted(keysOf(verbs)) }
@@ -74,6 +90,14 @@ func (l *Lab) lintVerb(ptr string, f Fact) Problems {
 		s := fmt.Sprint(f.With[k])
 		if _, missing := expand(s, defaults); len(missing) > 0 {
 			ps = append(ps, l.at(wp, "labfile.problem.param", map[string]any{"Name": missing[0]}))
+		}
+		if k == "condition" {
+			if _, cps := l.compile(waitEnv, wp, s, keys{}); len(cps) > 0 {
+				for _, p := range cps {
+					p.ID = "labfile.problem.condition" // its variables are not a check's
+					ps = append(ps, p)
+				}
+			}
 		}
 		if k == "manifest" {
 			if _, err := fs.Stat(l.FS, s); err != nil {
@@ -306,18 +330,76 @@ func tryPatch(ctx context.Context, c *Cluster, w map[string]string) (map[string]
 	return admission(err)
 }
 
+// timeoutOf is with's timeout in seconds, or def.
+func timeoutOf(w map[string]string, def time.Duration) (time.Duration, error) {
+	s := w["timeout"]
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("timeout %q: %w", s, err)
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+func waitUntil(ctx context.Context, c *Cluster, w map[string]string) (map[string]any, error) {
+	r, err := c.resource(w["apiVersion"], w["kind"], w["namespace"])
+	if err != nil {
+		return nil, err
+	}
+	timeout, err := timeoutOf(w, 30*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	a, iss := waitEnv.Compile(w["condition"])
+	if iss != nil && iss.Err() != nil {
+		return nil, iss.Err()
+	}
+	prog, err := waitEnv.Program(a)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	out := map[string]any{"held": false, "found": false, "object": map[string]any{}}
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		o, err := r.Get(ctx, w["name"], metav1.GetOptions{})
+		switch {
+		case err == nil:
+			out["found"], out["object"] = true, o.Object
+		case apierrors.IsNotFound(err):
+			out["found"], out["object"] = false, map[string]any{}
+		default:
+			return nil, err
+		}
+		out["seconds"] = int64(time.Since(start).Seconds())
+		// A condition that cannot be evaluated on this object (a field
+		// not there yet) does not hold yet.
+		if v, _, err := prog.Eval(map[string]any{"found": out["found"], "object": out["object"]}); err == nil && v == celtypes.True {
+			out["held"] = true
+			return out, nil
+		}
+		if time.Since(start) >= timeout {
+			return out, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
 func deleteAndTime(ctx context.Context, c *Cluster, w map[string]string) (map[string]any, error) {
 	r, err := c.resource(w["apiVersion"], w["kind"], w["namespace"])
 	if err != nil {
 		return nil, err
 	}
-	timeout := 30 * time.Second
-	if s := w["timeout"]; s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return nil, fmt.Errorf("timeout %q: %w", s, err)
-		}
-		timeout = time.Duration(n) * time.Second
+	timeout, err := timeoutOf(w, 30*time.Second)
+	if err != nil {
+		return nil, err
 	}
 	old, err := r.Get(ctx, w["name"], metav1.GetOptions{})
 	if err != nil {

@@ -124,12 +124,16 @@ func TestVerbs(t *testing.T) {
 	}
 	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": "kube-root-ca.crt"}
 	// The controller publishes it a moment after the namespace is made.
-	deadline := time.Now().Add(30 * time.Second)
-	for fact("get", cm)["found"] != true {
-		if time.Now().After(deadline) {
-			t.Fatalf("no kube-root-ca.crt in %s after 30 s", ns)
-		}
-		time.Sleep(200 * time.Millisecond) // polling the API server, with a deadline
+	until := map[string]any{"condition": "found && has(object.data)", "timeout": "30"}
+	for k, v := range cm {
+		until[k] = v
+	}
+	if got := fact("wait-until", until); got["held"] != true || got["found"] != true {
+		t.Fatalf("wait-until kube-root-ca.crt in %s: got %v, want held", ns, got)
+	}
+	until["condition"], until["timeout"] = "object.data.size() > 5", "1"
+	if got := fact("wait-until", until); got["held"] != false || got["found"] != true || got["seconds"].(int64) < 1 {
+		t.Errorf("wait-until a condition that never holds: got %v, want not held after 1 s, the object as last seen", got)
 	}
 	got := fact("get", cm)
 	if name := got["object"].(map[string]any)["metadata"].(map[string]any)["name"]; name != "kube-root-ca.crt" {
