@@ -474,6 +474,49 @@ func TestRunKeepsTheNewerLookAtTheFiles(t *testing.T) {
 	}
 }
 
+// q right after a controller's verdict: watch ends once the judgement's
+// temporary TeamSpaces are removed (check.Run does on every path), and
+// says why it waits; before, the process went and left them behind.
+func TestRunEndsAfterTheProbesCleanup(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.English)
+	dir := t.TempDir()
+	if err := SavePosition(dir, 5); err != nil {
+		t.Fatal(err)
+	}
+	removed := make(chan struct{})
+	var gone atomic.Bool
+	w := startWatch(t, dir, func(step int, ask Ask) (*judge.Report, error) {
+		rep, err := fakeLab(judge.Pass)(step, ask)
+		if ask.Live && ask.Judged != nil {
+			ask.Judged(rep)
+			<-removed // the removal goes on, cancelled or not
+			gone.Store(true)
+		}
+		return rep, err
+	})
+	waitFor(t, w.has(t, "live5@5=pass"))
+	w.keys <- 'q'
+	select {
+	case err := <-w.done:
+		w.done <- err
+		close(removed)
+		t.Fatalf("watch ended (%v) with the probes' TeamSpaces still being removed", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(removed)
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil
+	if !gone.Load() {
+		t.Error("watch ended before the removal did")
+	}
+	if !strings.Contains(w.errw.String(), "removing the TeamSpaces cnpa made to judge") {
+		t.Errorf("watch did not say why it waits:\n%s", w.errw.String())
+	}
+}
+
 // A reset under watch (its position gone): the learner starts over where
 // the evidence says, and the old marks go.
 func TestRunStartsOverAfterAReset(t *testing.T) {
