@@ -94,7 +94,7 @@ func (o *ResetOptions) Run(ctx context.Context) error {
 	}
 	log := func(format string, a ...any) {
 		if out == "text" {
-			p.Line(format, a...)
+			line(p, fmt.Sprintf(format, a...))
 		}
 	}
 	res, err := reset.Run(ctx, env, reset.Options{Steps: theLab.Lab(), Purge: o.Purge, Log: log})
@@ -109,7 +109,7 @@ func (o *ResetOptions) Run(ctx context.Context) error {
 		return werr
 	}
 	if out == "text" {
-		p.Line("%s", i18n.T("cli.reset.done"))
+		line(p, i18n.T("cli.reset.done"))
 	}
 	return nil
 }
@@ -118,33 +118,38 @@ func (o *ResetOptions) Run(ctx context.Context) error {
 func describe(p *ui.Printer, plan *reset.Plan, dir string) {
 	p.Title("%s", i18n.T("cli.reset.will"))
 	if plan.OtherLab != "" {
-		p.Line("%s", i18n.T("cli.reset.other_lab", i18n.Args{"Dir": plan.OtherLab}))
+		line(p, i18n.T("cli.reset.other_lab", i18n.Args{"Dir": plan.OtherLab}))
 	}
 	if plan.Service {
-		p.Line("%s", i18n.T("cli.reset.service"))
+		line(p, i18n.T("cli.reset.service"))
 	}
 	if plan.Identity {
-		p.Line("%s", i18n.T("cli.reset.identity", i18n.Args{"User": identity.Username}))
+		line(p, i18n.T("cli.reset.identity", i18n.Args{"User": identity.Username}))
 	}
 	if len(plan.TeamSpaces) > 0 {
-		p.Line("%s", i18n.T("cli.reset.teamspaces", i18n.Args{"Names": i18n.List(plan.TeamSpaces)}))
+		line(p, i18n.T("cli.reset.teamspaces", i18n.Args{"Names": i18n.List(plan.TeamSpaces)}))
 	}
 	if len(plan.Namespaces) > 0 {
-		p.Line("%s", i18n.T("cli.reset.namespaces", i18n.Args{"Names": i18n.List(plan.Namespaces)}))
+		line(p, i18n.T("cli.reset.namespaces", i18n.Args{"Names": i18n.List(plan.Namespaces)}))
 	}
 	if plan.CRD {
-		p.Line("%s", i18n.T("cli.reset.crd", i18n.Args{"CRD": teamspace.CRDName}))
+		line(p, i18n.T("cli.reset.crd", i18n.Args{"CRD": teamspace.CRDName}))
 	}
 	if len(plan.Files) > 0 {
-		p.Line("%s", i18n.N("plural.cli.reset.files", len(plan.Files), i18n.Args{"Dir": dir}))
+		line(p, i18n.N("plural.cli.reset.files", len(plan.Files), i18n.Args{"Dir": dir}))
 	}
 	if len(plan.ArchiveFiles) > 0 {
-		p.Line("%s", i18n.N("plural.cli.reset.archive", len(plan.ArchiveFiles)))
+		line(p, i18n.N("plural.cli.reset.archive", len(plan.ArchiveFiles)))
 	}
 	if len(plan.Aside) > 0 {
-		p.Line("%s", i18n.T("cli.reset.aside", i18n.Args{"Files": i18n.List(plan.Aside), "Dir": dir}))
+		line(p, i18n.T("cli.reset.aside", i18n.Args{"Files": i18n.List(plan.Aside), "Dir": dir}))
 	}
 	for _, f := range plan.Kept {
-		p.Line("%s", i18n.T("cli.reset.kept", i18n.Args{"File": f}))
+		line(p, i18n.T("cli.reset.kept", i18n.Args{"File": f}))
 	}
 }
+
+// line prints one of reset's lines wrapped to 80 columns in every
+// language (a Japanese one naming the identity's eight objects was 250):
+// a name or a path wider than a line stands on its own, whole.
+func line(p *ui.Printer, s string) { p.Line("%s", ui.Wrap(s, ui.Cols)) }

@@ -99,6 +99,13 @@ func row(mark, id, text string) string {
 	head := "  " + mark + " " + ui.Pad(id, idColumn) + " "
 	plain := 4 + idColumn + 1 // the mark is one column, whatever its colour
 	lines := strings.Split(ui.Wrap(text, ui.Cols-plain), "\n")
+	for _, l := range lines {
+		if ui.Width(l) > ui.Cols-plain {
+			// A piece wider than the column (a label, a path): the
+			// text goes under the id, where a line has room for it.
+			return "  " + mark + " " + id + "\n" + prose(strings.Repeat(" ", 6), text)
+		}
+	}
 	for i := 1; i < len(lines); i++ {
 		lines[i] = strings.Repeat(" ", plain) + lines[i]
 	}

@@ -42,3 +42,24 @@ func TestNoteIsNotAFailure(t *testing.T) {
 		t.Errorf("JUnit: %d failures, case %+v: want the note as a passing testcase with its id", doc.Failures, tc)
 	}
 }
+
+// A check's row fits 80 columns even when its text holds a piece wider
+// than the column beside the id (found in Japanese: a label, a unit's
+// path; 83 and 95 columns): the text then goes under the id.
+func TestRowFits80Columns(t *testing.T) {
+	for _, text := range []string{
+		"team-alphaにラベルplatform.labhub.io/teamspace=alphaがあり、現在のalphaが所有している",
+		"unitファイル/tmp/cnpa-cluster-1471233845/systemd/cnpa-op.serviceが存在する",
+		"a short one",
+	} {
+		out := row("✗", "step3.namespace_owned", text)
+		for _, l := range strings.Split(out, "\n") {
+			if ui.Width(l) > ui.Cols {
+				t.Errorf("%d columns: %q\n%s", ui.Width(l), l, out)
+			}
+		}
+		if got := strings.Join(strings.Fields(strings.ReplaceAll(out, "step3.namespace_owned", "")), ""); !strings.Contains(got, strings.ReplaceAll(text, " ", "")) {
+			t.Errorf("the text changed: %q", out)
+		}
+	}
+}

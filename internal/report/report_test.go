@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -169,7 +170,8 @@ func TestPageShowsTheLastStress(t *testing.T) {
 	}
 	rep := &judge.StressReport{Engine: "own", Faults: []judge.StressFault{
 		{Name: "kill9", Status: judge.Pass},
-		{Name: "burst", Status: judge.Fail, Findings: []judge.StressFinding{{Property: judge.StressConverged, Found: "cnpa-check-1: no quota", Expected: "converged"}}, Hint: "compare"},
+		{Name: "burst", Status: judge.Fail, Findings: []judge.StressFinding{{Property: judge.StressConverged, Found: "cnpa-check-1: no quota", Expected: "converged"}}, Hint: "compare",
+			Log: "E1207 reconcile.sh: line 42: " + strings.Repeat("kubectl: error: the server is currently unable to handle the request ", 4)},
 	}}
 	rep.Count()
 	if err := judge.SaveStress(dir, rep); err != nil {
@@ -180,6 +182,11 @@ func TestPageShowsTheLastStress(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
 		}
+	}
+	// The controller's log keeps its lines, wrapped in the page, never
+	// wider than it (a line of the log is as long as it comes).
+	if !strings.Contains(html, `<pre class="mono">E1207 reconcile.sh`) || !regexp.MustCompile(`pre\.mono \{[^}]*white-space: pre-wrap`).MatchString(html) {
+		t.Error("the stress log is not a pre that wraps its lines")
 	}
 	if !strings.Contains(html, i18n.T("stress.check_heading")) {
 		t.Error("the page does not say stress is not part of the lab's grade")

@@ -41,10 +41,10 @@ func deleteNamespaces(ctx context.Context, env *labenv.Env, nss []corev1.Namespa
 		}
 	}
 	if len(dependents) > 0 {
-		log("%s", i18n.T("reset.waiting_gc", i18n.Args{"Names": fmt.Sprint(dependents)}))
+		log("%s", i18n.T("reset.waiting_gc", i18n.Args{"Names": i18n.List(dependents)}))
 	}
 	if len(nss) > 0 {
-		log("%s", i18n.T("reset.deleting_namespaces", i18n.Args{"Names": fmt.Sprint(r.Namespaces)}))
+		log("%s", i18n.T("reset.deleting_namespaces", i18n.Args{"Names": i18n.List(r.Namespaces)}))
 	}
 	var left []string
 	err := wait(ctx, env.Timeout, func(ctx context.Context) (bool, error) {
@@ -61,7 +61,7 @@ func deleteNamespaces(ctx context.Context, env *labenv.Env, nss []corev1.Namespa
 	}, 0)
 	if err != nil {
 		sort.Strings(left)
-		return fmt.Errorf("%s: %w", i18n.T("reset.namespaces_not_gone", i18n.Args{"Names": fmt.Sprint(left)}), err)
+		return fmt.Errorf("%s: %w", i18n.T("reset.namespaces_not_gone", i18n.Args{"Names": i18n.List(left)}), err)
 	}
 	log("%s", i18n.T("reset.namespaces_gone"))
 	return nil

@@ -84,7 +84,7 @@ func deleteTeamSpaces(ctx context.Context, env *labenv.Env, listed []unstructure
 			names = append(names, fmt.Sprintf("%s (finalizers %v)", n, f))
 		}
 		sort.Strings(names)
-		return errors.Join(append(failures, i18n.NewError("reset.foreign_finalizers", i18n.Args{"Names": fmt.Sprint(names)}))...)
+		return errors.Join(append(failures, i18n.NewError("reset.foreign_finalizers", i18n.Args{"Names": i18n.List(names)}))...)
 	}
 	return errors.Join(failures...)
 }

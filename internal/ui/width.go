@@ -140,8 +140,10 @@ func scriptOf(r rune) script {
 func breakBetween(a, b rune) bool {
 	sa, sb := scriptOf(a), scriptOf(b)
 	switch {
-	case sa == openMark || sb == closeMark || closing(b) || strings.ContainsRune("([{", a):
-		return false // kinsoku: nothing after an opening mark, before a closing one
+	case sa == openMark || sb == closeMark || closing(b) || strings.ContainsRune("([{<", a) || b == '>':
+		return false // kinsoku: nothing after an opening mark, before a closing one (own-<時刻>/ too)
+	case sb == kana && strings.ContainsRune("）」』】〕〉》", a):
+		return false // a bracket's particle stays with it: （drift.json）を
 	case sa == closeMark:
 		return true // after 、。）
 	case sb == openMark:

@@ -147,8 +147,9 @@ func TestWrapNeverInsideAWord(t *testing.T) {
 	text := "ステップ3: reconcile.shを1回実行しても、ネームスペースteam-alphaのファイルが所有している" +
 		"クォータを送ったあとに消してはいけません。statusとして残します（ファイルは何も変更していません）。" +
 		"`kubectl apply --server-side --field-manager=<yours> --force-conflicts -f -`を使ってください。やり直してください。" +
-		"手での編集を取り戻せず、JSONファイルに書き出します。値を置き換えて読み込み直します"
-	words := []string{"取り戻せず", "書き出します", "置き換えて", "読み込み直します", "ファイル", "所有している", "ネームスペース", "送った", "いけません", "として", "reconcile.shを", "1回実行しても", "やり直して",
+		"手での編集を取り戻せず、JSONファイルに書き出します。値を置き換えて読み込み直します。" +
+		"あなた自身のJSONファイル（drift.json、report.json）を/tmp/a/cnpa-op/own-<時刻>/へ移します"
+	words := []string{"report.json）を", "own-<時刻>/へ", "取り戻せず", "書き出します", "置き換えて", "読み込み直します", "ファイル", "所有している", "ネームスペース", "送った", "いけません", "として", "reconcile.shを", "1回実行しても", "やり直して",
 		"`kubectl apply --server-side --field-manager=<yours> --force-conflicts -f -`を", "（ファイルは", "変更していません）。"}
 	for cols := 12; cols <= 80; cols++ {
 		out := Wrap(text, cols)

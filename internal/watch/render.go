@@ -264,16 +264,28 @@ func (v *View) PlainLines(m *Model, n int, rep *judge.Report) []string {
 			out = append(out, v.paint(l))
 		}
 	}
+	// The step's counts are of every check shown for it: this report's,
+	// and those it does not judge again that the screen keeps (a quick
+	// look leaves the probes' verdicts as they were).
 	passed, failed := 0, 0
-	for _, c := range rep.Checks {
-		if c.Step != n {
-			continue
-		}
-		switch c.Status {
+	count := func(st judge.Status) {
+		switch st {
 		case judge.Pass:
 			passed++
 		case judge.Fail:
 			failed++
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range rep.Checks {
+		if c.Step == n {
+			seen[c.ID] = true
+			count(c.Status)
+		}
+	}
+	for _, c := range m.Checks(n) {
+		if !seen[c.ID] {
+			count(c.Status)
 		}
 	}
 	add("", i18n.T("watch.plain.summary", i18n.Args{"N": n, "Passed": passed, "Failed": failed}), "  ")

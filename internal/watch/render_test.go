@@ -141,6 +141,14 @@ func TestPlainLinesSayFailuresAndChanges(t *testing.T) {
 		!strings.Contains(got, "✓ cb: check") || strings.Contains(got, "ca") {
 		t.Errorf("after the fix:\n%s", got)
 	}
+	// A look without the probes (ca alone): the counts are still of both
+	// checks shown, not of ca alone (found in Japanese: 8 passed, then 5).
+	m.Judged(3, report(3, judge.Pass, judge.Pass), time.Now())
+	look := report(3, judge.Pass, judge.Pass)
+	look.Checks = look.Checks[:1]
+	if got := strings.Join(v.PlainLines(m, 3, look), "\n"); !strings.Contains(got, "step 3: 2 passed, 0 failed") {
+		t.Errorf("a look without the probes:\n%s", got)
+	}
 }
 
 func TestJSONOneObjectAVerdict(t *testing.T) {

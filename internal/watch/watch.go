@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labhub/cnpa/internal/check"
@@ -267,6 +268,10 @@ type loop struct {
 	// seconds, and a saved file is looked at in a fraction of one) gives
 	// only its probes' verdicts, never its older look at the files.
 	factsAt time.Time
+	// wg is every judgement running: watch ends once they have, so that
+	// the probes' temporary TeamSpaces are removed (check.Run removes
+	// them on every path, a cancelled one too) before the process goes.
+	wg sync.WaitGroup
 	// results gets every judgement's outcome; gen tells a cancelled one.
 	results chan result
 	// The quick look at every step: one at a time, a newer one cancels
@@ -341,7 +346,22 @@ func Run(ctx context.Context, o Options) error {
 	l.retry, l.cluster, l.liveWait = stopped(), stopped(), stopped()
 	poll := time.NewTicker(o.Poll)
 	defer poll.Stop()
-	defer func() { l.quickStop(); l.planStop() }()
+	defer func() {
+		l.quickStop()
+		l.planStop()
+		if l.planBusy {
+			// A quit right after a verdict: its probes' TeamSpaces may
+			// still be on their way out (check.Options.Judged).
+			if l.o.Format == Screen { // the screen is drawn no more
+				for _, line := range fit("! ", i18n.T("watch.cleaning_up"), Columns, "  ") {
+					fmt.Fprint(l.o.Out, line+"\r\n")
+				}
+			} else {
+				l.notice("", i18n.T("watch.cleaning_up"))
+			}
+		}
+		l.wg.Wait()
+	}()
 	l.poll()
 	l.judge(l.current(true))
 	l.draw()
@@ -534,7 +554,12 @@ func (l *loop) judge(p plan) {
 	l.pending, l.planBusy = p, true
 	ctx, cancel := context.WithCancel(l.ctx)
 	l.planStop = cancel
-	go l.run(ctx, l.planGen, p)
+	gen := l.planGen
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		l.run(ctx, gen, p)
+	}()
 }
 
 // quick starts the look at every step's files and facts, with no probe;
@@ -549,7 +574,9 @@ func (l *loop) quick() {
 	ctx, cancel := context.WithCancel(l.ctx)
 	l.quickStop, l.quickBusy = cancel, true
 	started := l.o.Now()
+	l.wg.Add(1)
 	go func() {
+		defer l.wg.Done()
 		rep, err := l.o.Judge(ctx, 0, Ask{})
 		if ctx.Err() != nil {
 			return

@@ -409,7 +409,10 @@ func TestRunSaysARestartOnlyForTheLearnersUnit(t *testing.T) {
 	for len(w.f.calls) > 0 {
 		<-w.f.calls
 	}
-	w.f.until(t, call{0, asked{}}, false) // the step's end seen: everything looked at again
+	// A look comes once the loop knows no step runs (a save is looked
+	// at at once then, or with everything when the step's end is seen).
+	w.files <- []Change{{Path: filepath.Join(dir, "crd.yaml"), Step: 1}}
+	w.f.until(t, call{0, asked{}}, false)
 	w.files <- unit
 	waitFor(t, func() bool { return strings.Contains(w.errw.String(), restart) })
 	if !strings.Contains(w.errw.String(), "`cnpa service restart`") && !strings.Contains(w.errw.String(), "`systemctl daemon-reload && systemctl restart cnpa-op`") {
@@ -471,6 +474,49 @@ func TestRunKeepsTheNewerLookAtTheFiles(t *testing.T) {
 	}
 	if last != "step5.file@5=pass" {
 		t.Errorf("drift.json's last verdict %q, want pass (the newer look): %v", last, vs)
+	}
+}
+
+// q right after a controller's verdict: watch ends once the judgement's
+// temporary TeamSpaces are removed (check.Run does on every path), and
+// says why it waits; before, the process went and left them behind.
+func TestRunEndsAfterTheProbesCleanup(t *testing.T) {
+	defer i18n.Set(i18n.Current())
+	i18n.Set(i18n.English)
+	dir := t.TempDir()
+	if err := SavePosition(dir, 5); err != nil {
+		t.Fatal(err)
+	}
+	removed := make(chan struct{})
+	var gone atomic.Bool
+	w := startWatch(t, dir, func(step int, ask Ask) (*judge.Report, error) {
+		rep, err := fakeLab(judge.Pass)(step, ask)
+		if ask.Live && ask.Judged != nil {
+			ask.Judged(rep)
+			<-removed // the removal goes on, cancelled or not
+			gone.Store(true)
+		}
+		return rep, err
+	})
+	waitFor(t, w.has(t, "live5@5=pass"))
+	w.keys <- 'q'
+	select {
+	case err := <-w.done:
+		w.done <- err
+		close(removed)
+		t.Fatalf("watch ended (%v) with the probes' TeamSpaces still being removed", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(removed)
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil
+	if !gone.Load() {
+		t.Error("watch ended before the removal did")
+	}
+	if !strings.Contains(w.errw.String(), "removing the TeamSpaces cnpa made to judge") {
+		t.Errorf("watch did not say why it waits:\n%s", w.errw.String())
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/judge"
 	labdata "github.com/labhub/cnpa/internal/lab"
+	"github.com/labhub/cnpa/test/kit"
 )
 
 // Issue 57's passes that were not passes, and the reset that deleted a
@@ -162,7 +163,7 @@ func TestStep3GradesTheLiveStatus(t *testing.T) {
 		}
 		// The plan, as the prompt shows it (no answer: cancelled).
 		plan := l.Cnpa("reset", "--service-manager", "process", "--unit-dir", l.UnitDir)
-		announced := count(t, `remove (\d+) files? from`, plan.Stderr)
+		announced := count(t, `remove (\d+) files? from`, kit.Unwrapped(plan.Stderr))
 		if announced == "0" {
 			t.Fatalf("the plan announces no file of cnpa's (before.json, generation.json are):\n%s", plan)
 		}
@@ -173,7 +174,7 @@ func TestStep3GradesTheLiveStatus(t *testing.T) {
 		if r.Code != 0 {
 			t.Fatalf("cnpa reset --yes: exit %d\n%s", r.Code, r)
 		}
-		if removed := count(t, `removed (\d+) files? cnpa wrote`, r.Stdout); removed != announced {
+		if removed := count(t, `removed (\d+) files? cnpa wrote`, kit.Unwrapped(r.Stdout)); removed != announced {
 			t.Errorf("reset announced %s files and removed %s\nplan:\n%s\nreset:\n%s", announced, removed, plan.Stderr, r.Stdout)
 		}
 		aside, _ := filepath.Glob(filepath.Join(l.Dir, "own-*", labdata.ReconcileFile))
