@@ -29,7 +29,7 @@ var StressFaults = []string{"kill9", "conflict", "error", "timeout", "stale", "d
 // controller that fails one may hang for the whole bound, or the fault
 // itself lasts long (restart's 20 s outage), which the default set's time
 // budget does not hold.
-var StressOptIn = []string{"blackhole", "restart"}
+var StressOptIn = []string{"blackhole", "restart", "gone", "forbidden", "throttle"}
 
 // StressID is fault name's check id in a gradebook: "stress.kill9".
 func StressID(name string) string { return "stress." + name }

@@ -99,6 +99,9 @@ func stressRun(t *testing.T, lab *kit.Lab, lang string, wantCode int, faults ...
 	}
 	for _, f := range rep.Faults {
 		t.Logf("%s: %s in %.1f s, injected %v %v", f.Name, f.Status, f.Seconds, f.Injected, f.Findings)
+		if f.Log != "" {
+			t.Logf("%s: the controller's output:\n%s", f.Name, f.Log)
+		}
 	}
 	t.Logf("whole run %.1f s", rep.Seconds)
 	if r.Code != wantCode {
@@ -168,4 +171,55 @@ func TestStressRestart(t *testing.T) {
 	useUnit(t, lab, "restart-set-e.service", true)
 	failsBy(t, stressRun(t, lab, "en", 1, "restart"), "restart", judge.StressStartLimit, "set -e", "RestartSec=")
 	failsBy(t, stressRun(t, lab, "ja", 1, "restart"), "restart", judge.StressStartLimit, "set -e", "RestartSec=", "再起動")
+}
+
+// cnpa stress --faults gone,forbidden,throttle with a learner's
+// controllers, one lab, each controller put in place before its run (the
+// run restarts the service onto its proxy, so a watcher that never
+// returns is replaced too):
+//   - a valid kubectl polling pass (blackhole-timeout.sh) passes all
+//     three: kubectl waits Retry-After by itself;
+//   - forbidden-archived-skip.sh, which takes an archive record for a
+//     TeamSpace done with, leaves the TeamSpace deleted during the 403s
+//     Terminating: forbidden fails by name (converged);
+//   - throttle-at-once.py retries a 429 at once: throttle fails by name
+//     (backoff); throttle-backoff.py, which waits Retry-After, passes;
+//   - gone-resumes.sh resumes its watch from the last resourceVersion it
+//     saw and never hears of a change again: gone fails by name
+//     (converged); gone-relists.sh lists again after a 410 and passes.
+//
+// Hints are held in the language of their run (en or ja).
+func TestStressServerFaults(t *testing.T) {
+	lab := ownLab(t, "blackhole-timeout.sh", "")
+	t.Run("kubectl", func(t *testing.T) { passes(t, stressRun(t, lab, "en", 0, "gone", "forbidden", "throttle")) })
+	t.Run("forbidden", func(t *testing.T) {
+		useScript(t, lab, "forbidden-archived-skip.sh")
+		failsBy(t, stressRun(t, lab, "ja", 1, "forbidden"), "forbidden", judge.StressConverged, "アーカイブファイル", "finalizer")
+	})
+	t.Run("throttle", func(t *testing.T) {
+		useScript(t, lab, "throttle-at-once.py")
+		failsBy(t, stressRun(t, lab, "en", 1, "throttle"), "throttle", judge.StressBackoff, "Retry-After")
+		useScript(t, lab, "throttle-backoff.py")
+		passes(t, stressRun(t, lab, "en", 0, "throttle"))
+	})
+	t.Run("gone", func(t *testing.T) {
+		useScript(t, lab, "gone-resumes.sh")
+		failsBy(t, stressRun(t, lab, "en", 1, "gone"), "gone", judge.StressConverged, "list again", "410")
+		useScript(t, lab, "gone-relists.sh")
+		passes(t, stressRun(t, lab, "ja", 0, "gone"))
+	})
+}
+
+// cnpa's go and shell engines pass every fault from the API server's
+// side; each fault's time is logged (docs/stress.md's table).
+func TestStressServerFaultsEngines(t *testing.T) {
+	for _, engine := range []string{"go", "shell"} {
+		t.Run(engine, func(t *testing.T) {
+			lab := serverLab(t)
+			if r := lab.StepAll(engine); r.Code != 0 {
+				t.Fatalf("cnpa step all: %s", r)
+			}
+			passes(t, stressRun(t, lab, "en", 0, "restart", "gone", "forbidden", "throttle"))
+		})
+	}
 }
