@@ -521,7 +521,9 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 		v.Findings = append(after.judge(ctx), v.Findings...)
 	}
 	if after.release != nil {
-		after.release(ctx)
+		// Past Ctrl-C too: what the fault holds (a failed unit) is undone
+		// before the run's cleanup restarts the service.
+		after.release(context.WithoutCancel(ctx))
 	}
 	// A blackhole's requests hang up only now: a controller that waited
 	// for them forever is back for the next fault.
