@@ -3,7 +3,9 @@ package system
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +110,67 @@ func TestLearnersUnitRestartedEveryRun(t *testing.T) {
 		if ch.ID == "step4.service_active" {
 			t.Logf("step4.service_active: %s (%s)", ch.Status, ch.Actual)
 		}
+	}
+	stressRestart(ctx, t, c, env)
+}
+
+// stressRestart is cnpa stress --faults restart under real systemd, on
+// the container and cluster of TestLearnersUnitRestartedEveryRun: its
+// once-per-start unit (RestartSec=3) is started at most 4 times in 10 s
+// while the API server refuses connections, and passes; the learner's
+// loop under `set -e` with the default RestartSec= (100 ms) ends at the
+// first refused call and systemd gives up on it (Result=start-limit-hit):
+// restart fails by name (start_limit), and the run leaves the unit
+// active again.
+func stressRestart(ctx context.Context, t *testing.T, c *nspawn.Container, env []string) {
+	t.Helper()
+	stress := func(wantCode int) map[string]any {
+		t.Helper()
+		out, errOut, err := c.ExecEnv(ctx, env, optDir+"/cnpa", "stress", "--faults", "restart", "-o", "json", "--service-manager", "systemd")
+		var rep struct {
+			Baseline string
+			Faults   []map[string]any
+		}
+		code := 0
+		if err != nil {
+			code = -1
+			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+				code = ee.ExitCode()
+			}
+		}
+		if jerr := json.Unmarshal([]byte(out), &rep); jerr != nil || code != wantCode || rep.Baseline != "" || len(rep.Faults) != 1 {
+			journal, _, _ := c.ExecEnv(ctx, env, "journalctl", "-u", "cnpa-op", "--no-pager", "-n", "30")
+			t.Fatalf("cnpa stress --faults restart under systemd: exit %d (%v), want %d\n%s\n%s\njournal:\n%s", code, err, wantCode, out, errOut, journal)
+		}
+		t.Logf("restart under systemd: %v in %v s, findings %v", rep.Faults[0]["status"], rep.Faults[0]["seconds"], rep.Faults[0]["findings"])
+		if got, _, _ := c.ExecEnv(ctx, env, "systemctl", "is-active", "cnpa-op"); strings.TrimSpace(got) != "active" {
+			t.Errorf("after cnpa stress: systemctl is-active cnpa-op: %q, want active", strings.TrimSpace(got))
+		}
+		return rep.Faults[0]
+	}
+	if f := stress(0); f["status"] != "pass" {
+		t.Errorf("the once-per-start unit with RestartSec=3: restart %v, want pass: %v", f["status"], f["findings"])
+	}
+	unit := "[Unit]\nDescription=my TeamSpace controller (the loop under set -e)\n[Service]\n" +
+		"Environment=KUBECONFIG=/etc/rancher/k3s/k3s.yaml\nEnvironment=PATH=" + optDir + ":/usr/bin:/bin\n" +
+		"ExecStart=/bin/bash -c 'set -e; while true; do " + evidenceDir + "/reconcile.sh; sleep 3; done'\nRestart=always\n" +
+		"[Install]\nWantedBy=multi-user.target\n"
+	if err := c.WriteFile(unitPath, []byte(unit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, err := c.ExecEnv(ctx, env, optDir+"/cnpa", "step", "4", "--service-manager", "systemd"); err != nil {
+		t.Fatalf("cnpa step 4 with the set -e loop: %v\n%s%s", err, out, errOut)
+	}
+	f := stress(1)
+	findings, _ := f["findings"].([]any)
+	first := ""
+	if len(findings) > 0 {
+		first, _ = findings[0].(map[string]any)["found"].(string)
+		if p, _ := findings[0].(map[string]any)["property"].(string); p != "start_limit" {
+			t.Errorf("the set -e loop: first finding %v, want start_limit", findings[0])
+		}
+	}
+	if f["status"] != "fail" || !strings.Contains(first, "start-limit-hit") {
+		t.Errorf("the set -e loop under systemd: restart %v, first finding %q; want fail, start-limit-hit", f["status"], first)
 	}
 }
