@@ -19,7 +19,8 @@ import (
 // again, and systemd gives up on it after its start limit (5 starts in
 // 10 s): the unit stays failed after the API server is back. So the
 // unit is judged too (start_limit): under systemd by its own state
-// (Result=start-limit-hit), in process mode, which restarts for ever, by
+// (failed: "Start request repeated too quickly"; Result=start-limit-hit
+// on systemd after 252, exit-code on 252), in process mode, which restarts for ever, by
 // the starts it made, against the limit the unit file would have under
 // systemd.
 func init() { customs["restart"] = restartFault }
@@ -86,7 +87,9 @@ func (r *runner) startLimit(ctx context.Context, began time.Time) []judge.Stress
 	interval, burst := service.StartLimit(uf)
 	expected := i18n.T("stress.expected.start_limit", i18n.Args{"Burst": burst, "Interval": interval})
 	if st, ok := service.SystemdState(ctx, r.env.Service); ok {
-		if st.Result == "start-limit-hit" {
+		// A Restart=always unit that is failed was given up on: its start
+		// limit (Result=start-limit-hit), or a start that could not run.
+		if st.Result == "start-limit-hit" || st.Active == "failed" {
 			return []judge.StressFinding{{Property: judge.StressStartLimit, Expected: expected,
 				Found: i18n.T("stress.found.start_limit_systemd", i18n.Args{"Active": st.Active, "Result": st.Result, "Restarts": st.Restarts})}}
 		}
