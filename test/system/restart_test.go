@@ -178,4 +178,25 @@ func stressRestart(ctx context.Context, t *testing.T, c *nspawn.Container, env [
 		journal, _, _ := c.ExecEnv(ctx, env, "journalctl", "-u", "cnpa-op", "--no-pager", "-n", "60")
 		t.Errorf("the set -e loop under systemd: restart %v, first finding %q; want fail, the unit failed\njournal:\n%s", f["status"], first, journal)
 	}
+	// kill -9 of cnpa stress once the unit has failed: the run cannot put
+	// it back, and the next cnpa command that finds the leftover drop-in
+	// (here service status) starts it again, as it was before the run.
+	script := optDir + `/cnpa stress --faults restart --service-manager systemd >/dev/null 2>&1 &
+pid=$!
+for i in $(seq 240); do systemctl is-failed -q cnpa-op && break; sleep 0.5; done
+systemctl is-failed cnpa-op
+kill -9 $pid`
+	if out, errOut, err := c.ExecEnv(ctx, env, "bash", "-c", script); err != nil || strings.TrimSpace(out) != "failed" {
+		t.Fatalf("kill -9 of cnpa stress with the unit failed: %v\n%s%s", err, out, errOut)
+	}
+	if out, errOut, err := c.ExecEnv(ctx, env, optDir+"/cnpa", "service", "status", "--service-manager", "systemd"); err != nil {
+		t.Errorf("cnpa service status after the killed run: %v\n%s%s", err, out, errOut)
+	}
+	if got, _, _ := c.ExecEnv(ctx, env, "systemctl", "is-active", "cnpa-op"); strings.TrimSpace(got) != "active" {
+		journal, _, _ := c.ExecEnv(ctx, env, "journalctl", "-u", "cnpa-op", "--no-pager", "-n", "20")
+		t.Errorf("after the killed run and cnpa service status: systemctl is-active cnpa-op: %q, want active\njournal:\n%s", strings.TrimSpace(got), journal)
+	}
+	if out, _, _ := c.ExecEnv(ctx, env, "bash", "-c", "ls /run/systemd/system/cnpa-op.service.d/ 2>/dev/null"); strings.TrimSpace(out) != "" {
+		t.Errorf("the killed run's drop-in is still there: %s", out)
+	}
 }
