@@ -524,6 +524,8 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 		// Past Ctrl-C too: what the fault holds (a failed unit) is undone
 		// before the run's cleanup restarts the service.
 		after.release(context.WithoutCancel(ctx))
+		// What a held fault gave while judged counts too (gone's 410s).
+		v.Injected = injectedSince(before, r.proxy.Counts())
 	}
 	// A blackhole's requests hang up only now: a controller that waited
 	// for them forever is back for the next fault.
