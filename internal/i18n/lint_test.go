@@ -205,6 +205,14 @@ var allowProse = map[string]string{
 	"Error from server (%s): %s":                     "kubectl's answer",
 	"Operation cannot be fulfilled: the object has been modified; please apply your changes to the latest version and try again": "the API server's own 409 message, which cnpa stress's proxy answers in its stead",
 	"Internal error occurred: injected by cnpa stress":                                                                           "a 500's message as the API server words one, which cnpa stress's proxy answers in its stead",
+	// The API server's own words for a 403, a 410 and a 429, which cnpa
+	// stress's proxy answers in its stead (fault_forbidden.go, fault_gone.go,
+	// fault_throttle.go): a client reads them as the server's.
+	"%s %q is forbidden: the service's identity cannot %s resource %q in API group %q (its RBAC was revoked by cnpa stress)": "a 403's message as the authorizer words one, answered by cnpa stress's proxy",
+	"too old resource version: %d (%s)":          "the API server's 410 message for a watch, answered by cnpa stress's proxy",
+	"the cache is starting again":                "part of the 410 message above",
+	"Too many requests, please try again later.": "kube-apiserver's own 429 message, answered by cnpa stress's proxy",
+	"The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.": "kube-apiserver's own 410 message for an expired continue token, answered by cnpa stress's proxy",
 
 	// File contents: scripts, units, kubeconfigs, as written (and some
 	// of it matched again when read).

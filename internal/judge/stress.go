@@ -27,9 +27,10 @@ func StressPath(dir string) string { return filepath.Join(dir, lab.OwnDir, Stres
 var StressFaults = []string{"kill9", "conflict", "error", "timeout", "stale", "drop", "latency", "burst"}
 
 // StressOptIn are faults run only when named (`--faults blackhole`): a
-// controller that fails one may hang for the whole bound, which the
-// default set's time budget does not hold.
-var StressOptIn = []string{"blackhole"}
+// controller that fails one may hang for the whole bound, or the fault
+// itself lasts long (restart's 20 s outage), which the default set's time
+// budget does not hold.
+var StressOptIn = []string{"blackhole", "restart", "gone", "forbidden", "throttle"}
 
 // StressID is fault name's check id in a gradebook: "stress.kill9".
 func StressID(name string) string { return "stress." + name }
@@ -45,6 +46,14 @@ const (
 	StressKept      = "kept"      // namespaces and quotas not recreated
 	StressQuiet     = "quiet"     // no write while nothing changed
 	StressRunning   = "running"   // the service running
+	// StressStartLimit: the unit not started so often that systemd gives
+	// up on it (its start limit, 5 starts in 10 s by default).
+	StressStartLimit = "start_limit"
+	// StressReleased: each TeamSpace deleted during the fault released by
+	// the controller's own write, no finalizer stripped past it.
+	StressReleased = "released"
+	// StressBackoff: throttled (429), no more requests than before.
+	StressBackoff = "backoff"
 )
 
 // StressFinding is one property that did not hold after a fault.
@@ -191,7 +200,8 @@ func WriteStressText(p *ui.Printer, r *StressReport) {
 // StressInjected says what the proxy did: "error×12 timeout×3".
 func StressInjected(m map[string]int64) string {
 	var parts []string
-	for _, k := range []string{"kill", "conflict", "error", "timeout", "stale", "drop", "latency", "burst"} {
+	for _, k := range []string{"kill", "conflict", "error", "timeout", "stale", "drop", "latency", "burst",
+		"blackhole", "restart", "gone", "forbidden", "throttle"} {
 		if m[k] > 0 {
 			parts = append(parts, k+"×"+strconv.FormatInt(m[k], 10))
 		}

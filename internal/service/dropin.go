@@ -179,6 +179,11 @@ func RepairLeftovers(ctx context.Context, m Manager) ([]Leftover, error) {
 	}
 	if st, err := m.Status(ctx); err == nil && st.Active {
 		errs = append(errs, m.Restart(ctx))
+	} else if us, ok := SystemdState(ctx, m); err == nil && ok && us.Active == "failed" {
+		// A run starts only on a running service: one failed since was
+		// failed by the run (a restart fault's start limit, the run killed
+		// before it put the unit back), and is started as it was.
+		errs = append(errs, ResetFailed(ctx, m), m.Start(ctx))
 	}
 	return left, errors.Join(errs...)
 }

@@ -105,7 +105,10 @@ func (p *process) Start(_ context.Context) error {
 	}
 	argv := u.Argv
 	if u.Theirs && u.Restart == "always" {
-		argv = restartLoop(u.Argv, u.RestartSec)
+		argv = restartLoop(u.Argv, u.RestartSec, filepath.Join(p.dir, startsFile))
+		if err := p.record(startsFile); err != nil {
+			return err
+		}
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(append(os.Environ(), u.Env()...), markerVar+"="+marker)
@@ -372,17 +375,26 @@ func trustedArgv(argvPath string, u Unit) error {
 // and runs it again, until the service is stopped (Stop signals the whole
 // session, the shell with it). A learner's unit that runs reconcile.sh
 // once per start is so, under systemd, a service that keeps running.
-func restartLoop(argv []string, restartSec string) []string {
+//
+// Each start's time goes to starts (StartsFile), the last 64 kept:
+// systemd would stop starting a unit that starts too often (its start
+// limit), which process mode does not do, but says it would (Starts).
+func restartLoop(argv []string, restartSec, starts string) []string {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		sh = "/bin/sh"
 	}
-	return append([]string{sh, "-c", restartScript, "cnpa-op", seconds(restartSec)}, argv...)
+	return append([]string{sh, "-c", restartScript, "cnpa-op", seconds(restartSec), starts}, argv...)
 }
 
 // restartScript is the shell program of restartLoop: $1 is RestartSec in
-// seconds, the rest the command.
-const restartScript = `sec=$1; shift; while :; do "$@"; sleep "$sec"; done`
+// seconds, $2 the file of start times, the rest the command.
+const restartScript = `sec=$1; starts=$2; shift 2; : >"$starts"; n=0
+while :; do
+  date +%s.%N >>"$starts"; n=$((n+1))
+  if [ "$n" -ge 128 ]; then tail -n 64 "$starts" >"$starts.tmp" && mv -f "$starts.tmp" "$starts"; n=64; fi
+  "$@"; sleep "$sec"
+done`
 
 // seconds is a RestartSec= value in seconds for sleep(1): systemd's
 // default, 100 ms, when it is unset or unreadable; a bare number is

@@ -54,6 +54,10 @@ type UnitFile struct {
 	Argv      []string
 	// Restart and RestartSec are the last values ("" when unset).
 	Restart, RestartSec string
+	// StartLimitIntervalSec and StartLimitBurst are [Unit]'s (or the older
+	// [Service] StartLimitInterval=), "" when unset: systemd's defaults,
+	// 10 s and 5, then hold.
+	StartLimitIntervalSec, StartLimitBurst string
 	// Environment holds the Environment= assignments in order.
 	Environment      []string
 	WorkingDirectory string
@@ -116,6 +120,10 @@ func ParseUnit(data []byte) (UnitFile, error) {
 			u.WorkingDirectory = strings.TrimPrefix(value, "-")
 		case "Service.User":
 			u.User = value
+		case "Unit.StartLimitIntervalSec", "Service.StartLimitInterval":
+			u.StartLimitIntervalSec = value
+		case "Unit.StartLimitBurst", "Service.StartLimitBurst":
+			u.StartLimitBurst = value
 		case "Service.EnvironmentFile", "Service.ExecStartPre", "Service.ExecStartPost", "Service.RootDirectory":
 			u.Unsupported = append(u.Unsupported, key+"="+value)
 		case "Install.WantedBy":

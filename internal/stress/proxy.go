@@ -72,6 +72,10 @@ type Mode struct {
 	// KillAt, when > 0, calls the proxy's Kill after the KillAt-th write
 	// since the mode began has landed and before its answer goes back.
 	KillAt int
+	// Intercept, when set, sees every request of the proxy's client first
+	// and answers it itself when it returns true: a fault of its own file
+	// (fault_<name>.go) that is more than a share of answers.
+	Intercept func(w http.ResponseWriter, r *http.Request) bool
 }
 
 // TimeoutHold is how long a timed-out request is held before its
@@ -360,6 +364,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isTeamSpaceList(r) {
 		p.lists.Add(1)
 	}
+	p.mu.Lock()
+	intercept := p.mode.Intercept
+	p.mu.Unlock()
+	if intercept != nil && intercept(w, r) {
+		return
+	}
 	d, m := p.decide(r)
 	if m.Latency > 0 {
 		select {
@@ -492,6 +502,13 @@ func staleKey(r *http.Request) string {
 		q.Del(k)
 	}
 	return r.URL.Path + "?" + q.Encode()
+}
+
+// inject counts one fault of kind injected by an Intercept.
+func (p *Proxy) inject(kind string) {
+	p.mu.Lock()
+	p.injected[kind]++
+	p.mu.Unlock()
 }
 
 // DropWatches ends every open watch now: an informer then lists again,

@@ -122,6 +122,7 @@ type runner struct {
 	released map[string]bool // deleted TeamSpace → its record was there at release
 	writes   []landed        // the writes seen, in order
 	killed   chan struct{}
+	releases []func(context.Context) // custom faults' (fault_custom.go)
 }
 
 // Run puts the running service through each fault and judges it after
@@ -182,6 +183,7 @@ func Run(ctx context.Context, env *labenv.Env, opts Options) (rep *judge.StressR
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 		defer cancel()
+		r.releaseAll(cctx)
 		r.proxy.SetMode(Mode{})
 		var errs []error
 		if e := drop.Remove(cctx); e != nil {
@@ -429,8 +431,12 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 	var deleted []deletion
 	handEdited := map[string]bool{}
 	before := r.proxy.Counts()
-	switch name {
-	case "kill9":
+	var after afterFault
+	switch c, isCustom := customs[name]; {
+	case isCustom:
+		deleted, after = c(ctx, r)
+		after = r.hold(after)
+	case name == "kill9":
 		deleted = r.workload(ctx)
 		for _, at := range killPoints {
 			killed := make(chan struct{})
@@ -456,7 +462,7 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 				return err == nil && st.Active && st.MainPID > 0
 			})
 		}
-	case "burst":
+	case name == "burst":
 		// What a busy cluster gives a controller at once: TeamSpaces
 		// created, edited and deleted, and the hands of others on what it
 		// owns (a quota deleted, one edited), as the lab's step 5 does.
@@ -511,6 +517,16 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 		v.Injected["latency"] = r.proxy.Counts().Requests - before.Requests
 	}
 	v.Findings = r.judge(ctx, deleted, handEdited)
+	if after.judge != nil {
+		v.Findings = append(after.judge(ctx), v.Findings...)
+	}
+	if after.release != nil {
+		// Past Ctrl-C too: what the fault holds (a failed unit) is undone
+		// before the run's cleanup restarts the service.
+		after.release(context.WithoutCancel(ctx))
+		// What a held fault gave while judged counts too (gone's 410s).
+		v.Injected = injectedSince(before, r.proxy.Counts())
+	}
 	// A blackhole's requests hang up only now: a controller that waited
 	// for them forever is back for the next fault.
 	r.proxy.Release()

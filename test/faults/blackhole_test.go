@@ -108,6 +108,8 @@ func TestStressBlackhole(t *testing.T) {
 				t.Fatalf("cnpa step all: %s", r)
 			}
 			passes(t, lab)
+			// The faults from the API server's side, on the same lab.
+			engineServerFaults(t, lab)
 		})
 	}
 }

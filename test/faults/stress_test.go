@@ -214,11 +214,14 @@ func counted(t *testing.T, lab *kit.Lab) {
 // on the learner's own kubeconfig again (not the proxy's, which is
 // removed), and every TeamSpace the run made is gone: the cluster holds
 // what the learner made, no more.
-func interrupted(t *testing.T, lab *kit.Lab) {
+func interrupted(t *testing.T, lab *kit.Lab) { interruptedIn(t, lab, "latency") }
+
+// interruptedIn is interrupted during fault.
+func interruptedIn(t *testing.T, lab *kit.Lab, fault string) {
 	t.Helper()
 	before := teamspaces(t, lab)
 	cmd := exec.Command(lab.Bin, "--kubeconfig", lab.Cluster.Kubeconfig, "--dir", lab.Dir, "--no-color",
-		"stress", "--faults", "latency", "--unit-dir", lab.UnitDir, "--service-manager", "process")
+		"stress", "--faults", fault, "--unit-dir", lab.UnitDir, "--service-manager", "process")
 	cmd.Env = lab.Cluster.Env()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out lockedOutput
@@ -230,7 +233,7 @@ func interrupted(t *testing.T, lab *kit.Lab) {
 	go func() { exited <- cmd.Wait() }()
 	// Under way: the fault's progress line is out.
 	deadline := time.Now().Add(2 * time.Minute)
-	for !strings.Contains(out.String(), "fault latency") {
+	for !strings.Contains(out.String(), "fault "+fault) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			t.Fatalf("cnpa stress did not reach its fault in 2m:\n%s", out.String())
