@@ -145,7 +145,10 @@ func (c *checker) rule(ev *Evidence, rec *lab.Record, r lab.Rule, in *lab.Inputs
 // inputs is what the rules compare with: the other records, the archive
 // record, report.json as computed, and the live alpha.
 func (ev *Evidence) inputs(f *Facts) *lab.Inputs {
-	in := &lab.Inputs{Alpha: f.Alpha, Value: func(file, key string) (any, string) { return ev.Records[file].Get(key) }}
+	in := &lab.Inputs{Alpha: f.Alpha, Value: func(file, key string) (any, string) { return ev.Records[file].Get(key) }, QuotaRead: true}
+	if f.Quota != nil {
+		in.QuotaUID = string(f.Quota.UID)
+	}
 	if ev.ArchiveProblem != "" {
 		in.ArchiveProblem = ev.ArchiveProblem
 	} else {

@@ -69,6 +69,12 @@ type Inputs struct {
 	AlphaUnknown string
 	// Value returns key of another evidence file, or why it cannot be used.
 	Value func(file, key string) (any, string)
+	// QuotaRead: the live team-alpha/team-quota was read (by `cnpa check`,
+	// or recorded in a submission), and QuotaUID is its uid, "" when it
+	// does not exist. Without it (a step's own lines) a rule that would
+	// compare with it judges the file alone.
+	QuotaRead bool
+	QuotaUID  string
 	// ArchiveUID is the uid in archive/beta.json; ArchiveProblem says why
 	// it cannot be used when it is non-empty.
 	ArchiveUID, ArchiveProblem string

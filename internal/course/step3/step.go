@@ -5,6 +5,7 @@ package step3
 
 import (
 	"github.com/labhub/cnpa/internal/evidence"
+	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/lab"
 )
 
@@ -29,8 +30,33 @@ var Step = &lab.Step{Number: 3, File: lab.ReconcileFile,
 		},
 	},
 	Rules: []lab.Rule{
-		{Key: "quota_uid", ID: "step3.quota_uid", Judge: func(v any, _ *lab.Inputs) lab.Verdict { return lab.HoldsExpected(v != "", lab.Show(v)) }},
+		{Key: "quota_uid", ID: "step3.quota_uid", Judge: quotaUID},
 		{Key: "namespace_owner_uid", ID: "step3.namespace_owner_uid", Mistake: lab.MistakeStale, Judge: lab.AlphaUID},
 		{Key: "second_pass_rv_changed", ID: "step3.second_pass_rv_changed", Mistake: lab.MistakeWritesEachPass, Expected: "false", Judge: lab.Is(false)},
 	},
+}
+
+// quotaUID judges reconcile.json's quota_uid: the uid team-alpha/team-quota
+// had after the run. It is that quota's uid now, or the one step 5's
+// drift.json says was deleted (its deleted_uid, which step 5's rules hold
+// to this one). A uid that is neither cannot be judged: the quota may have
+// been deleted since (step 5 by hand, before drift.json is written), so it
+// is not checked, and says why; it is never passed unseen (issue 57: a
+// made-up uid passed). Without the live quota (a step's own lines), the
+// file alone: a uid is there.
+func quotaUID(v any, in *lab.Inputs) lab.Verdict {
+	s, _ := v.(string)
+	switch {
+	case s == "":
+		return lab.HoldsExpected(false, lab.Show(v))
+	case !in.QuotaRead || s == in.QuotaUID:
+		return lab.HoldsExpected(true, lab.Show(v))
+	}
+	if d, why := in.Value(lab.DriftFile, "deleted_uid"); why == "" && d == s {
+		return lab.HoldsExpected(true, lab.Show(v))
+	}
+	if in.QuotaUID == "" {
+		return lab.Skipped(i18n.T("check.step3.quota_uid.gone"))
+	}
+	return lab.Skipped(i18n.T("check.step3.quota_uid.other", i18n.Args{"UID": in.QuotaUID}))
 }
