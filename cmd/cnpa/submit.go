@@ -37,7 +37,12 @@ var submitCommand = &cli.Command{
 		&cli.StringFlag{Name: "out", Usage: "write the submission to `FILE` (default: <dir>/" + submission.DefaultName + ")"},
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
 	}, serviceFlags...),
-	Action: func(c *cli.Context) error { return runOptions(c, &SubmitOptions{IOStreams: streamsOf(c)}) },
+	Action: func(c *cli.Context) error {
+		if fileLab(c) != "" {
+			return runOptions(c, &FileSubmitOptions{FileStepOptions: FileStepOptions{IOStreams: streamsOf(c)}})
+		}
+		return runOptions(c, &SubmitOptions{IOStreams: streamsOf(c)})
+	},
 }
 
 // SubmitOptions are `cnpa submit`'s flags.

@@ -7,6 +7,7 @@ package labfile
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/labfile"
+	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/kit/cluster"
 )
@@ -191,6 +193,13 @@ func TestStepAndCheck(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "ステップ4 — バインディングはほかのネームスペースに触れない") || !strings.Contains(out, "6件合格、0件不合格、0件未チェック") {
 		t.Fatalf("cnpa --lang ja check: exit %d, want the Japanese report:\n%s", code, out)
 	}
+	// alice submits the reference; her submission names the lab and its
+	// files' hash.
+	subs := t.TempDir()
+	code, out = cnpaRun(t, env, "submit", "--learner", "alice", "--out", filepath.Join(subs, "alice.json"))
+	if code != 0 || !strings.Contains(out, "6 passed, 0 failed") || !strings.Contains(out, "the submission is of lab vap") {
+		t.Fatalf("cnpa --lab vap submit: exit %d, want 0 and 6 passed:\n%s", code, out)
+	}
 
 	// The binding only warns: refuse.refused fails, refuse.message waits
 	// on it, and the hint nudges first, then gives the answer.
@@ -213,6 +222,93 @@ func TestStepAndCheck(t *testing.T) {
 		if code != 1 || (want.hint != "") != strings.Contains(out, "answer:") || (want.hint != "" && !strings.Contains(out, want.hint)) {
 			t.Errorf("cnpa check with a Warn binding: exit %d, want 1, and the answer only the second time (%q):\n%s", code, want.hint, out)
 		}
+	}
+	// bob submits the same files with the binding that only warns: the
+	// facts his run read say the Deployment was admitted.
+	code, out = cnpaRun(t, env, "submit", "--learner", "bob", "--out", filepath.Join(subs, "bob.json"))
+	if code != 1 || !strings.Contains(out, "wrote "+filepath.Join(subs, "bob.json")) {
+		t.Fatalf("cnpa --lab vap submit with a Warn binding: exit %d, want 1 and the file written:\n%s", code, out)
+	}
+	classGrade(t, subs)
+}
+
+// classGrade grades alice's (the reference) and bob's (the binding that
+// only warns) submissions of labs/vap offline, with the lab's own engine,
+// and refuses a submission of another lab, or of other files under the
+// same name, naming both and the fix. It needs no cluster.
+func classGrade(t *testing.T, subs string) {
+	t.Helper()
+	vap := []string{"CNPA_LAB=vap"}
+	code, out := cnpaRun(t, vap, "class", "grade", "-o", "csv", subs)
+	if code != 0 {
+		t.Fatalf("cnpa --lab vap class grade -o csv: exit %d\n%s", code, out)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("cnpa --lab vap class grade -o csv: %v, want a header and 2 rows:\n%s", err, out)
+	}
+	head := strings.Join(recs[0], ",")
+	if !strings.HasSuffix(head, ",cluster,refuse,update,exempt,scope") {
+		t.Errorf("CSV header %q: want the lab's steps as its step columns", head)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	rows := map[string][]string{}
+	for _, r := range recs[1:] {
+		rows[r[0]] = r
+	}
+	cell := func(who, c string) string { return rows[who][col[c]] }
+	if a := strings.Join(rows["alice"], ","); cell("alice", "steps_passed") != "4" || cell("alice", "checks_passed") != "6" || cell("alice", "checks_total") != "6" ||
+		cell("alice", "flags") != "" || cell("alice", "graded") != "offline" {
+		t.Errorf("alice (the reference): %q, want 4 steps and 6 checks of 6, no flag", a)
+	}
+	if b := strings.Join(rows["bob"], ","); cell("bob", "first_failing_step") != "1" || cell("bob", "diagnosis") != "the policy is not bound to deny" ||
+		cell("bob", "refuse") != "fail" || cell("bob", "exempt") != "pass" || cell("bob", "flags") != "" {
+		t.Errorf("bob (a binding that only warns): %q, want step 1 failing by its mistake's name, no flag", b)
+	}
+	code, out = cnpaRun(t, vap, "--lang", "ja", "class", "grade", subs)
+	if code != 0 || !strings.Contains(out, "ラボvap（ファイル") || !strings.Contains(out, "ポリシーが拒否として結び付けられていない") {
+		t.Errorf("cnpa --lab vap class grade in Japanese: exit %d\n%s", code, out)
+	}
+
+	// The same files in a dir hash as the lab cnpa ships: admitted.
+	same := t.TempDir()
+	if err := os.CopyFS(same, os.DirFS(filepath.Join(repoRoot(t), "labs/vap"))); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := cnpaRun(t, []string{"CNPA_LAB=" + same}, "class", "grade", "-o", "json", filepath.Join(subs, "alice.json")); code != 0 || !strings.Contains(out, `"steps_passed": 4`) {
+		t.Errorf("cnpa --lab DIR class grade, DIR the same files as labs/vap: exit %d, want alice graded\n%s", code, out)
+	}
+	// One changed byte is another version of the lab: refused, naming both
+	// hashes and the fix.
+	if err := os.WriteFile(filepath.Join(same, "lab.yaml"), append([]byte(readFile(t, filepath.Join(same, "lab.yaml"))), "# changed\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out = cnpaRun(t, []string{"CNPA_LAB=" + same}, "class", "grade", filepath.Join(subs, "alice.json"))
+	if code != 2 || !regexp.MustCompile(`alice.json is a submission of lab vap with files [0-9a-f]{12}…, and the lab this grading uses \(\S+\) has files [0-9a-f]{12}…: another version of the lab: grade it with the lab files the learner used`).MatchString(out) {
+		t.Errorf("cnpa --lab DIR class grade, DIR another version of vap: exit %d, want 2 and the refusal\n%s", code, out)
+	}
+	// The TeamSpace lab's grading refuses it, and says how to grade it;
+	// with a submission it can grade, the refused one is a row of its own.
+	code, out = cnpaRun(t, []string{"CNPA_LAB="}, "class", "grade", filepath.Join(subs, "alice.json"))
+	if code != 2 || !strings.Contains(out, "alice.json is a submission of lab \"vap\"") || !strings.Contains(out, "this grading is of the TeamSpace lab: grade it with its lab: `cnpa --lab vap class grade`") {
+		t.Errorf("cnpa class grade (the TeamSpace lab) of a vap submission: exit %d, want 2 and the refusal\n%s", code, out)
+	}
+	// A submission of another lab (its name changed and hashed again, as
+	// anyone can) is refused in vap's gradebook, in a row of its own.
+	sub, err := submission.Read(filepath.Join(subs, "alice.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub.Learner, sub.Lab.Name = "carol", "gitops"
+	if err := submission.Write(filepath.Join(subs, "carol.json"), &sub.Content); err != nil {
+		t.Fatal(err)
+	}
+	code, out = cnpaRun(t, vap, "class", "grade", subs)
+	if code != 0 || !strings.Contains(out, "carol.json is a submission of lab \"gitops\"") || !strings.Contains(out, "and this grading is of lab vap (labs/vap): grade it with its lab: `cnpa --lab gitops class grade`") {
+		t.Errorf("cnpa --lab vap class grade with a gitops submission: exit %d, want its row refused\n%s", code, out)
 	}
 }
 
