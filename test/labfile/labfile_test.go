@@ -248,7 +248,7 @@ func classGrade(t *testing.T, subs string) {
 		t.Fatalf("cnpa --lab vap class grade -o csv: %v, want a header and 2 rows:\n%s", err, out)
 	}
 	head := strings.Join(recs[0], ",")
-	if !strings.HasSuffix(head, ",cluster,refuse,update,exempt,scope") {
+	if !strings.HasSuffix(head, ",cluster,refuse,admit,update,scope") {
 		t.Errorf("CSV header %q: want the lab's steps as its step columns", head)
 	}
 	col := map[string]int{}
@@ -260,13 +260,16 @@ func classGrade(t *testing.T, subs string) {
 		rows[r[0]] = r
 	}
 	cell := func(who, c string) string { return rows[who][col[c]] }
+	// Both were made on this one cluster, and say so.
 	if a := strings.Join(rows["alice"], ","); cell("alice", "steps_passed") != "4" || cell("alice", "checks_passed") != "6" || cell("alice", "checks_total") != "6" ||
-		cell("alice", "flags") != "" || cell("alice", "graded") != "offline" {
-		t.Errorf("alice (the reference): %q, want 4 steps and 6 checks of 6, no flag", a)
+		cell("alice", "flags") != "same-cluster-as:bob" || cell("alice", "graded") != "offline" || cell("alice", "scope") != "pass" {
+		t.Errorf("alice (the reference): %q, want 4 steps and 6 checks of 6, flagged only as on bob's cluster", a)
 	}
+	// A binding that only warns admits everything: every step fails, and
+	// the first failure names the mistake.
 	if b := strings.Join(rows["bob"], ","); cell("bob", "first_failing_step") != "1" || cell("bob", "diagnosis") != "the policy is not bound to deny" ||
-		cell("bob", "refuse") != "fail" || cell("bob", "exempt") != "pass" || cell("bob", "flags") != "" {
-		t.Errorf("bob (a binding that only warns): %q, want step 1 failing by its mistake's name, no flag", b)
+		cell("bob", "refuse") != "fail" || cell("bob", "steps_passed") != "0" || cell("bob", "flags") != "same-cluster-as:alice" {
+		t.Errorf("bob (a binding that only warns): %q, want step 1 failing by its mistake's name, not tampered", b)
 	}
 	code, out = cnpaRun(t, vap, "--lang", "ja", "class", "grade", subs)
 	if code != 0 || !strings.Contains(out, "ラボvap（ファイル") || !strings.Contains(out, "ポリシーが拒否として結び付けられていない") {
