@@ -88,7 +88,7 @@ func findLab(arg string, lang i18n.Lang) (*labfile.Source, error) {
 
 // fileLabCommands are the commands that run a lab kept as a file; every
 // other command is the TeamSpace lab's and refuses --lab (refuseFileLab).
-var fileLabCommands = map[string]bool{"step": true, "check": true, "submit": true, "class": true, "lab": true, "help": true, "version": true, "completion": true, "": true}
+var fileLabCommands = map[string]bool{"step": true, "check": true, "submit": true, "class": true, "watch": true, "lab": true, "help": true, "version": true, "completion": true, "": true}
 
 // refuseFileLab is the app's Before: a command that knows only the
 // TeamSpace lab, run with --lab or CNPA_LAB naming a file lab, is a usage

@@ -27,8 +27,14 @@ var watchCommand = &cli.Command{
 		"JSON object a verdict: step, id, status, expected, actual, at.",
 	Flags: append([]cli.Flag{
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
+		&cli.DurationFlag{Name: "poll", Value: 2 * time.Second, Usage: "with --lab: grade again every `D` (the cluster is polled)", Action: positive("poll")},
 	}, serviceFlags...),
-	Action: func(c *cli.Context) error { return runOptions(c, &WatchOptions{IOStreams: streamsOf(c)}) },
+	Action: func(c *cli.Context) error {
+		if fileLab(c) != "" {
+			return runOptions(c, &FileWatchOptions{FileStepOptions: FileStepOptions{IOStreams: streamsOf(c)}})
+		}
+		return runOptions(c, &WatchOptions{IOStreams: streamsOf(c)})
+	},
 }
 
 // WatchOptions are `cnpa watch`'s flags.

@@ -6,9 +6,12 @@
 package labfile
 
 import (
+	"bufio"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,11 +204,29 @@ func TestStepAndCheck(t *testing.T) {
 		t.Fatalf("cnpa --lab vap submit: exit %d, want 0 and 6 passed:\n%s", code, out)
 	}
 
+	// watch follows the lab: every step passes, so it is on the last; a
+	// refuse.json saved that says nothing was refused puts it on step 1,
+	// saved back on the last again.
+	w := watchLab(t, env)
+	w.next("the last step passing", func(v verdict) bool { return v.Step == 4 && v.Status == "pass" })
+	good := readFile(t, filepath.Join(dir, "refuse.json"))
+	saveFile(t, filepath.Join(dir, "refuse.json"), `{"refused": false, "message": ""}`)
+	w.next("step 1 failing on the file saved", func(v verdict) bool {
+		return v.Step == 1 && v.ID == "refuse.refused" && v.Status == "fail" && strings.Contains(v.Actual, `"recorded":false`)
+	})
+	saveFile(t, filepath.Join(dir, "refuse.json"), good)
+	w.next("the last step again", func(v verdict) bool { return v.Step == 4 && v.Status == "pass" })
+
 	// The binding only warns: refuse.refused fails, refuse.message waits
-	// on it, and the hint nudges first, then gives the answer.
+	// on it, and the hint nudges first, then gives the answer. watch sees
+	// it with no file saved: the facts changed.
 	warn := strings.Replace(readFile(t, filepath.Join(root, "labs/vap/solution/binding.yaml")), "[Deny]", "[Warn]", 1)
 	apply(t, warn)
 	admitted(t, 20*time.Second)
+	w.next("step 1 failing on the cluster's change", func(v verdict) bool {
+		return v.Step == 1 && v.ID == "refuse.refused" && v.Status == "fail" && strings.Contains(v.Actual, `"live":false,"recorded":true`)
+	})
+	w.stop()
 	for _, want := range []struct {
 		line, hint string
 	}{
@@ -312,6 +333,107 @@ func classGrade(t *testing.T, subs string) {
 	code, out = cnpaRun(t, vap, "class", "grade", subs)
 	if code != 0 || !strings.Contains(out, "carol.json is a submission of lab \"gitops\"") || !strings.Contains(out, "and this grading is of lab vap (labs/vap): grade it with its lab: `cnpa --lab gitops class grade`") {
 		t.Errorf("cnpa --lab vap class grade with a gitops submission: exit %d, want its row refused\n%s", code, out)
+	}
+}
+
+// verdict is one line of `cnpa watch -o json`.
+type verdict struct {
+	Step   int    `json:"step"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Actual string `json:"actual"`
+}
+
+// labWatch is a `cnpa --lab vap watch -o json` running.
+type labWatch struct {
+	t     *testing.T
+	lines chan verdict
+	in    io.WriteCloser
+	cmd   *exec.Cmd
+	out   *strings.Builder
+}
+
+// watchLab starts `cnpa watch -o json` on the lab env names, polling
+// the cluster every 300 ms.
+func watchLab(t *testing.T, env []string) *labWatch {
+	t.Helper()
+	cmd := exec.Command(bin(t), "watch", "-o", "json", "--poll", "300ms")
+	cmd.Env = append(cluster.Shared(t).Env(), env...)
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &labWatch{t: t, lines: make(chan verdict, 64), in: in, cmd: cmd, out: &errOut}
+	go func() {
+		defer close(w.lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var v verdict
+			if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+				v = verdict{ID: "not JSON: " + sc.Text()}
+			}
+			w.lines <- v
+		}
+	}()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return w
+}
+
+// next waits (at most 30 s) for a verdict for which ok holds.
+func (w *labWatch) next(what string, ok func(verdict) bool) {
+	w.t.Helper()
+	deadline := time.After(30 * time.Second)
+	var seen []verdict
+	for {
+		select {
+		case v, open := <-w.lines:
+			if !open {
+				w.t.Fatalf("cnpa watch ended before %s; saw %+v; stderr %s", what, seen, w.out)
+			}
+			if strings.HasPrefix(v.ID, "not JSON") {
+				w.t.Errorf("cnpa watch -o json printed %s", v.ID)
+			}
+			if ok(v) {
+				return
+			}
+			seen = append(seen, v)
+		case <-deadline:
+			w.t.Fatalf("cnpa watch: no verdict of %s in 30 s; saw %+v", what, seen)
+		}
+	}
+}
+
+// stop quits watch as a learner does (q, Enter) and wants exit 0.
+func (w *labWatch) stop() {
+	w.t.Helper()
+	_, _ = io.WriteString(w.in, "q\n")
+	w.in.Close()
+	for range w.lines {
+	}
+	if err := w.cmd.Wait(); err != nil {
+		w.t.Errorf("cnpa watch after q: %v; stderr %s", err, w.out)
+	}
+}
+
+// saveFile saves content at p as an editor does: a temporary file
+// renamed over it.
+func saveFile(t *testing.T, p, content string) {
+	t.Helper()
+	tmp := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".swp")
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		t.Fatal(err)
 	}
 }
 
