@@ -292,6 +292,11 @@ func classGrade(t *testing.T, subs string) {
 		cell("bob", "refuse") != "fail" || cell("bob", "steps_passed") != "0" || cell("bob", "flags") != "same-cluster-as:alice" {
 		t.Errorf("bob (a binding that only warns): %q, want step 1 failing by its mistake's name, not tampered", b)
 	}
+	code, out = cnpaRun(t, vap, "class", "grade", subs)
+	if code != 0 || !strings.Contains(out, "bob              0/4 steps") {
+		t.Errorf("cnpa --lab vap class grade: exit %d, want bob's row with 0 of 4 steps\n%s", code, out)
+	}
+	t.Logf("cnpa --lab vap class grade:\n%s", out)
 	code, out = cnpaRun(t, vap, "--lang", "ja", "class", "grade", subs)
 	if code != 0 || !strings.Contains(out, "ラボvap（ファイル") || !strings.Contains(out, "ポリシーが拒否として結び付けられていない") {
 		t.Errorf("cnpa --lab vap class grade in Japanese: exit %d\n%s", code, out)
