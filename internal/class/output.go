@@ -162,7 +162,11 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 	for _, l := range gb.Learners {
 		if l.Graded == GradedOffline {
 			p.Line("")
-			p.Note("%s", i18n.T("gradebook.note.hash"))
+			if gb.Lab != nil {
+				p.Note("%s", i18n.T("class.lab.note_hash"))
+			} else {
+				p.Note("%s", i18n.T("gradebook.note.hash"))
+			}
 			break
 		}
 	}
