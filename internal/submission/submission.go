@@ -358,7 +358,7 @@ func Parse(path string, data []byte) (*Submission, error) {
 	if s.Facts == nil && s.Lab == nil {
 		return nil, problem(path, "no_facts", "resend")
 	}
-	if s.Lab != nil && (s.Lab.Name == "" || !sha256RE().MatchString(s.Lab.SHA256)) {
+	if s.Lab != nil && (s.Lab.Name == "" || CheckName(s.Lab.Name) != nil || !sha256RE().MatchString(s.Lab.SHA256)) {
 		return nil, problem(path, "bad_lab", "resend", "Name", strconv.QuoteToASCII(s.Lab.Name), "SHA256", strconv.QuoteToASCII(s.Lab.SHA256))
 	}
 	sum, err := Hash(env.Content)
