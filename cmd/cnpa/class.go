@@ -57,7 +57,11 @@ var classGradeCommand = &cli.Command{
 		"Exit code 0 when the gradebook is made; 1 when -o canvas or moodle leaves\n" +
 		"a row out (named on stderr; every other row is written); 2 for bad input\n" +
 		"(no file that is a submission, a roster with a name twice, a missing\n" +
-		"kubeconfig).",
+		"kubeconfig).\n\n" +
+		"With --lab NAME|DIR (a lab kept as a file) each submission is judged again\n" +
+		"offline by that lab's engine; one of another lab, or of other files of it\n" +
+		"(their SHA-256), is refused in a row of its own. --live, --html and --policy\n" +
+		"are not there yet for it.",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "roster", Usage: "`FILE` of the learners expected, one name a line, or a CSV with identity columns"},
 		&cli.StringFlag{Name: "live", Usage: "grade live: `CLASS.yaml` says how to reach each learner's cluster"},
