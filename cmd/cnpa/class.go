@@ -16,6 +16,7 @@ import (
 	"github.com/labhub/cnpa/internal/class"
 	"github.com/labhub/cnpa/internal/gradebook"
 	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/labfile"
 	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/internal/ui"
 )
@@ -56,7 +57,11 @@ var classGradeCommand = &cli.Command{
 		"Exit code 0 when the gradebook is made; 1 when -o canvas or moodle leaves\n" +
 		"a row out (named on stderr; every other row is written); 2 for bad input\n" +
 		"(no file that is a submission, a roster with a name twice, a missing\n" +
-		"kubeconfig).",
+		"kubeconfig).\n\n" +
+		"With --lab NAME|DIR (a lab kept as a file) each submission is judged again\n" +
+		"offline by that lab's engine; one of another lab, or of other files of it\n" +
+		"(their SHA-256), is refused in a row of its own. --live, --html and --policy\n" +
+		"are not there yet for it.",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "roster", Usage: "`FILE` of the learners expected, one name a line, or a CSV with identity columns"},
 		&cli.StringFlag{Name: "live", Usage: "grade live: `CLASS.yaml` says how to reach each learner's cluster"},
@@ -67,7 +72,9 @@ var classGradeCommand = &cli.Command{
 		&cli.StringFlag{Name: "metadata", Usage: "with -o gradescope: Gradescope's submission_metadata.json `FILE`, whose created_at the late rule goes by"},
 		&cli.StringFlag{Name: "policy", Usage: "grade by the instructor's policy `FILE` (TOML: points, visibility, late rules, exam mode)"},
 	},
-	Action: func(c *cli.Context) error { return runOptions(c, &ClassGradeOptions{IOStreams: streamsOf(c)}) },
+	Action: func(c *cli.Context) error {
+		return runOptions(c, &ClassGradeOptions{IOStreams: streamsOf(c), Lab: fileLab(c)})
+	},
 }
 
 // The LMS formats of `cnpa class grade -o` (package gradebook).
@@ -150,6 +157,9 @@ type ClassGradeOptions struct {
 	Roster, Live, HTML, Metadata, Policy string
 	Parallel                             int
 	Timeout, ProbeTimeout                time.Duration
+	// Lab is --lab when it names a lab kept as a file, "" for the
+	// TeamSpace lab: the lab every submission must be of.
+	Lab string
 
 	out string // -o, set by Validate
 }
@@ -179,6 +189,15 @@ func (o *ClassGradeOptions) Validate() error {
 	if o.Metadata != "" && out != lmsGradescope {
 		return usageError("%s", i18n.T("cli.class.metadata_gradescope"))
 	}
+	if o.Lab != "" {
+		// Graded offline by the lab's engine: what needs the TeamSpace
+		// lab's machinery is not there yet for a file lab.
+		for _, f := range []struct{ name, value string }{{"--live", o.Live}, {"--html", o.HTML}, {"--policy", o.Policy}} {
+			if f.value != "" {
+				return usageError("%s", i18n.T("cli.class.lab_flag", i18n.Args{"Flag": f.name, "Lab": o.Lab}))
+			}
+		}
+	}
 	o.out = out
 	return nil
 }
@@ -194,8 +213,35 @@ func (o *ClassGradeOptions) Run(ctx context.Context) error {
 			return cli.Exit(ui.CleanLines(err.Error()), 2)
 		}
 	}
+	var fl *class.FileLab
+	if o.Lab != "" {
+		lang := i18n.Current()
+		l, src, err := loadLab(o.Lab, lang)
+		if err != nil {
+			return err
+		}
+		hash, err := labfile.Hash(src.FS)
+		if err != nil {
+			return cli.Exit(err.Error(), 2)
+		}
+		fl = &class.FileLab{Lab: l, Hash: hash, Where: src.Where, Lang: lang}
+	}
 	started := time.Now()
 	subs, unreadable, err := class.Load(o.Submissions)
+	if err == nil {
+		// A submission of another lab is refused, with its row: it is
+		// graded only with the lab it was made with.
+		var refused []*submission.Error
+		subs, refused = class.Admit(subs, fl)
+		unreadable = append(unreadable, refused...)
+		if len(subs) == 0 && !((out == lmsGradescope || out == lmsClassroom) && len(o.Submissions) == 1) {
+			var errs []error
+			for _, u := range unreadable {
+				errs = append(errs, u)
+			}
+			return cli.Exit(ui.CleanLines(errors.Join(errs...).Error()), 2)
+		}
+	}
 	var bad *submission.Error
 	one := (out == lmsGradescope || out == lmsClassroom) && len(o.Submissions) == 1
 	switch {
@@ -214,7 +260,7 @@ func (o *ClassGradeOptions) Run(ctx context.Context) error {
 	if n := len(subs) + len(unreadable); (out == lmsGradescope || out == lmsClassroom) && n != 1 {
 		return usageError("%s", i18n.T("cli.class.one_submission", i18n.Args{"Format": out, "N": n}))
 	}
-	opts := class.Options{Version: version, Now: time.Now(), Unreadable: unreadable, Exam: policy != nil && policy.Exam}
+	opts := class.Options{Version: version, Now: time.Now(), Unreadable: unreadable, Exam: policy != nil && policy.Exam, Lab: fl}
 	var roster *gradebook.Roster
 	if r := o.Roster; r != "" {
 		if opts.Roster, roster, err = class.ReadRosterFile(r); err != nil {

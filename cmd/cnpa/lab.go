@@ -6,13 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/labhub/cnpa/internal/i18n"
+	"github.com/labhub/cnpa/internal/kube"
 	"github.com/labhub/cnpa/internal/labfile"
+	"github.com/labhub/cnpa/internal/submission"
+	"github.com/labhub/cnpa/internal/submit"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -84,7 +88,7 @@ func findLab(arg string, lang i18n.Lang) (*labfile.Source, error) {
 
 // fileLabCommands are the commands that run a lab kept as a file; every
 // other command is the TeamSpace lab's and refuses --lab (refuseFileLab).
-var fileLabCommands = map[string]bool{"step": true, "check": true, "lab": true, "help": true, "version": true, "completion": true, "": true}
+var fileLabCommands = map[string]bool{"step": true, "check": true, "submit": true, "class": true, "watch": true, "lab": true, "help": true, "version": true, "completion": true, "": true}
 
 // refuseFileLab is the app's Before: a command that knows only the
 // TeamSpace lab, run with --lab or CNPA_LAB naming a file lab, is a usage
@@ -356,13 +360,7 @@ func (o *FileCheckOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	written := false
-	for _, s := range l.Steps {
-		if _, err := os.Stat(filepath.Join(dir, s.Evidence.File)); err == nil {
-			written = true
-		}
-	}
-	if !written {
+	if !anyEvidence(l, dir) {
 		return cli.Exit(lang.T("labfile.out.no_evidence", i18n.Args{"Dir": dir, "Lab": l.Metadata.Name}), 1)
 	}
 	e, done, err := labEngine(&o.globalOptions, l, src)
@@ -389,4 +387,121 @@ func (o *FileCheckOptions) Run(ctx context.Context) error {
 		return failed()
 	}
 	return nil
+}
+
+// FileSubmitOptions are `cnpa submit` for a lab kept as a file.
+type FileSubmitOptions struct {
+	FileStepOptions
+	Learner, SubmissionFile string
+}
+
+// Complete reads the command line into o.
+func (o *FileSubmitOptions) Complete(c *cli.Context) error {
+	if err := o.FileStepOptions.Complete(c); err != nil {
+		return err
+	}
+	o.Learner, o.SubmissionFile = c.String("learner"), c.String("out")
+	return nil
+}
+
+// Validate refuses an -o submit does not print for a file lab.
+func (o *FileSubmitOptions) Validate() error {
+	_, err := output(&o.globalOptions, "text", "json")
+	return err
+}
+
+// Run grades the lab as `cnpa --lab NAME check` does and writes the
+// submission: the lab's name and content hash, its evidence, every check
+// and the facts read. Exit 1 when a check does not pass (the file is
+// written all the same), 2 when the cluster cannot be reached.
+func (o *FileSubmitOptions) Run(ctx context.Context) error {
+	lang := i18n.Current()
+	l, src, err := loadLab(o.Lab, lang)
+	if err != nil {
+		return err
+	}
+	hash, err := labfile.Hash(src.FS)
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	dir, err := evidenceDir(o.dirGiven(l))
+	if err != nil {
+		return err
+	}
+	if !anyEvidence(l, dir) {
+		return cli.Exit(lang.T("labfile.out.no_evidence", i18n.Args{"Dir": dir, "Lab": l.Metadata.Name}), 1)
+	}
+	learner := o.Learner
+	if learner == "" {
+		u, err := user.Current()
+		if err != nil || u.Username == "" {
+			return usageError("%s", lang.T("cli.submit.give_learner"))
+		}
+		learner = u.Username
+	}
+	if err := submission.CheckName(learner); err != nil {
+		return usageError("--learner: %s", err.Error())
+	}
+	out := o.SubmissionFile
+	if out == "" {
+		out = filepath.Join(dir, submission.DefaultName)
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return usageError("%s", lang.T("cli.submit.out_is_dir", i18n.Args{"Out": out, "Example": filepath.Join(out, submission.DefaultName)}))
+	}
+	t, err := target(&o.globalOptions)
+	if err != nil {
+		return err
+	}
+	k, err := kube.NewTyped(t.Config)
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	cl, err := submit.IdentityOf(ctx, k, t.Server, t.Path)
+	if err != nil {
+		return cli.Exit(ui.CleanLines(err.Error()), 2)
+	}
+	e, done, err := labEngine(&o.globalOptions, l, src)
+	if err != nil {
+		return err
+	}
+	defer done()
+	rep, err := e.Grade(ctx, dir, "")
+	if err != nil {
+		return err
+	}
+	content, err := submit.FileLab(l, hash, rep, lang, dir, learner, version, cl)
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	if err := submission.Write(out, content); err != nil {
+		return cli.Exit(lang.T("cli.submit.write", i18n.Args{"Path": out, "Err": err.Error()}), 2)
+	}
+	hints := labfile.LoadHints(dir, l.Metadata.Name)
+	p := printer(o.Out, o.NoColor)
+	if o.Output == "json" {
+		if err := ui.WriteJSON(o.Out, l.JSON(lang, rep, hints)); err != nil {
+			return err
+		}
+		p = ui.New(o.ErrOut, o.NoColor)
+	} else {
+		l.WriteText(p, lang, rep, hints, false)
+	}
+	p.Line("%s", lang.T("cli.submit.wrote", i18n.Args{"Path": out, "Learner": learner, "Passed": content.Passed, "Failed": content.Failed}))
+	p.Note("%s", lang.T("labfile.out.submitted_lab", i18n.Args{"Lab": l.Metadata.Name, "Hash": hash[:12]}))
+	p.Line("%s", lang.T("cli.submit.send"))
+	if !rep.OK() {
+		return failed()
+	}
+	return nil
+}
+
+// anyEvidence tells whether dir holds the evidence file of any step of l.
+func anyEvidence(l *labfile.Lab, dir string) bool {
+	for _, s := range l.Steps {
+		if _, err := os.Stat(filepath.Join(dir, s.Evidence.File)); err == nil {
+			return true
+		}
+	}
+	return false
 }

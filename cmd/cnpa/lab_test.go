@@ -39,7 +39,9 @@ func TestFileLabCommandLine(t *testing.T) {
 		{"no such lab to step", []string{"CNPA_LAB=nope"}, []string{"step", "1"}, 2, "no lab nope"},
 		{"no such step", nil, []string{"--lab", "vap", "step", "9"}, 2, "the lab vap has no step 9: its steps are 1..4 (or all)"},
 		{"the TeamSpace lab is no file", nil, []string{"lab", "lint", "teamspace"}, 2, "the TeamSpace lab is cnpa's own"},
-		{"watch refuses a file lab", nil, []string{"--lab", "vap", "watch"}, 2, "watch knows only the TeamSpace lab so far, not vap"},
+		{"watch a file lab with nothing written", nil, []string{"--lab", "vap", "watch"}, 1, "nothing is written in"},
+		{"class grade of a file lab refuses --live", nil, []string{"--lab", "vap", "class", "grade", "--live", "class.yaml", "a.json"}, 2, "--live is not there yet for a lab kept as a file (vap): leave it out"},
+		{"reset refuses a file lab", nil, []string{"--lab", "vap", "reset"}, 2, "reset knows only the TeamSpace lab so far, not vap"},
 		{"status refuses CNPA_LAB", []string{"CNPA_LAB=vap"}, []string{"status"}, 2, "status knows only the TeamSpace lab so far"},
 		{"check with nothing written", []string{"CNPA_LAB=vap"}, []string{"check"}, 1, "nothing is written in"},
 	} {

@@ -31,13 +31,21 @@ var submitCommand = &cli.Command{
 		"-o json or junit prints the check report as `cnpa check` does.\n\n" +
 		"Exit code 0 when every check passes, 1 when one fails (the file is written\n" +
 		"either way: a half-done lab is graded too), 2 when the cluster or the\n" +
-		"evidence dir cannot be reached.",
+		"evidence dir cannot be reached.\n\n" +
+		"With --lab NAME|DIR (a lab kept as a file) it writes the evidence files the\n" +
+		"lab's steps name, its checks, the facts they read, and the lab's name and\n" +
+		"the SHA-256 of its files.",
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "learner", EnvVars: []string{"CNPA_LEARNER"}, Usage: "your `NAME` as the instructor's roster has it (default: your user name)"},
 		&cli.StringFlag{Name: "out", Usage: "write the submission to `FILE` (default: <dir>/" + submission.DefaultName + ")"},
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
 	}, serviceFlags...),
-	Action: func(c *cli.Context) error { return runOptions(c, &SubmitOptions{IOStreams: streamsOf(c)}) },
+	Action: func(c *cli.Context) error {
+		if fileLab(c) != "" {
+			return runOptions(c, &FileSubmitOptions{FileStepOptions: FileStepOptions{IOStreams: streamsOf(c)}})
+		}
+		return runOptions(c, &SubmitOptions{IOStreams: streamsOf(c)})
+	},
 }
 
 // SubmitOptions are `cnpa submit`'s flags.

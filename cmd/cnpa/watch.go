@@ -24,11 +24,20 @@ var watchCommand = &cli.Command{
 		"files; the step you are on is kept in <dir>/.cnpa/watch.json.\n\n" +
 		"Keys: h hint (a nudge, then the commands), n next step, 1-8 a step, l list,\n" +
 		"c check all, q quit. Not on a terminal it prints plain lines; -o json one\n" +
-		"JSON object a verdict: step, id, status, expected, actual, at.",
+		"JSON object a verdict: step, id, status, expected, actual, at.\n\n" +
+		"With --lab NAME|DIR (a lab kept as a file) the step you are on is graded\n" +
+		"again at each save of the lab's evidence files and every --poll (the\n" +
+		"cluster is polled); q quits.",
 	Flags: append([]cli.Flag{
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "longest wait for the controller in each live check", Action: positive("timeout")},
+		&cli.DurationFlag{Name: "poll", Value: 2 * time.Second, Usage: "with --lab: grade again every `D` (the cluster is polled)", Action: positive("poll")},
 	}, serviceFlags...),
-	Action: func(c *cli.Context) error { return runOptions(c, &WatchOptions{IOStreams: streamsOf(c)}) },
+	Action: func(c *cli.Context) error {
+		if fileLab(c) != "" {
+			return runOptions(c, &FileWatchOptions{FileStepOptions: FileStepOptions{IOStreams: streamsOf(c)}})
+		}
+		return runOptions(c, &WatchOptions{IOStreams: streamsOf(c)})
+	},
 }
 
 // WatchOptions are `cnpa watch`'s flags.

@@ -127,6 +127,8 @@ type Learner struct {
 	Engine string `json:"engine,omitempty"`
 
 	sub *submission.Submission
+	// diagnosis is a file lab's row's diagnosis, judged by its engine.
+	diagnosis string
 	// live is what live grading read of the learner's cluster, nil when
 	// it was not graded live: what a copy flag may name a source from.
 	live *judge.Facts
@@ -142,6 +144,35 @@ type Gradebook struct {
 	StepPassRate []float64 `json:"step_pass_rate"`
 	// Diagnoses counts the learners per diagnosis, most first.
 	Diagnoses []DiagnosisCount `json:"diagnoses"`
+	// Lab is the lab kept as a file the class was graded with, nil for
+	// the TeamSpace lab.
+	Lab *submission.LabRef `json:"lab,omitempty"`
+
+	// steps is how many steps the lab has, stepTitles their headings
+	// (nil for the TeamSpace lab's, which Results words itself) and
+	// stepIDs the CSV's step columns (nil: step1 … step8).
+	steps               int
+	stepTitles, stepIDs []string
+	// said words a file lab's diagnoses for the reader (SayDiagnosis).
+	said map[string]string
+}
+
+// SayDiagnosis is a diagnosis as the gradebook keeps it, in the reader's
+// language: a file lab's in its own words, the TeamSpace lab's by
+// lab.SayMistake.
+func (gb *Gradebook) SayDiagnosis(d string) string {
+	if s, ok := gb.said[d]; ok && s != "" {
+		return s
+	}
+	return lab.SayMistake(d)
+}
+
+// Steps is how many steps the lab the class was graded with has.
+func (gb *Gradebook) Steps() int {
+	if gb.steps == 0 {
+		return Steps
+	}
+	return gb.steps
 }
 
 // DiagnosisCount is one bar of the histogram of diagnoses.
@@ -167,6 +198,10 @@ type Options struct {
 	// Exam: the instructor's policy is in exam mode; a submission not
 	// taken in exam mode is flagged FlagNotExam.
 	Exam bool
+	// Lab is the lab kept as a file the class is graded with, nil for the
+	// TeamSpace lab. Its submissions are judged again by its engine,
+	// offline only (Live must be nil); Admit refuses those of another lab.
+	Lab *FileLab
 }
 
 // Offline judges one submission again, offline: the evidence against the
@@ -284,10 +319,14 @@ func reportedFailed(s *submission.Submission, id string) bool {
 	return false
 }
 
-// score fills the learner's score from its checks.
-func (l *Learner) score() {
-	l.StepPassed = make([]bool, Steps)
-	has := make([]bool, Steps)
+// score fills the learner's score from its checks, for the TeamSpace lab.
+func (l *Learner) score() { l.scoreOf(Steps, nil) }
+
+// scoreOf fills the learner's score from its checks, of a lab of steps
+// steps; a file lab (fl not nil) says its own diagnosis.
+func (l *Learner) scoreOf(steps int, fl *FileLab) {
+	l.StepPassed = make([]bool, steps)
+	has := make([]bool, steps)
 	for i := range l.StepPassed {
 		l.StepPassed[i] = true
 	}
@@ -297,7 +336,7 @@ func (l *Learner) score() {
 		if ok {
 			l.ChecksPassed++
 		}
-		if c.Step >= 1 && c.Step <= Steps {
+		if c.Step >= 1 && c.Step <= steps {
 			has[c.Step-1] = true
 			l.StepPassed[c.Step-1] = l.StepPassed[c.Step-1] && ok
 		}
@@ -310,6 +349,10 @@ func (l *Learner) score() {
 		} else if l.FirstFailingStep == 0 {
 			l.FirstFailingStep = i + 1
 		}
+	}
+	if fl != nil {
+		l.Diagnosis = l.diagnosis
+		return
 	}
 	var facts *judge.Facts
 	if l.sub != nil {
@@ -350,7 +393,16 @@ func (l *Learner) Verified() bool {
 //  3. the roster: who is missing, who is not on it;
 //  4. the class's pass rate per step and histogram of diagnoses.
 func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
-	gb := &Gradebook{GradedAt: opts.Now.UTC(), CnpaVersion: opts.Version}
+	gb := &Gradebook{GradedAt: opts.Now.UTC(), CnpaVersion: opts.Version, steps: Steps, said: map[string]string{}}
+	fl := opts.Lab
+	if fl != nil {
+		gb.Lab = &submission.LabRef{Name: fl.Lab.Metadata.Name, SHA256: fl.Hash}
+		gb.steps, gb.stepTitles = len(fl.Lab.Steps), fl.stepTitles()
+		for _, s := range fl.Lab.Steps {
+			gb.stepIDs = append(gb.stepIDs, s.ID)
+		}
+	}
+	score := func(l *Learner) { l.scoreOf(gb.steps, fl) }
 	for _, s := range subs {
 		l := &Learner{Name: s.Learner, sub: s, CnpaVersion: s.CnpaVersion, File: s.Path,
 			SubmittedAt: s.SubmittedAt.UTC().Format(time.RFC3339), Cluster: s.Cluster.KubeSystemUID, Exam: s.Exam,
@@ -358,12 +410,23 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 		if s.Facts != nil && s.Controller != nil {
 			l.Engine = s.Facts.Engine
 		}
-		checks, disagree, err := Offline(s)
+		var checks []judge.Check
+		var disagree []string
+		var err error
+		if fl != nil {
+			var said string
+			checks, disagree, l.diagnosis, said, err = fl.offline(s)
+			if l.diagnosis != "" {
+				gb.said[l.diagnosis] = said
+			}
+		} else {
+			checks, disagree, err = Offline(s)
+		}
 		if err != nil {
 			// One submission that cannot be unpacked never stops the class.
 			l.Graded, l.GradedDetail = GradedUnreadable, err.Error()
 			l.Flags = append(l.Flags, Flag{Kind: FlagUnreadable, Detail: err.Error()})
-			l.score()
+			score(l)
 			gb.Learners = append(gb.Learners, l)
 			continue
 		}
@@ -393,7 +456,7 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 			l.Flags = append(l.Flags, Flag{Kind: FlagVersion, With: s.CnpaVersion,
 				Detail: i18n.T("class.version", i18n.Args{"Made": s.CnpaVersion, "Graded": opts.Version})})
 		}
-		l.score()
+		score(l)
 		if lr != nil && l.Graded != GradedLive {
 			l.unverify()
 		}
@@ -402,7 +465,7 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 	for _, u := range opts.Unreadable {
 		l := &Learner{Name: filepath.Base(u.Path), Graded: GradedUnreadable, GradedDetail: u.Problem, File: u.Path,
 			Flags: []Flag{{Kind: FlagUnreadable, Detail: u.Error()}}}
-		l.score()
+		score(l)
 		gb.Learners = append(gb.Learners, l)
 	}
 	flagDuplicates(gb.Learners)
@@ -424,7 +487,7 @@ func Grade(subs []*submission.Submission, opts Options) (*Gradebook, error) {
 			if !have[n] {
 				l := &Learner{Name: n, Graded: GradedMissing, GradedDetail: i18n.T("class.no_submission"),
 					Flags: []Flag{{Kind: FlagNoSubmission, Detail: i18n.T("class.no_submission_roster")}}}
-				l.score()
+				score(l)
 				l.FirstFailingStep = 1
 				gb.Learners = append(gb.Learners, l)
 			}
@@ -602,7 +665,7 @@ func flagSameCluster(ls []*Learner) {
 
 // summarize computes the pass rate per step and the histogram.
 func (gb *Gradebook) summarize() {
-	gb.StepPassRate = make([]float64, Steps)
+	gb.StepPassRate = make([]float64, gb.Steps())
 	n := 0
 	hist := map[string][]string{}
 	for _, l := range gb.Learners {

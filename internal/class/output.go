@@ -4,13 +4,13 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/labhub/cnpa/internal/gradebook"
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/judge"
-	"github.com/labhub/cnpa/internal/lab"
 	"github.com/labhub/cnpa/internal/ui"
 )
 
@@ -39,10 +39,15 @@ func (l *Learner) FlagList() string {
 	return strings.Join(out, "; ")
 }
 
-// WriteCSV writes one row per learner under CSVHeader.
+// WriteCSV writes one row per learner under CSVHeader; a file lab's
+// step columns are its steps' ids.
 func WriteCSV(w io.Writer, gb *Gradebook) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader); err != nil {
+	header := CSVHeader
+	if gb.stepIDs != nil {
+		header = append(slices.Clone(CSVHeader[:len(CSVHeader)-Steps]), gb.stepIDs...)
+	}
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, l := range gb.Learners {
@@ -106,6 +111,9 @@ func WriteJUnit(w io.Writer, gb *Gradebook) error {
 // WriteText prints the gradebook for people: one line per learner, then
 // the pass rate per step, the histogram of diagnoses, and every flag.
 func WriteText(p *ui.Printer, gb *Gradebook) {
+	if gb.Lab != nil {
+		p.Note("%s", i18n.T("class.lab.graded_with", i18n.Args{"Lab": gb.Lab.Name, "Hash": shortHash(gb.Lab.SHA256)}))
+	}
 	p.Title("%s", i18n.N("plural.class.learners", len(gb.Learners)))
 	for _, l := range gb.Learners {
 		first := i18n.T("class.all_pass")
@@ -119,11 +127,11 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 		// turned diagnosis, an error's message) goes through ui.Clean: data
 		// on the instructor's terminal, never a command.
 		line := fmt.Sprintf("  %s %s %s  %s  %-11s %s", p.Mark(l.FirstFailingStep == 0 && len(l.Flags) == 0), ui.Pad(ui.Clean(l.Name), 16),
-			i18n.T("class.line.steps", i18n.Args{"Passed": l.StepsPassed, "Steps": Steps}),
+			i18n.T("class.line.steps", i18n.Args{"Passed": l.StepsPassed, "Steps": gb.Steps()}),
 			i18n.T("class.line.checks", i18n.Args{"Passed": fmt.Sprintf("%3d", l.ChecksPassed), "Total": fmt.Sprintf("%-3d", l.ChecksTotal)}),
 			l.Graded, first)
 		if l.Diagnosis != "" {
-			line += ": " + ui.Clean(lab.SayMistake(l.Diagnosis))
+			line += ": " + ui.Clean(gb.SayDiagnosis(l.Diagnosis))
 		}
 		if l.Exam {
 			line += " (" + i18n.T("gradebook.exam") + ")"
@@ -147,14 +155,18 @@ func WriteText(p *ui.Printer, gb *Gradebook) {
 		p.Line("")
 		p.Title("%s", i18n.T("class.diagnoses"))
 		for _, d := range gb.Diagnoses {
-			p.Line("  %s: %s (%s)", i18n.N("plural.class.learners", len(d.Learners)), ui.Clean(lab.SayMistake(d.Diagnosis)), ui.Clean(strings.Join(d.Learners, ", ")))
+			p.Line("  %s: %s (%s)", i18n.N("plural.class.learners", len(d.Learners)), ui.Clean(gb.SayDiagnosis(d.Diagnosis)), ui.Clean(strings.Join(d.Learners, ", ")))
 		}
 	}
 	// What an offline row proves, and what its hash does not.
 	for _, l := range gb.Learners {
 		if l.Graded == GradedOffline {
 			p.Line("")
-			p.Note("%s", i18n.T("gradebook.note.hash"))
+			if gb.Lab != nil {
+				p.Note("%s", i18n.T("class.lab.note_hash"))
+			} else {
+				p.Note("%s", i18n.T("gradebook.note.hash"))
+			}
 			break
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/labhub/cnpa/internal/atomicfile"
+	"github.com/labhub/cnpa/internal/i18n"
 )
 
 // Engine runs a lab that lints: its commands in a shell, its facts
@@ -29,6 +30,42 @@ type Engine struct {
 	Env []string
 	// CommandTimeout bounds each command (0: a minute).
 	CommandTimeout time.Duration
+	// Recorded, when not nil, are the facts Grade reads instead of the
+	// cluster's, by step id and fact id: a submission's, graded offline
+	// (OfflineEngine).
+	Recorded map[string]map[string]any
+}
+
+// OfflineEngine is an engine of l that reads no cluster: Grade reads the
+// facts recorded (a submission's, DecodeFacts) and runs no command.
+func OfflineEngine(l *Lab, recorded map[string]map[string]any) *Engine {
+	if recorded == nil {
+		recorded = map[string]map[string]any{}
+	}
+	return &Engine{Lab: l, Cluster: &Cluster{Lab: l, Params: l.Defaults()}, Recorded: recorded}
+}
+
+// DecodeFacts reads facts as a submission records them (Report.Facts as
+// JSON), with numbers as Grade reads them from the cluster: whole ones
+// int64, others float64.
+func DecodeFacts(raw []byte) (map[string]map[string]any, error) {
+	out := map[string]map[string]any{}
+	if len(raw) == 0 {
+		return out, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v map[string]map[string]any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	for step, facts := range v {
+		out[step] = map[string]any{}
+		for id, f := range facts {
+			out[step][id] = numbers(f)
+		}
+	}
+	return out, nil
 }
 
 // Output is what one command did.
@@ -193,6 +230,10 @@ func (s StepReport) Passed() bool {
 type Report struct {
 	Lab   string       `json:"lab"`
 	Steps []StepReport `json:"steps"`
+	// Facts are the facts the grading read, by step id and fact id:
+	// what `cnpa submit` records, for `cnpa class grade` to grade the
+	// same evidence against offline (Engine.Recorded).
+	Facts map[string]map[string]any `json:"-"`
 }
 
 // OK says whether every check passed.
@@ -296,7 +337,7 @@ func ofType(v any, t string) bool {
 // says why; only a context ended is an error.
 func (e *Engine) Grade(ctx context.Context, dir, only string) (*Report, error) {
 	l := e.Lab
-	rep := &Report{Lab: l.Metadata.Name}
+	rep := &Report{Lab: l.Metadata.Name, Facts: map[string]map[string]any{}}
 	files := map[string]any{}
 	for i, s := range l.Steps {
 		if v, reason, _ := readEvidence(s, i+1, dir); reason == "" {
@@ -319,7 +360,7 @@ func (e *Engine) Grade(ctx context.Context, dir, only string) (*Report, error) {
 		var factID string
 		if reason == "" {
 			for _, f := range s.Facts {
-				v, err := e.Cluster.Fact(ctx, f)
+				v, err := e.fact(ctx, s, f)
 				if err != nil {
 					if ctx.Err() != nil {
 						return nil, ctx.Err()
@@ -329,6 +370,7 @@ func (e *Engine) Grade(ctx context.Context, dir, only string) (*Report, error) {
 				}
 				facts[f.ID] = v
 			}
+			rep.Facts[s.ID] = facts
 		}
 		sr := StepReport{Step: s.ID}
 		for j, c := range s.Checks {
@@ -352,6 +394,23 @@ func (e *Engine) Grade(ctx context.Context, dir, only string) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// fact reads fact f of step s: from the cluster, or from Recorded when
+// the engine grades a submission offline.
+func (e *Engine) fact(ctx context.Context, s *Step, f Fact) (map[string]any, error) {
+	if e.Recorded == nil {
+		return e.Cluster.Fact(ctx, f)
+	}
+	v, ok := e.Recorded[s.ID][f.ID]
+	if !ok {
+		return nil, i18n.NewError("labfile.error.not_recorded", i18n.Args{"Fact": s.ID + "." + f.ID})
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, i18n.NewError("labfile.error.not_recorded", i18n.Args{"Fact": s.ID + "." + f.ID})
+	}
+	return m, nil
 }
 
 // check grades check c (the j-th of step s, the i-th) over vars.

@@ -45,17 +45,20 @@ import (
 // Kind marks a submission; Format is the newest version of its content
 // this cnpa reads. A content is written with the lowest format that
 // carries it (formatOf): 1 before a content held the learner's
-// reconcile.sh, 2 with it; a submission of either is read as it is, its
-// hash unchanged.
+// reconcile.sh, 2 with it, 3 for a lab kept as a file (Content.Lab); a
+// submission of any is read as it is, its hash unchanged.
 const (
 	Kind   = "cnpa-submission"
-	Format = 2
+	Format = 3
 )
 
 // formatOf is the lowest format that carries c: an earlier cnpa reads a
 // format 1 content, and says "update cnpa" of a newer one rather than
 // failing on a field it does not know.
 func formatOf(c *Content) int {
+	if c.Lab != nil {
+		return 3
+	}
 	if c.Controller != nil {
 		return 2
 	}
@@ -156,6 +159,60 @@ type Content struct {
 	// Controller is the learner's reconcile.sh, for the instructor to
 	// read (format 2; nil when there was none, and in format 1).
 	Controller *Source `json:"controller,omitempty"`
+	// Lab is the lab kept as a file the submission is of, nil for the
+	// TeamSpace lab (format 3). Its evidence is the files its steps name,
+	// Checks its checks as the learner's run graded them, and LabFacts
+	// (not Facts) what that run read of the cluster.
+	Lab *LabRef `json:"lab,omitempty"`
+	// LabFacts are a file lab's facts as its grading read them, by step
+	// id and fact id (labfile.Report.Facts), kept as JSON for the lab's
+	// engine to read with its own numbers (labfile.DecodeFacts).
+	LabFacts json.RawMessage `json:"lab_facts,omitempty"`
+}
+
+// LabRef names a lab kept as a file: its metadata.name, and the SHA-256
+// of its files (labfile.Hash), so that a submission is graded only with
+// the lab it was made with.
+type LabRef struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+}
+
+// ReadEvidence fills c's evidence from dir: each of names (a file lab's
+// evidence files) that exists, verbatim, read as ReadFiles reads the
+// TeamSpace lab's.
+func (c *Content) ReadEvidence(dir string, names []string) error {
+	c.Evidence, c.Timelines = map[string]string{}, map[string]string{}
+	for _, f := range names {
+		data, err := safefs.ReadRegular(filepath.Join(dir, filepath.Dir(f)), filepath.Base(f), MaxSize)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", filepath.Join(dir, f), err)
+		}
+		c.put(f, data)
+	}
+	return nil
+}
+
+// MaterializeEvidence writes each of names that c holds under dir, for a
+// file lab's engine to grade offline.
+func (c *Content) MaterializeEvidence(dir string, names []string) error {
+	for _, f := range names {
+		data, ok := c.File(f)
+		if !ok {
+			continue
+		}
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // envelope is the document on disk.
@@ -298,8 +355,11 @@ func Parse(path string, data []byte) (*Submission, error) {
 	if !validVersion(s.CnpaVersion) {
 		return nil, problem(path, "bad_version", "resend", "Value", strconv.QuoteToASCII(s.CnpaVersion))
 	}
-	if s.Facts == nil {
+	if s.Facts == nil && s.Lab == nil {
 		return nil, problem(path, "no_facts", "resend")
+	}
+	if s.Lab != nil && (s.Lab.Name == "" || CheckName(s.Lab.Name) != nil || !sha256RE().MatchString(s.Lab.SHA256)) {
+		return nil, problem(path, "bad_lab", "resend", "Name", strconv.QuoteToASCII(s.Lab.Name), "SHA256", strconv.QuoteToASCII(s.Lab.SHA256))
 	}
 	sum, err := Hash(env.Content)
 	s.HashOK = err == nil && sum == env.SHA256
@@ -506,6 +566,7 @@ var datastores = []string{"", "etcd", "kine", "unknown"}
 var (
 	uuidRE    = lazyRE(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	semverRE  = lazyRE(`^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]{1,64})?$`)
+	sha256RE  = lazyRE(`^[0-9a-f]{64}$`)
 	versionRE = lazyRE(`^[0-9A-Za-z][0-9A-Za-z.+_()-]{0,63}$`)
 )
 

@@ -6,8 +6,12 @@
 package labfile
 
 import (
+	"bufio"
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +24,7 @@ import (
 
 	"github.com/labhub/cnpa/internal/i18n"
 	"github.com/labhub/cnpa/internal/labfile"
+	"github.com/labhub/cnpa/internal/submission"
 	"github.com/labhub/cnpa/test/kit"
 	"github.com/labhub/cnpa/test/kit/cluster"
 )
@@ -191,12 +196,37 @@ func TestStepAndCheck(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "ステップ4 — バインディングはほかのネームスペースに触れない") || !strings.Contains(out, "6件合格、0件不合格、0件未チェック") {
 		t.Fatalf("cnpa --lang ja check: exit %d, want the Japanese report:\n%s", code, out)
 	}
+	// alice submits the reference; her submission names the lab and its
+	// files' hash.
+	subs := t.TempDir()
+	code, out = cnpaRun(t, env, "submit", "--learner", "alice", "--out", filepath.Join(subs, "alice.json"))
+	if code != 0 || !strings.Contains(out, "6 passed, 0 failed") || !strings.Contains(out, "the submission is of lab vap") {
+		t.Fatalf("cnpa --lab vap submit: exit %d, want 0 and 6 passed:\n%s", code, out)
+	}
+
+	// watch follows the lab: every step passes, so it is on the last; a
+	// refuse.json saved that says nothing was refused puts it on step 1,
+	// saved back on the last again.
+	w := watchLab(t, env)
+	w.next("the last step passing", func(v verdict) bool { return v.Step == 4 && v.Status == "pass" })
+	good := readFile(t, filepath.Join(dir, "refuse.json"))
+	saveFile(t, filepath.Join(dir, "refuse.json"), `{"refused": false, "message": ""}`)
+	w.next("step 1 failing on the file saved", func(v verdict) bool {
+		return v.Step == 1 && v.ID == "refuse.refused" && v.Status == "fail" && strings.Contains(v.Actual, `"recorded":false`)
+	})
+	saveFile(t, filepath.Join(dir, "refuse.json"), good)
+	w.next("the last step again", func(v verdict) bool { return v.Step == 4 && v.Status == "pass" })
 
 	// The binding only warns: refuse.refused fails, refuse.message waits
-	// on it, and the hint nudges first, then gives the answer.
+	// on it, and the hint nudges first, then gives the answer. watch sees
+	// it with no file saved: the facts changed.
 	warn := strings.Replace(readFile(t, filepath.Join(root, "labs/vap/solution/binding.yaml")), "[Deny]", "[Warn]", 1)
 	apply(t, warn)
 	admitted(t, 20*time.Second)
+	w.next("step 1 failing on the cluster's change", func(v verdict) bool {
+		return v.Step == 1 && v.ID == "refuse.refused" && v.Status == "fail" && strings.Contains(v.Actual, `"live":false,"recorded":true`)
+	})
+	w.stop()
 	for _, want := range []struct {
 		line, hint string
 	}{
@@ -213,6 +243,202 @@ func TestStepAndCheck(t *testing.T) {
 		if code != 1 || (want.hint != "") != strings.Contains(out, "answer:") || (want.hint != "" && !strings.Contains(out, want.hint)) {
 			t.Errorf("cnpa check with a Warn binding: exit %d, want 1, and the answer only the second time (%q):\n%s", code, want.hint, out)
 		}
+	}
+	// bob submits the same files with the binding that only warns: the
+	// facts his run read say the Deployment was admitted.
+	code, out = cnpaRun(t, env, "submit", "--learner", "bob", "--out", filepath.Join(subs, "bob.json"))
+	if code != 1 || !strings.Contains(out, "wrote "+filepath.Join(subs, "bob.json")) {
+		t.Fatalf("cnpa --lab vap submit with a Warn binding: exit %d, want 1 and the file written:\n%s", code, out)
+	}
+	classGrade(t, subs)
+}
+
+// classGrade grades alice's (the reference) and bob's (the binding that
+// only warns) submissions of labs/vap offline, with the lab's own engine,
+// and refuses a submission of another lab, or of other files under the
+// same name, naming both and the fix. It needs no cluster.
+func classGrade(t *testing.T, subs string) {
+	t.Helper()
+	vap := []string{"CNPA_LAB=vap"}
+	code, out := cnpaRun(t, vap, "class", "grade", "-o", "csv", subs)
+	if code != 0 {
+		t.Fatalf("cnpa --lab vap class grade -o csv: exit %d\n%s", code, out)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("cnpa --lab vap class grade -o csv: %v, want a header and 2 rows:\n%s", err, out)
+	}
+	head := strings.Join(recs[0], ",")
+	if !strings.HasSuffix(head, ",cluster,refuse,admit,update,scope") {
+		t.Errorf("CSV header %q: want the lab's steps as its step columns", head)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	rows := map[string][]string{}
+	for _, r := range recs[1:] {
+		rows[r[0]] = r
+	}
+	cell := func(who, c string) string { return rows[who][col[c]] }
+	// Both were made on this one cluster, and say so.
+	if a := strings.Join(rows["alice"], ","); cell("alice", "steps_passed") != "4" || cell("alice", "checks_passed") != "6" || cell("alice", "checks_total") != "6" ||
+		cell("alice", "flags") != "same-cluster-as:bob" || cell("alice", "graded") != "offline" || cell("alice", "scope") != "pass" {
+		t.Errorf("alice (the reference): %q, want 4 steps and 6 checks of 6, flagged only as on bob's cluster", a)
+	}
+	// A binding that only warns admits everything: every step fails, and
+	// the first failure names the mistake.
+	if b := strings.Join(rows["bob"], ","); cell("bob", "first_failing_step") != "1" || cell("bob", "diagnosis") != "the policy is not bound to deny" ||
+		cell("bob", "refuse") != "fail" || cell("bob", "steps_passed") != "0" || cell("bob", "flags") != "same-cluster-as:alice" {
+		t.Errorf("bob (a binding that only warns): %q, want step 1 failing by its mistake's name, not tampered", b)
+	}
+	code, out = cnpaRun(t, vap, "class", "grade", subs)
+	if code != 0 || !strings.Contains(out, "bob              0/4 steps") {
+		t.Errorf("cnpa --lab vap class grade: exit %d, want bob's row with 0 of 4 steps\n%s", code, out)
+	}
+	t.Logf("cnpa --lab vap class grade:\n%s", out)
+	code, out = cnpaRun(t, vap, "--lang", "ja", "class", "grade", subs)
+	if code != 0 || !strings.Contains(out, "ラボvap（ファイル") || !strings.Contains(out, "ポリシーが拒否として結び付けられていない") {
+		t.Errorf("cnpa --lab vap class grade in Japanese: exit %d\n%s", code, out)
+	}
+
+	// The same files in a dir hash as the lab cnpa ships: admitted.
+	same := t.TempDir()
+	if err := os.CopyFS(same, os.DirFS(filepath.Join(repoRoot(t), "labs/vap"))); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := cnpaRun(t, []string{"CNPA_LAB=" + same}, "class", "grade", "-o", "json", filepath.Join(subs, "alice.json")); code != 0 || !strings.Contains(out, `"steps_passed": 4`) {
+		t.Errorf("cnpa --lab DIR class grade, DIR the same files as labs/vap: exit %d, want alice graded\n%s", code, out)
+	}
+	// One changed byte is another version of the lab: refused, naming both
+	// hashes and the fix.
+	if err := os.WriteFile(filepath.Join(same, "lab.yaml"), append([]byte(readFile(t, filepath.Join(same, "lab.yaml"))), "# changed\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out = cnpaRun(t, []string{"CNPA_LAB=" + same}, "class", "grade", filepath.Join(subs, "alice.json"))
+	if code != 2 || !regexp.MustCompile(`alice.json is a submission of lab vap with files [0-9a-f]{12}…, and the lab this grading uses \(\S+\) has files [0-9a-f]{12}…: another version of the lab: grade it with the lab files the learner used`).MatchString(out) {
+		t.Errorf("cnpa --lab DIR class grade, DIR another version of vap: exit %d, want 2 and the refusal\n%s", code, out)
+	}
+	// The TeamSpace lab's grading refuses it, and says how to grade it;
+	// with a submission it can grade, the refused one is a row of its own.
+	code, out = cnpaRun(t, []string{"CNPA_LAB="}, "class", "grade", filepath.Join(subs, "alice.json"))
+	if code != 2 || !strings.Contains(out, "alice.json is a submission of lab \"vap\"") || !strings.Contains(out, "this grading is of the TeamSpace lab: grade it with its lab: `cnpa --lab vap class grade`") {
+		t.Errorf("cnpa class grade (the TeamSpace lab) of a vap submission: exit %d, want 2 and the refusal\n%s", code, out)
+	}
+	// A submission of another lab (its name changed and hashed again, as
+	// anyone can) is refused in vap's gradebook, in a row of its own.
+	sub, err := submission.Read(filepath.Join(subs, "alice.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub.Learner, sub.Lab.Name = "carol", "gitops"
+	if err := submission.Write(filepath.Join(subs, "carol.json"), &sub.Content); err != nil {
+		t.Fatal(err)
+	}
+	code, out = cnpaRun(t, vap, "class", "grade", subs)
+	if code != 0 || !strings.Contains(out, "carol.json is a submission of lab \"gitops\"") || !strings.Contains(out, "and this grading is of lab vap (labs/vap): grade it with its lab: `cnpa --lab gitops class grade`") {
+		t.Errorf("cnpa --lab vap class grade with a gitops submission: exit %d, want its row refused\n%s", code, out)
+	}
+}
+
+// verdict is one line of `cnpa watch -o json`.
+type verdict struct {
+	Step   int    `json:"step"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Actual string `json:"actual"`
+}
+
+// labWatch is a `cnpa --lab vap watch -o json` running.
+type labWatch struct {
+	t     *testing.T
+	lines chan verdict
+	in    io.WriteCloser
+	cmd   *exec.Cmd
+	out   *strings.Builder
+}
+
+// watchLab starts `cnpa watch -o json` on the lab env names, polling
+// the cluster every 300 ms.
+func watchLab(t *testing.T, env []string) *labWatch {
+	t.Helper()
+	cmd := exec.Command(bin(t), "watch", "-o", "json", "--poll", "300ms")
+	cmd.Env = append(cluster.Shared(t).Env(), env...)
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &labWatch{t: t, lines: make(chan verdict, 64), in: in, cmd: cmd, out: &errOut}
+	go func() {
+		defer close(w.lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var v verdict
+			if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+				v = verdict{ID: "not JSON: " + sc.Text()}
+			}
+			w.lines <- v
+		}
+	}()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return w
+}
+
+// next waits (at most 30 s) for a verdict for which ok holds.
+func (w *labWatch) next(what string, ok func(verdict) bool) {
+	w.t.Helper()
+	deadline := time.After(30 * time.Second)
+	var seen []verdict
+	for {
+		select {
+		case v, open := <-w.lines:
+			if !open {
+				w.t.Fatalf("cnpa watch ended before %s; saw %+v; stderr %s", what, seen, w.out)
+			}
+			if strings.HasPrefix(v.ID, "not JSON") {
+				w.t.Errorf("cnpa watch -o json printed %s", v.ID)
+			}
+			if ok(v) {
+				return
+			}
+			seen = append(seen, v)
+		case <-deadline:
+			w.t.Fatalf("cnpa watch: no verdict of %s in 30 s; saw %+v", what, seen)
+		}
+	}
+}
+
+// stop quits watch as a learner does (q, Enter) and wants exit 0.
+func (w *labWatch) stop() {
+	w.t.Helper()
+	_, _ = io.WriteString(w.in, "q\n")
+	w.in.Close()
+	for range w.lines {
+	}
+	if err := w.cmd.Wait(); err != nil {
+		w.t.Errorf("cnpa watch after q: %v; stderr %s", err, w.out)
+	}
+}
+
+// saveFile saves content at p as an editor does: a temporary file
+// renamed over it.
+func saveFile(t *testing.T, p, content string) {
+	t.Helper()
+	tmp := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".swp")
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		t.Fatal(err)
 	}
 }
 
