@@ -631,9 +631,12 @@ func (r *runner) judge(ctx context.Context, v *judge.StressFault, ended time.Tim
 			out = append(out, judge.StressFinding{Property: judge.StressArchived,
 				Found:    i18n.T("stress.found.released_first", i18n.Args{"Name": d.name}),
 				Expected: i18n.T("stress.expected.archived")})
+		case !seen && r.stillThere(ctx, d):
+			// Not released yet: converged says so, and a record may still
+			// come before the release.
 		case !seen:
-			// Released by no write we saw (or not yet): the record must be
-			// there now, with its uid.
+			// Released by no write we saw: the record must be there now,
+			// with its uid.
 			rec, err := evidence.ReadArchive(r.env.ArchiveDir(), d.name)
 			if err != nil || rec == nil || rec.UID != d.uid {
 				out = append(out, judge.StressFinding{Property: judge.StressArchived,
