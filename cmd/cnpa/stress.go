@@ -20,10 +20,11 @@ var stressCommand = &cli.Command{
 	Description: "Starts a proxy on loopback between cnpa-op.service and the API server (a\n" +
 		"drop-in points the service's KUBECONFIG at it; your files are not touched),\n" +
 		"then, one at a time: kill -9 of the service mid-pass, 409 Conflicts, 500s,\n" +
-		"timeouts, stale reads, dropped watches and connections, added latency, and a\n" +
-		"burst of changes. After each: every TeamSpace converged within the bound,\n" +
-		"each deleted one archived before its release, foreign finalizers kept,\n" +
-		"nothing recreated, no writes when nothing changed, the service running.\n" +
+		"timeouts, stale reads, dropped watches and connections, added latency, a\n" +
+		"burst of changes, a TeamSpace no quota can serve, and one deleted and made\n" +
+		"again. After each: every TeamSpace converged within the bound, each deleted\n" +
+		"one archived before its release, foreign finalizers kept, nothing recreated,\n" +
+		"then no write for 3 whole passes (stable), the service running.\n" +
 		"Ctrl-C stops every fault, removes the drop-in and restarts the service.\n\n" +
 		"The result is kept in <dir>/.cnpa/stress.json; `cnpa check` and `cnpa report`\n" +
 		"show it as a section of its own, apart from the lab's grade.\n\n" +

@@ -108,6 +108,9 @@ func TestStressBlackhole(t *testing.T) {
 				t.Fatalf("cnpa step all: %s", r)
 			}
 			passes(t, lab)
+			if engine == "shell" {
+				round2Shell(t, lab) // issue 60's poison and recreate, on this lab
+			}
 		})
 	}
 }
