@@ -325,7 +325,7 @@ func TestExamMode(t *testing.T) {
 	}
 }
 
-// stressAll is a stress report of the eight faults, each passed, as a
+// stressAll is a stress report of every default fault, each passed, as a
 // learner writes .cnpa/stress.json by hand; injected, each fault shows
 // one of its kind (what the proxy counts).
 func stressAll(injected bool, at time.Time) *judge.StressReport {
@@ -370,17 +370,18 @@ func TestStressCannotRaiseAGradeSilently(t *testing.T) {
 		t.Errorf("points_per_fault without self_reported: exit %d, %s", code, errOut)
 	}
 	os.WriteFile(policy, []byte("[stress]\npoints_per_fault = 1\nself_reported = true\n"), 0o644)
+	all := float64(8 + len(judge.StressFaults)) // the 8 steps and a point a fault
 	for _, tc := range []struct {
 		learner string
 		score   float64
 		flag    string
-	}{{"honest", 8, ""}, {"mallory", 8, "mallory: tampered"}, {"later", 8, "later: tampered"}, {"careful", 16, ""}} {
+	}{{"honest", 8, ""}, {"mallory", 8, "mallory: tampered"}, {"later", 8, "later: tampered"}, {"careful", all, ""}} {
 		code, out, errOut := cnpa(t, "-o", "gradescope", "class", "grade", "--policy", policy, filepath.Join(subs, tc.learner+".json"))
 		var got gradebook.GradescopeResults
 		if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
 			t.Fatalf("%s: exit %d (%v)\n%s%s", tc.learner, code, err, out, errOut)
 		}
-		if got.Score != tc.score || got.Score > 8 != strings.Contains(errOut, tc.learner+": 8 of 16 points are `cnpa stress` results as the learner reported them: not verified") {
+		if got.Score != tc.score || got.Score > 8 != strings.Contains(errOut, fmt.Sprintf("%s: %d of %v points are `cnpa stress` results as the learner reported them: not verified", tc.learner, len(judge.StressFaults), all)) {
 			t.Errorf("%s: score %v, want %v; stderr (the instructor's):\n%s", tc.learner, got.Score, tc.score, errOut)
 		}
 		if !strings.Contains(got.Output, "`cnpa stress` results as the learner's run reported them: cnpa cannot verify them") {

@@ -20,17 +20,18 @@ var stressCommand = &cli.Command{
 	Description: "Starts a proxy on loopback between cnpa-op.service and the API server (a\n" +
 		"drop-in points the service's KUBECONFIG at it; your files are not touched),\n" +
 		"then, one at a time: kill -9 of the service mid-pass, 409 Conflicts, 500s,\n" +
-		"timeouts, stale reads, dropped watches and connections, added latency, and a\n" +
-		"burst of changes. After each: every TeamSpace converged within the bound,\n" +
-		"each deleted one archived before its release, foreign finalizers kept,\n" +
-		"nothing recreated, no writes when nothing changed, the service running.\n" +
+		"timeouts, stale reads, dropped watches and connections, added latency, a\n" +
+		"burst of changes, a TeamSpace no quota can serve, and one deleted and made\n" +
+		"again. After each: every TeamSpace converged within the bound, each deleted\n" +
+		"one archived before its release, foreign finalizers kept, nothing recreated,\n" +
+		"then no write for 3 whole passes (stable), the service running.\n" +
 		"Ctrl-C stops every fault, removes the drop-in and restarts the service.\n\n" +
 		"The result is kept in <dir>/.cnpa/stress.json; `cnpa check` and `cnpa report`\n" +
 		"show it as a section of its own, apart from the lab's grade.\n\n" +
 		"Exit code 0 when every fault passes, 1 when any fails, 2 when the service\n" +
 		"or the cluster cannot be stressed, or the run is interrupted.",
 	Flags: append([]cli.Flag{
-		&cli.StringFlag{Name: "faults", Value: "all", Usage: "`LIST` of faults to run, comma-separated: kill9, conflict, error, timeout, stale, drop, latency, burst"},
+		&cli.StringFlag{Name: "faults", Value: "all", Usage: "`LIST` of faults to run, comma-separated: kill9, conflict, error, timeout, stale, drop, latency, burst, poison, recreate"},
 		&cli.DurationFlag{Name: "bound", Value: 30 * time.Second, Usage: "how long the controller has to converge after each fault", Action: positive("bound")},
 	}, serviceFlags...),
 	Action: func(c *cli.Context) error { return runOptions(c, &StressOptions{IOStreams: streamsOf(c)}) },

@@ -24,7 +24,8 @@ func StressPath(dir string) string { return filepath.Join(dir, lab.OwnDir, Stres
 
 // StressFaults are `cnpa stress`'s faults, in the order they run. A
 // grading policy may count them (each one's id is StressID of its name).
-var StressFaults = []string{"kill9", "conflict", "error", "timeout", "stale", "drop", "latency", "burst"}
+var StressFaults = []string{"kill9", "conflict", "error", "timeout", "stale", "drop", "latency", "burst",
+	"poison", "recreate"}
 
 // StressOptIn are faults run only when named (`--faults blackhole`): a
 // controller that fails one may hang for the whole bound, or the fault
@@ -44,8 +45,13 @@ const (
 	StressArchived  = "archived"  // each deleted one archived before its release
 	StressForeign   = "foreign"   // foreign finalizers kept
 	StressKept      = "kept"      // namespaces and quotas not recreated
-	StressQuiet     = "quiet"     // no write while nothing changed
-	StressRunning   = "running"   // the service running
+	// StressQuiet was one quiet pass after convergence; stable, which
+	// asks for StressStablePasses of them, took its place (kept for the
+	// stress.json files of an earlier cnpa).
+	StressQuiet   = "quiet"
+	StressStable  = "stable"  // converged, then no write for StressStablePasses whole passes
+	StressOwner   = "owner"   // a TeamSpace made again: its namespace owned by the new one (uid)
+	StressRunning = "running" // the service running
 	// StressStartLimit: the unit not started so often that systemd gives
 	// up on it (its start limit, 5 starts in 10 s by default).
 	StressStartLimit = "start_limit"
@@ -55,6 +61,11 @@ const (
 	// StressBackoff: throttled (429), no more requests than before.
 	StressBackoff = "backoff"
 )
+
+// StressStablePasses is how many whole passes of the controller's loop
+// must go by with no write once it converged: eventually stable
+// reconciliation (Anvil, OSDI'24), which one quiet pass does not show.
+const StressStablePasses = 3
 
 // StressFinding is one property that did not hold after a fault.
 type StressFinding struct {
@@ -72,7 +83,16 @@ type StressFault struct {
 	// Seconds is how long the fault and its judging took.
 	Seconds  float64         `json:"seconds"`
 	Findings []StressFinding `json:"findings,omitempty"`
-	Hint     string          `json:"hint,omitempty"`
+	// TimeToConverge is the seconds from the fault's end until every
+	// TeamSpace was converged; nil when none was within the bound.
+	TimeToConverge *float64 `json:"time_to_converge,omitempty"`
+	// TimeToStable is the seconds from the fault's end until the last
+	// change after which StressStablePasses whole passes went by with no
+	// write (eventually stable reconciliation); nil when not stable.
+	TimeToStable *float64 `json:"time_to_stable,omitempty"`
+	// StableFor is the seconds of that quiet stretch, as observed.
+	StableFor float64 `json:"stable_for,omitempty"`
+	Hint      string  `json:"hint,omitempty"`
 	// Log is the tail of the controller's output, errors first, on a
 	// failure.
 	Log string `json:"log,omitempty"`
@@ -169,9 +189,9 @@ func WriteStressText(p *ui.Printer, r *StressReport) {
 	for _, f := range r.Faults {
 		switch f.Status {
 		case Pass:
-			p.Line("  %s %-12s %s", p.Mark(true), ui.Clean(f.Name), StressInjected(f.Injected))
+			p.Line("  %s %-12s %s", p.Mark(true), ui.Clean(f.Name), stressLine(f))
 		case Fail:
-			p.Line("  %s %-12s %s", p.Mark(false), ui.Clean(f.Name), StressInjected(f.Injected))
+			p.Line("  %s %-12s %s", p.Mark(false), ui.Clean(f.Name), stressLine(f))
 			for _, x := range f.Findings {
 				// Found carries the cluster's words (an API error): cleaned,
 				// as everything a stress.json holds, which may be hand-made;
@@ -197,11 +217,31 @@ func WriteStressText(p *ui.Printer, r *StressReport) {
 	p.Title("%s", i18n.T("stress.summary", i18n.Args{"Passed": r.Passed, "Failed": r.Failed, "Seconds": int(r.Seconds + 0.5)}))
 }
 
+// stressLine is what a fault's line says after its name: what the proxy
+// did, then how long the controller took to converge and to be stable.
+func stressLine(f StressFault) string {
+	in := StressInjected(f.Injected)
+	var t string
+	switch {
+	case f.TimeToConverge != nil && f.TimeToStable != nil:
+		t = i18n.T("stress.times", i18n.Args{"Converge": seconds(*f.TimeToConverge), "Stable": seconds(*f.TimeToStable)})
+	case f.TimeToConverge != nil:
+		t = i18n.T("stress.times_unstable", i18n.Args{"Converge": seconds(*f.TimeToConverge)})
+	}
+	if in == "" || t == "" {
+		return in + t
+	}
+	return in + "  " + t
+}
+
+// seconds is a duration in seconds to a tenth: "2.1".
+func seconds(s float64) string { return strconv.FormatFloat(s, 'f', 1, 64) }
+
 // StressInjected says what the proxy did: "error×12 timeout×3".
 func StressInjected(m map[string]int64) string {
 	var parts []string
 	for _, k := range []string{"kill", "conflict", "error", "timeout", "stale", "drop", "latency", "burst",
-		"blackhole", "restart", "gone", "forbidden", "throttle"} {
+		"poison", "recreate", "blackhole", "restart", "gone", "forbidden", "throttle"} {
 		if m[k] > 0 {
 			parts = append(parts, k+"×"+strconv.FormatInt(m[k], 10))
 		}

@@ -118,6 +118,8 @@ type runner struct {
 	previous    string // created by the fault before, deleted by the next
 	uids        map[string]string
 
+	wl workloadState // the workload faults' own (fault_*.go)
+
 	mu       sync.Mutex
 	released map[string]bool // deleted TeamSpace → its record was there at release
 	writes   []landed        // the writes seen, in order
@@ -307,15 +309,11 @@ func (r *runner) kill() {
 // controller hears the answer.
 func (r *runner) answered(req *http.Request, code int, body []byte) {
 	short := shortPath(req.URL.Path)
-	w := landed{what: req.Method + " " + short, object: strings.TrimSuffix(short, "/status")}
+	w := landed{what: req.Method + " " + short, object: strings.TrimSuffix(short, "/status"), code: code, at: time.Now()}
 	if code < 300 {
-		var answer struct {
-			Metadata struct {
-				ResourceVersion string `json:"resourceVersion"`
-			} `json:"metadata"`
-		}
+		var answer map[string]any
 		if json.Unmarshal(body, &answer) == nil {
-			w.rv = answer.Metadata.ResourceVersion
+			w.rv, w.fp = versionOf(answer)
 		}
 	}
 	r.mu.Lock()
@@ -462,6 +460,10 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 				return err == nil && st.Active && st.MainPID > 0
 			})
 		}
+	case name == "poison":
+		deleted = r.poison(ctx)
+	case name == "recreate":
+		deleted = r.recreate(ctx)
 	case name == "burst":
 		// What a busy cluster gives a controller at once: TeamSpaces
 		// created, edited and deleted, and the hands of others on what it
@@ -508,15 +510,16 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 		sleep(ctx, r.opts.Hold/2)
 		r.proxy.SetMode(Mode{})
 	}
+	ended := time.Now()
 	v := judge.StressFault{Name: name, Status: judge.Pass}
 	v.Injected = injectedSince(before, r.proxy.Counts())
-	if name == "burst" {
-		v.Injected["burst"] = 1
+	if name == "burst" || name == "poison" || name == "recreate" {
+		v.Injected[name] = 1 // a workload fault: the cluster's, not the proxy's
 	}
 	if name == "latency" {
 		v.Injected["latency"] = r.proxy.Counts().Requests - before.Requests
 	}
-	v.Findings = r.judge(ctx, deleted, handEdited)
+	v.Findings = r.judge(ctx, &v, ended, deleted, handEdited)
 	if after.judge != nil {
 		v.Findings = append(after.judge(ctx), v.Findings...)
 	}
@@ -527,6 +530,7 @@ func (r *runner) fault(ctx context.Context, name string) judge.StressFault {
 		// What a held fault gave while judged counts too (gone's 410s).
 		v.Injected = injectedSince(before, r.proxy.Counts())
 	}
+	r.workloadDone(ctx)
 	// A blackhole's requests hang up only now: a controller that waited
 	// for them forever is back for the next fault.
 	r.proxy.Release()
@@ -573,10 +577,16 @@ func (r *runner) converge(ctx context.Context, deleted []deletion) []string {
 		}
 		sort.Strings(names)
 		for _, n := range names {
+			if r.wl.unjudged(n) {
+				continue // the poison: no controller can converge it
+			}
 			left = append(left, i18n.T("stress.found.unconverged", i18n.Args{"Name": n, "Gap": un[n]}))
 		}
 		for _, d := range deleted {
-			if _, err := r.env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, d.name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			// By uid: a TeamSpace made again under the name (recreate)
+			// is not the deleted one.
+			u, err := r.env.Clients.Dynamic.Resource(teamspace.GVR).Get(ctx, d.name, metav1.GetOptions{})
+			if !apierrors.IsNotFound(err) && (err != nil || d.uid == "" || string(u.GetUID()) == d.uid) {
 				left = append(left, i18n.T("stress.found.not_gone", i18n.Args{"Name": d.name}))
 			}
 		}
@@ -609,9 +619,11 @@ func (r *runner) ownedUIDs(ctx context.Context) map[string]string {
 
 // judge is every property after a fault: converged within the bound,
 // each deleted TeamSpace archived before its release, the foreign
-// finalizer kept, nothing recreated, no write in a quiet pass, the service
-// running.
-func (r *runner) judge(ctx context.Context, deleted []deletion, handEdited map[string]bool) []judge.StressFinding {
+// finalizer kept, nothing recreated, the fault's own promise, then stable
+// (no write for StressStablePasses whole passes), the service running.
+// It notes in v how long the controller took to converge and to be
+// stable, from ended, the fault's end.
+func (r *runner) judge(ctx context.Context, v *judge.StressFault, ended time.Time, deleted []deletion, handEdited map[string]bool) []judge.StressFinding {
 	var out []judge.StressFinding
 	if left := r.converge(ctx, deleted); len(left) > 0 {
 		if len(left) > 4 {
@@ -619,6 +631,9 @@ func (r *runner) judge(ctx context.Context, deleted []deletion, handEdited map[s
 		}
 		out = append(out, judge.StressFinding{Property: judge.StressConverged, Found: strings.Join(left, "; "),
 			Expected: i18n.T("stress.expected.converged", i18n.Args{"Bound": r.opts.Bound})})
+	} else {
+		t := time.Since(ended).Seconds()
+		v.TimeToConverge = &t
 	}
 	for _, d := range deleted {
 		if !d.ours {
@@ -632,9 +647,12 @@ func (r *runner) judge(ctx context.Context, deleted []deletion, handEdited map[s
 			out = append(out, judge.StressFinding{Property: judge.StressArchived,
 				Found:    i18n.T("stress.found.released_first", i18n.Args{"Name": d.name}),
 				Expected: i18n.T("stress.expected.archived")})
+		case !seen && r.stillThere(ctx, d):
+			// Not released yet: converged says so, and a record may still
+			// come before the release.
 		case !seen:
-			// Released by no write we saw (or not yet): the record must be
-			// there now, with its uid.
+			// Released by no write we saw: the record must be there now,
+			// with its uid.
 			rec, err := evidence.ReadArchive(r.env.ArchiveDir(), d.name)
 			if err != nil || rec == nil || rec.UID != d.uid {
 				out = append(out, judge.StressFinding{Property: judge.StressArchived,
@@ -663,15 +681,11 @@ func (r *runner) judge(ctx context.Context, deleted []deletion, handEdited map[s
 			Expected: i18n.T("stress.expected.kept")})
 	}
 	r.uids = now
+	out = append(out, r.wl.judge(ctx, r)...)
 	if len(out) == 0 {
-		// Only a converged cluster can be quiet.
-		if w := r.quiet(ctx); len(w) > 0 {
-			if len(w) > 4 {
-				w = append(w[:4], "…")
-			}
-			out = append(out, judge.StressFinding{Property: judge.StressQuiet,
-				Found:    i18n.T("stress.found.writes", i18n.Args{"Writes": i18n.List(w)}),
-				Expected: i18n.T("stress.expected.quiet")})
+		// Only a converged cluster can be stable.
+		if f := r.stable(ctx, v, ended); f != nil {
+			out = append(out, *f)
 		}
 	}
 	if !r.await(ctx, 5*time.Second, func() bool {
@@ -690,43 +704,9 @@ type landed struct {
 	what   string // "PATCH namespaces/team-x/resourcequotas/team-quota"
 	object string // the object, without its /status
 	rv     string
-}
-
-// quiet watches a whole pass (from one list of TeamSpaces to the one
-// after the next) or, for a controller that watches rather than lists,
-// 4 s, and returns the writes meanwhile that changed something. A write
-// the API server found to change nothing (a server-side apply of what is
-// there, a PUT of the object as read) answers with the resourceVersion
-// the object already had: the lab text's "writes nothing" is the
-// resourceVersion's, as step 3 judges it, and such a write is not one.
-func (r *runner) quiet(ctx context.Context) []string {
-	before := r.versions(ctx)
-	r.mu.Lock()
-	from := len(r.writes)
-	r.mu.Unlock()
-	lists := r.proxy.Counts().Lists
-	start := time.Now()
-	r.await(ctx, 15*time.Second, func() bool {
-		n := r.proxy.Counts().Lists - lists
-		return n >= 2 || (n == 0 && time.Since(start) > 4*time.Second)
-	})
-	r.mu.Lock()
-	window := slices.Clone(r.writes[from:])
-	r.mu.Unlock()
-	var changed []string
-	for _, w := range window {
-		if !labObject(w.object) {
-			continue // an Event, a Lease: the controller's, not the lab's state
-		}
-		if w.rv != "" && before[w.object] == w.rv {
-			continue // nothing changed
-		}
-		changed = append(changed, w.what)
-		if w.rv != "" {
-			before[w.object] = w.rv
-		}
-	}
-	return changed
+	fp     string // the object's content in the answer (fingerprint)
+	code   int    // the answer's status code
+	at     time.Time
 }
 
 // labObject tells whether a write's object (shortPath, without /status)
@@ -746,32 +726,6 @@ func labObject(object string) bool {
 	default:
 		return parts[2] == "resourcequotas"
 	}
-}
-
-// versions are the resourceVersions of the TeamSpaces, the team-*
-// namespaces and their team-quota, read from the API server itself (not
-// through the proxy), by the paths shortPath gives their writes.
-func (r *runner) versions(ctx context.Context) map[string]string {
-	rv := map[string]string{}
-	if tss, err := r.env.Clients.Dynamic.Resource(teamspace.GVR).List(ctx, metav1.ListOptions{}); err == nil {
-		for _, t := range tss.Items {
-			rv["teamspaces/"+t.GetName()] = t.GetResourceVersion()
-		}
-	}
-	core := r.env.Clients.Kube.CoreV1()
-	if nss, err := core.Namespaces().List(ctx, metav1.ListOptions{}); err == nil {
-		for _, ns := range nss.Items {
-			if strings.HasPrefix(ns.Name, teamspace.NamespacePrefix) {
-				rv["namespaces/"+ns.Name] = ns.ResourceVersion
-			}
-		}
-	}
-	if qs, err := core.ResourceQuotas("").List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + teamspace.QuotaName}); err == nil {
-		for _, q := range qs.Items {
-			rv["namespaces/"+q.Namespace+"/resourcequotas/"+q.Name] = q.ResourceVersion
-		}
-	}
-	return rv
 }
 
 // logTail is the end of the controller's output, errors first.

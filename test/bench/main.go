@@ -96,7 +96,8 @@ type config struct {
 	startupBefore string
 	startupRuns   int
 	// stressPhase: `cnpa stress` of each engine (stress.go).
-	stressPhase bool
+	stressPhase   bool
+	stressEngines []string
 	// watchPhase: `cnpa watch`, save to verdict (watch.go).
 	watchPhase bool
 	// checkPhase: `cnpa check` on an own-engine lab against the build of
@@ -142,6 +143,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&cfg.startupRuns, "startup-runs", 40, "the startup phase's runs of each build, per command and locale")
 	fs.StringVar(&cfg.checkBefore, "check-before", defaultCheckBefore, "the check phase's build to compare with: a git revision of this repository")
 	fs.IntVar(&cfg.checkRuns, "check-runs", 3, "the check phase's runs of `cnpa check` with each build")
+	stressEngines := fs.String("stress-engines", "go,shell", "the stress phase's engines, each on a control plane of its own, one after the other")
 	fs.IntVar(&cfg.classLearners, "class-learners", 3, "the class phase's learners, each on a control plane of their own")
 	fs.StringVar(&cfg.classEngine, "class-engine", "shell", "the class phase's learners' engine: shell (a reconcile.sh loop, as most learners write one: grading waits on it) or go")
 	fs.IntVar(&cfg.classOffline, "class-offline", 1000, "synthetic submissions the class phase grades offline")
@@ -157,6 +159,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	cfg.stressEngines = strings.Split(*stressEngines, ",")
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}

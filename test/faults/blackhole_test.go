@@ -110,6 +110,9 @@ func TestStressBlackhole(t *testing.T) {
 			passes(t, lab)
 			// The faults from the API server's side, on the same lab.
 			engineServerFaults(t, lab)
+			if engine == "shell" {
+				round2Shell(t, lab) // issue 60's poison and recreate, on this lab
+			}
 		})
 	}
 }
