@@ -202,7 +202,8 @@ func TestStartOver(t *testing.T) {
 	report := read(lab.ReportFile)
 	byHand(lab.ReportFile)
 	out = mustPass("reset", "--yes")
-	aside := regexp.MustCompile(`into (\S+/own-\d{8}T\d{6}Z)/`).FindStringSubmatch(out)
+	// Unwrapped: reset wraps at 80 columns, and the path may start a line.
+	aside := regexp.MustCompile(`into (\S+/own-\d{8}T\d{6}Z)/`).FindStringSubmatch(kit.Unwrapped(out))
 	if aside == nil {
 		t.Fatalf("reset does not name the folder it moved your evidence into:\n%s", out)
 	}
