@@ -1,4 +1,4 @@
-package faults
+package stress
 
 import (
 	"context"
@@ -16,7 +16,6 @@ import (
 
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/test/kit"
-	"github.com/labhub/cnpa/test/kit/cluster"
 	"github.com/labhub/cnpa/test/kit/osuser"
 )
 
@@ -33,7 +32,7 @@ import (
 // next commands put the service back (killed, R4-2); a controller that
 // does not converge without faults fails the run (neverConverges).
 func TestStress(t *testing.T) {
-	c := cluster.Shared(t)
+	c := labCluster(t)
 	bin := kit.CnpaBinary(t)
 	svc := []string{"--service-manager", "process"}
 
@@ -148,7 +147,7 @@ func TestStress(t *testing.T) {
 	})
 
 	t.Run("recreate", func(t *testing.T) {
-		lab := own(t, filepath.Join("testdata", "stress", "recreate.sh"))
+		lab := own(t, filepath.Join("testdata", "recreate.sh"))
 		rep := stress(t, lab, "conflict,error", 1)
 		for _, name := range []string{"conflict", "error"} {
 			f := verdict(rep, name)

@@ -1,4 +1,4 @@
-package faults
+package stress
 
 import (
 	"crypto/tls"
@@ -307,7 +307,7 @@ func dropTemps(t *testing.T, lab *kit.Lab) {
 // and why, each fault not run; it also notices the drop-in a killed run
 // left (leftover), and puts the service back before it starts.
 func neverConverges(t *testing.T, lab *kit.Lab, leftover []byte) {
-	data, err := os.ReadFile(filepath.Join("testdata", "stress", "updates-only.sh"))
+	data, err := os.ReadFile(filepath.Join("testdata", "updates-only.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package faults
+package stress
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/test/kit"
-	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // cnpa stress --faults blackhole against the real control plane: the
@@ -22,7 +21,7 @@ import (
 // --request-timeout in English and Japanese; the same script with
 // --request-timeout=10s passes, and so do cnpa's go and shell engines.
 func TestStressBlackhole(t *testing.T) {
-	c := cluster.Shared(t)
+	c := labCluster(t)
 	bin := kit.CnpaBinary(t)
 	svc := []string{"--service-manager", "process"}
 
@@ -40,7 +39,7 @@ func TestStressBlackhole(t *testing.T) {
 	own := func(t *testing.T, script string) *kit.Lab {
 		t.Helper()
 		lab := newLab(t)
-		data, err := os.ReadFile(filepath.Join("testdata", "stress", script))
+		data, err := os.ReadFile(filepath.Join("testdata", script))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package faults
+package stress
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/test/kit"
-	"github.com/labhub/cnpa/test/kit/cluster"
 )
 
 // The faults from the API server's side (issue 60): restart, gone,
@@ -21,7 +20,7 @@ import (
 // serverLab is a lab on the shared cluster, reset after the test.
 func serverLab(t *testing.T) *kit.Lab {
 	t.Helper()
-	lab := kit.NewLab(context.Background(), t, cluster.Shared(t), kit.CnpaBinary(t))
+	lab := kit.NewLab(context.Background(), t, labCluster(t), kit.CnpaBinary(t))
 	t.Cleanup(func() {
 		lab.StopService()
 		if r := lab.Reset(); r.Code != 0 {
@@ -33,8 +32,8 @@ func serverLab(t *testing.T) *kit.Lab {
 
 var processMode = []string{"--service-manager", "process"}
 
-// ownLab runs steps 1-4 with testdata/stress/script as reconcile.sh and,
-// when unit is not "", testdata/stress/unit as the learner's own unit.
+// ownLab runs steps 1-4 with testdata/script as reconcile.sh and,
+// when unit is not "", testdata/unit as the learner's own unit.
 func ownLab(t *testing.T, script, unit string) *kit.Lab {
 	t.Helper()
 	lab := serverLab(t)
@@ -49,11 +48,11 @@ func ownLab(t *testing.T, script, unit string) *kit.Lab {
 	return lab
 }
 
-// useScript puts testdata/stress/name in place as the lab's reconcile.sh
+// useScript puts testdata/name in place as the lab's reconcile.sh
 // (the service's loop runs it again on its next pass).
 func useScript(t *testing.T, lab *kit.Lab, name string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "stress", name))
+	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +66,11 @@ func useScript(t *testing.T, lab *kit.Lab, name string) {
 	}
 }
 
-// useUnit writes testdata/stress/name, {{DIR}} made the evidence dir, as
+// useUnit writes testdata/name, {{DIR}} made the evidence dir, as
 // the learner's own cnpa-op.service; install runs step 4 again with it.
 func useUnit(t *testing.T, lab *kit.Lab, name string, install bool) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "stress", name))
+	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

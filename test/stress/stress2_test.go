@@ -1,4 +1,4 @@
-package faults
+package stress
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/labhub/cnpa/internal/judge"
 	"github.com/labhub/cnpa/test/kit"
-	"github.com/labhub/cnpa/test/kit/cluster"
 	"github.com/labhub/cnpa/test/kit/learnerfiles"
 )
 
@@ -28,7 +27,7 @@ import (
 // spec.cpu "lots"; the shell engine's lab keeps cnpa's CRD, which
 // refuses "lots", so its poison is a namespace that is someone else's.
 func TestStressRound2(t *testing.T) {
-	c := cluster.Shared(t)
+	c := labCluster(t)
 	bin := kit.CnpaBinary(t)
 	svc := []string{"--service-manager", "process"}
 
@@ -108,14 +107,14 @@ func TestStressRound2(t *testing.T) {
 		failsBy(t, stress(t, lab, "en", "poison", 1), "poison", judge.StressConverged, "`set -e`")
 
 		// A namespace made once per name: the one made again is not.
-		use(t, filepath.Join("testdata", "stress", "by-name.sh"))
+		use(t, filepath.Join("testdata", "by-name.sh"))
 		failsBy(t, stress(t, lab, "en", "recreate", 1), "recreate", judge.StressConverged, "remembers by name")
 
 		// A heartbeat every 10 s: step 3 lets it through, and one
 		// quiet pass did unless a heartbeat fell in it; three whole
 		// passes always hold one. In Japanese: the hint says level
 		// against rewriting on every pass.
-		use(t, filepath.Join("testdata", "stress", "heartbeat.sh"))
+		use(t, filepath.Join("testdata", "heartbeat.sh"))
 		rep := stress(t, lab, "ja", "conflict", 1)
 		failsBy(t, rep, "conflict", judge.StressStable, "level（現在の状態を基準に回る方式）のループは")
 		if f := verdict(t, rep, "conflict"); f.TimeToConverge == nil || f.TimeToStable != nil ||
