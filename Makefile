@@ -24,7 +24,7 @@ TEST_PARALLEL ?= 3
 # time; ./... alone sorts them by name and starts the longest (learners,
 # lab) last, so that they run on alone at the end with cores to spare.
 # Longest first (docs/development.md has the times); ./... adds the rest.
-TEST_FIRST := ./test/learners ./test/lab ./test/grader ./test/system
+TEST_FIRST := ./test/learners ./test/stress ./test/grader ./test/lab ./test/system
 
 .PHONY: all help build dist kubebox rootfs unit test lint lab cluster bench bench-scale soak pictures clean
 
@@ -126,7 +126,7 @@ rootfs:
 # a container; every other package of the module is a unit package.
 # test/README.md says which is which: a new suite that starts a cluster
 # goes in this list too.
-CLUSTER_PKGS := cli crd dist e2e faults grader lab labfile learners system nspawn kit/cluster
+CLUSTER_PKGS := cli crd dist e2e faults grader lab labfile learners stress system nspawn kit/cluster
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v -x -E '$(subst $(eval) ,|,$(addprefix github.com/labhub/cnpa/test/,$(CLUSTER_PKGS)))')
 # -short: test/bench's smoke test starts eight control planes.
 unit: build
