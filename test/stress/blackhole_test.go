@@ -18,7 +18,8 @@ import (
 // fault is judged. A learner's valid reconcile.sh whose kubectl calls
 // wait forever (kubectl's default) hangs its pass while the service is
 // active and fails blackhole by name (converged), with a hint naming
-// --request-timeout in English and Japanese; the same script with
+// --request-timeout (the run in Japanese; the English words are held
+// offline by internal/stress); the same script with
 // --request-timeout=10s passes, and so do cnpa's go and shell engines.
 func TestStressBlackhole(t *testing.T) {
 	c := labCluster(t)
@@ -85,7 +86,10 @@ func TestStressBlackhole(t *testing.T) {
 
 	t.Run("waits-forever", func(t *testing.T) {
 		lab := own(t, "blackhole-waits.sh")
-		for lang, want := range map[string]string{"en": "waits forever by default", "ja": "既定では永久に待つ"} {
+		// Once, in Japanese: the run costs about 50 s, and the English
+		// words of the same hint are held offline
+		// (internal/stress's TestBlackholeHintNamesRequestTimeout).
+		for lang, want := range map[string]string{"ja": "既定では永久に待つ"} {
 			f := blackhole(t, lab, lang, 1)
 			var props []string
 			for _, x := range f.Findings {
