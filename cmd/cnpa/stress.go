@@ -31,7 +31,7 @@ var stressCommand = &cli.Command{
 		"Exit code 0 when every fault passes, 1 when any fails, 2 when the service\n" +
 		"or the cluster cannot be stressed, or the run is interrupted.",
 	Flags: append([]cli.Flag{
-		&cli.StringFlag{Name: "faults", Value: "all", Usage: "`LIST` of faults to run, comma-separated: kill9, conflict, error, timeout, stale, drop, latency, burst, poison, recreate"},
+		&cli.StringFlag{Name: "faults", Value: "all", Usage: "`LIST` of faults to run, comma-separated: kill9, conflict, error, timeout, stale, drop, latency, burst, poison, recreate; only when named: blackhole, restart, gone, forbidden, throttle"},
 		&cli.DurationFlag{Name: "bound", Value: 30 * time.Second, Usage: "how long the controller has to converge after each fault", Action: positive("bound")},
 	}, serviceFlags...),
 	Action: func(c *cli.Context) error { return runOptions(c, &StressOptions{IOStreams: streamsOf(c)}) },

@@ -273,6 +273,8 @@ func TestParseFaults(t *testing.T) {
 		{"", strings.Join(Faults, ","), false},
 		{"all", strings.Join(Faults, ","), false},
 		{"burst, kill9,burst", "burst,kill9", false},
+		{"all,blackhole", strings.Join(Faults, ",") + ",blackhole", false},
+		{"throttle,all", "throttle," + strings.Join(Faults, ","), false},
 		{"kill", "", true},
 	} {
 		got, err := ParseFaults(c.in)

@@ -87,7 +87,8 @@ type EnvError struct{ Msg string }
 
 func (e *EnvError) Error() string { return e.Msg }
 
-// ParseFaults reads a comma-separated list ("" or "all": every fault).
+// ParseFaults reads a comma-separated list ("" or "all": every default
+// fault; "all" in a list adds them, "all,blackhole" an opt-in one too).
 func ParseFaults(s string) ([]string, error) {
 	if s == "" || s == "all" {
 		return slices.Clone(Faults), nil
@@ -95,6 +96,15 @@ func ParseFaults(s string) ([]string, error) {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
+		if f == "all" {
+			// "all,blackhole": the default set and an opt-in fault.
+			for _, d := range Faults {
+				if !slices.Contains(out, d) {
+					out = append(out, d)
+				}
+			}
+			continue
+		}
 		if !slices.Contains(Faults, f) && !slices.Contains(OptIn, f) {
 			return nil, &UnknownFaultError{Name: f}
 		}
