@@ -90,26 +90,22 @@ func (e *EnvError) Error() string { return e.Msg }
 // ParseFaults reads a comma-separated list ("" or "all": every default
 // fault; "all" in a list adds them, "all,blackhole" an opt-in one too).
 func ParseFaults(s string) ([]string, error) {
-	if s == "" || s == "all" {
-		return slices.Clone(Faults), nil
+	if s == "" {
+		s = "all"
 	}
 	var out []string
 	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "all" {
-			// "all,blackhole": the default set and an opt-in fault.
-			for _, d := range Faults {
-				if !slices.Contains(out, d) {
-					out = append(out, d)
-				}
+		names := []string{strings.TrimSpace(f)}
+		if names[0] == "all" {
+			names = Faults
+		}
+		for _, n := range names {
+			if !slices.Contains(Faults, n) && !slices.Contains(OptIn, n) {
+				return nil, &UnknownFaultError{Name: n}
 			}
-			continue
-		}
-		if !slices.Contains(Faults, f) && !slices.Contains(OptIn, f) {
-			return nil, &UnknownFaultError{Name: f}
-		}
-		if !slices.Contains(out, f) {
-			out = append(out, f)
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
 		}
 	}
 	return out, nil
